@@ -1,0 +1,47 @@
+// A labelled data set: rows x_n (dense or sparse) and labels y_n in {-1, +1}.
+// One-hot data such as Adult and a9a stays sparse; generated and Raetsch data are dense.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <Eigen/SparseCore>
+
+namespace dpadmm {
+
+using DenseRows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using SparseRows = Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>;
+
+struct Dataset {
+  std::variant<DenseRows, SparseRows> x;  // rows are samples
+  Eigen::VectorXd y;                      // labels, each exactly -1.0 or +1.0
+  std::string name;
+
+  std::int64_t rows() const;
+  std::int64_t cols() const;
+  bool is_sparse() const { return std::holds_alternative<SparseRows>(x); }
+  std::int64_t nonzeros() const;
+
+  // Largest l2 norm of any row (0 for an empty set).
+  double MaxRowNorm() const;
+  // Multiplies every row by `factor`.
+  void Scale(double factor);
+  // The rows listed in `rows` (in that order), same storage kind.
+  Dataset Subset(const std::vector<std::int64_t>& rows) const;
+  // Sets the number of columns (pads a test set that has fewer columns than the training set).
+  // Throws InputError if the data has more columns than `cols`.
+  void Resize(std::int64_t cols);
+  // Checks labels are +-1, values finite; throws InputError naming the first offending row.
+  void Validate() const;
+};
+
+// Calls fn(const DenseRows&) or fn(const SparseRows&).
+template <class Fn>
+decltype(auto) VisitRows(const Dataset& d, Fn&& fn) {
+  return std::visit(std::forward<Fn>(fn), d.x);
+}
+
+}  // namespace dpadmm

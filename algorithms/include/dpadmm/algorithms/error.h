@@ -1,0 +1,19 @@
+// Bad input is reported by throwing InputError. Its message names what is wrong and where
+// (file and line, config field, node). Algorithm outcomes (converged, diverged, cancelled, ...)
+// are never exceptions: they are reported in a RunSummary.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace dpadmm {
+
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// "path:line: message" -- the one format every loader uses.
+[[noreturn]] void ThrowAt(const std::string& path, long long line, const std::string& message);
+
+}  // namespace dpadmm

@@ -1,0 +1,10 @@
+# Every third-party dependency comes from the system (Debian packages); nothing is downloaded.
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+if(DPADMM_WITH_TBB)
+  find_package(TBB REQUIRED)
+endif()
+find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
+if(NOT TARGET dpadmm_random123)
+  add_library(dpadmm_random123 INTERFACE)
+  target_include_directories(dpadmm_random123 SYSTEM INTERFACE ${RANDOM123_INCLUDE_DIR})
+endif()

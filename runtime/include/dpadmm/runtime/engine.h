@@ -1,0 +1,109 @@
+// Engines run NodePrograms over an undirected topology, round by round.
+//
+// - RunSerial: one thread, nodes in id order within each round. The reference.
+// - RunTbb (when built with oneTBB): each node's round is a task that becomes ready as soon as
+//   its neighbours' previous-round messages have arrived (no global barrier). Messages move
+//   through preallocated lock-free SPSC channels, one per directed edge. The run owns its own
+//   task arena with `threads` workers, so several runs can share a process.
+//
+// Both give bitwise-identical results: node programs see the same inputs in the same order, and
+// the RoundSink is called once per round, in round order, from one thread at a time, with the
+// reports of all nodes in node order.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dpadmm/runtime/node_program.h"
+
+namespace dpadmm::runtime {
+
+// Neighbour lists of an undirected graph: j in neighbors[i] iff i in neighbors[j].
+struct Topology {
+  std::vector<std::vector<int>> neighbors;
+  int num_nodes() const { return static_cast<int>(neighbors.size()); }
+};
+
+// Reports of all nodes for one round: row i is node i's record.
+class ReportTable {
+ public:
+  ReportTable(const double* data, int nodes, std::size_t width)
+      : data_(data), nodes_(nodes), width_(width) {}
+  int nodes() const { return nodes_; }
+  std::size_t width() const { return width_; }
+  std::span<const double> operator[](int node) const {
+    return {data_ + static_cast<std::size_t>(node) * width_, width_};
+  }
+
+ private:
+  const double* data_;
+  int nodes_;
+  std::size_t width_;
+};
+
+// Receives each completed round. Returning false stops the run after that round: no later
+// round is reported (an engine may already have started later rounds of some nodes; their
+// work is discarded).
+class RoundSink {
+ public:
+  virtual ~RoundSink() = default;
+  virtual bool OnRound(std::int64_t round, const ReportTable& reports) = 0;
+};
+
+// Thread-safe stop request: RequestStop() from any thread; the engine stops starting new node
+// steps and returns with outcome kCancelled.
+class StopToken {
+ public:
+  void RequestStop() { stop_.store(true, std::memory_order_relaxed); }
+  bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> stop_{false};
+};
+
+enum class EngineKind { kSerial, kTbb };
+// "serial" | "tbb"; throws std::invalid_argument otherwise.
+EngineKind ParseEngineKind(const std::string& name);
+const char* ToString(EngineKind kind);
+// False if this build has no TBB engine (e.g. WebAssembly).
+bool EngineAvailable(EngineKind kind);
+
+struct EngineOptions {
+  EngineKind kind = EngineKind::kTbb;
+  int threads = 0;               // TBB: worker count of the run's arena; 0 = all cores
+  std::int64_t last_round = 0;   // run rounds 0..last_round
+  int report_window = 0;         // TBB: rounds that may be in flight at once; 0 = automatic
+  std::size_t channel_capacity = 4;  // messages per directed edge (>= 2)
+  const StopToken* stop = nullptr;
+};
+
+enum class EngineOutcome {
+  kCompleted,   // every round up to last_round was reported
+  kStopped,     // the sink returned false
+  kCancelled,   // the StopToken was triggered
+  kFailed,      // a node's step failed; see failure
+};
+const char* ToString(EngineOutcome outcome);
+
+struct NodeFailure {
+  int node = -1;
+  std::int64_t round = -1;
+  std::string message;
+};
+
+struct EngineResult {
+  EngineOutcome outcome = EngineOutcome::kCompleted;
+  std::int64_t last_reported_round = -1;
+  NodeFailure failure;  // valid when outcome == kFailed
+};
+
+// programs[i] runs node i. Throws std::invalid_argument on inconsistent input (size mismatch,
+// asymmetric topology, unavailable engine).
+EngineResult Run(std::span<NodeProgram* const> programs, const Topology& topology,
+                 const EngineOptions& options, RoundSink& sink);
+
+}  // namespace dpadmm::runtime
