@@ -1,1 +1,407 @@
-// placeholder
+#include "dpadmm/algorithms/run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "consensus_admm.h"
+#include "dpadmm/algorithms/error.h"
+#include "dpadmm/algorithms/generators.h"
+#include "dpadmm/algorithms/loaders.h"
+#include "dpadmm/algorithms/local_solver.h"
+#include "dpadmm/algorithms/random.h"
+
+namespace dpadmm {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+TrainTest LoadData(const DataSpec& d, std::uint64_t seed) {
+  if (d.source == "adult") {
+    AdultData a = LoadAdult(d.train_path, d.test_path);
+    return {std::move(a.train), std::move(a.test)};
+  }
+  Dataset all;
+  Dataset test;
+  bool has_test = false;
+  if (d.source == "twonorm") {
+    all = GenerateTwonorm(d.rows, seed, d.dims);
+  } else if (d.source == "ringnorm") {
+    all = GenerateRingnorm(d.rows, seed, d.dims);
+  } else if (d.source == "sparse") {
+    SparseHighDimOptions o;
+    o.rows = d.rows;
+    o.dims = d.dims;
+    o.informative = std::min<std::int64_t>(o.informative, d.dims);
+    o.nnz_per_row = std::min<std::int64_t>(o.nnz_per_row, d.dims);
+    all = GenerateSparseHighDim(o, seed);
+  } else if (d.source == "libsvm") {
+    all = LoadLibsvm(d.train_path, d.num_features);
+    if (!d.test_path.empty()) {
+      test = LoadLibsvm(d.test_path, d.num_features > 0 ? d.num_features : 0);
+      has_test = true;
+    }
+  } else if (d.source == "csv") {
+    all = LoadCsv(d.train_path, d.label_column, d.delimiter, d.has_header);
+    if (!d.test_path.empty()) {
+      test = LoadCsv(d.test_path, d.label_column, d.delimiter, d.has_header);
+      has_test = true;
+    }
+  } else if (d.source == "asc") {
+    all = LoadAsc(d.train_path, d.train_labels_path);
+    if (!d.test_path.empty()) {
+      test = LoadAsc(d.test_path, d.test_labels_path);
+      has_test = true;
+    }
+  } else {
+    throw InputError("data.source: unknown source '" + d.source + "'");
+  }
+  if (!has_test) return SplitTrainTest(all, d.test_fraction, seed);
+  // A test file may have fewer columns than the training file (LIBSVM); never more.
+  if (test.cols() > all.cols()) {
+    if (d.source != "libsvm") {
+      throw InputError(d.test_path + ": test data has " + std::to_string(test.cols()) +
+                       " columns but training data has " + std::to_string(all.cols()));
+    }
+    all.Resize(test.cols());
+  }
+  test.Resize(all.cols());
+  return {std::move(all), std::move(test)};
+}
+
+Graph BuildGraph(const GraphSpec& g, std::uint64_t seed) {
+  if (g.topology == "ring") return MakeRing(g.nodes);
+  if (g.topology == "star") return MakeStar(g.nodes);
+  if (g.topology == "complete") return MakeComplete(g.nodes);
+  if (g.topology == "random") return MakeRandomConnected(g.nodes, g.edges, seed);
+  if (g.topology == "file") return LoadEdgeList(g.file);
+  int rows = g.grid_rows;
+  if (rows == 0) {
+    rows = 1;
+    for (int r = 1; r * r <= g.nodes; ++r)
+      if (g.nodes % r == 0) rows = r;
+  }
+  return MakeGrid(rows, g.nodes / rows);
+}
+
+Partition BuildPartition(const PartitionSpec& p, std::int64_t rows, int nodes, std::uint64_t seed) {
+  if (p.kind == "even") return PartitionEven(rows, nodes, seed);
+  if (p.kind == "proportional") {
+    if (static_cast<int>(p.proportions.size()) != nodes) {
+      throw InputError("partition.proportions must have one value per node (" +
+                       std::to_string(nodes) + "), got " + std::to_string(p.proportions.size()));
+    }
+    return PartitionProportional(rows, p.proportions, seed);
+  }
+  if (p.kind == "dirichlet") return PartitionDirichlet(rows, nodes, p.dirichlet_alpha, seed);
+  return LoadPartition(p.file, rows, nodes);
+}
+
+double Norm2(std::span<const double> v) {
+  double s = 0.0;
+  for (double x : v) s += x * x;
+  return std::sqrt(s);
+}
+
+// Turns the nodes' reports of each round into RoundMetrics (off the nodes' critical path: the
+// engine calls it from whichever thread completes a round, one round at a time, in order).
+class MetricsSink : public runtime::RoundSink {
+ public:
+  MetricsSink(const RunSpec& spec, const Dataset& test, const Eigen::VectorXd& optimum,
+              int nodes, std::int64_t dim, RunObserver* observer)
+      : spec_(spec),
+        test_(test),
+        optimum_(optimum),
+        nodes_(nodes),
+        dim_(dim),
+        observer_(observer),
+        start_(std::chrono::steady_clock::now()),
+        mean_(Eigen::VectorXd::Zero(dim)),
+        previous_mean_(Eigen::VectorXd::Zero(dim)) {}
+
+  bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
+    table_.assign(t[0].data(), t[0].data() + static_cast<std::size_t>(nodes_) * t.width());
+    width_ = t.width();
+    last_round_ = round;
+    const int every = spec_.metrics_every;
+    const bool due = round == 0 || round == spec_.iterations || (every > 0 && round % every == 0);
+    if (!due && spec_.tolerance <= 0.0) return true;
+    previous_mean_ = mean_;
+    Measure(round);
+    if (due) Emit();
+    if (spec_.tolerance > 0.0 && round >= 1) {
+      const double scale = std::max(1.0, mean_.norm());
+      if ((mean_ - previous_mean_).norm() <= spec_.tolerance * scale &&
+          last_.consensus_gap <= spec_.tolerance * scale) {
+        converged_ = true;
+        if (!due) Emit();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Makes sure the last reported round has metrics and was seen by the observer.
+  void Finish() {
+    if (last_round_ >= 0 && emitted_round_ != last_round_) {
+      if (measured_round_ != last_round_) Measure(last_round_);
+      Emit();
+    }
+  }
+
+  const RoundMetrics& last() const { return last_; }
+  const Eigen::VectorXd& mean() const { return mean_; }
+  bool converged() const { return converged_; }
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+  void Measure(std::int64_t round) {
+    RoundMetrics m;
+    m.round = round;
+    const double reg = 0.5 * spec_.algorithm.rho / nodes_;
+    mean_.setZero();
+    for (int i = 0; i < nodes_; ++i) {
+      const auto f = Model(i);
+      const double mean_loss = table_[i * width_ + dim_];
+      m.train_loss += mean_loss;
+      m.objective += spec_.algorithm.C * mean_loss + reg * f.squaredNorm();
+      mean_ += f;
+    }
+    m.train_loss /= nodes_;
+    mean_ /= nodes_;
+    m.test_error = test_.rows() > 0 ? TestError(test_, mean_) : kNaN;
+    for (int i = 0; i < nodes_; ++i) {
+      for (int j = i + 1; j < nodes_; ++j) {
+        m.consensus_gap = std::max(m.consensus_gap, (Model(i) - Model(j)).norm());
+      }
+    }
+    if (optimum_.size() == dim_) {
+      const double scale = std::max(optimum_.norm(), std::numeric_limits<double>::min());
+      for (int i = 0; i < nodes_; ++i) {
+        m.distance_to_optimum = std::max(m.distance_to_optimum, (Model(i) - optimum_).norm() / scale);
+      }
+    } else {
+      m.distance_to_optimum = kNaN;
+    }
+    m.seconds = elapsed();
+    last_ = m;
+    measured_round_ = round;
+  }
+  void Emit() {
+    emitted_round_ = last_.round;
+    if (observer_ != nullptr) observer_->OnRound(last_);
+  }
+
+ private:
+  Eigen::Map<const Eigen::VectorXd> Model(int i) const {
+    return Eigen::Map<const Eigen::VectorXd>(table_.data() + static_cast<std::size_t>(i) * width_, dim_);
+  }
+
+  const RunSpec& spec_;
+  const Dataset& test_;
+  const Eigen::VectorXd& optimum_;
+  const int nodes_;
+  const std::int64_t dim_;
+  RunObserver* observer_;
+  std::chrono::steady_clock::time_point start_;
+  Eigen::VectorXd mean_, previous_mean_;
+  std::vector<double> table_;  // copy of the last reported round
+  std::size_t width_ = 0;
+  std::int64_t last_round_ = -1, measured_round_ = -1, emitted_round_ = -1;
+  RoundMetrics last_;
+  bool converged_ = false;
+};
+
+}  // namespace
+
+const char* ToString(RunOutcome outcome) {
+  switch (outcome) {
+    case RunOutcome::kCompleted: return "completed";
+    case RunOutcome::kConverged: return "converged";
+    case RunOutcome::kCancelled: return "cancelled";
+    case RunOutcome::kDiverged: return "diverged";
+  }
+  return "unknown";
+}
+
+double TestError(const Dataset& data, const Eigen::VectorXd& f) {
+  if (data.rows() == 0) return kNaN;
+  const Eigen::VectorXd scores = VisitRows(data, [&](const auto& x) -> Eigen::VectorXd { return x * f; });
+  std::int64_t wrong = 0;
+  for (Eigen::Index n = 0; n < scores.size(); ++n) {
+    const double predicted = scores[n] >= 0.0 ? 1.0 : -1.0;
+    wrong += predicted != data.y[n];
+  }
+  return static_cast<double>(wrong) / static_cast<double>(data.rows());
+}
+
+struct Experiment::Impl {
+  RunSpec spec;
+  RunInfo info;
+  Dataset train, test;
+  Graph graph{2, {{0, 1}}};
+  Partition partition;
+  std::vector<Dataset> slices;
+  runtime::Topology topology;
+  Eigen::VectorXd optimum;
+};
+
+Experiment::Experiment(RunSpec spec) : impl_(std::make_unique<Impl>()) {
+  spec.Validate();
+  if (!runtime::EngineAvailable(runtime::ParseEngineKind(spec.engine))) {
+    throw InputError("engine: '" + spec.engine + "' is not available in this build (use serial)");
+  }
+  Impl& m = *impl_;
+  m.spec = std::move(spec);
+  const RunSpec& s = m.spec;
+
+  TrainTest data = LoadData(s.data, s.seed);
+  m.train = std::move(data.train);
+  m.test = std::move(data.test);
+  m.info.max_row_norm_before = std::max(m.train.MaxRowNorm(), m.test.MaxRowNorm());
+  if (s.data.normalize) m.info.normalization_factor = NormalizeRows(m.train, m.test);
+
+  m.graph = BuildGraph(s.graph, s.seed);
+  m.partition = BuildPartition(s.partition, m.train.rows(), m.graph.num_nodes(), s.seed);
+  for (const auto& rows : m.partition) m.slices.push_back(m.train.Subset(rows));
+  m.topology.neighbors = m.graph.adjacency();
+
+  RunInfo& info = m.info;
+  info.dataset = s.data.source == "twonorm" || s.data.source == "ringnorm" || s.data.source == "sparse"
+                     ? s.data.source + " (generated)"
+                     : s.data.source + ": " + s.data.train_path;
+  info.train_rows = m.train.rows();
+  info.test_rows = m.test.rows();
+  info.features = m.train.cols();
+  info.sparse = m.train.is_sparse();
+  info.nodes = m.graph.num_nodes();
+  info.edges = m.graph.num_edges();
+  for (const auto& slice : m.slices) info.rows_per_node.push_back(slice.rows());
+  info.algorithm = s.algorithm.name;
+  info.loss = s.loss.Name();
+  info.engine = s.engine;
+  info.threads = s.threads;
+  info.optimum_objective = kNaN;
+  info.optimum_test_error = kNaN;
+
+  if (s.compute_optimum) {
+    // The centralized problem sum_i [(C/B_i) sum_{n in D_i} L + (rho/N) ||f||^2/2], solved by
+    // the same Newton solver with per-sample weights C/B_{node(n)} and a = rho.
+    Eigen::VectorXd weights(m.train.rows());
+    for (const auto& rows : m.partition) {
+      for (std::int64_t r : rows) weights[r] = s.algorithm.C / static_cast<double>(rows.size());
+    }
+    NewtonOptions newton = s.newton;
+    newton.max_iterations = std::max(newton.max_iterations, 200);
+    LocalSolver central(m.train, weights, s.loss, newton);
+    m.optimum = Eigen::VectorXd::Zero(m.train.cols());
+    const SolveReport r = central.Solve(s.algorithm.rho, Eigen::VectorXd::Zero(m.train.cols()), m.optimum);
+    if (r.status != SolveStatus::kConverged || !m.optimum.allFinite()) {
+      throw std::runtime_error(std::string("centralized optimum: Newton solver ended with ") +
+                               ToString(r.status));
+    }
+    info.optimum_objective = r.objective;
+    info.optimum_test_error = TestError(m.test, m.optimum);
+  }
+}
+
+Experiment::~Experiment() = default;
+Experiment::Experiment(Experiment&&) noexcept = default;
+Experiment& Experiment::operator=(Experiment&&) noexcept = default;
+
+const RunSpec& Experiment::spec() const { return impl_->spec; }
+const RunInfo& Experiment::info() const { return impl_->info; }
+const Dataset& Experiment::train() const { return impl_->train; }
+const Dataset& Experiment::test() const { return impl_->test; }
+const Graph& Experiment::graph() const { return impl_->graph; }
+const Partition& Experiment::partition() const { return impl_->partition; }
+const Eigen::VectorXd& Experiment::optimum() const { return impl_->optimum; }
+
+RunSummary Experiment::Run(RunObserver* observer, const runtime::StopToken* stop) const {
+  return RunOn(impl_->spec.engine, impl_->spec.threads, observer, stop);
+}
+
+RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver* observer,
+                             const runtime::StopToken* stop) const {
+  runtime::EngineKind kind;
+  try {
+    kind = runtime::ParseEngineKind(engine);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("engine: ") + e.what());
+  }
+  if (!runtime::EngineAvailable(kind)) {
+    throw InputError("engine: '" + engine + "' is not available in this build (use serial)");
+  }
+  if (threads < 0) throw InputError("threads must be >= 0 (0 = all cores), got " + std::to_string(threads));
+  const Impl& m = *impl_;
+  const RunSpec& s = m.spec;
+  const int n = m.graph.num_nodes();
+  const std::int64_t d = m.train.cols();
+
+  ConsensusParams params;
+  params.C = s.algorithm.C;
+  params.rho = s.algorithm.rho;
+  params.eta = s.algorithm.eta;
+  params.num_nodes = n;
+  std::vector<std::unique_ptr<ConsensusAdmmNode>> nodes;
+  std::vector<runtime::NodeProgram*> programs;
+  for (int i = 0; i < n; ++i) {
+    Eigen::VectorXd f0 = Eigen::VectorXd::Zero(d);
+    if (s.algorithm.random_start) {
+      Stream rng(s.seed, static_cast<std::uint64_t>(i), 0, Purpose::kInitialState);
+      const double sd = 1.0 / std::sqrt(static_cast<double>(d));
+      for (std::int64_t k = 0; k < d; ++k) f0[k] = sd * rng.Normal();
+    }
+    nodes.push_back(std::make_unique<ConsensusAdmmNode>(i, m.slices[i], m.graph.degree(i), s.loss,
+                                                        s.newton, params, std::move(f0)));
+    programs.push_back(nodes.back().get());
+  }
+
+  RunSummary summary;
+  summary.info = m.info;
+  summary.info.engine = engine;
+  summary.info.threads = threads;
+  if (observer != nullptr) observer->OnStart(summary.info);
+  MetricsSink sink(s, m.test, m.optimum, n, d, observer);
+  runtime::EngineOptions options;
+  options.kind = kind;
+  options.threads = threads;
+  options.last_round = s.iterations;
+  options.stop = stop;
+  const runtime::EngineResult result = runtime::Run(programs, m.topology, options, sink);
+  sink.Finish();
+
+  summary.rounds = result.last_reported_round;
+  summary.final = sink.last();
+  summary.model = sink.mean();
+  summary.seconds = sink.elapsed();
+  switch (result.outcome) {
+    case runtime::EngineOutcome::kCompleted:
+      summary.outcome = RunOutcome::kCompleted;
+      summary.message = "completed " + std::to_string(s.iterations) + " iterations";
+      break;
+    case runtime::EngineOutcome::kStopped:
+      summary.outcome = RunOutcome::kConverged;
+      summary.message = "converged in round " + std::to_string(result.last_reported_round) +
+                        " (tolerance " + std::to_string(s.tolerance) + ")";
+      break;
+    case runtime::EngineOutcome::kCancelled:
+      summary.outcome = RunOutcome::kCancelled;
+      summary.message = "cancelled after round " + std::to_string(result.last_reported_round);
+      break;
+    case runtime::EngineOutcome::kFailed:
+      summary.outcome = RunOutcome::kDiverged;
+      summary.message = result.failure.message;
+      break;
+  }
+  return summary;
+}
+
+RunSummary RunExperiment(const RunSpec& spec, RunObserver* observer, const runtime::StopToken* stop) {
+  return Experiment(spec).Run(observer, stop);
+}
+
+}  // namespace dpadmm

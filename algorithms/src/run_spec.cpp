@@ -1,1 +1,114 @@
-// placeholder
+#include "dpadmm/algorithms/run_spec.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "dpadmm/algorithms/error.h"
+
+namespace dpadmm {
+namespace {
+
+template <class T>
+[[noreturn]] void Bad(const std::string& field, const std::string& rule, const T& got) {
+  std::ostringstream os;
+  os << field << " must be " << rule << ", got " << got;
+  throw InputError(os.str());
+}
+
+void Positive(const std::string& field, double v) {
+  if (!(v > 0.0) || !std::isfinite(v)) Bad(field, "> 0 and finite", v);
+}
+
+bool OneOf(const std::string& v, std::initializer_list<const char*> options) {
+  for (const char* o : options)
+    if (v == o) return true;
+  return false;
+}
+
+std::string Join(std::initializer_list<const char*> options) {
+  std::string s;
+  for (const char* o : options) s += (s.empty() ? "" : ", ") + std::string(o);
+  return s;
+}
+
+void Choice(const std::string& field, const std::string& v,
+            std::initializer_list<const char*> options) {
+  if (!OneOf(v, options)) Bad(field, "one of " + Join(options), "'" + v + "'");
+}
+
+}  // namespace
+
+void RunSpec::Validate() const {
+  Choice("data.source", data.source,
+         {"twonorm", "ringnorm", "sparse", "libsvm", "adult", "csv", "asc"});
+  const bool generated = OneOf(data.source, {"twonorm", "ringnorm", "sparse"});
+  if (generated) {
+    if (data.rows < 10) Bad("data.rows", ">= 10", data.rows);
+    if (data.dims < 1) Bad("data.dims", ">= 1", data.dims);
+  } else if (data.train_path.empty()) {
+    throw InputError("data.train_path is required for data.source '" + data.source + "'");
+  }
+  if (data.source == "adult" && data.test_path.empty()) {
+    throw InputError("data.test_path is required for data.source 'adult' (adult.test)");
+  }
+  if (data.source == "asc" && data.train_labels_path.empty()) {
+    throw InputError("data.train_labels_path is required for data.source 'asc'");
+  }
+  if (data.source == "asc" && !data.test_path.empty() && data.test_labels_path.empty()) {
+    throw InputError("data.test_labels_path is required when data.test_path is given for 'asc'");
+  }
+  if (data.test_path.empty() && !(data.test_fraction > 0.0 && data.test_fraction < 1.0)) {
+    Bad("data.test_fraction", "in (0, 1)", data.test_fraction);
+  }
+  if (data.num_features < 0) Bad("data.num_features", ">= 0", data.num_features);
+
+  Choice("graph.topology", graph.topology, {"ring", "star", "complete", "grid", "random", "file"});
+  if (graph.topology == "file") {
+    if (graph.file.empty()) throw InputError("graph.file is required for graph.topology 'file'");
+  } else {
+    if (graph.nodes < 2) Bad("graph.nodes", ">= 2", graph.nodes);
+    if (graph.topology == "ring" && graph.nodes < 3) Bad("graph.nodes", ">= 3 for a ring", graph.nodes);
+  }
+  if (graph.topology == "random") {
+    const long long max_edges = static_cast<long long>(graph.nodes) * (graph.nodes - 1) / 2;
+    if (graph.edges < graph.nodes - 1 || graph.edges > max_edges) {
+      Bad("graph.edges", "in [nodes - 1, nodes (nodes - 1) / 2] = [" +
+                             std::to_string(graph.nodes - 1) + ", " + std::to_string(max_edges) + "]",
+          graph.edges);
+    }
+  }
+  if (graph.topology == "grid" && graph.grid_rows != 0 &&
+      (graph.grid_rows < 1 || graph.nodes % graph.grid_rows != 0)) {
+    Bad("graph.grid_rows", "a divisor of graph.nodes (or 0 for automatic)", graph.grid_rows);
+  }
+
+  Choice("partition.kind", partition.kind, {"even", "proportional", "dirichlet", "file"});
+  if (partition.kind == "proportional") {
+    if (graph.topology != "file" &&
+        static_cast<int>(partition.proportions.size()) != graph.nodes) {
+      Bad("partition.proportions", "one value per node (" + std::to_string(graph.nodes) + ")",
+          std::to_string(partition.proportions.size()) + " values");
+    }
+    for (std::size_t k = 0; k < partition.proportions.size(); ++k) {
+      Positive("partition.proportions[" + std::to_string(k) + "]", partition.proportions[k]);
+    }
+  }
+  if (partition.kind == "dirichlet") Positive("partition.dirichlet_alpha", partition.dirichlet_alpha);
+  if (partition.kind == "file" && partition.file.empty()) {
+    throw InputError("partition.file is required for partition.kind 'file'");
+  }
+
+  if (loss.kind == LossKind::kSmoothHinge) Positive("loss.huber_h", loss.huber_h);
+  Choice("algorithm.name", algorithm.name, {"admm"});
+  Positive("algorithm.C", algorithm.C);
+  Positive("algorithm.rho", algorithm.rho);
+  Positive("algorithm.eta", algorithm.eta);
+  newton.Validate();
+  if (iterations < 0) Bad("iterations", ">= 0", iterations);
+  Choice("engine", engine, {"tbb", "serial"});
+  if (threads < 0) Bad("threads", ">= 0 (0 = all cores)", threads);
+  if (metrics_every < 0) Bad("metrics_every", ">= 0", metrics_every);
+  if (!(tolerance >= 0.0) || !std::isfinite(tolerance)) Bad("tolerance", ">= 0", tolerance);
+}
+
+}  // namespace dpadmm

@@ -1,1 +1,282 @@
-// placeholder
+// The dataflow engine. Node i's round r is a TBB task that becomes ready when
+//   (a) each neighbour's round r-1 message has arrived, and
+//   (b) node i has finished its own round r-1,
+// counted down by an atomic counter per node and round parity. A neighbour can never be more
+// than one round ahead of a node (it needs the node's message of the previous round), so two
+// counters (even/odd rounds) and two messages per channel suffice. There is no global barrier:
+// nodes in different parts of the graph may be in different rounds at the same time.
+//
+// Reports go to a ring of `window` round slots. The last node to report round r makes the round
+// complete; completed rounds are handed to the sink strictly in order by whichever thread holds
+// the emitter role. A node whose round needs a slot that an older round still occupies parks on
+// that slot and is re-spawned when the slot is released (no waiting inside tasks).
+//
+// A failed step stops the run after its round: rounds above it are not started, every node
+// still runs that round, and the failure with the lowest (round, node) is reported, so the
+// result is the same as the serial engine's.
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <vector>
+
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include "engines.h"
+#include "wiring.h"
+
+namespace dpadmm::runtime::detail {
+namespace {
+
+int Diameter(const Topology& t) {
+  const int n = t.num_nodes();
+  int best = 0;
+  std::vector<int> dist(n);
+  std::vector<int> queue(n);
+  for (int s = 0; s < n; ++s) {
+    std::fill(dist.begin(), dist.end(), -1);
+    int head = 0, tail = 0;
+    queue[tail++] = s;
+    dist[s] = 0;
+    while (head < tail) {
+      const int u = queue[head++];
+      for (int v : t.neighbors[u]) {
+        if (dist[v] < 0) {
+          dist[v] = dist[u] + 1;
+          best = std::max(best, dist[v]);
+          queue[tail++] = v;
+        }
+      }
+    }
+    if (tail < n) return n;  // disconnected: lags are unbounded, use the largest window
+  }
+  return best;
+}
+
+void AtomicMin(std::atomic<std::int64_t>& a, std::int64_t v) {
+  std::int64_t cur = a.load(std::memory_order_relaxed);
+  while (v < cur && !a.compare_exchange_weak(cur, v, std::memory_order_acq_rel)) {
+  }
+}
+
+class TbbRun {
+ public:
+  TbbRun(std::span<NodeProgram* const> programs, const Topology& topology,
+         const EngineOptions& options, RoundSink& sink)
+      : programs_(programs),
+        topology_(topology),
+        options_(options),
+        sink_(sink),
+        n_(topology.num_nodes()),
+        wiring_(programs, topology, options.channel_capacity),
+        width_(wiring_.report_width),
+        window_(options.report_window > 0
+                    ? options.report_window
+                    : std::clamp(Diameter(topology) + 2, 4, 64)),
+        pending_(std::make_unique<Pending[]>(n_)),
+        slots_(std::make_unique<Slot[]>(window_)),
+        slot_data_(static_cast<std::size_t>(window_) * n_ * width_),
+        stop_round_(options.last_round),
+        fail_round_(options.last_round + 1) {
+    for (int s = 0; s < window_; ++s) slots_[s].owner.store(s, std::memory_order_relaxed);
+    for (int i = 0; i < n_; ++i) {
+      // Round 2 waits for degree messages plus the node's own round 1; round 1 is spawned
+      // directly after round 0 (its counter is armed when it starts).
+      pending_[i].count[0].store(Degree(i) + 1, std::memory_order_relaxed);
+      pending_[i].count[1].store(0, std::memory_order_relaxed);
+    }
+  }
+
+  EngineResult Execute() {
+    // Round 0 runs on the calling thread: Start, broadcast, report.
+    for (int i = 0; i < n_; ++i) {
+      StepResult step = programs_[i]->Start(wiring_.outboxes[i]);
+      if (!step.ok) {
+        EngineResult r;
+        r.outcome = EngineOutcome::kFailed;
+        r.failure = {i, 0, std::move(step.error)};
+        return r;
+      }
+      wiring_.Broadcast(i);
+      programs_[i]->Report(0, Row(0, i));
+    }
+    slots_[0].count.store(n_, std::memory_order_relaxed);
+    OnRoundComplete(0);
+
+    if (options_.last_round >= 1 && !sink_stopped_.load()) {
+      const int threads = options_.threads > 0 ? options_.threads : tbb::task_arena::automatic;
+      tbb::task_arena arena(threads);
+      arena.execute([&] {
+        for (int i = 0; i < n_; ++i) Spawn(i, 1);
+        group_.wait();
+      });
+    }
+
+    EngineResult result;
+    result.last_reported_round = last_emitted_;
+    if (failed_) {
+      result.outcome = EngineOutcome::kFailed;
+      result.failure = failure_;
+    } else if (cancelled_.load()) {
+      result.outcome = EngineOutcome::kCancelled;
+    } else if (sink_stopped_.load()) {
+      result.outcome = EngineOutcome::kStopped;
+    }
+    return result;
+  }
+
+ private:
+  struct Pending {
+    std::atomic<int> count[2];
+  };
+  struct Slot {
+    std::atomic<std::int64_t> owner{0};  // the round this slot currently collects
+    std::atomic<int> count{0};           // reports received for that round
+    bool complete = false;               // guarded by emit_mu_
+    std::mutex mu;                       // guards parked
+    std::vector<int> parked;             // nodes waiting for this slot
+  };
+
+  int Degree(int i) const { return static_cast<int>(topology_.neighbors[i].size()); }
+  std::span<double> Row(int slot, int i) {
+    return {slot_data_.data() + (static_cast<std::size_t>(slot) * n_ + i) * width_, width_};
+  }
+  void Spawn(int i, std::int64_t r) {
+    group_.run([this, i, r] { RunNode(i, r); });
+  }
+
+  void RunNode(int i, std::int64_t r) {
+    if (r > stop_round_.load(std::memory_order_acquire)) return;
+    if (options_.stop != nullptr && options_.stop->stop_requested()) {
+      cancelled_.store(true);
+      AtomicMin(stop_round_, r - 1);
+      return;
+    }
+    Slot& slot = slots_[r % window_];
+    if (slot.owner.load(std::memory_order_acquire) != r) {
+      std::lock_guard<std::mutex> lock(slot.mu);
+      if (slot.owner.load(std::memory_order_acquire) != r) {
+        slot.parked.push_back(i);
+        return;
+      }
+    }
+    // Arm the counter of round r + 2 (same parity). No decrement for that round can happen
+    // before this node broadcasts its round r message below.
+    pending_[i].count[r % 2].fetch_add(Degree(i) + 1, std::memory_order_relaxed);
+
+    wiring_.Collect(i);
+    StepResult step = programs_[i]->Step(r, wiring_.inboxes[i], wiring_.outboxes[i]);
+    wiring_.Release(i);
+    if (!step.ok) {
+      RecordFailure(i, r, std::move(step.error));
+      return;
+    }
+    wiring_.Broadcast(i);
+    const bool more = r + 1 <= options_.last_round;
+    if (more) {
+      for (int j : topology_.neighbors[i]) Notify(j, r + 1);
+    }
+    programs_[i]->Report(r, Row(static_cast<int>(r % window_), i));
+    if (more) Notify(i, r + 1);
+    if (slot.count.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) OnRoundComplete(r);
+  }
+
+  void Notify(int j, std::int64_t r) {
+    if (pending_[j].count[r % 2].fetch_sub(1, std::memory_order_acq_rel) == 1) Spawn(j, r);
+  }
+
+  void RecordFailure(int i, std::int64_t r, std::string message) {
+    {
+      std::lock_guard<std::mutex> lock(fail_mu_);
+      if (!failed_ || r < failure_.round || (r == failure_.round && i < failure_.node)) {
+        failure_ = {i, r, std::move(message)};
+        failed_ = true;
+      }
+    }
+    AtomicMin(fail_round_, r);
+    AtomicMin(stop_round_, r);  // every node still runs round r, so the lowest node is found
+  }
+
+  // Hands completed rounds to the sink in order; at most one thread is the emitter at a time.
+  void OnRoundComplete(std::int64_t r) {
+    {
+      std::lock_guard<std::mutex> lock(emit_mu_);
+      slots_[r % window_].complete = true;
+      if (emitting_) return;
+      emitting_ = true;
+    }
+    for (;;) {
+      std::int64_t e;
+      {
+        std::lock_guard<std::mutex> lock(emit_mu_);
+        e = next_emit_;
+        if (e > stop_round_.load() || e >= fail_round_.load() || !slots_[e % window_].complete) {
+          emitting_ = false;
+          return;
+        }
+      }
+      Slot& slot = slots_[e % window_];
+      const double* data = slot_data_.data() + static_cast<std::size_t>(e % window_) * n_ * width_;
+      if (!sink_.OnRound(e, ReportTable(data, n_, width_))) {
+        sink_stopped_.store(true);
+        AtomicMin(stop_round_, e);
+      }
+      {
+        std::lock_guard<std::mutex> lock(emit_mu_);
+        slot.complete = false;
+        last_emitted_ = e;
+        next_emit_ = e + 1;
+      }
+      std::vector<int> parked;
+      {
+        std::lock_guard<std::mutex> lock(slot.mu);
+        slot.count.store(0, std::memory_order_relaxed);
+        slot.owner.store(e + window_, std::memory_order_release);
+        parked.swap(slot.parked);
+      }
+      for (int i : parked) Spawn(i, e + window_);
+    }
+  }
+
+  std::span<NodeProgram* const> programs_;
+  const Topology& topology_;
+  const EngineOptions& options_;
+  RoundSink& sink_;
+  const int n_;
+  Wiring wiring_;
+  const std::size_t width_;
+  const int window_;
+  std::unique_ptr<Pending[]> pending_;
+  std::unique_ptr<Slot[]> slots_;
+  std::vector<double> slot_data_;
+
+  std::atomic<std::int64_t> stop_round_;  // no round above this starts
+  std::atomic<std::int64_t> fail_round_;  // no round at or above this is reported
+  std::atomic<bool> cancelled_{false};
+  std::atomic<bool> sink_stopped_{false};
+
+  std::mutex emit_mu_;
+  bool emitting_ = false;
+  std::int64_t next_emit_ = 0;
+  std::int64_t last_emitted_ = -1;
+
+  std::mutex fail_mu_;
+  bool failed_ = false;
+  NodeFailure failure_;
+
+  tbb::task_group group_;
+};
+
+}  // namespace
+
+bool TbbEngineBuilt() { return true; }
+
+EngineResult RunTbb(std::span<NodeProgram* const> programs, const Topology& topology,
+                    const EngineOptions& options, RoundSink& sink) {
+  TbbRun run(programs, topology, options, sink);
+  return run.Execute();
+}
+
+}  // namespace dpadmm::runtime::detail

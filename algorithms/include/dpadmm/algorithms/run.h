@@ -90,6 +90,11 @@ class Experiment {
 
   RunSummary Run(RunObserver* observer = nullptr,
                  const runtime::StopToken* stop = nullptr) const;
+  // The same run on another engine or thread count (same data, graph, partition and seed), e.g.
+  // to compare engines; the results are bitwise identical to Run()'s. Throws InputError for an
+  // unknown or unavailable engine or threads < 0.
+  RunSummary RunOn(const std::string& engine, int threads, RunObserver* observer = nullptr,
+                   const runtime::StopToken* stop = nullptr) const;
 
  private:
   struct Impl;

@@ -69,6 +69,9 @@ struct RunSpec {
   // Stop early ("converged") once the relative change of the averaged model between rounds
   // is below this and the consensus gap relative to ||mean f|| is below it too; 0 = never.
   double tolerance = 0.0;
+  // Compute metrics (and call the observer) every this many rounds, and always for the last
+  // reported round; 0 = only for round 0 and the last round. Metrics cost O(N^2 d + test rows).
+  int metrics_every = 1;
 
   void Validate() const;
 };

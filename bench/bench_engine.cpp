@@ -1,0 +1,84 @@
+// The runtime's own cost per node-round: 1000 nodes whose step does almost nothing (average
+// one number over the neighbours), so the time is scheduling, counters and channels.
+// Reported time is per node-round (manual time = run time / (nodes * rounds)).
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "dpadmm/runtime/engine.h"
+
+namespace rt = dpadmm::runtime;
+
+namespace {
+
+class Tiny : public rt::NodeProgram {
+ public:
+  std::size_t MaxMessageSize() const override { return 1; }
+  std::size_t ReportSize() const override { return 1; }
+  rt::StepResult Start(rt::Outbox& out) override {
+    out.Prepare(1)[0] = x_;
+    return {};
+  }
+  rt::StepResult Step(std::int64_t, const rt::Inbox& in, rt::Outbox& out) override {
+    double s = 0.0;
+    for (std::size_t k = 0; k < in.size(); ++k) s += in[k][0];
+    x_ = 0.5 * x_ + 0.5 * s / static_cast<double>(in.size());
+    out.Prepare(1)[0] = x_;
+    return {};
+  }
+  void Report(std::int64_t, std::span<double> out) const override { out[0] = x_; }
+
+ private:
+  double x_ = 1.0;
+};
+
+struct NullSink : rt::RoundSink {
+  bool OnRound(std::int64_t, const rt::ReportTable&) override { return true; }
+};
+
+// Ring plus chords to node i + 7: degree 4, diameter about N / 14.
+rt::Topology ChordedRing(int n) {
+  rt::Topology t;
+  t.neighbors.resize(n);
+  for (int i = 0; i < n; ++i) {
+    t.neighbors[i] = {(i + 1) % n, (i + n - 1) % n, (i + 7) % n, (i + n - 7) % n};
+  }
+  return t;
+}
+
+void EngineOverhead(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const auto kind = state.range(1) == 0 ? rt::EngineKind::kSerial : rt::EngineKind::kTbb;
+  const int threads = static_cast<int>(state.range(2));
+  constexpr std::int64_t kRounds = 100;
+  const rt::Topology topology = ChordedRing(nodes);
+  for (auto _ : state) {
+    std::vector<Tiny> programs(nodes);
+    std::vector<rt::NodeProgram*> ptrs;
+    for (auto& p : programs) ptrs.push_back(&p);
+    rt::EngineOptions o;
+    o.kind = kind;
+    o.threads = threads;
+    o.last_round = kRounds;
+    NullSink sink;
+    const auto t0 = std::chrono::steady_clock::now();
+    rt::Run(ptrs, topology, o, sink);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(s / static_cast<double>(nodes * (kRounds + 1)));
+  }
+  state.SetLabel(std::string(rt::ToString(kind)) + " threads=" + std::to_string(threads));
+}
+
+}  // namespace
+
+BENCHMARK(EngineOverhead)
+    ->ArgNames({"nodes", "tbb", "threads"})
+    ->Args({1000, 0, 1})
+    ->Args({1000, 1, 1})
+    ->Args({1000, 1, 2})
+    ->UseManualTime()
+    ->Unit(benchmark::kNanosecond);
+
+BENCHMARK_MAIN();

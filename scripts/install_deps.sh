@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs every system package dpadmm needs on Debian 12 (idempotent; skips apt when all are
+# present). Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev googletest
+          libbenchmark-dev libtbb-dev libeigen3-dev librandom123-dev libcli11-dev
+          nlohmann-json3-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "installing: ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+  --no-install-recommends "${missing[@]}"

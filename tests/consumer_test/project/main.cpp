@@ -1,0 +1,30 @@
+// A service embedding dpadmm: build a spec, watch the rounds, read the summary.
+#include <cstdio>
+
+#include <dpadmm/algorithms/run.h>
+
+namespace {
+struct Counter : dpadmm::RunObserver {
+  int rounds = 0;
+  void OnRound(const dpadmm::RoundMetrics&) override { ++rounds; }
+};
+}  // namespace
+
+int main() {
+  dpadmm::RunSpec spec;
+  spec.data.rows = 600;
+  spec.graph.topology = "ring";
+  spec.graph.nodes = 4;
+  spec.iterations = 40;
+  spec.algorithm.C = 50;
+  spec.algorithm.rho = 1;
+  spec.algorithm.eta = 1;
+  Counter counter;
+  dpadmm::runtime::StopToken stop;
+  const dpadmm::RunSummary s = dpadmm::RunExperiment(spec, &counter, &stop);
+  std::printf("outcome=%s rounds=%d accuracy=%.4f distance=%.3g\n", dpadmm::ToString(s.outcome),
+              counter.rounds, 1.0 - s.final.test_error, s.final.distance_to_optimum);
+  const bool ok = s.outcome == dpadmm::RunOutcome::kCompleted && counter.rounds == 41 &&
+                  s.final.distance_to_optimum < 1e-3;
+  return ok ? 0 : 1;
+}
