@@ -30,7 +30,9 @@ RunSpec SmallTwonorm(const std::string& topology) {
   s.graph.edges = 8;
   s.algorithm.C = 50.0;
   s.algorithm.rho = 1.0;
-  s.algorithm.eta = 1.0;
+  // eta = 0.3 reaches the Newton tolerance floor (~1e-10) within 300 rounds on every topology
+  // here; with eta = 1 the complete graph (degree 5) is still at 4e-5.
+  s.algorithm.eta = 0.3;
   s.iterations = 300;
   s.seed = 7;
   return s;

@@ -1,1 +1,13 @@
-// placeholder
+#include "dpadmm/algorithms/loss.h"
+
+#include "dpadmm/algorithms/error.h"
+
+namespace dpadmm {
+
+LossKind ParseLossKind(const std::string& name, const std::string& field) {
+  if (name == "logistic") return LossKind::kLogistic;
+  if (name == "smooth_hinge") return LossKind::kSmoothHinge;
+  throw InputError(field + ": unknown loss '" + name + "' (expected logistic or smooth_hinge)");
+}
+
+}  // namespace dpadmm

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "consensus_admm.h"
+#include "dpadmm/algorithms/accounting.h"
 #include "dpadmm/algorithms/error.h"
 #include "dpadmm/algorithms/generators.h"
 #include "dpadmm/algorithms/loaders.h"
@@ -99,19 +100,47 @@ Partition BuildPartition(const PartitionSpec& p, std::int64_t rows, int nodes, s
   return LoadPartition(p.file, rows, nodes);
 }
 
-double Norm2(std::span<const double> v) {
-  double s = 0.0;
-  for (double x : v) s += x * x;
-  return std::sqrt(s);
+// (1/B) sum_n L(y_n x_n^T f): evaluation only (the node programs report it when they have it).
+double MeanLoss(const Dataset& data, const Loss& loss, const Eigen::Ref<const Eigen::VectorXd>& f) {
+  const Eigen::VectorXd margins =
+      VisitRows(data, [&](const auto& x) -> Eigen::VectorXd { return x * f; });
+  double sum = 0.0;
+  for (Eigen::Index n = 0; n < margins.size(); ++n) sum += loss.Value(data.y[n] * margins[n]);
+  return sum / static_cast<double>(data.rows());
+}
+
+double PerNode(const std::vector<double>& values, double scalar, int node) {
+  return values.empty() ? scalar : values[static_cast<std::size_t>(node)];
+}
+
+std::string PrivacyGuarantee(ConsensusVariant v, bool noisy) {
+  if (!noisy) return "none: the algorithm is not private";
+  switch (v) {
+    case ConsensusVariant::kDvp:
+      return "dynamic alpha_i(t)-DP per node and iteration (004 Theorem 1); the reported total "
+             "is the plain composition max_i sum_t alpha_i(t)";
+    case ConsensusVariant::kPvp:
+      return "alpha_i(t)-DP per node and release of the exact primal update (primal variable "
+             "perturbation); the reported total is the plain composition max_i sum_t alpha_i(t)";
+    case ConsensusVariant::kMadmm:
+      return "total privacy loss over the whole run P(T) = max_i sum_t C (1.4 c1 + alpha_i(t)) / "
+             "(eta_i(t) V_i B_i) (002)";
+    case ConsensusVariant::kPrivateMradmm:
+      return "beta-DP over the whole run, beta = max_i sum_k (2C/B_i)(1.4 c1 / (rho/N + 2 "
+             "eta_i(2k-1) V_i) + alpha_i(k)) (003 Theorem V.1, eq. (32))";
+    default:
+      return "none: the algorithm is not private";
+  }
 }
 
 // Turns the nodes' reports of each round into RoundMetrics (off the nodes' critical path: the
 // engine calls it from whichever thread completes a round, one round at a time, in order).
 class MetricsSink : public runtime::RoundSink {
  public:
-  MetricsSink(const RunSpec& spec, const Dataset& test, const Eigen::VectorXd& optimum,
-              int nodes, std::int64_t dim, RunObserver* observer)
+  MetricsSink(const RunSpec& spec, const Dataset& test, const std::vector<Dataset>& slices,
+              const Eigen::VectorXd& optimum, int nodes, std::int64_t dim, RunObserver* observer)
       : spec_(spec),
+        slices_(slices),
         test_(test),
         optimum_(optimum),
         nodes_(nodes),
@@ -127,6 +156,18 @@ class MetricsSink : public runtime::RoundSink {
     last_round_ = round;
     const int every = spec_.metrics_every;
     const bool due = round == 0 || round == spec_.iterations || (every > 0 && round % every == 0);
+    if (spec_.algorithm.privacy_budget > 0.0 && round < spec_.iterations) {
+      // Stop before a round that would take some node's loss above the budget.
+      for (int i = 0; i < nodes_; ++i) {
+        const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
+        if (r[dim_ + 1] + r[dim_ + 2] > spec_.algorithm.privacy_budget) budget_exhausted_ = true;
+      }
+      if (budget_exhausted_) {
+        if (measured_round_ != round) Measure(round);
+        Emit();
+        return false;
+      }
+    }
     if (!due && spec_.tolerance <= 0.0) return true;
     previous_mean_ = mean_;
     Measure(round);
@@ -154,6 +195,7 @@ class MetricsSink : public runtime::RoundSink {
   const RoundMetrics& last() const { return last_; }
   const Eigen::VectorXd& mean() const { return mean_; }
   bool converged() const { return converged_; }
+  bool budget_exhausted() const { return budget_exhausted_; }
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
@@ -161,11 +203,20 @@ class MetricsSink : public runtime::RoundSink {
   void Measure(std::int64_t round) {
     RoundMetrics m;
     m.round = round;
-    const double reg = 0.5 * spec_.algorithm.rho / nodes_;
+    const double reg = 0.5 * (spec_.algorithm.rho_per_node ? spec_.algorithm.rho : spec_.algorithm.rho / nodes_);
     mean_.setZero();
+    m.node_privacy.resize(nodes_);
+    m.node_noise.resize(nodes_);
     for (int i = 0; i < nodes_; ++i) {
       const auto f = Model(i);
-      const double mean_loss = table_[i * width_ + dim_];
+      const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
+      // A node reports NaN when its round did not touch the data (R-ADMM even rounds, PVP's
+      // released point); the evaluation computes that loss here, outside the node.
+      const double mean_loss = std::isnan(r[dim_]) ? MeanLoss(slices_[i], spec_.loss, f) : r[dim_];
+      m.node_privacy[i] = r[dim_ + 1];
+      m.node_noise[i] = r[dim_ + 3];
+      m.privacy_loss = std::max(m.privacy_loss, r[dim_ + 1]);
+      m.privacy_round = std::max(m.privacy_round, r[dim_ + 1] - PreviousPrivacy(i));
       m.train_loss += mean_loss;
       m.objective += spec_.algorithm.C * mean_loss + reg * f.squaredNorm();
       mean_ += f;
@@ -187,8 +238,12 @@ class MetricsSink : public runtime::RoundSink {
       m.distance_to_optimum = kNaN;
     }
     m.seconds = elapsed();
+    previous_privacy_ = m.node_privacy;
     last_ = m;
     measured_round_ = round;
+  }
+  double PreviousPrivacy(int i) const {
+    return previous_privacy_.empty() ? 0.0 : previous_privacy_[i];
   }
   void Emit() {
     emitted_round_ = last_.round;
@@ -201,6 +256,7 @@ class MetricsSink : public runtime::RoundSink {
   }
 
   const RunSpec& spec_;
+  const std::vector<Dataset>& slices_;
   const Dataset& test_;
   const Eigen::VectorXd& optimum_;
   const int nodes_;
@@ -209,10 +265,12 @@ class MetricsSink : public runtime::RoundSink {
   std::chrono::steady_clock::time_point start_;
   Eigen::VectorXd mean_, previous_mean_;
   std::vector<double> table_;  // copy of the last reported round
+  std::vector<double> previous_privacy_;
   std::size_t width_ = 0;
   std::int64_t last_round_ = -1, measured_round_ = -1, emitted_round_ = -1;
   RoundMetrics last_;
   bool converged_ = false;
+  bool budget_exhausted_ = false;
 };
 
 }  // namespace
@@ -223,6 +281,7 @@ const char* ToString(RunOutcome outcome) {
     case RunOutcome::kConverged: return "converged";
     case RunOutcome::kCancelled: return "cancelled";
     case RunOutcome::kDiverged: return "diverged";
+    case RunOutcome::kBudgetExhausted: return "budget exhausted";
   }
   return "unknown";
 }
@@ -268,6 +327,22 @@ Experiment::Experiment(RunSpec spec) : impl_(std::make_unique<Impl>()) {
   m.partition = BuildPartition(s.partition, m.train.rows(), m.graph.num_nodes(), s.seed);
   for (const auto& rows : m.partition) m.slices.push_back(m.train.Subset(rows));
   m.topology.neighbors = m.graph.adjacency();
+  if (s.algorithm.name == "private_mradmm") {
+    // 003 Algorithm 3: 2 c1 < (B_i / C)(rho/N + 2 eta_i(1) V_i) for every node, eta_i(1) = eta q1.
+    const int n = m.graph.num_nodes();
+    const double rho_total = s.algorithm.rho_per_node ? s.algorithm.rho * n : s.algorithm.rho;
+    for (int i = 0; i < n; ++i) {
+      const double eta1 = PerNode(s.algorithm.node_eta, s.algorithm.eta, i) *
+                          PerNode(s.algorithm.node_q1, s.algorithm.q1, i);
+      if (!MrAdmmFirstPenaltyOk(s.algorithm.C, static_cast<double>(m.slices[i].rows()),
+                                s.loss.CurvatureBound(), rho_total, n, eta1, m.graph.degree(i))) {
+        throw InputError("algorithm.eta: node " + std::to_string(i) + " violates 003 Algorithm 3's "
+                         "condition 2 c1 < (B_i/C)(rho/N + 2 eta_i(1) V_i) with eta_i(1) = " +
+                         std::to_string(eta1) + ", B_i = " + std::to_string(m.slices[i].rows()) +
+                         ", V_i = " + std::to_string(m.graph.degree(i)) + ": increase eta");
+      }
+    }
+  }
 
   RunInfo& info = m.info;
   info.dataset = s.data.source == "twonorm" || s.data.source == "ringnorm" || s.data.source == "sparse"
@@ -281,6 +356,10 @@ Experiment::Experiment(RunSpec spec) : impl_(std::make_unique<Impl>()) {
   info.edges = m.graph.num_edges();
   for (const auto& slice : m.slices) info.rows_per_node.push_back(slice.rows());
   info.algorithm = s.algorithm.name;
+  info.privacy_guarantee = PrivacyGuarantee(ParseConsensusVariant(s.algorithm.name),
+                                            IsPrivate(ParseConsensusVariant(s.algorithm.name),
+                                                      s.algorithm.alpha) ||
+                                                !s.algorithm.node_alpha.empty());
   info.loss = s.loss.Name();
   info.engine = s.engine;
   info.threads = s.threads;
@@ -298,7 +377,8 @@ Experiment::Experiment(RunSpec spec) : impl_(std::make_unique<Impl>()) {
     newton.max_iterations = std::max(newton.max_iterations, 200);
     LocalSolver central(m.train, weights, s.loss, newton);
     m.optimum = Eigen::VectorXd::Zero(m.train.cols());
-    const SolveReport r = central.Solve(s.algorithm.rho, Eigen::VectorXd::Zero(m.train.cols()), m.optimum);
+    const double rho_total = s.algorithm.rho_per_node ? s.algorithm.rho * m.graph.num_nodes() : s.algorithm.rho;
+    const SolveReport r = central.Solve(rho_total, Eigen::VectorXd::Zero(m.train.cols()), m.optimum);
     if (r.status != SolveStatus::kConverged || !m.optimum.allFinite()) {
       throw std::runtime_error(std::string("centralized optimum: Newton solver ended with ") +
                                ToString(r.status));
@@ -341,22 +421,30 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
   const int n = m.graph.num_nodes();
   const std::int64_t d = m.train.cols();
 
-  ConsensusParams params;
-  params.C = s.algorithm.C;
-  params.rho = s.algorithm.rho;
-  params.eta = s.algorithm.eta;
-  params.num_nodes = n;
-  std::vector<std::unique_ptr<ConsensusAdmmNode>> nodes;
+  const ConsensusVariant variant = ParseConsensusVariant(s.algorithm.name);
+  std::vector<std::unique_ptr<ConsensusNode>> nodes;
   std::vector<runtime::NodeProgram*> programs;
   for (int i = 0; i < n; ++i) {
+    ConsensusNodeParams p;
+    p.variant = variant;
+    p.C = s.algorithm.C;
+    p.rho_node = s.algorithm.rho_per_node ? s.algorithm.rho : s.algorithm.rho / n;
+    p.num_nodes = n;
+    p.eta = PerNode(s.algorithm.node_eta, s.algorithm.eta, i);
+    p.q1 = PerNode(s.algorithm.node_q1, s.algorithm.q1, i);
+    p.alpha = PerNode(s.algorithm.node_alpha, s.algorithm.alpha, i);
+    p.q2 = PerNode(s.algorithm.node_q2, s.algorithm.q2, i);
+    p.gamma = s.algorithm.gamma;
+    p.dual_step = s.algorithm.dual_step;
+    p.seed = s.seed;
     Eigen::VectorXd f0 = Eigen::VectorXd::Zero(d);
     if (s.algorithm.random_start) {
       Stream rng(s.seed, static_cast<std::uint64_t>(i), 0, Purpose::kInitialState);
       const double sd = 1.0 / std::sqrt(static_cast<double>(d));
       for (std::int64_t k = 0; k < d; ++k) f0[k] = sd * rng.Normal();
     }
-    nodes.push_back(std::make_unique<ConsensusAdmmNode>(i, m.slices[i], m.graph.degree(i), s.loss,
-                                                        s.newton, params, std::move(f0)));
+    nodes.push_back(std::make_unique<ConsensusNode>(i, m.slices[i], m.graph.degree(i), s.loss,
+                                                    s.newton, p, std::move(f0)));
     programs.push_back(nodes.back().get());
   }
 
@@ -365,7 +453,7 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
   summary.info.engine = engine;
   summary.info.threads = threads;
   if (observer != nullptr) observer->OnStart(summary.info);
-  MetricsSink sink(s, m.test, m.optimum, n, d, observer);
+  MetricsSink sink(s, m.test, m.slices, m.optimum, n, d, observer);
   runtime::EngineOptions options;
   options.kind = kind;
   options.threads = threads;
@@ -384,9 +472,17 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
       summary.message = "completed " + std::to_string(s.iterations) + " iterations";
       break;
     case runtime::EngineOutcome::kStopped:
-      summary.outcome = RunOutcome::kConverged;
-      summary.message = "converged in round " + std::to_string(result.last_reported_round) +
-                        " (tolerance " + std::to_string(s.tolerance) + ")";
+      if (sink.budget_exhausted()) {
+        summary.outcome = RunOutcome::kBudgetExhausted;
+        summary.message = "privacy budget " + std::to_string(s.algorithm.privacy_budget) +
+                          " exhausted: stopped after round " +
+                          std::to_string(result.last_reported_round) +
+                          " (the next round would exceed it)";
+      } else {
+        summary.outcome = RunOutcome::kConverged;
+        summary.message = "converged in round " + std::to_string(result.last_reported_round) +
+                          " (tolerance " + std::to_string(s.tolerance) + ")";
+      }
       break;
     case runtime::EngineOutcome::kCancelled:
       summary.outcome = RunOutcome::kCancelled;

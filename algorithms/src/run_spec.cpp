@@ -99,10 +99,49 @@ void RunSpec::Validate() const {
   }
 
   if (loss.kind == LossKind::kSmoothHinge) Positive("loss.huber_h", loss.huber_h);
-  Choice("algorithm.name", algorithm.name, {"admm"});
+  Choice("algorithm.name", algorithm.name,
+         {"admm", "dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm"});
   Positive("algorithm.C", algorithm.C);
   Positive("algorithm.rho", algorithm.rho);
   Positive("algorithm.eta", algorithm.eta);
+  if (!(algorithm.q1 >= 1.0) || !std::isfinite(algorithm.q1)) {
+    Bad("algorithm.q1", ">= 1 (penalties must not decrease)", algorithm.q1);
+  }
+  if (!(algorithm.alpha >= 0.0) || !std::isfinite(algorithm.alpha)) {
+    Bad("algorithm.alpha", ">= 0 (0 = no noise)", algorithm.alpha);
+  }
+  Positive("algorithm.q2", algorithm.q2);
+  if (!(algorithm.gamma >= 0.0) || !std::isfinite(algorithm.gamma)) Bad("algorithm.gamma", ">= 0", algorithm.gamma);
+  if (!(algorithm.dual_step >= 0.0) || !std::isfinite(algorithm.dual_step)) {
+    Bad("algorithm.dual_step", ">= 0 (0 = eta_i(1))", algorithm.dual_step);
+  }
+  if (!(algorithm.privacy_budget >= 0.0) || !std::isfinite(algorithm.privacy_budget)) {
+    Bad("algorithm.privacy_budget", ">= 0 (0 = none)", algorithm.privacy_budget);
+  }
+  const bool needs_alpha = algorithm.name == "dvp" || algorithm.name == "pvp" ||
+                           algorithm.name == "private_mradmm";
+  if (needs_alpha && algorithm.alpha == 0.0 && algorithm.node_alpha.empty()) {
+    throw InputError("algorithm.alpha must be > 0 for algorithm '" + algorithm.name +
+                     "' (it sets the noise)");
+  }
+  const auto per_node = [&](const char* field, const std::vector<double>& v, double min, bool strict) {
+    if (v.empty()) return;
+    if (graph.topology != "file" && static_cast<int>(v.size()) != graph.nodes) {
+      Bad(std::string("algorithm.") + field, "one value per node (" + std::to_string(graph.nodes) + ")",
+          std::to_string(v.size()) + " values");
+    }
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const bool ok = std::isfinite(v[k]) && (strict ? v[k] > min : v[k] >= min);
+      if (!ok) {
+        Bad(std::string("algorithm.") + field + "[" + std::to_string(k) + "]",
+            std::string(strict ? "> " : ">= ") + std::to_string(min), v[k]);
+      }
+    }
+  };
+  per_node("node_alpha", algorithm.node_alpha, needs_alpha ? 0.0 : 0.0, needs_alpha);
+  per_node("node_eta", algorithm.node_eta, 0.0, true);
+  per_node("node_q1", algorithm.node_q1, 1.0, false);
+  per_node("node_q2", algorithm.node_q2, 0.0, true);
   newton.Validate();
   if (iterations < 0) Bad("iterations", ">= 0", iterations);
   Choice("engine", engine, {"tbb", "serial"});

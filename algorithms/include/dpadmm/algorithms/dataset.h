@@ -23,13 +23,15 @@ struct Dataset {
   std::int64_t rows() const;
   std::int64_t cols() const;
   bool is_sparse() const { return std::holds_alternative<SparseRows>(x); }
+  // Stored entries of sparse data; entries != 0 of dense data.
   std::int64_t nonzeros() const;
 
   // Largest l2 norm of any row (0 for an empty set).
   double MaxRowNorm() const;
   // Multiplies every row by `factor`.
   void Scale(double factor);
-  // The rows listed in `rows` (in that order), same storage kind.
+  // The rows listed in `rows` (in that order), same storage kind. Throws std::out_of_range for
+  // an index outside [0, rows()).
   Dataset Subset(const std::vector<std::int64_t>& rows) const;
   // Sets the number of columns (pads a test set that has fewer columns than the training set).
   // Throws InputError if the data has more columns than `cols`.

@@ -28,6 +28,7 @@ struct NewtonOptions {
   int max_backtracks = 60;               // >= 1
   std::int64_t dense_hessian_max_dim = 2048;  // Cholesky up to this dimension, CG above
   int max_cg_iterations = 250;           // per Newton step (CG mode)
+  double hessian_reuse_ratio = 0.1;      // Cholesky mode: reuse the last factor, in [0, 1)
   void Validate() const;                 // throws InputError naming the field
 };
 
@@ -45,6 +46,7 @@ struct SolveReport {
   double gradient_norm = 0.0;
   double objective = 0.0;  // full objective at the returned f
   double loss_sum = 0.0;   // sum_n w_n L(y_n x_n^T f) at the returned f
+  int hessian_factorizations = 0;  // Hessians formed and factorised (Cholesky mode)
 };
 
 class LocalSolver {

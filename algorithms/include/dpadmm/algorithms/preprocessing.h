@@ -11,6 +11,8 @@ namespace dpadmm {
 
 // Every privacy theorem of the papers assumes ||x||_2 <= 1. Scales train and test by the same
 // factor 1 / (largest row norm over both) and returns that factor (1 if all rows are zero).
+// If rounding leaves a norm a few ulps above 1, the factor is shrunk by ulps until every row
+// norm is <= 1.
 double NormalizeRows(Dataset& train, Dataset& test);
 
 struct TrainTest {
@@ -35,7 +37,8 @@ Partition PartitionProportional(std::int64_t rows, const std::vector<double>& pr
 // gets at least one row.
 Partition PartitionDirichlet(std::int64_t rows, int nodes, double alpha, std::uint64_t seed);
 // One node id (0-based) per line; line k = node of training row k. The file must have exactly
-// `rows` lines with ids in [0, nodes).
+// `rows` lines with ids in [0, nodes) (a blank line is an error, since line k is row k; the last
+// line may or may not end in a newline). Errors name the file and line.
 Partition LoadPartition(const std::string& path, std::int64_t rows, int nodes);
 
 }  // namespace dpadmm

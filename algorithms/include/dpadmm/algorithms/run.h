@@ -34,6 +34,13 @@ struct RoundMetrics {
   double test_error = 0.0;       // misclassification rate of mean_i f_i(t) on the test set
   double consensus_gap = 0.0;    // max_{i,j} ||f_i(t) - f_j(t)||_2
   double distance_to_optimum = 0.0;  // max_i ||f_i(t) - f*|| / ||f*|| (NaN if not computed)
+  // Privacy, as the algorithm's paper states it (0 for non-private algorithms):
+  // DVP/PVP: max_i sum_{s<=t} alpha_i(s) (plain composition of the dynamic alpha_i(s)-DP);
+  // M-ADMM: P(t) of 002; private MR-ADMM: beta of 003 eq. (32) up to round t.
+  double privacy_loss = 0.0;
+  double privacy_round = 0.0;           // max_i of what round t added
+  std::vector<double> node_privacy;     // per node: accumulated privacy loss up to round t
+  std::vector<double> node_noise;       // per node: noise parameter drawn in round t (0: none)
 };
 
 // What the run is about, known before round 0.
@@ -49,9 +56,11 @@ struct RunInfo {
   int threads = 0;
   double optimum_objective = 0.0;  // NaN if not computed
   double optimum_test_error = 0.0; // NaN if not computed
+  // What the reported privacy loss means for this algorithm (one sentence, names the paper).
+  std::string privacy_guarantee;
 };
 
-enum class RunOutcome { kCompleted, kConverged, kCancelled, kDiverged };
+enum class RunOutcome { kCompleted, kConverged, kCancelled, kDiverged, kBudgetExhausted };
 const char* ToString(RunOutcome outcome);
 
 struct RunSummary {

@@ -46,12 +46,37 @@ struct PartitionSpec {
   std::string file;                 // file
 };
 
+// The consensus family. Names:
+//   "admm"            simplified decentralized ADMM, 004 eqs. (9)-(11)
+//   "dvp"             dual variable perturbation, 004 Algorithm 2, eqs. (13)-(16)
+//   "pvp"             primal variable perturbation (exact update, release f + noise)
+//   "madmm"           M-ADMM with penalty perturbation, 002 (q1 = 1: the DVP-like special case)
+//   "radmm"           Recycled ADMM, 003 Algorithm 1, eqs. (10)-(13)
+//   "mradmm"          Modified R-ADMM, 003 Algorithm 2, eqs. (14)-(17)
+//   "private_mradmm"  private MR-ADMM, 003 Algorithm 3, eqs. (18)-(19)
+// Per-node vectors (node_alpha, node_eta, node_q1, node_q2), when not empty, hold one value per
+// node and replace the scalar for that node (heterogeneous budgets and penalties).
 struct AlgorithmSpec {
-  std::string name = "admm";  // consensus ADMM of 004 eqs. (9)-(11)
+  std::string name = "admm";
   double C = 1750.0;          // loss weight C (per node: C / B_i)
-  double rho = 0.22;          // regulariser weight (per node: rho / N)
-  double eta = 0.5;           // ADMM penalty
+  double rho = 0.22;          // regulariser weight
+  bool rho_per_node = false;  // false: each node carries rho / N (003's O(f, D_i));
+                              // true: each node carries rho (004's DR-ERM (3))
+  double eta = 0.5;           // ADMM penalty; M-ADMM theta; MR-ADMM base penalty
   bool random_start = false;  // f_i(0) ~ N(0, 1/d) per coordinate (seeded) instead of 0
+  // Penalty growth: M-ADMM eta_i(t) = eta q1^(t-1) (002: eta_i(t+1) = theta q1^t);
+  // MR-ADMM eta_i(2k-1) = eta q1^k (003 Fig. 5: eta_i(2k-1) = 1.04^k). Must be >= 1.
+  double q1 = 1.0;
+  // Privacy per iteration: alpha_i(t) = alpha q2^(t-1) (002); private MR-ADMM alpha_i(k) =
+  // alpha q2^(k-1). alpha = 0 turns the noise off (the non-private algorithm).
+  double alpha = 0.0;
+  double q2 = 1.0;
+  double gamma = 0.5;         // R-ADMM/MR-ADMM even-step term gamma >= 0 (003 eq. (10))
+  double dual_step = 0.0;     // M-ADMM dual step theta (0 = eta_i(1))
+  std::vector<double> node_alpha, node_eta, node_q1, node_q2;
+  // Stop with outcome "budget exhausted" before a round whose privacy loss would take the
+  // run's total (as the paper of the algorithm states it) above this; 0 = no budget.
+  double privacy_budget = 0.0;
 };
 
 struct RunSpec {

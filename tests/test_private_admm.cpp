@@ -1,0 +1,288 @@
+// The private consensus family: DVP, PVP, M-ADMM (PP), R-ADMM, MR-ADMM, private MR-ADMM.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "consensus_admm.h"
+#include "dpadmm/algorithms/accounting.h"
+#include "dpadmm/algorithms/error.h"
+#include "dpadmm/algorithms/generators.h"
+#include "dpadmm/algorithms/graph.h"
+#include "dpadmm/algorithms/preprocessing.h"
+#include "dpadmm/algorithms/run.h"
+
+namespace {
+
+using dpadmm::RoundMetrics;
+using dpadmm::RunSpec;
+
+struct Recorder : dpadmm::RunObserver {
+  std::vector<RoundMetrics> rounds;
+  void OnRound(const RoundMetrics& m) override { rounds.push_back(m); }
+};
+
+RunSpec Base(const std::string& algorithm) {
+  RunSpec s;
+  s.data.source = "twonorm";
+  s.data.rows = 1200;
+  s.graph.topology = "random";
+  s.graph.nodes = 5;
+  s.graph.edges = 7;
+  s.algorithm.name = algorithm;
+  s.algorithm.C = 50.0;
+  s.algorithm.rho = 1.0;
+  s.algorithm.eta = 1.0;
+  s.iterations = 40;
+  s.seed = 11;
+  return s;
+}
+
+void ExpectSameBits(const std::vector<RoundMetrics>& a, const std::vector<RoundMetrics>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k].objective, b[k].objective) << "round " << k;
+    EXPECT_EQ(a[k].consensus_gap, b[k].consensus_gap) << "round " << k;
+    EXPECT_EQ(a[k].privacy_loss, b[k].privacy_loss) << "round " << k;
+  }
+}
+
+}  // namespace
+
+TEST(PrivateAdmm, MadmmWithoutNoiseAndConstantPenaltyIsAdmmBitForBit) {
+  RunSpec admm = Base("admm");
+  RunSpec madmm = Base("madmm");  // q1 = 1, alpha = 0, dual step = eta_i(1) = eta
+  Recorder a, b;
+  dpadmm::RunExperiment(admm, &a);
+  dpadmm::RunExperiment(madmm, &b);
+  ExpectSameBits(a.rounds, b.rounds);
+}
+
+TEST(PrivateAdmm, NonPrivateRecycledVariantsReachTheOptimum) {
+  for (const char* name : {"radmm", "mradmm"}) {
+    RunSpec s = Base(name);
+    s.iterations = 600;
+    s.algorithm.gamma = 0.5;
+    if (std::string(name) == "mradmm") s.algorithm.q1 = 1.002;
+    const auto r = dpadmm::RunExperiment(s);
+    EXPECT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << name;
+    EXPECT_LT(r.final.distance_to_optimum, 1e-4) << name;
+    EXPECT_EQ(r.final.privacy_loss, 0.0);
+  }
+}
+
+// Even rounds of R-ADMM and MR-ADMM recycle the odd round's gradient: they never touch the data.
+TEST(PrivateAdmm, EvenRoundsOfRecycledAdmmNeverReadTheData) {
+  const dpadmm::Dataset data = dpadmm::GenerateTwonorm(300, 3);
+  const dpadmm::Partition part = dpadmm::PartitionEven(data.rows(), 3, 3);
+  const dpadmm::Graph graph = dpadmm::MakeComplete(3);
+  dpadmm::runtime::Topology topo;
+  topo.neighbors = graph.adjacency();
+  for (auto variant : {dpadmm::ConsensusVariant::kRadmm, dpadmm::ConsensusVariant::kMradmm,
+                       dpadmm::ConsensusVariant::kPrivateMradmm}) {
+    std::vector<dpadmm::Dataset> slices;
+    std::vector<std::unique_ptr<dpadmm::ConsensusNode>> nodes;
+    std::vector<dpadmm::runtime::NodeProgram*> programs;
+    for (int i = 0; i < 3; ++i) slices.push_back(data.Subset(part[i]));
+    for (int i = 0; i < 3; ++i) {
+      dpadmm::ConsensusNodeParams p;
+      p.variant = variant;
+      p.C = 10;
+      p.rho_node = 0.1;
+      p.num_nodes = 3;
+      p.eta = 1.0;
+      p.q1 = 1.01;
+      p.alpha = variant == dpadmm::ConsensusVariant::kPrivateMradmm ? 5.0 : 0.0;
+      nodes.push_back(std::make_unique<dpadmm::ConsensusNode>(
+          i, slices[i], graph.degree(i), dpadmm::Loss{}, dpadmm::NewtonOptions{}, p,
+          Eigen::VectorXd::Zero(data.cols())));
+      programs.push_back(nodes.back().get());
+    }
+    struct PassCounter : dpadmm::runtime::RoundSink {
+      std::vector<std::unique_ptr<dpadmm::ConsensusNode>>* nodes;
+      std::vector<std::vector<std::int64_t>> passes;  // [round][node]
+      bool OnRound(std::int64_t, const dpadmm::runtime::ReportTable&) override {
+        std::vector<std::int64_t> row;
+        for (auto& n : *nodes) row.push_back(n->data_passes());
+        passes.push_back(row);
+        return true;
+      }
+    } counter;
+    counter.nodes = &nodes;
+    dpadmm::runtime::EngineOptions o;
+    o.kind = dpadmm::runtime::EngineKind::kSerial;  // the sink reads the nodes between rounds
+    o.last_round = 12;
+    dpadmm::runtime::Run(programs, topo, o, counter);
+    ASSERT_EQ(counter.passes.size(), 13u);
+    for (std::size_t r = 1; r < counter.passes.size(); ++r) {
+      for (int i = 0; i < 3; ++i) {
+        const std::int64_t delta = counter.passes[r][i] - counter.passes[r - 1][i];
+        if (r % 2 == 0) {
+          EXPECT_EQ(delta, 0) << "even round " << r << " node " << i << " read the data";
+        } else {
+          EXPECT_GT(delta, 0) << "odd round " << r;
+        }
+      }
+    }
+  }
+}
+
+TEST(PrivateAdmm, PenaltySchedulesFollowThePapers) {
+  const dpadmm::Dataset data = dpadmm::GenerateTwonorm(50, 1);
+  dpadmm::ConsensusNodeParams p;
+  p.eta = 0.5;
+  p.q1 = 1.04;
+  p.variant = dpadmm::ConsensusVariant::kMadmm;  // eta_i(t) = theta q1^(t-1)
+  dpadmm::ConsensusNode madmm(0, data, 2, {}, {}, p, Eigen::VectorXd::Zero(20));
+  EXPECT_DOUBLE_EQ(madmm.Penalty(1), 0.5);
+  EXPECT_DOUBLE_EQ(madmm.Penalty(3), 0.5 * 1.04 * 1.04);
+  p.variant = dpadmm::ConsensusVariant::kMradmm;  // eta_i(2k-1) = eta q1^k, kept in round 2k
+  dpadmm::ConsensusNode mr(0, data, 2, {}, {}, p, Eigen::VectorXd::Zero(20));
+  EXPECT_DOUBLE_EQ(mr.Penalty(1), 0.5 * 1.04);
+  EXPECT_DOUBLE_EQ(mr.Penalty(2), 0.5 * 1.04);
+  EXPECT_DOUBLE_EQ(mr.Penalty(3), 0.5 * 1.04 * 1.04);
+  EXPECT_DOUBLE_EQ(mr.Penalty(4), 0.5 * 1.04 * 1.04);
+  for (std::int64_t r = 1; r < 50; ++r) EXPECT_LE(mr.Penalty(r), mr.Penalty(r + 1));
+}
+
+TEST(PrivateAdmm, PrivacyTotalsMatchThePapersFormulas) {
+  // DVP / PVP: plain composition of alpha_i(t) = alpha q2^(t-1).
+  for (const char* name : {"dvp", "pvp"}) {
+    RunSpec s = Base(name);
+    s.algorithm.alpha = 0.5;
+    s.algorithm.q2 = 1.1;
+    s.iterations = 10;
+    s.compute_optimum = false;
+    const auto r = dpadmm::RunExperiment(s);
+    double expected = 0.0;
+    for (int t = 1; t <= 10; ++t) expected += 0.5 * std::pow(1.1, t - 1);
+    EXPECT_NEAR(r.final.privacy_loss, expected, 1e-12) << name;
+  }
+  // M-ADMM: P(T) = max_i sum_t C (1.4 c1 + alpha_i(t)) / (eta_i(t) V_i B_i)  (002).
+  {
+    RunSpec s = Base("madmm");
+    s.algorithm.alpha = 3.0;
+    s.algorithm.q1 = 1.05;
+    s.iterations = 12;
+    s.compute_optimum = false;
+    const dpadmm::Experiment e(s);
+    const auto r = e.Run();
+    double best = 0.0;
+    for (int i = 0; i < e.graph().num_nodes(); ++i) {
+      double sum = 0.0;
+      const double B = static_cast<double>(e.partition()[i].size());
+      for (int t = 1; t <= 12; ++t) {
+        sum += 50.0 * (1.4 * 0.25 + 3.0) / (1.0 * std::pow(1.05, t - 1) * e.graph().degree(i) * B);
+      }
+      best = std::max(best, sum);
+    }
+    EXPECT_NEAR(r.final.privacy_loss, best, 1e-12 * best);
+  }
+  // Private MR-ADMM: beta = max_i sum_k (2C/B_i)(1.4 c1/(rho/N + 2 eta_i(2k-1) V_i) + alpha_i(k)).
+  {
+    RunSpec s = Base("private_mradmm");
+    s.algorithm.alpha = 2.0;
+    s.algorithm.q1 = 1.04;
+    s.algorithm.eta = 2.0;
+    s.iterations = 9;  // odd rounds 1, 3, 5, 7, 9: k = 1..5
+    s.compute_optimum = false;
+    const dpadmm::Experiment e(s);
+    const auto r = e.Run();
+    double best = 0.0;
+    for (int i = 0; i < 5; ++i) {
+      const double B = static_cast<double>(e.partition()[i].size());
+      const double V = e.graph().degree(i);
+      double sum = 0.0;
+      for (int k = 1; k <= 5; ++k) {
+        sum += (2 * 50.0 / B) * (1.4 * 0.25 / (1.0 / 5 + 2 * 2.0 * std::pow(1.04, k) * V) + 2.0);
+      }
+      best = std::max(best, sum);
+    }
+    EXPECT_NEAR(r.final.privacy_loss, best, 1e-12 * best);
+  }
+}
+
+TEST(PrivateAdmm, EveryVariantIsBitwiseReproducibleAcrossEnginesAndThreads) {
+  for (const char* name : {"dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm"}) {
+    RunSpec s = Base(name);
+    s.algorithm.alpha = std::string(name) == "radmm" || std::string(name) == "mradmm" ? 0.0 : 1.0;
+    s.algorithm.q1 = 1.02;
+    s.algorithm.eta = 2.0;
+    s.iterations = 15;
+    s.compute_optimum = false;
+    s.engine = "serial";
+    const dpadmm::Experiment e(s);
+    Recorder serial;
+    e.Run(&serial);
+    for (int threads : {1, 2, 4}) {
+      Recorder tbb;
+      e.RunOn("tbb", threads, &tbb);
+      ExpectSameBits(serial.rounds, tbb.rounds);
+    }
+  }
+}
+
+TEST(PrivateAdmm, NoiseChangesWithTheSeedAndMoreNoiseMeansWorseObjective) {
+  RunSpec s = Base("dvp");
+  s.iterations = 30;
+  s.algorithm.alpha = 1.0;
+  const auto a = dpadmm::RunExperiment(s);
+  s.seed = 12;
+  const auto b = dpadmm::RunExperiment(s);
+  EXPECT_NE(a.final.objective, b.final.objective);
+  s.seed = 11;
+  s.algorithm.alpha = 1000.0;  // almost no noise
+  const auto quiet = dpadmm::RunExperiment(s);
+  EXPECT_LT(quiet.final.objective - quiet.info.optimum_objective,
+            a.final.objective - a.info.optimum_objective);
+}
+
+TEST(PrivateAdmm, BudgetStopsBeforeTheRoundThatWouldExceedIt) {
+  RunSpec s = Base("dvp");
+  s.algorithm.alpha = 0.5;
+  s.algorithm.privacy_budget = 3.2;  // 6 rounds spend 3.0; a 7th would reach 3.5
+  s.iterations = 100;
+  s.compute_optimum = false;
+  const auto r = dpadmm::RunExperiment(s);
+  EXPECT_EQ(r.outcome, dpadmm::RunOutcome::kBudgetExhausted);
+  EXPECT_EQ(r.rounds, 6);
+  EXPECT_NEAR(r.final.privacy_loss, 3.0, 1e-12);
+  EXPECT_NE(r.message.find("budget"), std::string::npos);
+}
+
+TEST(PrivateAdmm, HeterogeneousBudgetsPerNode) {
+  RunSpec s = Base("dvp");
+  s.algorithm.node_alpha = {0.1, 0.2, 0.3, 0.4, 0.5};
+  s.iterations = 4;
+  s.compute_optimum = false;
+  Recorder rec;
+  dpadmm::RunExperiment(s, &rec);
+  const auto& last = rec.rounds.back();
+  ASSERT_EQ(last.node_privacy.size(), 5u);
+  for (int i = 0; i < 5; ++i) EXPECT_NEAR(last.node_privacy[i], 4 * 0.1 * (i + 1), 1e-12);
+  EXPECT_NEAR(last.privacy_loss, 2.0, 1e-12);
+}
+
+TEST(PrivateAdmm, PrivateMradmmRejectsATooSmallFirstPenalty) {
+  RunSpec s = Base("private_mradmm");
+  s.algorithm.alpha = 1.0;
+  s.algorithm.C = 1750;
+  s.algorithm.eta = 1e-4;  // 2 c1 = 0.5 > (B/C)(rho/N + 2 eta V) for B ~ 170
+  try {
+    dpadmm::Experiment e(s);
+    FAIL() << "accepted";
+  } catch (const dpadmm::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("Algorithm 3"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PrivateAdmm, PrivateAlgorithmsNeedAlpha) {
+  RunSpec s = Base("dvp");
+  EXPECT_THROW(s.Validate(), dpadmm::InputError);
+  s.algorithm.alpha = 1;
+  EXPECT_NO_THROW(s.Validate());
+  s.algorithm.q1 = 0.9;
+  EXPECT_THROW(s.Validate(), dpadmm::InputError);
+}
