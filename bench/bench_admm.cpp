@@ -75,6 +75,7 @@ BENCHMARK(AdmmIterationAdult)
     ->ArgsProduct({{5, 20, 100}, {0}, {1}})
     ->ArgsProduct({{5, 20, 100}, {1}, {1, 2}})
     ->UseManualTime()
+    ->Iterations(3)  // each iteration is a kRounds-round run; manual time is per round
     ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

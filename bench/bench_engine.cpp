@@ -79,6 +79,7 @@ BENCHMARK(EngineOverhead)
     ->Args({1000, 1, 1})
     ->Args({1000, 1, 2})
     ->UseManualTime()
+    ->Iterations(10)  // each iteration is nodes * 101 node-rounds; manual time is per node-round
     ->Unit(benchmark::kNanosecond);
 
 BENCHMARK_MAIN();

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev googletest
           libbenchmark-dev libtbb-dev libeigen3-dev librandom123-dev libcli11-dev
-          nlohmann-json3-dev)
+          nlohmann-json3-dev gnuplot-nox)
 
 missing=()
 for p in "${packages[@]}"; do

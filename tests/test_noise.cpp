@@ -191,9 +191,9 @@ void CheckL2LaplaceDirection(std::uint64_t seed, int d, double a, int n = kDraws
   EXPECT_NEAR(r_u0_sq, 1.0 / a, kSigmas * std::sqrt((2.0 * d + 1.0) / ((d + 2.0) * n)) / a);
 }
 
-// N(0, sigma^2 I): E x_j = 0 (se sigma / sqrt(n)); E x_j^2 = sigma^2 with Var x_j^2 = 2 sigma^4
-// (se sigma^2 sqrt(2/n)); E x_0 x_1 = 0 with Var = sigma^4 (se sigma^2 / sqrt(n)); KS of x_0 / sigma
-// against the standard normal CDF. 2 d + 2 checks.
+// N(0, sigma^2 I): E x_j = 0 (se sigma / sqrt(n)); E x_j^2 = sigma^2 with Var x_j^2 =
+// 2 sigma^4 (se sigma^2 sqrt(2/n)); E x_0 x_1 = 0 with Var = sigma^4 (se sigma^2 / sqrt(n));
+// KS of x_0 / sigma against the standard normal CDF. 2 d + 2 checks.
 void CheckGaussian(std::uint64_t seed, int d, double sigma, int n = kDraws) {
   SCOPED_TRACE("sigma = " + std::to_string(sigma));
   const Eigen::MatrixXd x = DrawMany(seed, d, n, Gaussian(sigma));

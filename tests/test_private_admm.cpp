@@ -286,3 +286,24 @@ TEST(PrivateAdmm, PrivateAlgorithmsNeedAlpha) {
   s.algorithm.q1 = 0.9;
   EXPECT_THROW(s.Validate(), dpadmm::InputError);
 }
+
+TEST(PrivateAdmm, PrivacyRoundIsPerRoundWhateverMetricsEvery) {
+  // DVP with a constant alpha adds the same privacy loss every round; measuring only every
+  // tenth round must not change what "privacy_round" means (the loss round t added).
+  RunSpec s = Base("dvp");
+  s.algorithm.alpha = 0.5;
+  s.metrics_every = 10;
+  Recorder sparse_metrics;
+  dpadmm::RunExperiment(s, &sparse_metrics);
+  s.metrics_every = 1;
+  Recorder every;
+  dpadmm::RunExperiment(s, &every);
+  ASSERT_EQ(sparse_metrics.rounds.size(), 5u);  // rounds 0, 10, 20, 30, 40
+  for (const RoundMetrics& m : sparse_metrics.rounds) {
+    if (m.round == 0) continue;
+    EXPECT_EQ(m.privacy_round, every.rounds[static_cast<std::size_t>(m.round)].privacy_round)
+        << "round " << m.round;
+    EXPECT_GT(m.privacy_round, 0.0);
+    EXPECT_LT(m.privacy_round, m.privacy_loss / 5.0) << "round " << m.round;
+  }
+}

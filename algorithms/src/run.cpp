@@ -151,6 +151,11 @@ class MetricsSink : public runtime::RoundSink {
         previous_mean_(Eigen::VectorXd::Zero(dim)) {}
 
   bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
+    // What each node had spent before this round, whether or not that round was measured.
+    previous_privacy_.assign(static_cast<std::size_t>(nodes_), 0.0);
+    if (!table_.empty()) {
+      for (int i = 0; i < nodes_; ++i) previous_privacy_[i] = table_[i * width_ + dim_ + 1];
+    }
     table_.assign(t[0].data(), t[0].data() + static_cast<std::size_t>(nodes_) * t.width());
     width_ = t.width();
     last_round_ = round;
@@ -238,13 +243,10 @@ class MetricsSink : public runtime::RoundSink {
       m.distance_to_optimum = kNaN;
     }
     m.seconds = elapsed();
-    previous_privacy_ = m.node_privacy;
     last_ = m;
     measured_round_ = round;
   }
-  double PreviousPrivacy(int i) const {
-    return previous_privacy_.empty() ? 0.0 : previous_privacy_[i];
-  }
+  double PreviousPrivacy(int i) const { return previous_privacy_[i]; }
   void Emit() {
     emitted_round_ = last_.round;
     if (observer_ != nullptr) observer_->OnRound(last_);
@@ -265,7 +267,7 @@ class MetricsSink : public runtime::RoundSink {
   std::chrono::steady_clock::time_point start_;
   Eigen::VectorXd mean_, previous_mean_;
   std::vector<double> table_;  // copy of the last reported round
-  std::vector<double> previous_privacy_;
+  std::vector<double> previous_privacy_;  // per node, spent up to the previous round
   std::size_t width_ = 0;
   std::int64_t last_round_ = -1, measured_round_ = -1, emitted_round_ = -1;
   RoundMetrics last_;

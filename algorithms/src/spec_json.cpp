@@ -1,5 +1,6 @@
 #include "dpadmm/algorithms/spec_json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -110,13 +112,16 @@ std::string FieldPath(std::string_view group, std::string_view key) {
 // Reading
 
 class SpecReader {
+  using KnownFields = std::map<std::string, std::set<std::string>>;
+
  public:
   SpecReader(const Json& root, const std::string& where) : root_(root), where_(where) {}
 
   [[noreturn]] void Fail(const std::string& message) const {
     throw InputError(where_.empty() ? message : where_ + ": " + message);
   }
-  [[noreturn]] void WrongType(const std::string& path, const char* expected, const Json& got) const {
+  [[noreturn]] void WrongType(const std::string& path, const char* expected,
+                              const Json& got) const {
     std::string shown = got.type_name();
     // For numbers the value says more than the type ("got 2.5", "got -1").
     if (got.is_number()) shown = got.dump();
@@ -129,9 +134,11 @@ class SpecReader {
     if (!root_.is_object()) {
       Fail(std::string("the spec must be a JSON object, got ") + root_.type_name());
     }
-    std::map<std::string, std::set<std::string>, std::less<>> known;  // group -> keys
-    VisitSpecFields(static_cast<const RunSpec&>(RunSpec{}),
-                    [&](const char* group, const char* key, const auto&) { known[group].insert(key); });
+    KnownFields known;  // group -> keys
+    const RunSpec defaults;
+    VisitSpecFields(defaults, [&](const char* group, const char* key, const auto&) {
+      known[group].insert(key);
+    });
     const auto& top = known[""];
     for (const auto& [key, value] : root_.items()) {
       if (top.count(key) > 0) continue;
@@ -160,7 +167,7 @@ class SpecReader {
 
  private:
   [[noreturn]] void Unknown(const std::string& path, const std::set<std::string>& siblings,
-                            const std::map<std::string, std::set<std::string>, std::less<>>& known) const {
+                            const KnownFields& known) const {
     std::string list;
     for (const auto& k : siblings) list += (list.empty() ? "" : ", ") + k;
     if (path.find('.') == std::string::npos) {
@@ -192,8 +199,8 @@ class SpecReader {
   }
   void Read(const Json& j, const std::string& path, std::int64_t& out) const {
     if (!j.is_number_integer()) WrongType(path, "an integer", j);
-    if (j.is_number_unsigned() &&
-        j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (j.is_number_unsigned() && j.get<std::uint64_t>() > kMax) {
       WrongType(path, "an integer in the range of int64", j);
     }
     out = j.get<std::int64_t>();

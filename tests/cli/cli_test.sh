@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# End-to-end tests of the dpadmm command: exit codes, error messages and output files.
+#
+#   cli_test.sh DPADMM FIXTURES WORKDIR CASE
+#
+# Each CASE runs in a fresh WORKDIR/CASE and prints what it checked; the first failed check
+# prints the command's stdout and stderr and exits 1.
+set -u
+
+DPADMM=$1
+FIXTURES=$2
+WORK=$3/$4
+CASE=$4
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+
+fail() {
+  echo "FAIL [$CASE]: $*"
+  echo "--- stdout:"; cat out.txt 2>/dev/null
+  echo "--- stderr:"; cat err.txt 2>/dev/null
+  exit 1
+}
+
+# expect CODE STDERR_REGEX -- COMMAND...: runs the command (stdout to out.txt, stderr to err.txt)
+# and checks its exit code and that stderr matches the extended regex ('' = anything).
+expect() {
+  local code=$1 regex=$2
+  shift 3
+  "$@" >out.txt 2>err.txt
+  local got=$?
+  echo "ran: $* -> exit $got"
+  [ "$got" -eq "$code" ] || fail "exit code $got, expected $code"
+  if [ -n "$regex" ]; then
+    grep -Eq -- "$regex" err.txt || fail "stderr does not match /$regex/"
+  fi
+}
+
+# An error is exactly one line on stderr, "dpadmm: error: <message>".
+one_error_line() {
+  [ "$(wc -l <err.txt)" -eq 1 ] || fail "expected exactly one line on stderr"
+  grep -q '^dpadmm: error: ' err.txt || fail "stderr does not start with 'dpadmm: error: '"
+}
+
+# Arguments of a small, fast run.
+SMALL=(--iterations 5 --nodes 4 --topology ring --rows 400 --quiet)
+
+case "$CASE" in
+  help)
+    expect 0 '' -- "$DPADMM" run --help
+    grep -q -- '--nodes N=10' out.txt || fail "--help does not show --nodes with its default"
+    grep -q 'Exit codes' out.txt || fail "--help does not document the exit codes"
+    ;;
+  unknown_flag)
+    expect 2 'dpadmm: error: .*--bogus' -- "$DPADMM" run --bogus 3
+    one_error_line
+    ;;
+  unknown_subcommand)
+    expect 2 'dpadmm: error: .*frobnicate' -- "$DPADMM" frobnicate
+    one_error_line
+    ;;
+  no_subcommand)
+    expect 2 'dpadmm: error: .*subcommand' -- "$DPADMM"
+    ;;
+  bad_number)
+    expect 2 'dpadmm: error: .*--nodes' -- "$DPADMM" run --nodes ten
+    one_error_line
+    ;;
+  one_node)
+    expect 2 'dpadmm: error: graph\.nodes must be >= 2, got 1' -- "$DPADMM" run --nodes 1
+    one_error_line
+    ;;
+  negative_eta)
+    expect 2 'dpadmm: error: algorithm\.eta must be > 0' -- "$DPADMM" run --eta -1
+    one_error_line
+    ;;
+  negative_seed)
+    expect 2 'dpadmm: error: --seed: must be an integer in \[0, 18446744073709551615\]' -- \
+      "$DPADMM" run --seed -1
+    one_error_line
+    ;;
+  libsvm_without_train)
+    expect 2 'dpadmm: error: data\.train_path is required' -- "$DPADMM" run --data libsvm
+    one_error_line
+    ;;
+  missing_train_file)
+    expect 2 'dpadmm: error: .*no_such_file\.libsvm' -- \
+      "$DPADMM" run --data libsvm --train no_such_file.libsvm
+    one_error_line
+    ;;
+  malformed_libsvm)
+    expect 2 'dpadmm: error: .*bad_line2\.libsvm:2:' -- \
+      "$DPADMM" run --data libsvm --train "$FIXTURES/bad_line2.libsvm" --nodes 2 --topology complete
+    one_error_line
+    ;;
+  config_unknown_key)
+    expect 2 "dpadmm: error: .*unknown_key\.json: unknown field 'algorithm\.etta'" -- \
+      "$DPADMM" run --config "$FIXTURES/unknown_key.json"
+    one_error_line
+    ;;
+  config_syntax_error)
+    expect 2 'dpadmm: error: .*syntax_error\.json:3: JSON syntax error' -- \
+      "$DPADMM" run --config "$FIXTURES/syntax_error.json"
+    one_error_line
+    ;;
+  config_missing_file)
+    expect 2 'dpadmm: error: missing\.json: cannot open config file' -- \
+      "$DPADMM" run --config missing.json
+    one_error_line
+    ;;
+  config_wrong_type)
+    echo '{"algorithm": {"eta": "big"}}' >wrong.json
+    expect 2 'dpadmm: error: wrong\.json: algorithm\.eta must be a number, got string' -- \
+      "$DPADMM" run --config wrong.json
+    ;;
+  trace_format_unknown)
+    expect 2 'dpadmm: error: .*--trace-format' -- "$DPADMM" run "${SMALL[@]}" --trace t.txt
+    ;;
+  print_config_round_trip)
+    expect 0 '' -- "$DPADMM" run --nodes 7 --edges 9 --algorithm dvp --alpha 0.25 --seed 42 \
+      --partition proportional --proportions 1,2,3,4,5,6,7.5 --delimiter tab --print-config
+    cp out.txt first.json
+    grep -q '"nodes": 7' first.json || fail "printed config lacks the --nodes value"
+    grep -q '"delimiter": "\\t"' first.json || fail "printed config lacks the tab delimiter"
+    expect 0 '' -- "$DPADMM" run --config first.json --print-config
+    cmp -s first.json out.txt || fail "--config of the printed config prints something else"
+    [ ! -e dpadmm-trace.csv ] || fail "--print-config must not run"
+    ;;
+  small_run)
+    expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --trace trace.csv --summary summary.json
+    [ -s trace.csv ] || fail "trace.csv not written"
+    [ -s summary.json ] || fail "summary.json not written"
+    grep -q '"outcome": "completed"' summary.json || fail "summary has no outcome"
+    grep -q '"normalization_factor"' summary.json || fail "summary has no normalization_factor"
+    [ "$(wc -l <trace.csv)" -eq 7 ] || fail "trace.csv should have a header and rounds 0..5"
+    grep -q '^round,' trace.csv || fail "trace.csv has no header"
+    grep -q 'test accuracy' out.txt || fail "no human summary on stdout"
+    grep -q 'rows scaled by' out.txt || fail "summary does not report the scaling"
+    ;;
+  small_run_jsonl)
+    expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --trace trace.jsonl --summary s.json --no-optimum
+    [ "$(wc -l <trace.jsonl)" -eq 6 ] || fail "trace.jsonl should have rounds 0..5"
+    grep -q '"round":5' trace.jsonl || fail "trace.jsonl lacks round 5"
+    grep -q '"distance_to_optimum":null' trace.jsonl || fail "NaN must be written as null"
+    ;;
+  default_files)
+    expect 0 '' -- "$DPADMM" run "${SMALL[@]}"
+    [ -s dpadmm-trace.csv ] && [ -s dpadmm-summary.json ] || fail "default output files missing"
+    ;;
+  diverged)
+    # Noise with scale 1/alpha = 1e300 overflows the first primal update.
+    expect 3 '' -- "$DPADMM" run "${SMALL[@]}" --algorithm dvp --alpha 1e-300 --no-optimum
+    grep -q 'diverged' out.txt || fail "stdout does not report the divergence"
+    grep -q '"outcome": "diverged"' dpadmm-summary.json || fail "summary outcome is not diverged"
+    ;;
+  cancelled)
+    # SIGTERM is handled like Ctrl-C (SIGINT is ignored by background jobs of a script).
+    "$DPADMM" run --iterations 100000000 --metrics-every 10000 --nodes 4 --topology ring \
+      --rows 400 --quiet >out.txt 2>err.txt &
+    pid=$!
+    sleep 1
+    kill -TERM $pid
+    wait $pid
+    got=$?
+    echo "ran: dpadmm run (long) + SIGTERM after 1 s -> exit $got"
+    [ "$got" -eq 4 ] || fail "exit code $got, expected 4"
+    grep -q '"outcome": "cancelled"' dpadmm-summary.json || fail "summary outcome is not cancelled"
+    [ "$(wc -l <dpadmm-trace.csv)" -ge 2 ] || fail "trace of the cancelled run is empty"
+    ;;
+  flags_override_config)
+    expect 0 '' -- "$DPADMM" run --config "$FIXTURES/iterations3.json" --quiet --trace t3.csv
+    [ "$(tail -n 1 t3.csv | cut -d, -f1)" = 3 ] || fail "the config's iterations 3 was not used"
+    expect 0 '' -- "$DPADMM" run --config "$FIXTURES/iterations3.json" --iterations 4 --quiet \
+      --trace t4.csv
+    [ "$(cut -d, -f1 t4.csv | tr '\n' ' ')" = "round 0 1 2 3 4 " ] ||
+      fail "trace should hold rounds 0..4 (flag overrides config)"
+    grep -q '4 nodes' out.txt || fail "the config's other fields (4 nodes) were lost"
+    ;;
+  *)
+    echo "unknown case '$CASE'"
+    exit 1
+    ;;
+esac
+echo "PASS [$CASE]"
