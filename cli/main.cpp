@@ -526,9 +526,11 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                                               Percent(1.0 - info.optimum_test_error) + ")"
                                         : ""));
   row("distance to optimum", std::isnan(m.distance_to_optimum)
-                                 ? std::string("not computed (--no-optimum)")
+                                 ? std::string(spec.compute_optimum ? "not computed"
+                                                                    : "not computed (--no-optimum)")
                                  : Fmt("%.3e", m.distance_to_optimum) +
                                        "  (max_i ||f_i - f*|| / ||f*||)");
+  if (!info.optimum_note.empty()) row("optimum note", info.optimum_note);
   row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_ij ||f_i - f_j||)");
   row("wall time", Seconds(wall_seconds) + " (ADMM rounds " + Seconds(s.seconds) + ")");
   row("trace", trace.path() + " (" + trace.format_name() + ", " + std::to_string(trace.rows()) +

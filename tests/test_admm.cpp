@@ -185,3 +185,20 @@ TEST(Admm, NormalisationIsReportedNotSilent) {
   const dpadmm::Experiment raw(spec);
   EXPECT_EQ(raw.info().normalization_factor, 1.0);
 }
+
+TEST(Admm, AnUnsolvedCentralizedOptimumIsANoteNotAnError) {
+  // One Newton step cannot solve the centralized problem: the run still goes ahead, and the
+  // summary says that f* and the distances to it are approximate.
+  RunSpec spec = SmallTwonorm("ring");
+  spec.iterations = 3;
+  spec.newton.max_iterations = 1;  // the centralized solve takes max(this, 200) steps...
+  spec.algorithm.C = 1e12;         // ...which an extremely ill-conditioned problem exhausts
+  spec.algorithm.rho = 1e-12;
+  const dpadmm::Experiment e(spec);
+  EXPECT_NE(e.info().optimum_note.find("approximate"), std::string::npos) << e.info().optimum_note;
+  EXPECT_TRUE(std::isfinite(e.info().optimum_objective));
+  const auto s = e.Run();
+  EXPECT_TRUE(std::isfinite(s.final.distance_to_optimum));
+  // A solved optimum has no note.
+  EXPECT_TRUE(dpadmm::Experiment(SmallTwonorm("ring")).info().optimum_note.empty());
+}

@@ -308,6 +308,7 @@ OrderedJson InfoObject(const RunInfo& info) {
   o["threads"] = info.threads;
   o["optimum_objective"] = info.optimum_objective;
   o["optimum_test_error"] = info.optimum_test_error;
+  o["optimum_note"] = info.optimum_note;
   o["privacy_guarantee"] = info.privacy_guarantee;
   return o;
 }

@@ -56,6 +56,8 @@ struct RunInfo {
   int threads = 0;
   double optimum_objective = 0.0;  // NaN if not computed
   double optimum_test_error = 0.0; // NaN if not computed
+  // Empty when f* was solved to tolerance; otherwise why the distances are approximate or absent.
+  std::string optimum_note;
   // What the reported privacy loss means for this algorithm (one sentence, names the paper).
   std::string privacy_guarantee;
 };
