@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dpadmm/algorithms/error.h"
+#include "dpadmm/algorithms/portable_math.h"
 
 namespace dpadmm {
 namespace {
@@ -68,7 +69,7 @@ DvpParameters DvpNoise(double alpha, double C, double B, double c1, double rho, 
   const double modulus = rho + 2.0 * eta * V;
   // 004 Algorithm 2 and proof of Theorem 1 (eq. (21)):
   //   alpha_hat = alpha - ln(1 + c1 / ((B / C)(rho + 2 eta N_p)))^2.
-  const double alpha_hat = alpha - 2.0 * std::log1p(c1 * C / (B * modulus));
+  const double alpha_hat = alpha - 2.0 * math::Log1p(c1 * C / (B * modulus));
   DvpParameters p;
   if (alpha_hat > 0.0) {
     // Phi = 0; eq. (22) with ||eps' - eps|| <= 2: zeta = alpha_hat / 2.
@@ -78,7 +79,7 @@ DvpParameters DvpNoise(double alpha, double C, double B, double c1, double rho, 
   } else {
     // Phi = c1 / ((B / C)(e^{alpha/4} - 1)) - rho - 2 eta N_p and alpha_hat = alpha / 2, which
     // makes the Jacobian term of eq. (21) exactly e^{alpha/2}; zeta = alpha_hat / 2 = alpha / 4.
-    p.phi = c1 * C / (B * std::expm1(alpha / 4.0)) - modulus;
+    p.phi = c1 * C / (B * math::Expm1(alpha / 4.0)) - modulus;
     p.extra_penalty = true;
     p.zeta = alpha / 4.0;
   }
@@ -118,7 +119,7 @@ double GeometricSchedule(double first, double ratio, std::int64_t t) {
   RequirePositive(kFn, "ratio", ratio);
   RequireAtLeast(kFn, "t", t, 1);
   // 002: eta_i(t+1) = theta q1^t, alpha_i(t+1) = alpha q2^t, i.e. value(t) = first ratio^(t-1).
-  return first * std::pow(ratio, static_cast<double>(t - 1));
+  return first * math::PowInt(ratio, t - 1);
 }
 
 double MadmmIterationLoss(double C, double c1, double alpha, double eta, int V, double B) {

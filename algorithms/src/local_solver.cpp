@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "dpadmm/algorithms/error.h"
+#include "dpadmm/algorithms/portable_math.h"
 
 namespace dpadmm {
 namespace {
@@ -354,14 +355,14 @@ double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::Array
     double product = 1.0;
     for (std::int64_t i = 0; i < n; ++i) {
       const double zi = z[i];
-      const double e = std::exp(-std::abs(zi));
+      const double e = math::Exp(-std::abs(zi));
       const double u = 1.0 + e;
       const double inv = 1.0 / u;
       hinge += std::max(-zi, 0.0);
       product *= u;
       correction += ((u - 1.0) - e) * inv;
       if (i % kLogBlock == kLogBlock - 1) {
-        log_sum += std::log(product);
+        log_sum += math::Log(product);
         product = 1.0;
       }
       // (z > 0 ? e : 1) without a branch: the sign of the margins is unpredictable.
@@ -369,15 +370,15 @@ double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::Array
       d1[i] = -w0 * (positive * e + (1.0 - positive)) * inv;
       d2[i] = w0 * e * inv * inv;
     }
-    log_sum += std::log(product);
+    log_sum += math::Log(product);
     return w0 * (hinge + (log_sum - correction));
   }
   double sum = 0.0;
   for (std::int64_t i = 0; i < n; ++i) {
     const double zi = z[i];
-    const double e = std::exp(-std::abs(zi));
+    const double e = math::Exp(-std::abs(zi));
     const double inv = 1.0 / (1.0 + e);
-    sum += w[i] * (std::max(-zi, 0.0) + std::log1p(e));
+    sum += w[i] * (std::max(-zi, 0.0) + math::Log1p(e));
     const double positive = static_cast<double>(zi > 0.0);
     d1[i] = -w[i] * (positive * e + (1.0 - positive)) * inv;
     d2[i] = w[i] * e * inv * inv;

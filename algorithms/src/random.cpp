@@ -4,6 +4,8 @@
 
 #include <Random123/philox.h>
 
+#include "dpadmm/algorithms/portable_math.h"
+
 namespace dpadmm {
 namespace {
 using Philox = r123::Philox4x64;
@@ -56,7 +58,7 @@ double Stream::Normal() {
     v = 2.0 * Uniform() - 1.0;
     s = u * u + v * v;
   } while (s >= 1.0 || s == 0.0);
-  const double m = std::sqrt(-2.0 * std::log(s) / s);
+  const double m = std::sqrt(-2.0 * math::Log(s) / s);
   spare_normal_ = v * m;
   has_spare_normal_ = true;
   return u * m;
@@ -66,7 +68,7 @@ double Stream::Gamma(double shape) {
   if (shape < 1.0) {
     // Gamma(a) = Gamma(a + 1) * U^(1/a).
     const double g = Gamma(shape + 1.0);
-    return g * std::pow(UniformOpen(), 1.0 / shape);
+    return g * math::Pow(UniformOpen(), 1.0 / shape);
   }
   // Marsaglia and Tsang (2000).
   const double d = shape - 1.0 / 3.0;
@@ -80,7 +82,7 @@ double Stream::Gamma(double shape) {
     v = v * v * v;
     const double u = UniformOpen();
     if (u < 1.0 - 0.0331 * (x * x) * (x * x)) return d * v;
-    if (std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+    if (math::Log(u) < 0.5 * x * x + d * (1.0 - v + math::Log(v))) return d * v;
   }
 }
 

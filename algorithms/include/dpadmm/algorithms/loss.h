@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "dpadmm/algorithms/portable_math.h"
+
 namespace dpadmm {
 
 enum class LossKind {
@@ -23,7 +25,7 @@ struct Loss {
   double Value(double z) const {
     if (kind == LossKind::kLogistic) {
       // log(1 + e^-z) without overflow for either sign of z.
-      return z > 0 ? std::log1p(std::exp(-z)) : -z + std::log1p(std::exp(z));
+      return z > 0 ? math::Log1p(math::Exp(-z)) : -z + math::Log1p(math::Exp(z));
     }
     if (z > 1.0 + huber_h) return 0.0;
     if (z < 1.0 - huber_h) return 1.0 - z;
@@ -34,7 +36,7 @@ struct Loss {
   double D1(double z) const {
     if (kind == LossKind::kLogistic) {
       // -1 / (1 + e^z)
-      return z > 0 ? -std::exp(-z) / (1.0 + std::exp(-z)) : -1.0 / (1.0 + std::exp(z));
+      return z > 0 ? -math::Exp(-z) / (1.0 + math::Exp(-z)) : -1.0 / (1.0 + math::Exp(z));
     }
     if (z > 1.0 + huber_h) return 0.0;
     if (z < 1.0 - huber_h) return -1.0;
@@ -42,7 +44,7 @@ struct Loss {
   }
   double D2(double z) const {
     if (kind == LossKind::kLogistic) {
-      const double e = std::exp(-std::abs(z));
+      const double e = math::Exp(-std::abs(z));
       return e / ((1.0 + e) * (1.0 + e));
     }
     return std::abs(z - 1.0) <= huber_h ? 0.5 / huber_h : 0.0;
