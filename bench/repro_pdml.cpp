@@ -161,6 +161,20 @@ void WriteAsc(const Dataset& d, const std::string& data_path, const std::string&
   }
 }
 
+void WriteLibsvm(const Dataset& d, const std::string& path) {
+  std::ofstream out(path);
+  const auto& x = std::get<dpadmm::SparseRows>(d.x);
+  char b[48];
+  for (Eigen::Index r = 0; r < x.outerSize(); ++r) {
+    out << (d.y[r] > 0 ? "+1" : "-1");
+    for (dpadmm::SparseRows::InnerIterator it(x, r); it; ++it) {
+      std::snprintf(b, sizeof b, " %lld:%.17g", static_cast<long long>(it.col() + 1), it.value());
+      out << b;
+    }
+    out << '\n';
+  }
+}
+
 struct Pooled {
   std::string data, labels;
   std::int64_t rows = 0, cols = 0;
@@ -245,7 +259,7 @@ std::vector<std::string> SetsOr(const Options& o, const std::vector<std::string>
 // larger a.
 
 const std::vector<double> kAGrid = {1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0};
-const std::vector<double> kBetaGrid = {0.001, 0.003, 0.01, 0.03, 0.1, 0.3};
+const std::vector<double> kBetaGrid = {0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3};
 
 std::string ChoicePath(const Options& o) {
   return o.out + "/validate-000_choice" + std::string(o.bias ? "_bias" : "") + ".csv";
@@ -277,18 +291,25 @@ void Validate(const Options& o) {
     raw.seed = 1;
     raw.data.normalize = false;
     raw.data.add_bias = false;
-    Dataset train = dpadmm::Experiment(raw).train();
-    if (train.is_sparse()) {
-      DenseRows dense = DenseRows(std::get<dpadmm::SparseRows>(train.x));
-      train.x = std::move(dense);
+    const Dataset train = dpadmm::Experiment(raw).train();
+    // Sparse data (Adult) goes to a LIBSVM file, dense data to .asc files.
+    const bool sparse = train.is_sparse();
+    const std::string vd = dir + "/" + name + (sparse ? "_val.libsvm" : "_val_data.asc");
+    const std::string vl = dir + "/" + name + "_val_labels.asc";
+    if (sparse) {
+      WriteLibsvm(train, vd);
+    } else {
+      WriteAsc(train, vd, vl);
     }
-    const std::string vd = dir + "/" + name + "_val_data.asc", vl = dir + "/" + name + "_val_labels.asc";
-    WriteAsc(train, vd, vl);
     const auto spec = [&](double a, double beta) {
       RunSpec s = PdmlSpec(o, a, beta);
-      s.data.source = "asc";
+      s.data.source = sparse ? "libsvm" : "asc";
       s.data.train_path = vd;
-      s.data.train_labels_path = vl;
+      if (sparse) {
+        s.data.num_features = train.cols();
+      } else {
+        s.data.train_labels_path = vl;
+      }
       s.data.test_fraction = 0.2;
       s.seed = 101;
       return s;
