@@ -261,6 +261,11 @@ std::vector<std::string> SetsOr(const Options& o, const std::vector<std::string>
 const std::vector<double> kAGrid = {1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0};
 const std::vector<double> kBetaGrid = {0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3};
 
+// Output name suffix: "_bias" with the intercept feature, "_V<v>" for a non-default --V.
+std::string Suffix(const Options& o) {
+  return std::string(o.bias ? "_bias" : "") + (o.V != 0.5 ? "_V" + Fmt("%g", o.V) : "");
+}
+
 std::string ChoicePath(const Options& o) {
   return o.out + "/validate-000_choice" + std::string(o.bias ? "_bias" : "") + ".csv";
 }
@@ -273,7 +278,7 @@ void Validate(const Options& o) {
   std::ostringstream csv, choice, md;
   csv << "dataset,bias,a,beta,config,validation_accuracy,distance_to_optimum\n";
   choice << "dataset,bias,a,beta\n";
-  md << "| data set | a: beta(a) (max_i ||w_i - w*|| / ||w*|| after " << o.iterations
+  md << "| data set | a: beta(a) (max_i dist(w_i, w*) / norm(w*) after " << o.iterations
      << " it.) | a: validation accuracy, mean over configs | chosen a | chosen beta |\n|---|---|---|---|---|\n";
   for (const std::string& name : sets) {
     // The validation pool: split 1's training rows, raw (no normalisation, no bias column).
@@ -432,7 +437,7 @@ void Table1(const Options& o) {
     }
   }
   const std::vector<Outcome> runs = RunAll(o, specs);
-  const std::string suffix = o.bias ? "_bias" : "";
+  const std::string suffix = Suffix(o);
   std::ostringstream csv;
   csv << "dataset,bias,a,beta,V,decay,split,config,eps,R,test_accuracy,train_rows,test_rows\n";
   std::map<std::string, std::vector<std::vector<double>>> acc;
@@ -569,7 +574,7 @@ void Fig3(const Options& o) {
   p2.algorithm.pdml_V = o.V;
   series.push_back({"PDML with Phase 2 (eps=1, R=1, V=" + Fmt("%g", o.V) + ", decay 0.8)", p2, {}});
   RunSeries(o, series);
-  const std::string suffix = o.bias ? "_bias" : "";
+  const std::string suffix = Suffix(o);
   const std::string fig = "fig3-000" + suffix;
   WriteCurves(o.out + "/" + fig + ".csv", series);
   const double reference = series[0].runs[0].rounds.back().objective;
@@ -603,7 +608,7 @@ void Fig3(const Options& o) {
 void Fig4(const Options& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto [a, beta] = Chosen(o, "adult");
-  const std::string suffix = o.bias ? "_bias" : "";
+  const std::string suffix = Suffix(o);
   const std::string fig = "fig4-000" + suffix;
   RunSpec base = AdultSpec(o, a, beta);
   base.algorithm.label_eps = 1.0;
