@@ -5,7 +5,7 @@
 // stated false-positive rate: each binomial count is checked against its mean with
 // |count - n q| <= 5 sqrt(n q (1 - q)); by the normal approximation (n q (1 - q) >= 10^3 in every
 // check here) the two-sided false-positive rate of one check is 5.7e-7, and below 1e-5 for all
-// checks of this file together (Bonferroni). A fresh seed would fail that rarely.
+// 21 checks of this file together (Bonferroni). A fresh seed would fail that rarely.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -299,6 +299,47 @@ TEST(PdmlNode, FirstPrimalUpdateSolvesTheDebiasedPerturbedLocalProblem) {
   const Eigen::Map<const Eigen::VectorXd> sent(out.message().data(), 4);
   EXPECT_GT((sent - w).norm(), 0.0);
   EXPECT_EQ(Eigen::VectorXd(sent), node.released());
+}
+
+TEST(PdmlNode, ReleasedNoiseHasTheVarianceOfEquation16) {
+  // theta_i(t) = w~_i(t) - w_i(t) ~ N(0, decay^(t-1) V^2 I): standardised by the round's std,
+  // the 40 rounds x 50 coordinates give 2000 N(0, 1) values. Their mean square has standard
+  // deviation sqrt(2 / 2000) = 0.0316; the 5-sigma band [0.842, 1.158] has false-positive rate
+  // 5.7e-7 (normal approximation of the chi-square with 2000 degrees of freedom); the mean has
+  // standard deviation 1/sqrt(2000) = 0.0224, band +-0.112.
+  const int d = 50;
+  dpadmm::Dataset data = dpadmm::GenerateTwonorm(200, 8, d);
+  data.Scale(1.0 / data.MaxRowNorm());
+  dpadmm::PdmlNodeParams p;
+  p.rho_node = 0.1;
+  p.beta = 0.1;
+  p.V = 0.7;
+  p.decay = 0.9;
+  p.seed = 21;
+  dpadmm::PdmlNode node(3, data, Eigen::VectorXd::Zero(200), 1, Loss{}, {}, p, Eigen::VectorXd::Zero(d));
+  dpadmm::runtime::Outbox out(d);
+  ASSERT_TRUE(node.Start(out).ok);
+  double sum = 0.0, squares = 0.0;
+  int count = 0;
+  std::vector<double> report(node.ReportSize());
+  for (int t = 1; t <= 40; ++t) {
+    // One neighbour that echoes this node's own broadcast (a consistent fixed input).
+    const std::vector<double> echo(out.message().begin(), out.message().end());
+    dpadmm::runtime::Inbox in(1);
+    in.Set(0, echo);
+    ASSERT_TRUE(node.Step(t, in, out).ok);
+    node.Report(t, report);
+    const double sd = dpadmm::PrimalNoiseStd(p.V, p.decay, t);
+    ASSERT_EQ(report[d + 3], sd);
+    for (int k = 0; k < d; ++k) {
+      const double z = (out.message()[k] - report[k]) / sd;
+      sum += z;
+      squares += z * z;
+      ++count;
+    }
+  }
+  EXPECT_LE(std::abs(sum / count), kSigmas / std::sqrt(static_cast<double>(count)));
+  EXPECT_LE(std::abs(squares / count - 1.0), kSigmas * std::sqrt(2.0 / count));
 }
 
 TEST(PdmlNode, RejectsTheSmoothHingeAndBadEps) {
