@@ -4,8 +4,8 @@
 // Statistical tests use fixed seeds (so they are deterministic) and thresholds derived from a
 // stated false-positive rate: each binomial count is checked against its mean with
 // |count - n q| <= 5 sqrt(n q (1 - q)); by the normal approximation (n q (1 - q) >= 10^3 in every
-// check here) the two-sided false-positive rate of one check is 5.7e-7, and below 1e-5 for all
-// 21 checks of this file together (Bonferroni). A fresh seed would fail that rarely.
+// check here) the two-sided false-positive rate of one check is 5.7e-7, and about 1.2e-5 for
+// the 21 such checks of this file together (Bonferroni). A fresh seed would fail that rarely.
 #include <gtest/gtest.h>
 
 #include <cmath>
