@@ -664,7 +664,7 @@ void Fig4(const Options& o) {
      << "set title '(b) different decay rates (R = 1)'\n";
   for (std::size_t j = 0; j < sb.size(); ++j) gp << Line(fig + "b.csv", j, 3, sb[j].name, j == 0);
   gp << ", " << reference << " with lines dt 2 lw 2 lc rgb '#00aa00' title 'original data'\n"
-     << "set title '(c) different eps (final risk)'\nset xlabel 'eps'\n"
+     << "set title '(c) different eps (final risk)'\nset xlabel 'eps'\nset logscale y\n"
      << "plot '" << fig << "c.csv' using 1:2 every ::1 with linespoints lw 2 pt 7 title 'without Phase 2', "
      << "'' using 1:3 every ::1 with linespoints lw 2 pt 5 title 'with Phase 2 (R = 1)', "
      << "'' using 1:6 every ::1 with lines dt 2 lw 2 lc rgb '#00aa00' title 'original data'\n"
