@@ -474,6 +474,8 @@ TEST(PdmlSpec, DefaultsValidateAndBadParametersNameTheField) {
   EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.privacy_budget = 1.0; }, {"algorithm.privacy_budget"}));
   EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.alpha = 1.0; }, {"algorithm.alpha", "not used by 'pdml'"}));
   EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.rho_per_node = true; }, {"algorithm.rho_per_node"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.q1 = 1.04; }, {"algorithm.q1", "not used by 'pdml'"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.dual_step = 0.5; }, {"algorithm.dual_step"}));
   EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.eta = 0.0; }, {"algorithm.eta"}));
 }
 

@@ -72,6 +72,11 @@ void ValidatePdml(const RunSpec& spec) {
   unused("node_alpha", !algorithm.node_alpha.empty());
   unused("node_eta", !algorithm.node_eta.empty());
   unused("rho_per_node", algorithm.rho_per_node);
+  unused("node_q1", !algorithm.node_q1.empty());
+  unused("node_q2", !algorithm.node_q2.empty());
+  unused("q1", algorithm.q1 != 1.0);
+  unused("q2", algorithm.q2 != 1.0);
+  unused("dual_step", algorithm.dual_step != 0.0);
 }
 
 }  // namespace
