@@ -60,7 +60,8 @@ struct PartitionSpec {
 //   "pdml"            PDML, 000: randomized-response labels (Phase 1), debiased loss (19),
 //                     objective perturbation (14) and primal perturbation (15)-(17). Uses C
 //                     (the paper's (1) has C = 1), rho (= the paper's a, carried as a/N per
-//                     node), eta (= the paper's beta) and the label_eps / pdml_* fields below.
+//                     node), eta (= the paper's beta) and the label_eps / pdml_* fields below;
+//                     the other variants' parameters must keep their defaults (Validate).
 // Per-node vectors (node_alpha, node_eta, node_q1, node_q2), when not empty, hold one value per
 // node and replace the scalar for that node (heterogeneous budgets and penalties).
 struct AlgorithmSpec {
