@@ -222,6 +222,8 @@ class SpecFlags {
     in(Value("--test-fraction", [](RunSpec& s) -> auto& { return s.data.test_fraction; },
              "Share of rows held out for testing when there is no --test file, in (0, 1)")
            ->type_name("F"));
+    in(Switch("--bias", [](RunSpec& s) -> auto& { return s.data.add_bias; }, true,
+              "Append a constant feature 1 (an intercept) to every row before normalisation"));
     in(Switch("--no-normalize", [](RunSpec& s) -> auto& { return s.data.normalize; }, false,
               "Keep rows as loaded (default: scale all rows by one factor so max ||x|| = 1)"));
 
@@ -266,7 +268,7 @@ class SpecFlags {
 
     group = "Algorithm";
     in(Value("--algorithm", [](RunSpec& s) -> auto& { return s.algorithm.name; },
-             "admm | dvp | pvp | madmm | radmm | mradmm | private_mradmm")->type_name("NAME"));
+             "admm | dvp | pvp | madmm | radmm | mradmm | private_mradmm | pdml")->type_name("NAME"));
     in(Value("--C", [](RunSpec& s) -> auto& { return s.algorithm.C; },
              "Loss weight C (node i weighs each of its B_i losses by C / B_i)")->type_name("C"));
     in(Value("--rho", [](RunSpec& s) -> auto& { return s.algorithm.rho; },
@@ -298,6 +300,24 @@ class SpecFlags {
     in(Value("--privacy-budget", [](RunSpec& s) -> auto& { return s.algorithm.privacy_budget; },
              "Stop before the total privacy loss would exceed this; 0 = no budget")
            ->type_name("B"));
+
+    group = "PDML (--algorithm pdml; paper 000: a = --rho, beta = --eta, the paper's C = 1)";
+    in(Value("--label-eps", [](RunSpec& s) -> auto& { return s.algorithm.label_eps; },
+             "Label privacy eps of every user (randomized response, eps-LDP); 0 = labels "
+             "reported truthfully")->type_name("EPS"));
+    in(List("--label-eps-groups", [](RunSpec& s) -> auto& { return s.algorithm.label_eps_groups; },
+            "Heterogeneous label privacy: eps of each user group (0 = truthful); replaces "
+            "--label-eps"));
+    in(List("--label-eps-shares", [](RunSpec& s) -> auto& { return s.algorithm.label_eps_shares; },
+            "Share of users in each group (> 0, sum 1; each user draws a group, seeded)"));
+    in(Value("--pdml-R", [](RunSpec& s) -> auto& { return s.algorithm.pdml_R; },
+             "Objective perturbation bound: ||eta_i||_2 <= R, uniform in the ball, once per "
+             "server; 0 = none")->type_name("R"));
+    in(Value("--pdml-V", [](RunSpec& s) -> auto& { return s.algorithm.pdml_V; },
+             "Primal perturbation: the released w~_i(t) = w_i(t) + N(0, decay^(t-1) V^2 I); "
+             "0 = none")->type_name("V"));
+    in(Value("--pdml-decay", [](RunSpec& s) -> auto& { return s.algorithm.pdml_decay; },
+             "Decay rate of the primal noise variance, in (0, 1]")->type_name("RHO"));
 
     group = "Local Newton solver";
     in(Value("--newton-max-iterations", [](RunSpec& s) -> auto& { return s.newton.max_iterations; },

@@ -202,4 +202,24 @@ Partition LoadPartition(const std::string& path, std::int64_t rows, int nodes) {
   return p;
 }
 
+void AddBiasFeature(Dataset& data, double value) {
+  if (auto* dense = std::get_if<DenseRows>(&data.x)) {
+    DenseRows widened(dense->rows(), dense->cols() + 1);
+    widened.leftCols(dense->cols()) = *dense;
+    widened.col(dense->cols()).setConstant(value);
+    *dense = std::move(widened);
+    return;
+  }
+  auto& sparse = std::get<SparseRows>(data.x);
+  std::vector<Eigen::Triplet<double, std::int64_t>> entries;
+  entries.reserve(static_cast<std::size_t>(sparse.nonZeros() + sparse.rows()));
+  for (std::int64_t r = 0; r < sparse.outerSize(); ++r) {
+    for (SparseRows::InnerIterator it(sparse, r); it; ++it) entries.emplace_back(r, it.col(), it.value());
+    entries.emplace_back(r, sparse.cols(), value);
+  }
+  SparseRows widened(sparse.rows(), sparse.cols() + 1);
+  widened.setFromTriplets(entries.begin(), entries.end());
+  sparse = std::move(widened);
+}
+
 }  // namespace dpadmm

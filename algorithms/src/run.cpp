@@ -8,11 +8,13 @@
 #include <stdexcept>
 
 #include "consensus_admm.h"
+#include "pdml.h"
 #include "dpadmm/algorithms/accounting.h"
 #include "dpadmm/algorithms/error.h"
 #include "dpadmm/algorithms/generators.h"
 #include "dpadmm/algorithms/loaders.h"
 #include "dpadmm/algorithms/local_solver.h"
+#include "dpadmm/algorithms/pdml.h"
 #include "dpadmm/algorithms/random.h"
 
 namespace dpadmm {
@@ -315,6 +317,7 @@ struct Experiment::Impl {
   std::vector<Dataset> slices;
   runtime::Topology topology;
   Eigen::VectorXd optimum;
+  std::vector<ReportedLabels> reported;  // pdml: Phase 1 labels per node (true ones stay in slices)
 };
 
 Experiment::Experiment(RunSpec spec) : impl_(std::make_unique<Impl>()) {
@@ -329,6 +332,10 @@ Experiment::Experiment(RunSpec spec) : impl_(std::make_unique<Impl>()) {
   TrainTest data = LoadData(s.data, s.seed);
   m.train = std::move(data.train);
   m.test = std::move(data.test);
+  if (s.data.add_bias) {
+    AddBiasFeature(m.train);
+    AddBiasFeature(m.test);
+  }
   m.info.max_row_norm_before = std::max(m.train.MaxRowNorm(), m.test.MaxRowNorm());
   if (s.data.normalize) m.info.normalization_factor = NormalizeRows(m.train, m.test);
 
@@ -365,10 +372,21 @@ Experiment::Experiment(RunSpec spec) : impl_(std::make_unique<Impl>()) {
   info.edges = m.graph.num_edges();
   for (const auto& slice : m.slices) info.rows_per_node.push_back(slice.rows());
   info.algorithm = s.algorithm.name;
-  info.privacy_guarantee = PrivacyGuarantee(ParseConsensusVariant(s.algorithm.name),
-                                            IsPrivate(ParseConsensusVariant(s.algorithm.name),
-                                                      s.algorithm.alpha) ||
-                                                !s.algorithm.node_alpha.empty());
+  if (s.algorithm.name == "pdml") {
+    // 000 Phase 1, once per run: each user randomizes their own label (seeded per node).
+    const LabelPrivacySpec labels{s.algorithm.label_eps, s.algorithm.label_eps_groups,
+                                  s.algorithm.label_eps_shares};
+    for (int i = 0; i < m.graph.num_nodes(); ++i) {
+      m.reported.push_back(RandomizeLabels(m.slices[i].y, labels, s.seed, static_cast<std::uint64_t>(i)));
+    }
+    info.privacy_guarantee = PdmlPrivacyGuarantee(m.reported, s.algorithm.pdml_R,
+                                                  s.algorithm.pdml_V, s.algorithm.pdml_decay);
+  } else {
+    info.privacy_guarantee = PrivacyGuarantee(ParseConsensusVariant(s.algorithm.name),
+                                              IsPrivate(ParseConsensusVariant(s.algorithm.name),
+                                                        s.algorithm.alpha) ||
+                                                  !s.algorithm.node_alpha.empty());
+  }
   info.loss = s.loss.Name();
   info.engine = s.engine;
   info.threads = s.threads;
@@ -440,8 +458,9 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
   const int n = m.graph.num_nodes();
   const std::int64_t d = m.train.cols();
 
-  const ConsensusVariant variant = ParseConsensusVariant(s.algorithm.name);
-  std::vector<std::unique_ptr<ConsensusNode>> nodes;
+  const bool pdml = s.algorithm.name == "pdml";
+  const ConsensusVariant variant = pdml ? ConsensusVariant::kAdmm : ParseConsensusVariant(s.algorithm.name);
+  std::vector<std::unique_ptr<runtime::NodeProgram>> nodes;
   std::vector<runtime::NodeProgram*> programs;
   for (int i = 0; i < n; ++i) {
     ConsensusNodeParams p;
@@ -462,8 +481,25 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
       const double sd = 1.0 / std::sqrt(static_cast<double>(d));
       for (std::int64_t k = 0; k < d; ++k) f0[k] = sd * rng.Normal();
     }
-    nodes.push_back(std::make_unique<ConsensusNode>(i, m.slices[i], m.graph.degree(i), s.loss,
-                                                    s.newton, p, std::move(f0)));
+    if (pdml) {
+      // 000 Phase 2: the server sees only the reported labels (Phase 1, built in the
+      // constructor); its own slice with the true labels stays with the evaluator.
+      Dataset reported = m.slices[i];
+      reported.y = m.reported[i].y;
+      PdmlNodeParams q;
+      q.C = s.algorithm.C;
+      q.rho_node = s.algorithm.rho / n;
+      q.beta = s.algorithm.eta;
+      q.R = s.algorithm.pdml_R;
+      q.V = s.algorithm.pdml_V;
+      q.decay = s.algorithm.pdml_decay;
+      q.seed = s.seed;
+      nodes.push_back(std::make_unique<PdmlNode>(i, reported, m.reported[i].eps, m.graph.degree(i),
+                                                 s.loss, s.newton, q, std::move(f0)));
+    } else {
+      nodes.push_back(std::make_unique<ConsensusNode>(i, m.slices[i], m.graph.degree(i), s.loss,
+                                                      s.newton, p, std::move(f0)));
+    }
     programs.push_back(nodes.back().get());
   }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "dpadmm/algorithms/error.h"
+#include "dpadmm/algorithms/pdml.h"
 
 namespace dpadmm {
 namespace {
@@ -34,6 +35,48 @@ std::string Join(std::initializer_list<const char*> options) {
 void Choice(const std::string& field, const std::string& v,
             std::initializer_list<const char*> options) {
   if (!OneOf(v, options)) Bad(field, "one of " + Join(options), "'" + v + "'");
+}
+
+// The PDML fields (000). Checked whatever the algorithm, so a config never carries a bad value
+// unnoticed; the pdml-only rules apply when algorithm.name is "pdml".
+void ValidatePdml(const RunSpec& spec) {
+  const AlgorithmSpec& algorithm = spec.algorithm;
+  const Loss& loss = spec.loss;
+  LabelPrivacySpec labels{algorithm.label_eps, algorithm.label_eps_groups, algorithm.label_eps_shares};
+  labels.Validate("algorithm.");
+  if (!(algorithm.pdml_R >= 0.0) || !std::isfinite(algorithm.pdml_R)) {
+    Bad("algorithm.pdml_R", ">= 0 and finite (0 = no objective perturbation)", algorithm.pdml_R);
+  }
+  if (!(algorithm.pdml_V >= 0.0) || !std::isfinite(algorithm.pdml_V)) {
+    Bad("algorithm.pdml_V", ">= 0 and finite (0 = no primal perturbation)", algorithm.pdml_V);
+  }
+  if (!(algorithm.pdml_decay > 0.0 && algorithm.pdml_decay <= 1.0)) {
+    Bad("algorithm.pdml_decay", "in (0, 1]", algorithm.pdml_decay);
+  }
+  if (algorithm.name != "pdml") return;
+  if (loss.kind != LossKind::kLogistic) {
+    throw InputError("loss.kind: algorithm 'pdml' needs the logistic loss (the debiased smooth "
+                     "hinge of 000 eq. (19) is not convex), got " + loss.Name());
+  }
+  if (algorithm.privacy_budget != 0.0) {
+    Bad("algorithm.privacy_budget", "0 for 'pdml' (label privacy is fixed in Phase 1; 000 gives "
+        "no per-round accounting for Phase 2)", algorithm.privacy_budget);
+  }
+  const auto unused = [&](const char* field, bool set) {
+    if (set) {
+      throw InputError(std::string("algorithm.") + field + " is not used by 'pdml' (set it to " +
+                       "its default, or use label_eps / pdml_R / pdml_V / pdml_decay)");
+    }
+  };
+  unused("alpha", algorithm.alpha != 0.0);
+  unused("node_alpha", !algorithm.node_alpha.empty());
+  unused("node_eta", !algorithm.node_eta.empty());
+  unused("rho_per_node", algorithm.rho_per_node);
+  unused("node_q1", !algorithm.node_q1.empty());
+  unused("node_q2", !algorithm.node_q2.empty());
+  unused("q1", algorithm.q1 != 1.0);
+  unused("q2", algorithm.q2 != 1.0);
+  unused("dual_step", algorithm.dual_step != 0.0);
 }
 
 }  // namespace
@@ -100,7 +143,7 @@ void RunSpec::Validate() const {
 
   if (loss.kind == LossKind::kSmoothHinge) Positive("loss.huber_h", loss.huber_h);
   Choice("algorithm.name", algorithm.name,
-         {"admm", "dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm"});
+         {"admm", "dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm", "pdml"});
   Positive("algorithm.C", algorithm.C);
   Positive("algorithm.rho", algorithm.rho);
   Positive("algorithm.eta", algorithm.eta);
@@ -142,6 +185,7 @@ void RunSpec::Validate() const {
   per_node("node_eta", algorithm.node_eta, 0.0, true);
   per_node("node_q1", algorithm.node_q1, 1.0, false);
   per_node("node_q2", algorithm.node_q2, 0.0, true);
+  ValidatePdml(*this);
   newton.Validate();
   if (iterations < 0) Bad("iterations", ">= 0", iterations);
   Choice("engine", engine, {"tbb", "serial"});

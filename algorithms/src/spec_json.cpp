@@ -39,6 +39,7 @@ void VisitSpecFields(Spec& s, Visitor&& v) {
   v("data", "dims", s.data.dims);
   v("data", "test_fraction", s.data.test_fraction);
   v("data", "normalize", s.data.normalize);
+  v("data", "add_bias", s.data.add_bias);
 
   v("graph", "topology", s.graph.topology);
   v("graph", "nodes", s.graph.nodes);
@@ -70,6 +71,12 @@ void VisitSpecFields(Spec& s, Visitor&& v) {
   v("algorithm", "node_q1", s.algorithm.node_q1);
   v("algorithm", "node_q2", s.algorithm.node_q2);
   v("algorithm", "privacy_budget", s.algorithm.privacy_budget);
+  v("algorithm", "label_eps", s.algorithm.label_eps);
+  v("algorithm", "label_eps_groups", s.algorithm.label_eps_groups);
+  v("algorithm", "label_eps_shares", s.algorithm.label_eps_shares);
+  v("algorithm", "pdml_R", s.algorithm.pdml_R);
+  v("algorithm", "pdml_V", s.algorithm.pdml_V);
+  v("algorithm", "pdml_decay", s.algorithm.pdml_decay);
 
   v("newton", "max_iterations", s.newton.max_iterations);
   v("newton", "gradient_tolerance", s.newton.gradient_tolerance);

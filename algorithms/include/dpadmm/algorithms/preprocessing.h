@@ -41,4 +41,7 @@ Partition PartitionDirichlet(std::int64_t rows, int nodes, double alpha, std::ui
 // line may or may not end in a newline). Errors name the file and line.
 Partition LoadPartition(const std::string& path, std::int64_t rows, int nodes);
 
+// Appends a column holding `value` to every row (an intercept feature; sparse rows store it).
+void AddBiasFeature(Dataset& data, double value = 1.0);
+
 }  // namespace dpadmm

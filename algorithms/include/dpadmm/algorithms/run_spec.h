@@ -28,6 +28,9 @@ struct DataSpec {
   std::int64_t dims = 20;         // twonorm/ringnorm; sparse: features
   double test_fraction = 0.3;     // when no test file: share of rows held out, in (0, 1)
   bool normalize = true;          // scale rows so the largest norm (train and test) is 1
+  // Append a constant feature 1 to every row (train and test) before normalisation: an
+  // intercept term (regularised like the other weights).
+  bool add_bias = false;
 };
 
 struct GraphSpec {
@@ -54,6 +57,11 @@ struct PartitionSpec {
 //   "radmm"           Recycled ADMM, 003 Algorithm 1, eqs. (10)-(13)
 //   "mradmm"          Modified R-ADMM, 003 Algorithm 2, eqs. (14)-(17)
 //   "private_mradmm"  private MR-ADMM, 003 Algorithm 3, eqs. (18)-(19)
+//   "pdml"            PDML, 000: randomized-response labels (Phase 1), debiased loss (19),
+//                     objective perturbation (14) and primal perturbation (15)-(17). Uses C
+//                     (the paper's (1) has C = 1), rho (= the paper's a, carried as a/N per
+//                     node), eta (= the paper's beta) and the label_eps / pdml_* fields below;
+//                     the other variants' parameters must keep their defaults (Validate).
 // Per-node vectors (node_alpha, node_eta, node_q1, node_q2), when not empty, hold one value per
 // node and replace the scalar for that node (heterogeneous budgets and penalties).
 struct AlgorithmSpec {
@@ -77,6 +85,18 @@ struct AlgorithmSpec {
   // Stop with outcome "budget exhausted" before a round whose privacy loss would take the
   // run's total (as the paper of the algorithm states it) above this; 0 = no budget.
   double privacy_budget = 0.0;
+
+  // PDML (name "pdml", 000) only.
+  // Label privacy of every user: eps-LDP by randomized response (000 (12)-(13)); 0 = labels
+  // reported truthfully (no Phase 1 randomization, plain loss). Finite, >= 0.
+  double label_eps = 0.0;
+  // Heterogeneous label privacy: group k has eps label_eps_groups[k] (0 = truthful) and each
+  // user joins it with probability label_eps_shares[k] (seeded draw; shares > 0, sum 1).
+  // Non-empty groups replace label_eps.
+  std::vector<double> label_eps_groups, label_eps_shares;
+  double pdml_R = 0.0;       // bound R of the objective noise ||eta_i||_2 <= R (14); 0 = none
+  double pdml_V = 0.0;       // primal noise theta_i(t) ~ N(0, decay^(t-1) V^2 I) (16); 0 = none
+  double pdml_decay = 0.8;   // decay rate of that variance, in (0, 1] (000 Fig. 3-4: 0.8)
 };
 
 struct RunSpec {
