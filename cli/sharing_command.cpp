@@ -113,6 +113,12 @@ SharingCommand::SharingCommand(CLI::App& app) {
   in(Value("--dims", [](SharingSpec& s) -> auto& { return s.data.dims; }, "Generated data: features")->type_name("D"));
   in(Value("--test-fraction", [](SharingSpec& s) -> auto& { return s.data.test_fraction; },
            "Share of rows held out when there is no --test file")->type_name("F"));
+  in(Value("--informative", [](SharingSpec& s) -> auto& { return s.sparse_informative; },
+           "sparse: informative columns (the first ones)")->type_name("K"));
+  in(Value("--nnz-per-row", [](SharingSpec& s) -> auto& { return s.sparse_nnz_per_row; },
+           "sparse: nonzeros per row")->type_name("K"));
+  in(Value("--flip-probability", [](SharingSpec& s) -> auto& { return s.sparse_flip_probability; },
+           "sparse: label noise")->type_name("P"));
   in(Switch("--no-normalize", [](SharingSpec& s) -> auto& { return s.data.normalize; }, false,
             "Keep rows as loaded (default: scale so max ||x|| = 1, 001 Assumption 2.3)"));
   g = "Algorithm";
@@ -131,6 +137,8 @@ SharingCommand::SharingCommand(CLI::App& app) {
   g = "Differential privacy (001 eq. (16), Lemma 1, Theorem 3, Corollary 1)";
   in(Switch("--dp", [](SharingSpec& s) -> auto& { return s.dp; }, true, "Perturb x_m with N(0, sigma^2 (D_m^T D_m)^-1)"));
   in(Value("--epsilon", [](SharingSpec& s) -> auto& { return s.epsilon; }, "Per-iteration epsilon in (0, 1]")->type_name("EPS"));
+  in(Value("--noise-sigma", [](SharingSpec& s) -> auto& { return s.noise_sigma; },
+           "Set sigma directly (0 = from Theorem 3 and --epsilon); epsilon is then reported for it")->type_name("S"));
   in(Value("--delta", [](SharingSpec& s) -> auto& { return s.delta; }, "Per-iteration delta")->type_name("D"));
   in(Value("--delta-prime", [](SharingSpec& s) -> auto& { return s.delta_prime; }, "Corollary 1's delta'")->type_name("D"));
   in(Value("--b1", [](SharingSpec& s) -> auto& { return s.b1; },

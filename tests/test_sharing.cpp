@@ -281,6 +281,8 @@ TEST(SharingAccounting, Corollary1AdvancedComposition) {
   EXPECT_NEAR(SharingTotalEpsilon(0.1, 50, 1e-5), 3.918924802585794, 1e-13);
   EXPECT_NEAR(SharingTotalDelta(1e-5, 50, 1e-5), 5.1e-4, 1e-18);
   EXPECT_EQ(SharingTotalEpsilon(0.1, 0, 1e-5), 0.0);
+  // Theorem 3 inverted: sigma = 1.3213545698493114 buys eps = 0.5 back.
+  EXPECT_NEAR(SharingEpsilonForSigma(1.3213545698493114, 1e-5, 30001.0 / 220000.0), 0.5, 1e-14);
   EXPECT_TRUE(ThrowsInputError([] { SharingTotalEpsilon(0.1, -1, 1e-5); }, {"T"}));
   EXPECT_TRUE(ThrowsInputError([] { SharingSensitivity(0, 1.0, 1.0, 1.0, 2, 1.0); }, {"d_m"}));
   EXPECT_TRUE(ThrowsInputError([] { SharingSensitivity(5, 0.0, 1.0, 1.0, 2, 1.0); }, {"rho"}));
@@ -435,6 +437,7 @@ TEST(SharingSpecValidate, EachFieldHasItsError) {
   EXPECT_TRUE(bad([](SharingSpec& s) { s.z_max_iterations = 0; }, "sharing.z_max_iterations"));
   EXPECT_TRUE(bad([](SharingSpec& s) { s.epsilon = 2.0; }, "sharing.epsilon"));
   EXPECT_TRUE(bad([](SharingSpec& s) { s.delta = 1.0; }, "sharing.delta"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.noise_sigma = -1.0; }, "sharing.noise_sigma"));
   EXPECT_TRUE(bad([](SharingSpec& s) { s.delta_prime = 0.0; }, "sharing.delta_prime"));
   EXPECT_TRUE(bad([](SharingSpec& s) { s.b1 = 0.0; }, "sharing.b1"));
   EXPECT_TRUE(bad([](SharingSpec& s) { s.c1 = -1.0; }, "sharing.c1"));
@@ -443,6 +446,9 @@ TEST(SharingSpecValidate, EachFieldHasItsError) {
   EXPECT_TRUE(bad([](SharingSpec& s) { s.lr_decay = -1.0; }, "sharing.lr_decay"));
   EXPECT_TRUE(bad([](SharingSpec& s) { s.batch_size = 0; }, "sharing.batch_size"));
   EXPECT_TRUE(bad([](SharingSpec& s) { s.sgd_init_sd = -1.0; }, "sharing.sgd_init_sd"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.sparse_informative = 0; }, "sharing.sparse_informative"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.sparse_nnz_per_row = 0; }, "sharing.sparse_nnz_per_row"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.sparse_flip_probability = 0.6; }, "sharing.sparse_flip_probability"));
   EXPECT_TRUE(bad([](SharingSpec& s) { s.data.source = "gisette"; }, "data.source"));
   EXPECT_TRUE(bad([](SharingSpec& s) { s.data.source = "libsvm"; }, "data.train_path"));
 }

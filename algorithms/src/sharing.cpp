@@ -404,6 +404,11 @@ void SharingSpec::Validate() const {
       throw InputError(std::string("sharing.") + e.what());
     }
   }
+  if (sparse_informative < 1) Bad("sparse_informative", ">= 1", sparse_informative);
+  if (sparse_nnz_per_row < 1) Bad("sparse_nnz_per_row", ">= 1", sparse_nnz_per_row);
+  if (!(sparse_flip_probability >= 0.0 && sparse_flip_probability <= 0.5)) {
+    Bad("sparse_flip_probability", "in [0, 0.5]", sparse_flip_probability);
+  }
   if (algorithm != "admm" && algorithm != "sgd") Bad("algorithm", "admm or sgd", "'" + algorithm + "'");
   if (parties < 1) Bad("parties", ">= 1", parties);
   if (!party_features.empty()) {
@@ -425,6 +430,7 @@ void SharingSpec::Validate() const {
   if (!(z_tolerance > 0.0) || !std::isfinite(z_tolerance)) Bad("z_tolerance", "> 0 and finite", z_tolerance);
   if (z_max_iterations < 1) Bad("z_max_iterations", ">= 1", z_max_iterations);
   if (!(epsilon > 0.0 && epsilon <= 1.0)) Bad("epsilon", "in (0, 1] (001 Theorem 3)", epsilon);
+  if (!(noise_sigma >= 0.0) || !std::isfinite(noise_sigma)) Bad("noise_sigma", ">= 0 and finite", noise_sigma);
   if (!(delta > 0.0 && delta < 1.0)) Bad("delta", "in (0, 1)", delta);
   if (!(delta_prime > 0.0 && delta_prime < 1.0)) Bad("delta_prime", "in (0, 1)", delta_prime);
   if (!(b1 > 0.0) || !std::isfinite(b1)) Bad("b1", "> 0 and finite", b1);
@@ -448,7 +454,9 @@ namespace {
 
 // The data sources of RunSpec (mirrors run.cpp's loader; kept separate so that the consensus
 // code is untouched by this module).
-TrainTest LoadSharingData(const DataSpec& d, std::uint64_t seed) {
+TrainTest LoadSharingData(const SharingSpec& spec) {
+  const DataSpec& d = spec.data;
+  const std::uint64_t seed = spec.seed;
   if (d.source == "adult") {
     AdultData a = LoadAdult(d.train_path, d.test_path);
     return {std::move(a.train), std::move(a.test)};
@@ -463,8 +471,9 @@ TrainTest LoadSharingData(const DataSpec& d, std::uint64_t seed) {
     SparseHighDimOptions o;
     o.rows = d.rows;
     o.dims = d.dims;
-    o.informative = std::min<std::int64_t>(o.informative, d.dims);
-    o.nnz_per_row = std::min<std::int64_t>(o.nnz_per_row, d.dims);
+    o.informative = std::min<std::int64_t>(spec.sparse_informative, d.dims);
+    o.nnz_per_row = std::min<std::int64_t>(spec.sparse_nnz_per_row, d.dims);
+    o.flip_probability = spec.sparse_flip_probability;
     all = GenerateSparseHighDim(o, seed);
   } else if (d.source == "libsvm") {
     all = LoadLibsvm(d.train_path, d.num_features);
@@ -542,7 +551,7 @@ SharingExperiment::SharingExperiment(SharingSpec spec) : impl_(std::make_unique<
   Impl& m = *impl_;
   m.spec = std::move(spec);
   const SharingSpec& s = m.spec;
-  TrainTest data = LoadSharingData(s.data, s.seed);
+  TrainTest data = LoadSharingData(s);
   m.train = std::move(data.train);
   m.test = std::move(data.test);
   SharingInfo& info = m.info;
@@ -590,7 +599,11 @@ SharingExperiment::SharingExperiment(SharingSpec spec) : impl_(std::make_unique<
       if (s.dp) {
         m.noises.push_back(std::make_unique<sharing::GramNoise>(gram));
         const double sens = SharingSensitivity(sizes[p], s.rho, s.lambda, s.c1, M, s.b1);
-        const double sigma = SharingGaussianSigma(s.epsilon, s.delta, sens);
+        const double sigma = s.noise_sigma > 0.0 ? s.noise_sigma
+                                                 : SharingGaussianSigma(s.epsilon, s.delta, sens);
+        info.party_epsilon.push_back(s.noise_sigma > 0.0
+                                         ? SharingEpsilonForSigma(sigma, s.delta, sens)
+                                         : s.epsilon);
         if (!std::isfinite(sigma)) {
           throw InputError("sharing.b1: the noise scale sigma of party " + std::to_string(p + 1) +
                            " overflows (b1 = " + std::to_string(s.b1) + ")");
@@ -607,7 +620,7 @@ SharingExperiment::SharingExperiment(SharingSpec spec) : impl_(std::make_unique<
     }
   }
   if (s.dp) {
-    info.epsilon = s.epsilon;
+    info.epsilon = *std::max_element(info.party_epsilon.begin(), info.party_epsilon.end());
     info.delta = s.delta;
     info.delta_prime = s.delta_prime;
     info.b1 = s.b1;
@@ -617,7 +630,13 @@ SharingExperiment::SharingExperiment(SharingSpec spec) : impl_(std::make_unique<
         "sensitivity of Lemma 1), neighbouring data sets differing in one feature column; over T "
         "iterations (epsilon', T delta + delta')-DP by advanced composition (001 Corollary 1). "
         "Assumes ||x_m||, ||y|| <= b1 (not enforced: compare max_x_norm, y_norm in the trace), "
-        "|R''| <= c1 and rows of D_m with norm <= 1";
+        "|R''| <= c1 and rows of D_m with norm <= 1" +
+        std::string(s.noise_sigma > 0.0
+                        ? "; sigma was set directly (noise_sigma) and epsilon is Theorem 3's value "
+                          "for it" + std::string(info.epsilon > 1.0 ? ", which exceeds Theorem 3's "
+                                                                      "range eps <= 1: no guarantee"
+                                                                    : "")
+                        : "");
   } else {
     info.privacy_guarantee = "none: the algorithm is not private";
   }
@@ -643,9 +662,9 @@ namespace {
 
 // Metrics of the concatenated model [x_1; ...; x_M]. `train_loss` is the coordinator's when it
 // has it (ADMM), else computed here.
-SharingMetrics Measure(const SharingSpec& s, const Dataset& test, double train_loss,
-                       const std::vector<Eigen::VectorXd>& parts, const Eigen::VectorXd& model,
-                       std::int64_t epoch) {
+SharingMetrics Measure(const SharingSpec& s, double epsilon, const Dataset& test,
+                       double train_loss, const std::vector<Eigen::VectorXd>& parts,
+                       const Eigen::VectorXd& model, std::int64_t epoch) {
   SharingMetrics m;
   m.epoch = epoch;
   m.train_loss = train_loss;
@@ -658,9 +677,9 @@ SharingMetrics Measure(const SharingSpec& s, const Dataset& test, double train_l
   m.test_loss = MeanLogLoss(test, model);
   m.test_error = TestError(test, model);
   if (s.dp) {
-    m.epsilon_iteration = s.epsilon;
+    m.epsilon_iteration = epsilon;
     m.delta_iteration = s.delta;
-    m.epsilon_total = SharingTotalEpsilon(s.epsilon, epoch, s.delta_prime);
+    m.epsilon_total = SharingTotalEpsilon(epsilon, epoch, s.delta_prime);
     m.delta_total = SharingTotalDelta(s.delta, epoch, s.delta_prime);
   }
   return m;
@@ -684,7 +703,7 @@ class SharingSink : public runtime::RoundSink {
       model_.segment(info_.party_offsets[p], info_.party_features[p]) = parts.back();
     }
     const auto c = t[0];
-    last_ = Measure(spec_, test_, c[0], parts, model_, round / 2);
+    last_ = Measure(spec_, info_.epsilon, test_, c[0], parts, model_, round / 2);
     const double n = static_cast<double>(info_.train_rows);
     last_.primal_residual = c[1] / std::sqrt(n);
     last_.y_norm = c[2];
@@ -836,7 +855,7 @@ SharingSummary SharingExperiment::RunOn(const std::string& engine, int threads,
         scores += sharing::Times(m.blocks[p], w[p]);
         model.segment(m.info.party_offsets[p], m.info.party_features[p]) = w[p];
       }
-      SharingMetrics x = Measure(s, m.test, sharing::MeanLogLossOfScores(scores, m.train.y), w,
+      SharingMetrics x = Measure(s, 0.0, m.test, sharing::MeanLogLossOfScores(scores, m.train.y), w,
                                  model, epoch);
       x.primal_residual = kNaN;
       x.y_norm = kNaN;

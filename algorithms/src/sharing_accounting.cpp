@@ -40,6 +40,15 @@ double SharingGaussianSigma(double eps, double delta, double sensitivity) {
   return std::sqrt(2.0 * std::log(1.25 / delta)) * sensitivity / eps;
 }
 
+double SharingEpsilonForSigma(double sigma, double delta, double sensitivity) {
+  const char* fn = "SharingEpsilonForSigma";
+  Require(std::isfinite(sigma) && sigma > 0.0, fn, "sigma must be finite and > 0", sigma);
+  Require(delta > 0.0 && delta < 1.0, fn, "delta must be in (0, 1)", delta);
+  Require(std::isfinite(sensitivity) && sensitivity >= 0.0, fn,
+          "sensitivity must be finite and >= 0", sensitivity);
+  return std::sqrt(2.0 * std::log(1.25 / delta)) * sensitivity / sigma;  // Theorem 3 inverted
+}
+
 double SharingTotalEpsilon(double eps, std::int64_t T, double delta_prime) {
   const char* fn = "SharingTotalEpsilon";
   Require(std::isfinite(eps) && eps >= 0.0, fn, "eps must be finite and >= 0", eps);

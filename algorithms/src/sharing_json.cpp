@@ -21,6 +21,9 @@ using OrderedJson = nlohmann::ordered_json;
 // The spec's own fields ("data" is RunSpec's DataSpec and is read through ApplySpecJson).
 template <class Spec, class Visitor>
 void VisitSharingFields(Spec& s, Visitor&& v) {
+  v("sparse_informative", s.sparse_informative);
+  v("sparse_nnz_per_row", s.sparse_nnz_per_row);
+  v("sparse_flip_probability", s.sparse_flip_probability);
   v("algorithm", s.algorithm);
   v("parties", s.parties);
   v("party_features", s.party_features);
@@ -34,6 +37,7 @@ void VisitSharingFields(Spec& s, Visitor&& v) {
   v("z_max_iterations", s.z_max_iterations);
   v("dp", s.dp);
   v("epsilon", s.epsilon);
+  v("noise_sigma", s.noise_sigma);
   v("delta", s.delta);
   v("delta_prime", s.delta_prime);
   v("b1", s.b1);
@@ -220,6 +224,7 @@ std::string SharingSummaryToJson(const SharingSummary& s) {
     p["observed_y_norm"] = Num(s.final.y_norm);
     p["party_sensitivity"] = i.party_sensitivity;
     p["party_sigma"] = i.party_sigma;
+    p["party_epsilon"] = i.party_epsilon;
     p["party_gram_rank"] = i.party_gram_rank;
     info["privacy"] = p;
   }

@@ -42,6 +42,11 @@ struct SharingSpec {
   // (no files needed). data.normalize (default true) scales all rows by one factor so that the
   // largest row norm is 1; then every row of every D_m has norm <= 1 (001 Assumption 2.3).
   DataSpec data = DefaultData();
+  // data.source = "sparse" only: the generator's informative columns (the first ones), nonzeros
+  // per row and label-flip probability (generators.h, SparseHighDimOptions; clamped to dims).
+  std::int64_t sparse_informative = 50;
+  std::int64_t sparse_nnz_per_row = 100;
+  double sparse_flip_probability = 0.05;
   // "admm": ADMM sharing, 001 Algorithm 1 (eqs. (6)-(8)); with dp = true its private version
   //         (16). Runs on the engines: a coordinator (node 0) and M parties on a star.
   // "sgd":  the SGD-based method for distributed features (001's baseline, FDML): a plain
@@ -69,6 +74,10 @@ struct SharingSpec {
   // with sigma_m from Theorem 3 and the sensitivity bound of Lemma 1.
   bool dp = false;
   double epsilon = 1.0;       // per iteration and party, in (0, 1] (Theorem 3)
+  // > 0: use this sigma for every party instead of Theorem 3's (a "noise level", as in 001's
+  // Fig. 1(b)/2(b)); the reported epsilon is then the one Theorem 3 gives for it (max over
+  // parties), which may exceed Theorem 3's range eps <= 1 (said in privacy_guarantee).
+  double noise_sigma = 0.0;
   double delta = 1e-5;        // per iteration and party, in (0, 1)
   double delta_prime = 1e-5;  // Corollary 1's delta', in (0, 1)
   double b1 = 1.0;            // Assumption 2.1: bound on ||x_m|| and ||y|| (assumed, not enforced)
@@ -120,6 +129,7 @@ struct SharingInfo {
   bool dp = false;
   double epsilon = 0.0, delta = 0.0, delta_prime = 0.0, b1 = 0.0, c1 = 0.0;
   std::vector<double> party_sensitivity, party_sigma;
+  std::vector<double> party_epsilon;  // per-iteration epsilon of each party (= epsilon unless noise_sigma)
   std::vector<std::int64_t> party_gram_rank;
   std::string privacy_guarantee;
   SharingBaseline central;  // all features

@@ -22,6 +22,11 @@ double SharingSensitivity(std::int64_t d_m, double rho, double lambda, double c1
 // (eps, delta)-DP, for eps in (0, 1], delta in (0, 1).
 double SharingGaussianSigma(double eps, double delta, double sensitivity);
 
+// Theorem 3 solved for eps: the per-iteration epsilon that a given sigma buys,
+//   eps = sqrt(2 ln(1.25 / delta)) * C / sigma   (sigma > 0). Theorem 3 covers eps <= 1 only;
+// a larger value is reported as computed, with that caveat.
+double SharingEpsilonForSigma(double sigma, double delta, double sensitivity);
+
 // 001 Corollary 1 (advanced composition of Dwork et al.): T iterations that are each
 // (eps, delta)-DP are together (eps', T delta + delta')-DP with
 //   eps' = sqrt(2 T ln(1 / delta')) eps + T eps (e^eps - 1).
