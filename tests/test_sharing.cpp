@@ -377,6 +377,31 @@ TEST(SharingOutcome, NonFiniteShareFailsTheCoordinatorNamingPartyAndRound) {
   EXPECT_NE(r.error.find("round 4"), std::string::npos) << r.error;
 }
 
+TEST(SharingOutcome, AdmmFailureIsDivergedNamingNodeAndRound) {
+  // One Newton step cannot meet a 1e-300 tolerance: the coordinator's z update fails in the
+  // first coordinator round (round 2), on both engines, as an outcome.
+  SharingSpec s = SmallSpec(2);
+  s.z_tolerance = 1e-300;
+  s.z_max_iterations = 1;
+  s.compute_baselines = false;
+  const SharingExperiment e(s);
+  for (const char* engine : {"serial", "tbb"}) {
+    const SharingSummary r = e.RunOn(engine, 2);
+    EXPECT_EQ(r.outcome, RunOutcome::kDiverged) << engine;
+    EXPECT_NE(r.message.find("coordinator (node 0), round 2"), std::string::npos) << r.message;
+    EXPECT_EQ(r.epochs, 0);
+  }
+}
+
+TEST(SharingOutcome, PartiesAreRefusedLabels) {
+  const Dataset data = GenerateTwonorm(20, 1, 4);
+  const sharing::XUpdate xu(sharing::Gram(data), 1.0, 1.0);
+  EXPECT_THROW(sharing::SharingParty(data, xu, nullptr, sharing::PartyParams{}), std::invalid_argument);
+  Dataset features = data;
+  features.y.resize(0);
+  EXPECT_NO_THROW(sharing::SharingParty(features, xu, nullptr, sharing::PartyParams{}));
+}
+
 TEST(SharingOutcome, DivergenceIsAnOutcomeWithNodeAndRound) {
   // A learning rate far too large for SGD overflows the weights: outcome, not exception.
   SharingSpec s = SmallSpec(2);

@@ -235,6 +235,11 @@ SharingParty::SharingParty(const Dataset& block, const XUpdate& xupdate, const G
   if (params_.sigma > 0.0 && noise_ == nullptr) {
     throw std::invalid_argument("SharingParty: sigma > 0 needs a noise sampler");
   }
+  // The privacy boundary of 001's setting: the coordinator holds the labels, a party only its
+  // features.
+  if (block.y.size() != 0) {
+    throw std::invalid_argument("SharingParty: a party's block must not carry labels");
+  }
 }
 
 runtime::StepResult SharingParty::Start(runtime::Outbox& out) {
@@ -536,7 +541,7 @@ struct SharingExperiment::Impl {
   SharingSpec spec;
   SharingInfo info;
   Dataset train, test;
-  std::vector<Dataset> blocks;                       // D_m with labels (labels not given to parties)
+  std::vector<Dataset> blocks;                       // D_m, without labels
   std::vector<std::unique_ptr<sharing::XUpdate>> xupdates;
   std::vector<std::unique_ptr<sharing::GramNoise>> noises;
   Eigen::VectorXd central, local;
@@ -588,6 +593,7 @@ SharingExperiment::SharingExperiment(SharingSpec spec) : impl_(std::make_unique<
   for (int p = 0; p < M; ++p) {
     info.party_offsets.push_back(offset);
     m.blocks.push_back(sharing::ColumnBlock(m.train, offset, sizes[p]));
+    m.blocks.back().y.resize(0);  // parties hold features only; the labels stay with the coordinator
     info.party_max_row_norm.push_back(m.blocks.back().MaxRowNorm());
     offset += sizes[p];
   }
@@ -644,7 +650,7 @@ SharingExperiment::SharingExperiment(SharingSpec spec) : impl_(std::make_unique<
   if (s.compute_baselines) {
     info.central = SolveBaseline(m.train, m.test, s.lambda, m.central);
     const Dataset test_block = sharing::ColumnBlock(m.test, 0, sizes[0]);
-    info.local = SolveBaseline(m.blocks[0], test_block, s.lambda, m.local);
+    info.local = SolveBaseline(sharing::ColumnBlock(m.train, 0, sizes[0]), test_block, s.lambda, m.local);
   }
 }
 

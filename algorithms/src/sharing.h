@@ -110,8 +110,8 @@ struct PartyParams {
 
 class SharingParty : public runtime::NodeProgram {
  public:
-  // `block` (labels ignored), `xupdate` and `noise` must outlive the program; noise may be null
-  // when sigma = 0.
+  // `block` (features only: a block with labels is refused, std::invalid_argument), `xupdate`
+  // and `noise` must outlive the program; noise may be null when sigma = 0.
   SharingParty(const Dataset& block, const XUpdate& xupdate, const GramNoise* noise,
                const PartyParams& params);
 
