@@ -44,7 +44,9 @@ struct SharingSpec {
   DataSpec data = DefaultData();
   // data.source = "sparse" only: the generator's informative columns (the first ones), nonzeros
   // per row and label-flip probability (generators.h, SparseHighDimOptions; clamped to dims).
-  std::int64_t sparse_informative = 50;
+  // Default: every column of the default data informative, so that every party's block carries
+  // signal and sharing beats the local-only model.
+  std::int64_t sparse_informative = 200;
   std::int64_t sparse_nnz_per_row = 100;
   double sparse_flip_probability = 0.05;
   // "admm": ADMM sharing, 001 Algorithm 1 (eqs. (6)-(8)); with dp = true its private version
