@@ -36,6 +36,7 @@
 
 #include "dpadmm/algorithms/accounting.h"
 #include "dpadmm/algorithms/run.h"
+#include "repro_sharing.h"
 
 namespace fs = std::filesystem;
 using dpadmm::AlgorithmSpec;
@@ -830,9 +831,10 @@ void Pp002(const Options& o) {
 int Usage(const char* msg) {
   if (msg != nullptr) std::fprintf(stderr, "error: %s\n", msg);
   std::fprintf(stderr,
-               "usage: dpadmm_repro fig5-003|fig1-003|fig3-004|pp-002|all [--data DIR] [--out DIR]\n"
+               "usage: dpadmm_repro fig5-003|fig1-003|fig3-004|pp-002|fig1-001|fig2-001|fig3-001|all\n"
+               "                    [--data DIR] [--out DIR]\n"
                "                    [--runs N] [--iterations T] [--threads K]\n"
-               "  --data DIR        data directory holding adult/ (default $DPADMM_DATA, else %s)\n"
+               "  --data DIR        data directory holding adult/ and a9a/ (default $DPADMM_DATA, else %s)\n"
                "  --out DIR         output directory (default %s)\n"
                "  --runs N          runs per private setting (default 10; pp-002: 4; fig1-003 is\n"
                "                    deterministic and runs each configuration once)\n"
@@ -871,7 +873,12 @@ int main(int argc, char** argv) {
   }
   if (o.runs < 0 || o.iterations < 0 || o.threads < 0) return Usage("values must be >= 0");
   const std::map<std::string, std::function<void(const Options&)>> figures = {
-      {"fig5-003", Fig5}, {"fig1-003", Fig1}, {"fig3-004", Fig3}, {"pp-002", Pp002}};
+      {"fig5-003", Fig5}, {"fig1-003", Fig1}, {"fig3-004", Fig3}, {"pp-002", Pp002},
+      // 001 (ADMM sharing over distributed features): bench/repro_sharing.cpp; --iterations
+      // sets the epochs, --runs the seeds per noise level of fig3-001.
+      {"fig1-001", [](const Options& x) { dpadmm::repro::Fig1_001({x.data, x.out, x.iterations, x.runs}); }},
+      {"fig2-001", [](const Options& x) { dpadmm::repro::Fig2_001({x.data, x.out, x.iterations, x.runs}); }},
+      {"fig3-001", [](const Options& x) { dpadmm::repro::Fig3_001({x.data, x.out, x.iterations, x.runs}); }}};
   if (cmd != "all" && !figures.contains(cmd)) return Usage(("unknown subcommand " + cmd).c_str());
   try {
     fs::create_directories(o.out);

@@ -1,6 +1,7 @@
 // dpadmm: the command-line front end.
 //
 //   dpadmm run [options]      one experiment; see `dpadmm run --help`
+//   dpadmm sharing [options]  vertically partitioned features (001); cli/sharing_command.h
 //
 // The spec is built in three layers: RunSpec's defaults, then the --config JSON file, then only
 // the flags given on the command line. Per-round metrics go to a trace file (CSV or JSON lines)
@@ -41,6 +42,7 @@
 #include "dpadmm/algorithms/run_spec.h"
 #include "dpadmm/algorithms/spec_json.h"
 #include "dpadmm/runtime/engine.h"
+#include "sharing_command.h"
 
 #ifndef DPADMM_VERSION
 #define DPADMM_VERSION "unknown"
@@ -665,22 +667,31 @@ int Main(int argc, char** argv) {
   run->add_flag("--print-config", o.print_config,
                 "Print the effective spec as JSON and exit (nothing is run)")->group(io);
 
+  SharingCommand sharing(app);  // `dpadmm sharing` (cli/sharing_command.h)
+
   // CLI11 would only say "A subcommand is required" for a misspelt command; name it instead.
-  if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "run") != 0) {
+  if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "run") != 0 &&
+      std::strcmp(argv[1], "sharing") != 0) {
     std::cerr << "dpadmm: error: unknown command '" << argv[1]
-              << "' (available: run; see dpadmm --help)\n";
+              << "' (available: run, sharing; see dpadmm --help)\n";
     return kExitBadInput;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "dpadmm: error: " << e.what() << " (see dpadmm " << (run->parsed() ? "run " : "")
+    std::cerr << "dpadmm: error: " << e.what() << " (see dpadmm "
+              << (run->parsed() ? "run " : sharing.parsed() ? "sharing " : "")
               << "--help)\n";
     return kExitBadInput;
   }
 
   try {
+    if (sharing.parsed()) {
+      CatchStopSignal(SIGINT);
+      CatchStopSignal(SIGTERM);
+      return sharing.Run(&g_stop, started);
+    }
     return Run(flags, o, started);
   } catch (const InputError& e) {
     std::cerr << "dpadmm: error: " << e.what() << '\n';

@@ -1,0 +1,37 @@
+// Privacy accounting of differentially private ADMM sharing (paper 001, section 4; the formulas
+// are restored in ../shared/papers/NOTES.md), as free functions. Invalid arguments throw
+// InputError naming the argument.
+//
+// Assumptions of the bounds (001 Assumption 2), which the caller states as parameters:
+//   b1: bound on the norms of the primal variables x_m and of the dual variable y (2.1);
+//   c1: bound on |R_m''| of the regulariser (2.2; c1 = 1 for R = ||.||^2 / 2);
+//   every row of D_m has l2 norm at most 1 (2.3).
+// Neighbouring data sets differ in one feature column of one party.
+#pragma once
+
+#include <cstdint>
+
+namespace dpadmm {
+
+// 001 Lemma 1: l2 sensitivity of the shared value D_m x_m^{t+1} of party m,
+//   C = 3 / (d_m rho) * [ lambda c1 + (1 + M rho) b1 ],
+// d_m = the party's feature count, M = number of parties.
+double SharingSensitivity(std::int64_t d_m, double rho, double lambda, double c1, int M, double b1);
+
+// 001 Theorem 3: sigma = sqrt(2 ln(1.25 / delta)) * C / eps makes each iteration
+// (eps, delta)-DP, for eps in (0, 1], delta in (0, 1).
+double SharingGaussianSigma(double eps, double delta, double sensitivity);
+
+// Theorem 3 solved for eps: the per-iteration epsilon that a given sigma buys,
+//   eps = sqrt(2 ln(1.25 / delta)) * C / sigma   (sigma > 0). Theorem 3 covers eps <= 1 only;
+// a larger value is reported as computed, with that caveat.
+double SharingEpsilonForSigma(double sigma, double delta, double sensitivity);
+
+// 001 Corollary 1 (advanced composition of Dwork et al.): T iterations that are each
+// (eps, delta)-DP are together (eps', T delta + delta')-DP with
+//   eps' = sqrt(2 T ln(1 / delta')) eps + T eps (e^eps - 1).
+// T >= 0; both return 0 for T = 0 (nothing was released).
+double SharingTotalEpsilon(double eps, std::int64_t T, double delta_prime);
+double SharingTotalDelta(double delta, std::int64_t T, double delta_prime);
+
+}  // namespace dpadmm

@@ -1,0 +1,522 @@
+// ADMM sharing over distributed features (001): numerics against independent references,
+// the noise of (16) (statistical), the privacy bounds against hand-computed values, engine
+// determinism, outcomes and bad input. Generated data only.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <Eigen/QR>
+#include <gtest/gtest.h>
+
+#include "dpadmm/algorithms/error.h"
+#include "dpadmm/algorithms/generators.h"
+#include "dpadmm/algorithms/loss.h"
+#include "dpadmm/algorithms/random.h"
+#include "dpadmm/algorithms/sharing.h"
+#include "dpadmm/algorithms/sharing_accounting.h"
+#include "sharing.h"
+#include "test_helpers.h"
+
+namespace dpadmm {
+namespace {
+
+using test::ThrowsInputError;
+
+// Small generated problems: dense twonorm (20 features) and sparse high-dimensional data.
+SharingSpec SmallSpec(int parties) {
+  SharingSpec s;
+  s.data.source = "twonorm";
+  s.data.rows = 500;
+  s.data.dims = 20;
+  s.parties = parties;
+  s.lambda = 1e-2;
+  s.rho = 0.01;  // ~ 1/N for N = 350 training rows (see SharingSpec::rho)
+  s.engine = "serial";
+  return s;
+}
+
+class Recorder : public SharingObserver {
+ public:
+  void OnEpoch(const SharingMetrics& m) override { rows.push_back(m); }
+  std::vector<SharingMetrics> rows;
+};
+
+// --- Convergence to the centralized optimum ---------------------------------------------------
+
+class SharingOptimum : public ::testing::TestWithParam<int> {};
+
+TEST_P(SharingOptimum, NoiseFreeAdmmReachesTheCentralizedOptimum) {
+  // The centralized optimum F* of the same objective, mean log loss + lambda ||f||^2 / 2, comes
+  // from the Newton solver on all features (info.central). ADMM sharing must reach it to 1e-6
+  // relative in the objective; the model must agree to 1e-4 relative (the objective is
+  // quadratic near the optimum, so 1e-6 in F corresponds to about 1e-3 in f at worst; we ask
+  // more and get it).
+  SharingSpec s = SmallSpec(GetParam());
+  s.epochs = 300;
+  const SharingExperiment e(s);
+  const SharingSummary r = e.Run();
+  ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
+  const double fstar = e.info().central.objective;
+  EXPECT_LE(std::abs(r.final.objective - fstar), 1e-6 * fstar)
+      << "objective " << r.final.objective << " vs optimum " << fstar;
+  EXPECT_LE((r.model - e.central_model()).norm(), 1e-4 * e.central_model().norm());
+  EXPECT_LT(r.final.primal_residual, 1e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(SharingParties, SharingOptimum, ::testing::Values(2, 3, 5));
+
+TEST(SharingOptimumSparse, UnevenBlocksOfSparseData) {
+  SharingSpec s;
+  s.data.source = "sparse";
+  s.data.rows = 600;
+  s.data.dims = 60;
+  s.parties = 3;
+  s.party_features = {30, 20, 10};
+  s.lambda = 1e-2;
+  s.rho = 0.01;
+  s.epochs = 400;
+  s.engine = "serial";
+  const SharingExperiment e(s);
+  const SharingSummary r = e.Run();
+  ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
+  const double fstar = e.info().central.objective;
+  EXPECT_LE(std::abs(r.final.objective - fstar), 1e-6 * fstar);
+}
+
+// --- x update (6): closed form against a generic least-squares solve ---------------------------
+
+void CheckXUpdate(const Dataset& block) {
+  const double lambda = 0.3, rho = 1.7;
+  const std::int64_t n = block.rows(), d = block.cols();
+  Stream rng(11, 0, 0, Purpose::kInitialState);
+  Eigen::VectorXd y(n), c(n);
+  for (std::int64_t k = 0; k < n; ++k) {
+    y[k] = rng.Normal();
+    c[k] = rng.Normal();
+  }
+  // Closed form: (lambda I + rho D^T D) x = -D^T (y + rho c).
+  const sharing::XUpdate xu(sharing::Gram(block), lambda, rho);
+  Eigen::VectorXd x;
+  xu.Solve(sharing::TransposeTimes(block, -(y + rho * c)), x);
+  // Generic: lambda ||x||^2/2 + <y, Dx> + rho/2 ||Dx + c||^2 = rho/2 ||Dx + c + y/rho||^2 +
+  // lambda/2 ||x||^2 + const, i.e. the stacked least-squares problem
+  //   min || [sqrt(rho) D; sqrt(lambda) I] x - [-sqrt(rho) (c + y/rho); 0] ||,
+  // solved by column-pivoted QR on the dense matrix.
+  Eigen::MatrixXd dense = VisitRows(block, [](const auto& m) -> Eigen::MatrixXd { return Eigen::MatrixXd(m); });
+  Eigen::MatrixXd a(n + d, d);
+  a << std::sqrt(rho) * dense, std::sqrt(lambda) * Eigen::MatrixXd::Identity(d, d);
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(n + d);
+  b.head(n) = -std::sqrt(rho) * (c + y / rho);
+  const Eigen::VectorXd ref = a.colPivHouseholderQr().solve(b);
+  EXPECT_LE((x - ref).norm(), 1e-10 * std::max(1.0, ref.norm()));
+}
+
+TEST(SharingXUpdate, ClosedFormMatchesGenericSolveDense) {
+  const Dataset data = GenerateTwonorm(80, 3, 12);
+  CheckXUpdate(sharing::ColumnBlock(data, 4, 6));
+}
+
+TEST(SharingXUpdate, ClosedFormMatchesGenericSolveSparse) {
+  SparseHighDimOptions o;
+  o.rows = 150;
+  o.dims = 40;
+  o.informative = 10;
+  o.nnz_per_row = 8;
+  const Dataset data = GenerateSparseHighDim(o, 5);
+  CheckXUpdate(sharing::ColumnBlock(data, 10, 25));
+}
+
+TEST(SharingXUpdate, ColumnBlockAndGramAgreeWithDenseAlgebra) {
+  SparseHighDimOptions o;
+  o.rows = 50;
+  o.dims = 30;
+  o.informative = 5;
+  o.nnz_per_row = 6;
+  const Dataset data = GenerateSparseHighDim(o, 9);
+  const Eigen::MatrixXd full = Eigen::MatrixXd(std::get<SparseRows>(data.x));
+  const Dataset block = sharing::ColumnBlock(data, 7, 11);
+  const Eigen::MatrixXd b = Eigen::MatrixXd(std::get<SparseRows>(block.x));
+  EXPECT_EQ(b, full.middleCols(7, 11));
+  EXPECT_LE((sharing::Gram(block) - b.transpose() * b).norm(), 1e-12 * (b.transpose() * b).norm());
+}
+
+// --- z update (7), per sample ------------------------------------------------------------------
+
+TEST(SharingZUpdate, EverySampleSolvesItsScalarProblem) {
+  // phi_n(z) = (1/N) log(1 + exp(-a_n z)) - y_n z + (rho/2) (s_n - z)^2. Reference: plain
+  // bisection on phi_n' over a wide bracket, 200 halvings, written independently here.
+  const int n = 9;
+  const double rho = 0.05;
+  Eigen::VectorXd s(n), y(n), labels(n);
+  s << 0.0, 1.0, -2.0, 30.0, -30.0, 0.5, 1e-3, 4.0, -0.7;
+  y << 0.0, 0.01, -0.02, 0.1, 0.0, -0.3, 0.05, 0.0, 0.2;
+  labels << 1, -1, 1, -1, 1, 1, -1, -1, 1;
+  Eigen::VectorXd z;
+  const sharing::ZUpdateReport r = sharing::UpdateZ(s, y, labels, rho, 1e-14, 60, z);
+  ASSERT_TRUE(r.converged);
+  const Loss logistic;
+  for (int k = 0; k < n; ++k) {
+    const auto dphi = [&](double v) {
+      return labels[k] * logistic.D1(labels[k] * v) / n - y[k] + rho * (v - s[k]);
+    };
+    double lo = -1e3, hi = 1e3;
+    for (int it = 0; it < 200; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (dphi(mid) > 0.0 ? hi : lo) = mid;
+    }
+    EXPECT_NEAR(z[k], 0.5 * (lo + hi), 1e-11 * std::max(1.0, std::abs(z[k]))) << "sample " << k;
+    EXPECT_LE(std::abs(dphi(z[k])), 1e-12);
+  }
+  EXPECT_LE(r.iterations, 10);  // Newton from the bracket's centre: a handful of steps
+}
+
+TEST(SharingZUpdate, ReportsNonConvergence) {
+  Eigen::VectorXd s = Eigen::VectorXd::Constant(3, 0.3), y = Eigen::VectorXd::Zero(3);
+  Eigen::VectorXd labels = Eigen::VectorXd::Ones(3);
+  Eigen::VectorXd z;
+  // One Newton step cannot reach a 1e-300 step tolerance.
+  const sharing::ZUpdateReport r = sharing::UpdateZ(s, y, labels, 1e-3, 1e-300, 1, z);
+  EXPECT_FALSE(r.converged);
+  EXPECT_GE(r.worst_sample, 0);
+}
+
+// --- Noise of (16): covariance sigma^2 (D^T D)^{-1} ----------------------------------------
+
+TEST(SharingNoise, CovarianceIsSigmaSquaredTimesInverseGram) {
+  // G = D^T D for a fixed 40 x 3 dense block; xi ~ N(0, sigma^2 G^{-1}). With G = L L^T
+  // (computed here independently by Eigen's LLT), w = L^T xi / sigma must be N(0, I_3).
+  // n = 40,000 draws (fixed seeds): each sample-covariance entry of w has standard deviation
+  // sqrt(2/n) = 0.0071 (diagonal) or sqrt(1/n) = 0.0050 (off-diagonal), each mean 0.0050.
+  // Threshold 5.5 standard deviations per statistic: two-sided false-positive rate 3.8e-8 each,
+  // under 1e-6 for the 9 statistics together.
+  const Dataset data = GenerateTwonorm(40, 21, 3);
+  const Eigen::MatrixXd gram = sharing::Gram(data);
+  const sharing::GramNoise noise(gram);
+  ASSERT_FALSE(noise.uses_pseudo_inverse());
+  ASSERT_EQ(noise.rank(), 3);
+  const double sigma = 2.5;
+  const Eigen::MatrixXd lt = Eigen::LLT<Eigen::MatrixXd>(gram).matrixU();
+  const int n = 40000;
+  Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d cov = Eigen::Matrix3d::Zero();
+  Eigen::VectorXd xi(3);
+  for (int k = 0; k < n; ++k) {
+    Stream stream(77, 1, static_cast<std::uint64_t>(k), Purpose::kNoise);
+    noise.Draw(stream, sigma, xi);
+    const Eigen::Vector3d w = lt * xi / sigma;
+    mean += w;
+    cov += w * w.transpose();
+  }
+  mean /= n;
+  cov /= n;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_LE(std::abs(mean[i]), 5.5 * std::sqrt(1.0 / n)) << i;
+    for (int j = 0; j < 3; ++j) {
+      const double target = i == j ? 1.0 : 0.0, sd = std::sqrt((i == j ? 2.0 : 1.0) / n);
+      EXPECT_LE(std::abs(cov(i, j) - target), 5.5 * sd) << i << "," << j;
+    }
+  }
+}
+
+TEST(SharingNoise, SingularGramUsesThePseudoInverse) {
+  // Column 2 = column 0 + column 1 (as one-hot blocks do): G is singular. The noise must lie in
+  // the row space of D (no component along the null vector (1, 1, -1)), and the shared value
+  // D xi must have variance sigma^2 along any unit direction u of the column space of D
+  // (covariance sigma^2 P). n = 40,000 draws of u^T D xi / sigma: sample variance has sd
+  // sqrt(2/n) = 0.0071 around 1; threshold 5.5 sd (false-positive rate 3.8e-8).
+  Eigen::MatrixXd d(30, 3);
+  Stream rng(5, 0, 0, Purpose::kGenerateData);
+  for (int r = 0; r < 30; ++r) {
+    d(r, 0) = rng.Normal();
+    d(r, 1) = rng.Normal();
+    d(r, 2) = d(r, 0) + d(r, 1);
+  }
+  const sharing::GramNoise noise(d.transpose() * d);
+  ASSERT_TRUE(noise.uses_pseudo_inverse());
+  EXPECT_EQ(noise.rank(), 2);
+  const Eigen::VectorXd u = (d.col(0) - 0.3 * d.col(1)).normalized();
+  const Eigen::Vector3d null_vector = Eigen::Vector3d(1, 1, -1).normalized();
+  const double sigma = 0.7;
+  const int n = 40000;
+  double var = 0.0;
+  Eigen::VectorXd xi(3);
+  for (int k = 0; k < n; ++k) {
+    Stream stream(78, 2, static_cast<std::uint64_t>(k), Purpose::kNoise);
+    noise.Draw(stream, sigma, xi);
+    ASSERT_LE(std::abs(null_vector.dot(xi)), 1e-9 * xi.norm());
+    const double v = u.dot(d * xi) / sigma;
+    var += v * v;
+  }
+  var /= n;
+  EXPECT_LE(std::abs(var - 1.0), 5.5 * std::sqrt(2.0 / n));
+}
+
+// --- Privacy bounds (001 Lemma 1, Theorem 3, Corollary 1) against hand-computed values -------
+
+TEST(SharingAccounting, Lemma1Sensitivity) {
+  // d_m = 66, rho = 1, lambda = 1e-4, c1 = 1, M = 2, b1 = 1:
+  //   3 / (66 * 1) * (1e-4 * 1 + (1 + 2 * 1) * 1) = 9.0003 / 66 = 30001 / 220000 = 0.13636818...
+  EXPECT_NEAR(SharingSensitivity(66, 1.0, 1e-4, 1.0, 2, 1.0), 30001.0 / 220000.0, 1e-15);
+  // d_m = 2000, rho = 0.5, lambda = 0.01, c1 = 1, M = 3, b1 = 2:
+  //   3 / 1000 * (0.01 + 2.5 * 2) = 0.003 * 5.01 = 0.01503
+  EXPECT_NEAR(SharingSensitivity(2000, 0.5, 0.01, 1.0, 3, 2.0), 0.01503, 1e-16);
+}
+
+TEST(SharingAccounting, Theorem3Sigma) {
+  // ln(1.25 / 1e-5) = ln(125000) = 11.736069016284439; sqrt(2 * that) = 4.844805262605389;
+  // sigma = 4.844805262605389 * 0.13636818181818 / 0.5 = 1.3213545698493114.
+  EXPECT_NEAR(SharingGaussianSigma(0.5, 1e-5, 30001.0 / 220000.0), 1.3213545698493114, 1e-13);
+  EXPECT_DOUBLE_EQ(SharingGaussianSigma(1.0, 0.5, 0.0), 0.0);
+  EXPECT_TRUE(ThrowsInputError([] { SharingGaussianSigma(1.5, 1e-5, 1.0); }, {"eps", "(0, 1]"}));
+  EXPECT_TRUE(ThrowsInputError([] { SharingGaussianSigma(0.5, 0.0, 1.0); }, {"delta"}));
+}
+
+TEST(SharingAccounting, Corollary1AdvancedComposition) {
+  // eps = 0.1, T = 50, delta' = 1e-5: sqrt(2 * 50 * ln(1e5)) = sqrt(1151.2925464970229)
+  //   = 33.93070212207556; * 0.1 = 3.393070212207556; T eps (e^eps - 1) = 5 * 0.10517091807564763
+  //   = 0.5258545903782381; total 3.918924802585794. delta: 50 * 1e-5 + 1e-5 = 5.1e-4.
+  EXPECT_NEAR(SharingTotalEpsilon(0.1, 50, 1e-5), 3.918924802585794, 1e-13);
+  EXPECT_NEAR(SharingTotalDelta(1e-5, 50, 1e-5), 5.1e-4, 1e-18);
+  EXPECT_EQ(SharingTotalEpsilon(0.1, 0, 1e-5), 0.0);
+  // Theorem 3 inverted: sigma = 1.3213545698493114 buys eps = 0.5 back.
+  EXPECT_NEAR(SharingEpsilonForSigma(1.3213545698493114, 1e-5, 30001.0 / 220000.0), 0.5, 1e-14);
+  EXPECT_TRUE(ThrowsInputError([] { SharingTotalEpsilon(0.1, -1, 1e-5); }, {"T"}));
+  EXPECT_TRUE(ThrowsInputError([] { SharingSensitivity(0, 1.0, 1.0, 1.0, 2, 1.0); }, {"d_m"}));
+  EXPECT_TRUE(ThrowsInputError([] { SharingSensitivity(5, 0.0, 1.0, 1.0, 2, 1.0); }, {"rho"}));
+}
+
+TEST(SharingAccounting, RunReportsPerIterationAndTotalPrivacy) {
+  SharingSpec s = SmallSpec(2);
+  s.dp = true;
+  s.epsilon = 0.5;
+  s.epochs = 3;
+  const SharingExperiment e(s);
+  Recorder rec;
+  const SharingSummary r = e.Run(&rec);
+  ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
+  ASSERT_EQ(rec.rows.size(), 4u);
+  // d_m = 10 for both parties, rho = 0.01, lambda = 0.01, c1 = 1, M = 2, b1 = 1:
+  //   C = 3 / (10 * 0.01) * (0.01 + (1 + 2 * 0.01) * 1) = 30 * 1.03 = 30.9,
+  //   sigma = sqrt(2 ln(1.25/1e-5)) * 30.9 / 0.5 = 4.844805262605389 * 61.8.
+  const double sens = 30.9;
+  ASSERT_EQ(e.info().party_sigma.size(), 2u);
+  EXPECT_NEAR(e.info().party_sensitivity[0], sens, 1e-13);
+  EXPECT_NEAR(e.info().party_sigma[1], 4.844805262605389 * 61.8, 1e-11);
+  EXPECT_EQ(rec.rows[0].epsilon_total, 0.0);
+  EXPECT_EQ(rec.rows[3].epsilon_iteration, 0.5);
+  EXPECT_DOUBLE_EQ(rec.rows[3].epsilon_total, SharingTotalEpsilon(0.5, 3, 1e-5));
+  EXPECT_DOUBLE_EQ(rec.rows[3].delta_total, 3 * 1e-5 + 1e-5);
+}
+
+// --- Engines --------------------------------------------------------------------------------
+
+TEST(SharingEngines, SerialAndTbbGiveIdenticalBits) {
+  SharingSpec s = SmallSpec(3);
+  s.dp = true;  // noise included: the streams are keyed by (seed, node, round)
+  s.epsilon = 0.8;
+  s.epochs = 8;
+  s.compute_baselines = false;
+  const SharingExperiment e(s);
+  Recorder a, b, c;
+  const SharingSummary ra = e.RunOn("serial", 0, &a);
+  const SharingSummary rb = e.RunOn("tbb", 2, &b);
+  const SharingSummary rc = e.RunOn("tbb", 4, &c);
+  ASSERT_EQ(a.rows.size(), 9u);
+  ASSERT_EQ(b.rows.size(), a.rows.size());
+  ASSERT_EQ(c.rows.size(), a.rows.size());
+  for (std::size_t k = 0; k < a.rows.size(); ++k) {
+    for (const auto* other : {&b, &c}) {
+      EXPECT_EQ(a.rows[k].objective, other->rows[k].objective) << k;
+      EXPECT_EQ(a.rows[k].test_loss, other->rows[k].test_loss) << k;
+      EXPECT_EQ(a.rows[k].primal_residual, other->rows[k].primal_residual) << k;
+    }
+  }
+  ASSERT_EQ(ra.model.size(), rb.model.size());
+  for (Eigen::Index k = 0; k < ra.model.size(); ++k) {
+    EXPECT_EQ(ra.model[k], rb.model[k]);
+    EXPECT_EQ(ra.model[k], rc.model[k]);
+  }
+  // The noise does change the result (else this test could not fail on a noise mix-up).
+  SharingSpec quiet = s;
+  quiet.dp = false;
+  EXPECT_NE(SharingExperiment(quiet).Run().model, ra.model);
+}
+
+// --- Outcomes ---------------------------------------------------------------------------------
+
+TEST(SharingOutcome, CancelledBeforeTheFirstRound) {
+  SharingSpec s = SmallSpec(2);
+  s.compute_baselines = false;
+  runtime::StopToken stop;
+  stop.RequestStop();
+  const SharingSummary r = RunSharing(s, nullptr, &stop);
+  EXPECT_EQ(r.outcome, RunOutcome::kCancelled);
+  s.algorithm = "sgd";
+  EXPECT_EQ(RunSharing(s, nullptr, &stop).outcome, RunOutcome::kCancelled);
+}
+
+TEST(SharingOutcome, NonFiniteShareFailsTheCoordinatorNamingPartyAndRound) {
+  sharing::CoordinatorParams p;
+  p.parties = 2;
+  Eigen::VectorXd labels(3);
+  labels << 1, -1, 1;
+  sharing::SharingCoordinator c(labels, p);
+  runtime::Outbox out(6);
+  ASSERT_TRUE(c.Start(out).ok);
+  const std::vector<double> good = {0.1, 0.2, 0.3};
+  const std::vector<double> bad = {0.1, std::numeric_limits<double>::quiet_NaN(), 0.3};
+  runtime::Inbox in(2);
+  in.Set(0, good);
+  in.Set(1, bad);
+  const runtime::StepResult r = c.Step(4, in, out);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("party 2"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("round 4"), std::string::npos) << r.error;
+}
+
+TEST(SharingOutcome, AdmmFailureIsDivergedNamingNodeAndRound) {
+  // One Newton step cannot meet a 1e-300 tolerance: the coordinator's z update fails in the
+  // first coordinator round (round 2), on both engines, as an outcome.
+  SharingSpec s = SmallSpec(2);
+  s.z_tolerance = 1e-300;
+  s.z_max_iterations = 1;
+  s.compute_baselines = false;
+  const SharingExperiment e(s);
+  for (const char* engine : {"serial", "tbb"}) {
+    const SharingSummary r = e.RunOn(engine, 2);
+    EXPECT_EQ(r.outcome, RunOutcome::kDiverged) << engine;
+    EXPECT_NE(r.message.find("coordinator (node 0), round 2"), std::string::npos) << r.message;
+    EXPECT_EQ(r.epochs, 0);
+  }
+}
+
+TEST(SharingOutcome, PartiesAreRefusedLabels) {
+  const Dataset data = GenerateTwonorm(20, 1, 4);
+  const sharing::XUpdate xu(sharing::Gram(data), 1.0, 1.0);
+  EXPECT_THROW(sharing::SharingParty(data, xu, nullptr, sharing::PartyParams{}), std::invalid_argument);
+  Dataset features = data;
+  features.y.resize(0);
+  EXPECT_NO_THROW(sharing::SharingParty(features, xu, nullptr, sharing::PartyParams{}));
+}
+
+TEST(SharingOutcome, DivergenceIsAnOutcomeWithNodeAndRound) {
+  // A learning rate far too large for SGD overflows the weights: outcome, not exception.
+  SharingSpec s = SmallSpec(2);
+  s.algorithm = "sgd";
+  s.learning_rate = 1e306;
+  s.epochs = 5;
+  s.compute_baselines = false;
+  const SharingSummary r = RunSharing(s);
+  EXPECT_EQ(r.outcome, RunOutcome::kDiverged);
+  EXPECT_NE(r.message.find("party"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("epoch"), std::string::npos) << r.message;
+}
+
+// --- SGD baseline -----------------------------------------------------------------------------
+
+TEST(SharingSgd, ApproachesTheOptimumAndIsReproducible) {
+  SharingSpec s = SmallSpec(2);
+  s.algorithm = "sgd";
+  s.epochs = 40;
+  s.learning_rate = 1.0;
+  s.batch_size = 16;
+  s.lr_decay = 0.2;
+  const SharingExperiment e(s);
+  const SharingSummary r = e.Run();
+  ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
+  const double fstar = e.info().central.objective;
+  EXPECT_GE(r.final.objective, fstar - 1e-12);
+  EXPECT_LE(r.final.objective - fstar, 2e-3 * fstar);
+  EXPECT_EQ(e.Run().model, r.model);
+}
+
+// --- Bad input ----------------------------------------------------------------------------------
+
+TEST(SharingSpecValidate, DefaultsValidateAndRun) {
+  SharingSpec s;
+  EXPECT_NO_THROW(s.Validate());
+  s.epochs = 2;
+  s.engine = "serial";
+  EXPECT_EQ(RunSharing(s).outcome, RunOutcome::kCompleted);
+}
+
+TEST(SharingSpecValidate, EachFieldHasItsError) {
+  const auto bad = [](auto&& change, const std::string& field) {
+    SharingSpec s;
+    change(s);
+    return ThrowsInputError([&] { s.Validate(); }, {field});
+  };
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.algorithm = "lbfgs"; }, "sharing.algorithm"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.parties = 0; }, "sharing.parties"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.party_features = {3}; }, "sharing.party_features"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.party_features = {3, 0}; }, "sharing.party_features[1]"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.lambda = 0.0; }, "sharing.lambda"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.rho = -1.0; }, "sharing.rho"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.epochs = -1; }, "sharing.epochs"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.engine = "mpi"; }, "sharing.engine"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.threads = -2; }, "sharing.threads"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.z_tolerance = 0.0; }, "sharing.z_tolerance"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.z_max_iterations = 0; }, "sharing.z_max_iterations"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.epsilon = 2.0; }, "sharing.epsilon"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.delta = 1.0; }, "sharing.delta"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.noise_sigma = -1.0; }, "sharing.noise_sigma"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.delta_prime = 0.0; }, "sharing.delta_prime"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.b1 = 0.0; }, "sharing.b1"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.c1 = -1.0; }, "sharing.c1"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.algorithm = "sgd"; s.dp = true; }, "sharing.dp"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.learning_rate = 0.0; }, "sharing.learning_rate"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.lr_decay = -1.0; }, "sharing.lr_decay"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.batch_size = 0; }, "sharing.batch_size"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.sgd_init_sd = -1.0; }, "sharing.sgd_init_sd"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.sparse_informative = 0; }, "sharing.sparse_informative"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.sparse_nnz_per_row = 0; }, "sharing.sparse_nnz_per_row"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.sparse_flip_probability = 0.6; }, "sharing.sparse_flip_probability"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.data.source = "gisette"; }, "data.source"));
+  EXPECT_TRUE(bad([](SharingSpec& s) { s.data.source = "libsvm"; }, "data.train_path"));
+}
+
+TEST(SharingSpecValidate, FeatureCountsMustMatchTheData) {
+  SharingSpec s = SmallSpec(2);
+  s.party_features = {12, 9};
+  EXPECT_TRUE(ThrowsInputError([&] { SharingExperiment e(s); }, {"party_features", "21", "20"}));
+  s.party_features.clear();
+  s.parties = 25;
+  EXPECT_TRUE(ThrowsInputError([&] { SharingExperiment e(s); }, {"parties", "25"}));
+  s = SmallSpec(2);
+  s.data.source = "libsvm";
+  s.data.train_path = "/nonexistent/a9a";
+  EXPECT_TRUE(ThrowsInputError([&] { SharingExperiment e(s); }, {"/nonexistent/a9a"}));
+}
+
+TEST(SharingSpecJson, AppliesFieldsAndRejectsUnknownOnes) {
+  SharingSpec s;
+  ApplySharingSpecJson(R"({"parties": 3, "party_features": [1, 2, 3], "dp": true,
+                           "epsilon": 0.25, "data": {"source": "twonorm", "rows": 99}})",
+                       "x.json", s);
+  EXPECT_EQ(s.parties, 3);
+  EXPECT_EQ(s.party_features, (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_TRUE(s.dp);
+  EXPECT_EQ(s.epsilon, 0.25);
+  EXPECT_EQ(s.data.source, "twonorm");
+  EXPECT_EQ(s.data.rows, 99);
+  // Round trip.
+  SharingSpec t;
+  ApplySharingSpecJson(SharingSpecToJson(s), "round-trip", t);
+  EXPECT_EQ(SharingSpecToJson(t), SharingSpecToJson(s));
+  const SharingSpec before = s;
+  EXPECT_TRUE(ThrowsInputError([&] { ApplySharingSpecJson(R"({"rhoo": 1})", "x.json", s); },
+                               {"x.json", "unknown field 'rhoo'"}));
+  EXPECT_TRUE(ThrowsInputError([&] { ApplySharingSpecJson(R"({"rho": "big"})", "x.json", s); },
+                               {"x.json", "rho must be a number"}));
+  EXPECT_TRUE(ThrowsInputError([&] { ApplySharingSpecJson(R"({"data": {"rowz": 3}})", "x.json", s); },
+                               {"x.json", "rowz"}));
+  EXPECT_TRUE(ThrowsInputError([&] { ApplySharingSpecJson("{\"rho\": ", "x.json", s); },
+                               {"x.json", "syntax"}));
+  EXPECT_EQ(SharingSpecToJson(s), SharingSpecToJson(before));  // unchanged on error
+}
+
+}  // namespace
+}  // namespace dpadmm
