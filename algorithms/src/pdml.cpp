@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dpadmm/algorithms/error.h"
+#include "dpadmm/algorithms/portable_math.h"
 #include "dpadmm/algorithms/noise.h"
 #include "dpadmm/algorithms/pdml.h"
 #include "dpadmm/algorithms/random.h"
@@ -56,17 +57,17 @@ void LabelPrivacySpec::Validate(const std::string& prefix) const {
 double KeepProbability(double eps) {
   if (eps == 0.0) return 1.0;
   // e^eps / (1 + e^eps) = 1 / (1 + e^-eps), no overflow for large eps.
-  return 1.0 / (1.0 + std::exp(-eps));
+  return 1.0 / (1.0 + math::Exp(-eps));
 }
 
 double RandomizationProbability(double eps) {
   if (eps == 0.0) return 0.0;
-  return 1.0 / (1.0 + std::exp(eps));  // eq. (13)
+  return 1.0 / (1.0 + math::Exp(eps));  // eq. (13)
 }
 
 double DebiasWeight(double eps) {
   if (eps == 0.0) return 0.0;
-  return 1.0 / std::expm1(eps);  // 1 / (e^eps - 1), exact near 0 and 0 beyond overflow
+  return 1.0 / math::Expm1(eps);  // 1 / (e^eps - 1), exact near 0 and 0 beyond overflow
 }
 
 double RandomizedResponse(double y, double eps, Stream& stream) {
@@ -128,14 +129,14 @@ void DrawUniformBall(Stream& stream, double R, Eigen::Ref<Eigen::VectorXd> out) 
   if (!(R >= 0.0) || !std::isfinite(R)) Bad("DrawUniformBall: R", ">= 0 and finite", R);
   // Draw order: the radius, then the direction. P(||x|| <= r) = (r / R)^d for the uniform
   // distribution on the ball, so ||x|| = R U^(1/d).
-  const double radius = R * std::pow(stream.UniformOpen(), 1.0 / static_cast<double>(out.size()));
+  const double radius = R * math::Pow(stream.UniformOpen(), 1.0 / static_cast<double>(out.size()));
   DrawUnitDirection(stream, out);
   out *= radius;
 }
 
 double PrimalNoiseStd(double V, double decay, std::int64_t t) {
   if (t < 1 || V == 0.0) return 0.0;
-  return V * std::pow(decay, 0.5 * static_cast<double>(t - 1));
+  return V * math::Pow(decay, 0.5 * static_cast<double>(t - 1));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "dpadmm/algorithms/error.h"
+#include "dpadmm/algorithms/portable_math.h"
 
 namespace dpadmm {
 namespace {
@@ -37,7 +38,7 @@ double SharingGaussianSigma(double eps, double delta, double sensitivity) {
   Require(std::isfinite(sensitivity) && sensitivity >= 0.0, fn,
           "sensitivity must be finite and >= 0", sensitivity);
   // 001 Theorem 3.
-  return std::sqrt(2.0 * std::log(1.25 / delta)) * sensitivity / eps;
+  return std::sqrt(2.0 * math::Log(1.25 / delta)) * sensitivity / eps;
 }
 
 double SharingEpsilonForSigma(double sigma, double delta, double sensitivity) {
@@ -46,7 +47,7 @@ double SharingEpsilonForSigma(double sigma, double delta, double sensitivity) {
   Require(delta > 0.0 && delta < 1.0, fn, "delta must be in (0, 1)", delta);
   Require(std::isfinite(sensitivity) && sensitivity >= 0.0, fn,
           "sensitivity must be finite and >= 0", sensitivity);
-  return std::sqrt(2.0 * std::log(1.25 / delta)) * sensitivity / sigma;  // Theorem 3 inverted
+  return std::sqrt(2.0 * math::Log(1.25 / delta)) * sensitivity / sigma;  // Theorem 3 inverted
 }
 
 double SharingTotalEpsilon(double eps, std::int64_t T, double delta_prime) {
@@ -57,7 +58,7 @@ double SharingTotalEpsilon(double eps, std::int64_t T, double delta_prime) {
   if (T == 0) return 0.0;
   const double t = static_cast<double>(T);
   // 001 Corollary 1, eq. (17).
-  return std::sqrt(2.0 * t * std::log(1.0 / delta_prime)) * eps + t * eps * std::expm1(eps);
+  return std::sqrt(2.0 * t * math::Log(1.0 / delta_prime)) * eps + t * eps * math::Expm1(eps);
 }
 
 double SharingTotalDelta(double delta, std::int64_t T, double delta_prime) {
