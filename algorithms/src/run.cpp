@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "consensus_admm.h"
+#include "data_source.h"
 #include "pdml.h"
 #include "dpadmm/algorithms/accounting.h"
 #include "dpadmm/algorithms/error.h"
@@ -21,59 +22,6 @@ namespace dpadmm {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-TrainTest LoadData(const DataSpec& d, std::uint64_t seed) {
-  if (d.source == "adult") {
-    AdultData a = LoadAdult(d.train_path, d.test_path);
-    return {std::move(a.train), std::move(a.test)};
-  }
-  Dataset all;
-  Dataset test;
-  bool has_test = false;
-  if (d.source == "twonorm") {
-    all = GenerateTwonorm(d.rows, seed, d.dims);
-  } else if (d.source == "ringnorm") {
-    all = GenerateRingnorm(d.rows, seed, d.dims);
-  } else if (d.source == "sparse") {
-    SparseHighDimOptions o;
-    o.rows = d.rows;
-    o.dims = d.dims;
-    o.informative = std::min<std::int64_t>(o.informative, d.dims);
-    o.nnz_per_row = std::min<std::int64_t>(o.nnz_per_row, d.dims);
-    all = GenerateSparseHighDim(o, seed);
-  } else if (d.source == "libsvm") {
-    all = LoadLibsvm(d.train_path, d.num_features);
-    if (!d.test_path.empty()) {
-      test = LoadLibsvm(d.test_path, d.num_features > 0 ? d.num_features : 0);
-      has_test = true;
-    }
-  } else if (d.source == "csv") {
-    all = LoadCsv(d.train_path, d.label_column, d.delimiter, d.has_header);
-    if (!d.test_path.empty()) {
-      test = LoadCsv(d.test_path, d.label_column, d.delimiter, d.has_header);
-      has_test = true;
-    }
-  } else if (d.source == "asc") {
-    all = LoadAsc(d.train_path, d.train_labels_path);
-    if (!d.test_path.empty()) {
-      test = LoadAsc(d.test_path, d.test_labels_path);
-      has_test = true;
-    }
-  } else {
-    throw InputError("data.source: unknown source '" + d.source + "'");
-  }
-  if (!has_test) return SplitTrainTest(all, d.test_fraction, seed);
-  // A test file may have fewer columns than the training file (LIBSVM); never more.
-  if (test.cols() > all.cols()) {
-    if (d.source != "libsvm") {
-      throw InputError(d.test_path + ": test data has " + std::to_string(test.cols()) +
-                       " columns but training data has " + std::to_string(all.cols()));
-    }
-    all.Resize(test.cols());
-  }
-  test.Resize(all.cols());
-  return {std::move(all), std::move(test)};
-}
 
 Graph BuildGraph(const GraphSpec& g, std::uint64_t seed) {
   if (g.topology == "ring") return MakeRing(g.nodes);
@@ -329,7 +277,7 @@ Experiment::Experiment(RunSpec spec) : impl_(std::make_unique<Impl>()) {
   m.spec = std::move(spec);
   const RunSpec& s = m.spec;
 
-  TrainTest data = LoadData(s.data, s.seed);
+  TrainTest data = LoadDataSource(s.data, s.seed, SparseHighDimOptions{}, "data.source");
   m.train = std::move(data.train);
   m.test = std::move(data.test);
   if (s.data.add_bias) {

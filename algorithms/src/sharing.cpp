@@ -2,6 +2,8 @@
 // centralized / local baselines and the experiment that ties them together.
 #include "sharing.h"
 
+#include "data_source.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -457,62 +459,6 @@ double MeanLogLoss(const Dataset& data, const Eigen::VectorXd& f) {
 
 namespace {
 
-// The data sources of RunSpec (mirrors run.cpp's loader; kept separate so that the consensus
-// code is untouched by this module).
-TrainTest LoadSharingData(const SharingSpec& spec) {
-  const DataSpec& d = spec.data;
-  const std::uint64_t seed = spec.seed;
-  if (d.source == "adult") {
-    AdultData a = LoadAdult(d.train_path, d.test_path);
-    return {std::move(a.train), std::move(a.test)};
-  }
-  Dataset all, test;
-  bool has_test = false;
-  if (d.source == "twonorm") {
-    all = GenerateTwonorm(d.rows, seed, d.dims);
-  } else if (d.source == "ringnorm") {
-    all = GenerateRingnorm(d.rows, seed, d.dims);
-  } else if (d.source == "sparse") {
-    SparseHighDimOptions o;
-    o.rows = d.rows;
-    o.dims = d.dims;
-    o.informative = std::min<std::int64_t>(spec.sparse_informative, d.dims);
-    o.nnz_per_row = std::min<std::int64_t>(spec.sparse_nnz_per_row, d.dims);
-    o.flip_probability = spec.sparse_flip_probability;
-    all = GenerateSparseHighDim(o, seed);
-  } else if (d.source == "libsvm") {
-    all = LoadLibsvm(d.train_path, d.num_features);
-    if (!d.test_path.empty()) {
-      test = LoadLibsvm(d.test_path, d.num_features);
-      has_test = true;
-    }
-  } else if (d.source == "csv") {
-    all = LoadCsv(d.train_path, d.label_column, d.delimiter, d.has_header);
-    if (!d.test_path.empty()) {
-      test = LoadCsv(d.test_path, d.label_column, d.delimiter, d.has_header);
-      has_test = true;
-    }
-  } else if (d.source == "asc") {
-    all = LoadAsc(d.train_path, d.train_labels_path);
-    if (!d.test_path.empty()) {
-      test = LoadAsc(d.test_path, d.test_labels_path);
-      has_test = true;
-    }
-  } else {
-    throw InputError("sharing.data.source: unknown source '" + d.source + "'");
-  }
-  if (!has_test) return SplitTrainTest(all, d.test_fraction, seed);
-  if (test.cols() > all.cols()) {
-    if (d.source != "libsvm") {
-      throw InputError(d.test_path + ": test data has " + std::to_string(test.cols()) +
-                       " columns but training data has " + std::to_string(all.cols()));
-    }
-    all.Resize(test.cols());
-  }
-  test.Resize(all.cols());
-  return {std::move(all), std::move(test)};
-}
-
 SharingBaseline SolveBaseline(const Dataset& train, const Dataset& test, double lambda,
                               Eigen::VectorXd& f) {
   // min (1/N) sum_n L(y_n x_n^T f) + (lambda/2) ||f||^2: LocalSolver with w_n = 1/N, a = lambda.
@@ -556,7 +502,11 @@ SharingExperiment::SharingExperiment(SharingSpec spec) : impl_(std::make_unique<
   Impl& m = *impl_;
   m.spec = std::move(spec);
   const SharingSpec& s = m.spec;
-  TrainTest data = LoadSharingData(s);
+  SparseHighDimOptions sparse;
+  sparse.informative = s.sparse_informative;
+  sparse.nnz_per_row = s.sparse_nnz_per_row;
+  sparse.flip_probability = s.sparse_flip_probability;
+  TrainTest data = LoadDataSource(s.data, s.seed, sparse, "sharing.data.source");
   m.train = std::move(data.train);
   m.test = std::move(data.test);
   SharingInfo& info = m.info;
