@@ -23,6 +23,7 @@ const CHARTS: ChartDef[] = [
   { title: 'Training loss L(t)', value: (m) => m.train_loss, log: true, unit: '' },
   { title: 'Test error (%)', value: (m) => (m.test_error === null ? null : 100 * m.test_error), log: false, unit: '%' },
   { title: 'Privacy spent (total loss)', value: (m) => m.privacy_loss, log: false, unit: '' },
+  { title: 'Consensus gap max ||f_i − f_j||', value: (m) => m.consensus_gap, log: true, unit: '' },
 ];
 
 export class Charts {
@@ -34,12 +35,16 @@ export class Charts {
     new ResizeObserver(() => this.resize()).observe(host);
   }
 
+  /** Two charts per row (one on narrow screens); see #charts in style.css. */
   private width(): number {
-    return Math.max(260, Math.floor(this.host.clientWidth / (this.host.clientWidth > 900 ? 3 : 1)) - 16);
+    const inner = this.host.clientWidth - 16;
+    const two = inner >= 640;
+    this.host.style.gridTemplateColumns = two ? '1fr 1fr' : '1fr';
+    return Math.max(240, Math.floor(two ? (inner - 12) / 2 : inner));
   }
 
   private resize() {
-    for (const p of this.plots) p.setSize({ width: this.width(), height: 220 });
+    for (const p of this.plots) p.setSize({ width: this.width(), height: 210 });
   }
 
   /** Redraws at the next animation frame (many rounds may arrive per frame). */
@@ -83,7 +88,7 @@ export class Charts {
       const opts: uPlot.Options = {
         title: def.title,
         width: this.width(),
-        height: 220,
+        height: 210,
         scales: { x: { time: false }, y: def.log ? { distr: 3 } : {} },
         axes: [
           { label: 'round' },
@@ -102,7 +107,7 @@ export class Charts {
         legend: { show: true },
         cursor: { drag: { x: true, y: false } },
       };
-      return new uPlot(opts, [[]], box);
+      return new uPlot(opts, [[], ...shown.map(() => [])] as uPlot.AlignedData, box);
     });
   }
 }

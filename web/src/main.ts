@@ -229,10 +229,14 @@ function start(paused: boolean) {
   }
   showError('');
   $('outcome').textContent = '';
+  for (const key of ['round', 'accuracy', 'privacy', 'gap']) {
+    $(key).textContent = '–';
+    delete $(key).dataset.value;
+  }
   const id = nextId++;
   const colour = COLOURS[(id - 1) % COLOURS.length];
   current = {
-    id, label: `#${id} ${describe(config)}`, colour, rounds: [], visible: true,
+    id, label: `#${id} ${config.algorithm}`, colour, rounds: [], visible: true,
     config: structuredClone(config), csv: [], outcome: 'running',
   };
   runs.push(current);
@@ -346,7 +350,7 @@ function renderRuns() {
     const text = document.createElement('span');
     const last = r.rounds[r.rounds.length - 1];
     const acc = last && last.test_error !== null ? `, accuracy ${(100 * (1 - last.test_error)).toFixed(2)} %` : '';
-    text.textContent = `${r.label} — ${r.outcome}${acc}`;
+    text.textContent = `#${r.id} ${describe(r.config)} — ${r.outcome}${acc}`;
     const link = document.createElement('a');
     link.href = `?${toQuery(r.config)}`;
     link.textContent = 'link';
