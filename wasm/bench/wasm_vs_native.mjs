@@ -67,7 +67,7 @@ for (const [name, spec] of Object.entries(CASES)) {
 rmSync(work, { recursive: true, force: true });
 
 const f = (x) => x.toFixed(3);
-console.log(`wasm (node ${process.version}, -O3 -msimd128, serial engine) vs native (Release, serial engine); ${reps} repetitions, medians in seconds`);
+console.log(`wasm (node ${process.version}, -O3 -msimd128 -msse2, serial engine) vs native (Release, serial engine); ${reps} repetitions, medians in seconds`);
 console.log('case | native run | wasm run | ratio | native total | wasm total | ratio');
 for (const { name, wasm, native } of rows) {
   const nr = median(native.run), wr = median(wasm.run), nt = median(native.total), wt = median(wasm.total);
