@@ -63,7 +63,9 @@ TEST(CharconvCompat, ParsesLikeStdFromChars) {
     const auto rb = fb::FromCharsDouble(t.data(), t.data() + t.size(), b);
     EXPECT_EQ(ra.ec, rb.ec) << t;
     EXPECT_EQ(ra.ptr, rb.ptr) << t;
-    if (!std::isnan(a)) EXPECT_EQ(std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b)) << t;
+    if (!std::isnan(a)) {
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b)) << t;
+    }
   }
   // Rejected like std::from_chars: nothing numeric at the start, '+', leading space, hex.
   for (const std::string t : {"", "abc", "+1", " 1", "e5", "-"}) {
