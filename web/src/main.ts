@@ -302,6 +302,7 @@ function onWorkerMessage(m: FromWorker) {
       runs = runs.filter((r) => r !== current);
       showError(m.message);
       finishRun();
+      $('state').textContent = 'error';
       break;
   }
 }
