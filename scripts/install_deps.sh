@@ -5,12 +5,17 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev googletest
           libbenchmark-dev libtbb-dev libeigen3-dev librandom123-dev libcli11-dev
-          nlohmann-json3-dev gnuplot-nox)
+          nlohmann-json3-dev gnuplot-nox
+          emscripten chromium)  # browser demo: wasm build and its end-to-end test
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# node and npm (the front-end's build): Debian's only when none is installed, so that a newer
+# node already on the machine (Vite needs >= 20.19) is never replaced.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

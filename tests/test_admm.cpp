@@ -3,6 +3,7 @@
 // for bit whatever the thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -201,4 +202,31 @@ TEST(Admm, AnUnsolvedCentralizedOptimumIsANoteNotAnError) {
   EXPECT_TRUE(std::isfinite(s.final.distance_to_optimum));
   // A solved optimum has no note.
   EXPECT_TRUE(dpadmm::Experiment(SmallTwonorm("ring")).info().optimum_note.empty());
+}
+
+// node_distance[i] = ||f_i - mean f||: bounded by the consensus gap (the mean lies in the convex
+// hull of the f_j, so ||f_i - mean|| <= max_j ||f_i - f_j||) and at least half of it (triangle
+// inequality through the mean); it shrinks as the nodes agree.
+TEST(Admm, NodeDistanceToConsensusMatchesTheGap) {
+  RunSpec spec = SmallTwonorm("ring");
+  spec.algorithm.random_start = true;
+  spec.iterations = 60;
+  Recorder rec;
+  dpadmm::RunExperiment(spec, &rec);
+  ASSERT_EQ(rec.rounds.size(), 61u);
+  for (const RoundMetrics& m : rec.rounds) {
+    ASSERT_EQ(m.node_distance.size(), 6u);
+    double largest = 0.0;
+    for (double d : m.node_distance) {
+      EXPECT_GE(d, 0.0);
+      EXPECT_LE(d, m.consensus_gap * (1 + 1e-12));
+      largest = std::max(largest, d);
+    }
+    EXPECT_GE(largest * 2 * (1 + 1e-12), m.consensus_gap);
+  }
+  const auto& first = rec.rounds.front().node_distance;
+  const auto& last = rec.rounds.back().node_distance;
+  EXPECT_GT(*std::max_element(first.begin(), first.end()), 0.1);
+  EXPECT_LT(*std::max_element(last.begin(), last.end()),
+            1e-3 * *std::max_element(first.begin(), first.end()));
 }

@@ -42,6 +42,11 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Cholesky factorisation works on tiles, so that Solve() never allocates (for dense rows up to
 // 8192 columns; beyond that a single-row chunk already exceeds the limit).
 constexpr Index kStackDoubles = 8192;
+// At most this many rows per rank update: Eigen splits a product's depth into blocks sized from
+// the CPU's L1 cache (at least 248 for an L1 of 16 KiB or more), which would make the summation
+// order, and the last bits of the Hessian, depend on the machine. Below that bound every
+// machine (and the WebAssembly build) sums in the same order.
+constexpr Index kMaxChunkRows = 128;
 // Tile size of the Cholesky factorisation: 64 x 64 tiles, 4096 doubles per packed operand.
 constexpr Index kTile = 64;
 // The margins are updated incrementally (m += t X~ p). After this many such steps the state is
@@ -288,7 +293,7 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
   if (use_cholesky) {
     factor.setZero(d, d);
     if (!sparse && d > 0) {
-      chunk.setZero(std::max<Index>(1, std::min<Index>(n, kStackDoubles / d)), d);
+      chunk.setZero(std::max<Index>(1, std::min<Index>({n, kStackDoubles / d, kMaxChunkRows})), d);
     }
   }
 }

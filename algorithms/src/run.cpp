@@ -186,6 +186,8 @@ class MetricsSink : public runtime::RoundSink {
     m.train_loss /= nodes_;
     mean_ /= nodes_;
     m.test_error = test_.rows() > 0 ? TestError(test_, mean_) : kNaN;
+    m.node_distance.resize(nodes_);
+    for (int i = 0; i < nodes_; ++i) m.node_distance[i] = (Model(i) - mean_).norm();
     for (int i = 0; i < nodes_; ++i) {
       for (int j = i + 1; j < nodes_; ++j) {
         m.consensus_gap = std::max(m.consensus_gap, (Model(i) - Model(j)).norm());

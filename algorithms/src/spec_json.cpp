@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "charconv_compat.h"
 #include "dpadmm/algorithms/error.h"
 
 namespace dpadmm {
@@ -331,7 +332,7 @@ void AppendNumber(std::string& out, double v) {
     return;
   }
   char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  const auto r = ::dpadmm::detail::ToCharsShortest(buf, buf + sizeof(buf), v);
   out.append(buf, r.ptr);
 }
 void AppendNumber(std::string& out, std::int64_t v) { out += std::to_string(v); }

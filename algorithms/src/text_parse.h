@@ -13,6 +13,7 @@
 #include <system_error>
 #include <vector>
 
+#include "charconv_compat.h"
 #include "dpadmm/algorithms/error.h"
 
 namespace dpadmm::internal {
@@ -111,7 +112,8 @@ inline double ParseFiniteDouble(std::string_view token, const std::string& path,
                                 const char* what) {
   const std::string_view digits = StripPlus(token);
   double value = 0.0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  const auto [end, ec] =
+      ::dpadmm::detail::FromCharsDouble(digits.data(), digits.data() + digits.size(), value);
   if (ec == std::errc::result_out_of_range) {
     ThrowAt(path, line, std::string(what) + " " + Quote(token) + " is out of the double range");
   }

@@ -41,6 +41,9 @@ struct RoundMetrics {
   double privacy_round = 0.0;           // max_i of what round t added
   std::vector<double> node_privacy;     // per node: accumulated privacy loss up to round t
   std::vector<double> node_noise;       // per node: noise parameter drawn in round t (0: none)
+  // Per node: ||f_i(t) - mean_j f_j(t)||_2, how far node i is from consensus (the browser demo
+  // colours nodes by it). Not part of the CSV/JSON trace formats.
+  std::vector<double> node_distance;
 };
 
 // What the run is about, known before round 0.

@@ -1,0 +1,106 @@
+// The one table that drives the algorithm picker, its parameter forms, the spec sent to the
+// engine and the shareable URL. Adding an algorithm of the library = adding one entry here.
+
+export interface ParamDef {
+  /** Field of the spec's "algorithm" object (and the URL key). */
+  key: string;
+  label: string;
+  /** One line for someone who has never heard of ADMM. */
+  help: string;
+  min?: number;
+  max?: number;
+  step?: number;
+  privacy?: boolean;
+}
+
+export interface AlgorithmDef {
+  name: string;
+  title: string;
+  summary: string;
+  private: boolean;
+  /** Parameters shown for this algorithm, with its own sensible defaults. */
+  params: Record<string, number>;
+}
+
+export const PARAMS: Record<string, ParamDef> = {
+  eta: {
+    key: 'eta', label: 'penalty η', min: 1e-4, step: 0.1,
+    help: 'How strongly neighbours are pulled towards each other each round (M-ADMM: θ, the first penalty).',
+  },
+  C: {
+    key: 'C', label: 'loss weight C', min: 1e-4, step: 50,
+    help: 'Weight of the training loss against the regulariser in the objective.',
+  },
+  rho: {
+    key: 'rho', label: 'regulariser ρ', min: 1e-6, step: 0.01,
+    help: 'Weight of ||f||²/2: keeps the classifier small (and bounds the sensitivity for privacy).',
+  },
+  alpha: {
+    key: 'alpha', label: 'privacy α per round', min: 0, step: 0.1, privacy: true,
+    help: 'Each node\'s privacy cost per round (ε-DP of one release): smaller = more noise, more privacy; 0 = no noise.',
+  },
+  q2: {
+    key: 'q2', label: 'α growth q2', min: 1, step: 0.01, privacy: true,
+    help: 'α(t) = α·q2^(t−1): q2 > 1 adds less noise in later rounds, spending more privacy when the nodes nearly agree.',
+  },
+  q1: {
+    key: 'q1', label: 'penalty growth q1', min: 1, step: 0.01, privacy: true,
+    help: 'η(t) grows as q1^t: a growing penalty damps the noise, so each round leaks less about any one record.',
+  },
+  gamma: {
+    key: 'gamma', label: 'recycling γ', min: 0, step: 0.1,
+    help: 'R-ADMM/MR-ADMM: weight of the extra term in the even (recycled, data-free) rounds.',
+  },
+  dual_step: {
+    key: 'dual_step', label: 'dual step', min: 0, step: 0.1,
+    help: 'M-ADMM: step of the dual update (0 = the first penalty η(1)).',
+  },
+  privacy_budget: {
+    key: 'privacy_budget', label: 'privacy budget', min: 0, step: 1, privacy: true,
+    help: 'Stop before the round that would take the total privacy loss above this (0 = no limit).',
+  },
+};
+
+const COMMON = { C: 1750, rho: 0.22 };
+
+export const ALGORITHMS: AlgorithmDef[] = [
+  {
+    name: 'admm', title: 'ADMM (not private)', private: false,
+    summary: 'Decentralized consensus ADMM: each node solves a local problem and averages with its neighbours.',
+    params: { eta: 0.5, ...COMMON },
+  },
+  {
+    name: 'dvp', title: 'DVP: dual variable perturbation', private: true,
+    summary: 'Private ADMM that adds noise to each node\'s dual variable before its local update (004, Alg. 2).',
+    params: { eta: 10, alpha: 0.5, q2: 1, privacy_budget: 0, ...COMMON },
+  },
+  {
+    name: 'pvp', title: 'PVP: primal variable perturbation', private: true,
+    summary: 'Each node solves its update exactly and releases it with added noise.',
+    params: { eta: 10, alpha: 0.5, q2: 1, privacy_budget: 0, ...COMMON },
+  },
+  {
+    name: 'madmm', title: 'M-ADMM: growing private penalties', private: true,
+    summary: 'Penalty perturbation with a penalty that grows every round, so the noise matters less and less (002).',
+    params: { eta: 1, q1: 1.04, alpha: 4, q2: 1.04, dual_step: 0, privacy_budget: 0, ...COMMON },
+  },
+  {
+    name: 'radmm', title: 'R-ADMM: recycled ADMM (not private)', private: false,
+    summary: 'Every second round reuses the last local result instead of touching the data (003, Alg. 1).',
+    params: { eta: 1, gamma: 0.5, ...COMMON },
+  },
+  {
+    name: 'mradmm', title: 'MR-ADMM: modified recycled ADMM (not private)', private: false,
+    summary: 'Recycled ADMM with a penalty that grows in the data rounds (003, Alg. 2).',
+    params: { eta: 1, q1: 1.04, gamma: 0.5, ...COMMON },
+  },
+  {
+    name: 'private_mradmm', title: 'Private MR-ADMM', private: true,
+    summary: 'MR-ADMM with objective perturbation: only the data rounds spend privacy (003, Alg. 3).',
+    params: { eta: 1, q1: 1.04, gamma: 0.5, alpha: 1, q2: 1, privacy_budget: 0, ...COMMON },
+  },
+];
+
+export function algorithmByName(name: string): AlgorithmDef {
+  return ALGORITHMS.find((a) => a.name === name) ?? ALGORITHMS[0];
+}

@@ -1,0 +1,478 @@
+// The page: a form that builds a run configuration, the controls, the graph, the charts and the
+// list of runs. The engine runs in a Web Worker (worker.ts); this thread never computes.
+import { ALGORITHMS, algorithmByName, PARAMS } from './algorithms';
+import { Charts, formatNumber, type Trace } from './charts';
+import {
+  defaultConfig, DEFAULT_DIMS, describe, edgeRange, fromQuery, storedFileName, toQuery, toSpec,
+  type RunConfig,
+} from './config';
+import { GraphView } from './graph';
+import {
+  CTRL_DELAY, CTRL_STATE, CTRL_STEPS, PAUSED, RUNNING, STOPPING,
+  type FromWorker, type GraphShape, type RoundMetrics, type ToWorker, type UploadedFile,
+} from './protocol';
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const input = (id: string) => $<HTMLInputElement>(id);
+const select = (id: string) => $<HTMLSelectElement>(id);
+
+const COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
+const MAX_RUNS = 8;
+
+// Pause and step need a SharedArrayBuffer, i.e. a cross-origin isolated page (COOP + COEP).
+const canPause = typeof SharedArrayBuffer !== 'undefined' && globalThis.crossOriginIsolated === true;
+
+type Phase = 'loading' | 'idle' | 'running' | 'paused' | 'stopping' | 'finished';
+
+interface RunRecord extends Trace {
+  config: RunConfig;
+  csv: string[];
+  outcome: string;
+}
+
+let config: RunConfig = defaultConfig();
+let uploaded: UploadedFile | null = null;
+let worker: Worker;
+let csvHeader = '';
+let phase: Phase = 'loading';
+let control: Int32Array | null = null;
+let runs: RunRecord[] = [];
+let current: RunRecord | null = null;
+let nextId = 1;
+let pendingAutoRun = false;
+
+const charts = new Charts($('charts'));
+const graph = new GraphView($('graph') as unknown as SVGSVGElement);
+let graphRows: number[] = [];
+
+// ---------------------------------------------------------------------------------------------
+// Form <-> configuration
+
+function fillAlgorithmPicker() {
+  const sel = select('algorithm');
+  for (const a of ALGORITHMS) {
+    const o = document.createElement('option');
+    o.value = a.name;
+    o.textContent = a.title;
+    sel.append(o);
+  }
+}
+
+function renderParams() {
+  const algorithm = algorithmByName(config.algorithm);
+  $('algorithm-summary').textContent = algorithm.summary;
+  const host = $('params');
+  host.replaceChildren();
+  for (const key of Object.keys(algorithm.params)) {
+    const def = PARAMS[key];
+    const wrap = document.createElement('div');
+    wrap.className = def.privacy ? 'param privacy' : 'param';
+    const label = document.createElement('label');
+    label.textContent = def.label + ' ';
+    const field = document.createElement('input');
+    field.type = 'number';
+    field.id = `param-${key}`;
+    field.dataset.key = key;
+    if (def.min !== undefined) field.min = String(def.min);
+    if (def.max !== undefined) field.max = String(def.max);
+    field.step = String(def.step ?? 'any');
+    field.value = String(config.params[key] ?? algorithm.params[key]);
+    field.addEventListener('input', () => {
+      const v = Number(field.value);
+      if (field.value.trim() !== '' && Number.isFinite(v)) config.params[key] = v;
+    });
+    label.append(field);
+    const help = document.createElement('span');
+    help.className = 'help';
+    help.textContent = def.help;
+    wrap.append(label, help);
+    host.append(wrap);
+  }
+}
+
+function showConfig() {
+  select('dataset').value = config.dataset;
+  input('rows').value = String(config.rows);
+  input('dims').value = String(config.dims);
+  select('file-format').value = config.fileFormat;
+  input('csv-header').checked = config.csvHeader;
+  select('topology').value = config.topology;
+  input('nodes').value = String(config.nodes);
+  input('edges').value = String(config.edges);
+  select('algorithm').value = config.algorithm;
+  select('loss').value = config.loss;
+  input('iterations').value = String(config.iterations);
+  input('seed').value = String(config.seed);
+  renderParams();
+  syncVisibility();
+}
+
+function syncVisibility() {
+  $('generated-options').hidden = config.dataset === 'file';
+  $('file-options').hidden = config.dataset !== 'file';
+  $('edges-label').hidden = config.topology !== 'random';
+  const [lo, hi] = edgeRange(config.nodes);
+  input('edges').min = String(lo);
+  input('edges').max = String(hi);
+}
+
+function numberField(id: string, apply: (v: number) => void) {
+  input(id).addEventListener('input', () => {
+    const field = input(id);
+    const v = Number(field.value);
+    if (field.value.trim() !== '' && Number.isFinite(v)) apply(v);
+    syncVisibility();
+  });
+}
+
+function wireForm() {
+  select('dataset').addEventListener('change', () => {
+    config.dataset = select('dataset').value as RunConfig['dataset'];
+    if (config.dataset !== 'file') {
+      config.dims = DEFAULT_DIMS[config.dataset];
+      input('dims').value = String(config.dims);
+    }
+    syncVisibility();
+  });
+  numberField('rows', (v) => (config.rows = Math.round(v)));
+  numberField('dims', (v) => (config.dims = Math.round(v)));
+  numberField('nodes', (v) => {
+    config.nodes = Math.round(v);
+    const [lo, hi] = edgeRange(config.nodes);
+    if (config.edges < lo || config.edges > hi) {
+      config.edges = Math.min(hi, lo + Math.floor(config.nodes / 3));
+      input('edges').value = String(config.edges);
+    }
+  });
+  numberField('edges', (v) => (config.edges = Math.round(v)));
+  numberField('iterations', (v) => (config.iterations = Math.round(v)));
+  numberField('seed', (v) => (config.seed = Math.round(v)));
+  select('topology').addEventListener('change', () => {
+    config.topology = select('topology').value as RunConfig['topology'];
+    syncVisibility();
+  });
+  select('algorithm').addEventListener('change', () => {
+    config.algorithm = select('algorithm').value;
+    config.params = { ...algorithmByName(config.algorithm).params };
+    renderParams();
+  });
+  select('loss').addEventListener('change', () => (config.loss = select('loss').value as RunConfig['loss']));
+  select('file-format').addEventListener('change', () => {
+    config.fileFormat = select('file-format').value as RunConfig['fileFormat'];
+  });
+  input('csv-header').addEventListener('change', () => (config.csvHeader = input('csv-header').checked));
+  input('file').addEventListener('change', async () => {
+    const file = input('file').files?.[0];
+    if (!file) return;
+    uploaded = { name: storedFileName(file.name), text: await file.text() };
+    config.fileName = file.name;
+    if (/\.csv$/i.test(file.name)) {
+      config.fileFormat = 'csv';
+      select('file-format').value = 'csv';
+    } else if (/\.(libsvm|svm)$/i.test(file.name)) {
+      config.fileFormat = 'libsvm';
+      select('file-format').value = 'libsvm';
+    }
+    $('file-status').textContent = `${file.name}: ${(file.size / 1024).toFixed(1)} KB, read locally.`;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worker and controls
+
+function setPhase(p: Phase) {
+  phase = p;
+  const state = $('state');
+  state.dataset.state = p;
+  state.textContent = {
+    loading: 'loading the engine…', idle: 'ready', running: 'running', paused: 'paused',
+    stopping: 'stopping…', finished: 'finished',
+  }[p];
+  const busy = p === 'running' || p === 'paused' || p === 'stopping';
+  $<HTMLButtonElement>('run').disabled = p === 'loading' || p === 'running' || p === 'stopping';
+  $<HTMLButtonElement>('run').textContent = p === 'paused' ? '▶ Resume' : '▶ Run';
+  $<HTMLButtonElement>('pause').disabled = !canPause || p !== 'running';
+  $<HTMLButtonElement>('step').disabled = !canPause || p === 'loading' || p === 'running' || p === 'stopping';
+  $<HTMLButtonElement>('stop').disabled = !busy || p === 'stopping';
+  $<HTMLButtonElement>('reset').disabled = p === 'loading';
+  $<HTMLButtonElement>('download').disabled = !current || current.csv.length === 0;
+  for (const el of $('settings').querySelectorAll('input, select')) {
+    (el as HTMLInputElement).disabled = busy;
+  }
+}
+
+function newWorker() {
+  worker?.terminate();
+  worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+  worker.onmessage = (e: MessageEvent<FromWorker>) => onWorkerMessage(e.data);
+  worker.onerror = (e) => showError(`the engine's worker failed: ${e.message}`);
+}
+
+function showError(message: string) {
+  const box = $('error');
+  box.textContent = message;
+  box.hidden = message === '';
+}
+
+function writeDelay() {
+  const ms = Number(input('delay').value);
+  $('delay-value').textContent = `${ms} ms`;
+  if (control) Atomics.store(control, CTRL_DELAY, ms);
+}
+
+function start(paused: boolean) {
+  if (config.dataset === 'file' && (!uploaded || storedFileName(config.fileName) !== uploaded.name)) {
+    showError(config.fileName
+      ? `This run used the file "${config.fileName}": choose it under Data to run it again.`
+      : 'Choose a LIBSVM or CSV file under Data first.');
+    return;
+  }
+  showError('');
+  $('outcome').textContent = '';
+  for (const key of ['round', 'accuracy', 'privacy', 'gap']) {
+    $(key).textContent = '–';
+    delete $(key).dataset.value;
+  }
+  const id = nextId++;
+  const colour = COLOURS[(id - 1) % COLOURS.length];
+  current = {
+    id, label: `#${id} ${config.algorithm}`, colour, rounds: [], visible: true,
+    config: structuredClone(config), csv: [], outcome: 'running',
+  };
+  runs.push(current);
+  while (runs.length > MAX_RUNS) runs.shift();
+  history.replaceState(null, '', `?${toQuery(config)}`);
+  let buffer: SharedArrayBuffer | null = null;
+  if (canPause) {
+    buffer = new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT);
+    control = new Int32Array(buffer);
+    Atomics.store(control, CTRL_STATE, paused ? PAUSED : RUNNING);
+    writeDelay();
+  } else {
+    control = null;
+  }
+  const message: ToWorker = {
+    type: 'start', id, spec: toSpec(config), files: config.dataset === 'file' && uploaded ? [uploaded] : [],
+    control: buffer,
+  };
+  worker.postMessage(message);
+  setPhase(paused ? 'paused' : 'running');
+  renderRuns();
+  charts.render(runs);
+}
+
+function onWorkerMessage(m: FromWorker) {
+  if (m.type === 'ready') {
+    csvHeader = m.csvHeader;
+    setPhase('idle');
+    if (pendingAutoRun) {
+      pendingAutoRun = false;
+      start(false);
+    }
+    return;
+  }
+  if (!current || m.id !== current.id) {
+    if (m.type === 'error' && m.id === -1) showError(m.message);
+    return; // a message from a run that was already abandoned
+  }
+  switch (m.type) {
+    case 'started':
+      graphRows = m.graph.rows_per_node;
+      $('info').dataset.spec = m.specJson; // the effective spec, for `dpadmm run --config`
+      drawGraph(m.graph);
+      $('info').textContent =
+        `${m.info.dataset}: ${m.info.train_rows} training rows on ${m.info.nodes} nodes ` +
+        `(${m.info.edges} edges), ${m.info.test_rows} test rows, ${m.info.features} features. ` +
+        `Privacy: ${m.info.privacy_guarantee}.`;
+      break;
+    case 'round':
+      current.rounds.push(m.metrics);
+      current.csv.push(m.csv);
+      showRound(m.metrics);
+      charts.schedule(runs);
+      if (phase === 'paused') $('state').textContent = `paused after round ${m.metrics.round}`;
+      break;
+    case 'done':
+      current.outcome = m.summary.outcome;
+      $('outcome').textContent = `Run #${current.id}: ${m.summary.outcome} — ${m.summary.message}.`;
+      finishRun();
+      break;
+    case 'error':
+      current.outcome = 'error';
+      runs = runs.filter((r) => r !== current);
+      showError(m.message);
+      finishRun();
+      $('state').textContent = 'error';
+      break;
+  }
+}
+
+function finishRun() {
+  control = null;
+  setPhase('finished');
+  $('state').dataset.outcome = current?.outcome ?? '';
+  renderRuns();
+  charts.render(runs);
+}
+
+function drawGraph(g: GraphShape) {
+  graph.draw(g, config.topology);
+}
+
+function showRound(m: RoundMetrics) {
+  $('round').textContent = `${m.round} / ${current?.config.iterations ?? '?'}`;
+  const acc = $('accuracy');
+  if (m.test_error !== null) {
+    acc.textContent = `${(100 * (1 - m.test_error)).toFixed(2)} %`;
+    acc.dataset.value = String(1 - m.test_error);
+  }
+  $('privacy').textContent = m.privacy_loss > 0 ? formatNumber(m.privacy_loss) : 'none';
+  $('gap').textContent = formatNumber(m.consensus_gap);
+  $('round').dataset.value = String(m.round);
+  graph.update(m.node_distance, graphRows);
+}
+
+function renderRuns() {
+  const list = $('runs');
+  list.replaceChildren();
+  for (const r of [...runs].reverse()) {
+    const li = document.createElement('li');
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.checked = r.visible;
+    box.title = 'show in the charts';
+    box.addEventListener('change', () => {
+      r.visible = box.checked;
+      charts.render(runs);
+    });
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.style.background = r.colour;
+    const text = document.createElement('span');
+    const last = r.rounds[r.rounds.length - 1];
+    const acc = last && last.test_error !== null ? `, accuracy ${(100 * (1 - last.test_error)).toFixed(2)} %` : '';
+    text.textContent = `#${r.id} ${describe(r.config)} — ${r.outcome}${acc}`;
+    const link = document.createElement('a');
+    link.href = `?${toQuery(r.config)}`;
+    link.textContent = 'link';
+    link.title = 'open this exact run';
+    li.append(box, swatch, text, ' ', link);
+    list.append(li);
+  }
+}
+
+function downloadTrace() {
+  if (!current) return;
+  const blob = new Blob([[csvHeader, ...current.csv].join('\n') + '\n'], { type: 'text/csv' });
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = `dpadmm-trace-${current.config.algorithm}-seed${current.config.seed}-run${current.id}.csv`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+async function share() {
+  const url = `${location.origin}${location.pathname}?${toQuery(current?.config ?? config)}`;
+  history.replaceState(null, '', url);
+  $('share').dataset.url = url;
+  try {
+    await navigator.clipboard.writeText(url);
+    $('outcome').textContent = 'Link copied: it opens this page with the same settings and seed, and runs it.';
+  } catch {
+    $('outcome').textContent = `Link to this run: ${url}`;
+  }
+}
+
+function wireControls() {
+  $('run').addEventListener('click', () => {
+    if (phase === 'paused' && control) {
+      Atomics.store(control, CTRL_STATE, RUNNING);
+      Atomics.notify(control, CTRL_STATE);
+      setPhase('running');
+    } else {
+      start(false);
+    }
+  });
+  $('pause').addEventListener('click', () => {
+    if (!control) return;
+    Atomics.store(control, CTRL_STATE, PAUSED);
+    Atomics.notify(control, CTRL_STATE);
+    setPhase('paused');
+  });
+  $('step').addEventListener('click', () => {
+    if (phase === 'paused' && control) {
+      Atomics.add(control, CTRL_STEPS, 1);
+      Atomics.notify(control, CTRL_STATE);
+    } else if (phase === 'idle' || phase === 'finished') {
+      start(true); // starts paused: round 0 appears, then one round per click
+    }
+  });
+  $('stop').addEventListener('click', () => {
+    if (!current) return;
+    if (control) {
+      Atomics.store(control, CTRL_STATE, STOPPING);
+      Atomics.notify(control, CTRL_STATE);
+      setPhase('stopping');
+    } else {
+      // Without shared memory the worker cannot be reached mid-run: end it and start afresh.
+      current.outcome = 'cancelled';
+      $('outcome').textContent = `Run #${current.id}: cancelled after round ${current.rounds.at(-1)?.round ?? 0}.`;
+      setPhase('loading');
+      newWorker();
+      renderRuns();
+    }
+  });
+  $('reset').addEventListener('click', () => {
+    if (phase === 'running' || phase === 'paused' || phase === 'stopping') {
+      setPhase('loading');
+      newWorker();
+    }
+    config = defaultConfig();
+    uploaded = null;
+    input('file').value = '';
+    runs = [];
+    current = null;
+    showConfig();
+    showError('');
+    $('outcome').textContent = '';
+    $('info').textContent = '';
+    for (const id of ['round', 'accuracy', 'privacy', 'gap']) $(id).textContent = '–';
+    $('graph').replaceChildren();
+    history.replaceState(null, '', location.pathname);
+    renderRuns();
+    charts.render(runs);
+    if (phase !== 'loading') setPhase('idle');
+  });
+  $('clear-runs').addEventListener('click', () => {
+    runs = current && (phase === 'running' || phase === 'paused') ? [current] : [];
+    renderRuns();
+    charts.render(runs);
+  });
+  $('share').addEventListener('click', () => void share());
+  $('download').addEventListener('click', downloadTrace);
+  input('delay').addEventListener('input', writeDelay);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fillAlgorithmPicker();
+const shared = fromQuery(location.search);
+if (shared) config = shared;
+showConfig();
+wireForm();
+wireControls();
+writeDelay();
+if (!canPause) {
+  for (const id of ['pause', 'step']) {
+    $(id).title = 'Pause and step need a cross-origin isolated page (served with COOP/COEP headers, as scripts/web.sh does).';
+  }
+}
+setPhase('loading');
+newWorker();
+// Opening a shared link runs it (unless it needs a file from the visitor's disk).
+pendingAutoRun = shared !== null && shared.dataset !== 'file';
+if (shared?.dataset === 'file') {
+  showError(`This link describes a run on the file "${shared.fileName}": choose it under Data, then press Run.`);
+}
