@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "charconv_compat.h"
 #include "dpadmm/algorithms/error.h"
 #include "dpadmm/algorithms/sharing.h"
 #include "dpadmm/algorithms/spec_json.h"
@@ -119,7 +120,7 @@ std::string Number(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  const auto r = detail::ToCharsShortest(buf, buf + sizeof(buf), v);
   return std::string(buf, r.ptr);
 }
 
@@ -155,7 +156,10 @@ void ApplySharingSpecJson(const std::string& json_text, const std::string& where
   }
   if (!root.is_object()) Fail(where, "the spec must be a JSON object, got " + TypeName(root));
   SharingSpec out = spec;
-  for (const auto& [key, value] : root.items()) {
+  for (const auto& item : root.items()) {
+    // Named references, not structured bindings: clang 14 (Emscripten) cannot capture those.
+    const std::string& key = item.key();
+    const Json& value = item.value();
     if (key == "data") {
       // DataSpec is RunSpec's: read it with RunSpec's reader (same field names and checks).
       RunSpec r;

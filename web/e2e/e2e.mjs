@@ -122,9 +122,7 @@ await step('browser trace equals the native CLI trace of the same spec, bit for 
   const spec = path.join(tmp, 'spec.json');
   const trace = path.join(tmp, 'native.csv');
   writeFileSync(spec, defaultSpec);
-  // The generic (non-FMA) glibc math, as in wasm (see wasm/glibc_math.cpp).
-  execFileSync(cli, ['run', '--config', spec, '--quiet', '--trace', trace, '--summary', path.join(tmp, 's.json')],
-               { env: { ...process.env, GLIBC_TUNABLES: 'glibc.cpu.hwcaps=-AVX2,-FMA' } });
+  execFileSync(cli, ['run', '--config', spec, '--quiet', '--trace', trace, '--summary', path.join(tmp, 's.json')]);
   assert.deepEqual(dropSeconds(defaultTrace), dropSeconds(readFileSync(trace, 'utf8')));
 });
 

@@ -55,6 +55,22 @@ export const PARAMS: Record<string, ParamDef> = {
     key: 'dual_step', label: 'dual step', min: 0, step: 0.1,
     help: 'M-ADMM: step of the dual update (0 = the first penalty η(1)).',
   },
+  label_eps: {
+    key: 'label_eps', label: 'label privacy ε', min: 0, step: 0.1, privacy: true,
+    help: 'PDML: each user flips their own label with probability 1/(1+e^ε) before any server sees it (ε-local DP; 0 = truthful).',
+  },
+  pdml_R: {
+    key: 'pdml_R', label: 'objective noise R', min: 0, step: 0.5, privacy: true,
+    help: 'PDML: each server adds a random linear term of length at most R to its objective once (0 = none).',
+  },
+  pdml_V: {
+    key: 'pdml_V', label: 'primal noise V', min: 0, step: 0.1, privacy: true,
+    help: 'PDML: standard deviation of the Gaussian noise on what a server sends in round 1 (0 = none).',
+  },
+  pdml_decay: {
+    key: 'pdml_decay', label: 'noise decay', min: 0.01, max: 1, step: 0.05, privacy: true,
+    help: 'PDML: the primal noise variance shrinks by this factor every round.',
+  },
   privacy_budget: {
     key: 'privacy_budget', label: 'privacy budget', min: 0, step: 1, privacy: true,
     help: 'Stop before the round that would take the total privacy loss above this (0 = no limit).',
@@ -98,6 +114,11 @@ export const ALGORITHMS: AlgorithmDef[] = [
     name: 'private_mradmm', title: 'Private MR-ADMM', private: true,
     summary: 'MR-ADMM with objective perturbation: only the data rounds spend privacy (003, Alg. 3).',
     params: { eta: 1, q1: 1.04, gamma: 0.5, alpha: 1, q2: 1, privacy_budget: 0, ...COMMON },
+  },
+  {
+    name: 'pdml', title: 'PDML: private labels, private servers', private: true,
+    summary: 'Users randomize their labels themselves; servers learn with a debiased loss and noisy objectives and messages (000). Here ρ is the paper\'s a and η its β (C = 1).',
+    params: { eta: 0.1, C: 1, rho: 0.01, label_eps: 1, pdml_R: 1, pdml_V: 0.5, pdml_decay: 0.8 },
   },
 ];
 

@@ -14,9 +14,9 @@
 // underflow, subnormals) as in C. Speed: about that of glibc's.
 #pragma once
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace dpadmm::math {
@@ -27,10 +27,20 @@ inline constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2, 32 leadin
 inline constexpr double kLn2Lo = 1.90821492927058770002e-10;  // ln 2 - kLn2Hi
 inline constexpr double kInvLn2 = 1.44269504088896338700e+00;
 
-// 2^k for an integer k in [-1022, 1023], exactly.
-inline double TwoTo(int k) {
-  return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52);
+// The bits of a double and back (Emscripten 3.1.6's libc++ has no std::bit_cast).
+inline std::uint64_t ToBits(double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
 }
+inline double FromBits(std::uint64_t u) {
+  double x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+// 2^k for an integer k in [-1022, 1023], exactly.
+inline double TwoTo(int k) { return FromBits(static_cast<std::uint64_t>(k + 1023) << 52); }
 
 }  // namespace detail
 
@@ -74,10 +84,10 @@ inline double Log(double x) {
     x *= detail::TwoTo(54);
     e = -54;
   }
-  std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+  std::uint64_t bits = detail::ToBits(x);
   e += static_cast<int>(bits >> 52) - 1023;
   bits = (bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL;  // m in [1, 2)
-  double m = std::bit_cast<double>(bits);
+  double m = detail::FromBits(bits);
   if (m > 1.41421356237309504880) {  // m in [sqrt(1/2), sqrt(2)]
     m *= 0.5;
     ++e;
