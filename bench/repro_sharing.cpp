@@ -202,7 +202,12 @@ void AdmmVsSgd(const SharingReproOptions& o, const std::string& fig, const Shari
   WriteText(o.out + "/" + fig + ".csv", csv);
 
   std::ostringstream t;
-  t << "# " << fig << "\n\n" << notes << "\n\nData: " << info.dataset << ", " << info.train_rows
+  // Name the data by its place in the data folder: the folder itself differs between machines.
+  std::string dataset = info.dataset;
+  if (const auto at = dataset.find(o.data + "/"); at != std::string::npos) {
+    dataset.replace(at, o.data.size() + 1, "<data>/");
+  }
+  t << "# " << fig << "\n\n" << notes << "\n\nData: " << dataset << ", " << info.train_rows
     << " training / " << info.test_rows << " test rows, " << info.features << " features; parties";
   for (auto d : info.party_features) t << ' ' << d;
   t << ". lambda = " << admm.lambda << ", rho = " << admm.rho << "; SGD batch " << admm.batch_size
