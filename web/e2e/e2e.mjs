@@ -87,7 +87,7 @@ await step('loads, cross-origin isolated, engine ready', async () => {
   await page.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
   assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), true);
   assert.equal(await page.locator('#pause').isDisabled(), true);
-  assert.equal(await page.locator('#algorithm option').count(), 7);
+  assert.equal(await page.locator('#algorithm option').count(), 8); // src/algorithms.ts: 8 consensus algorithms (PDML included)
 });
 
 await step('default run: charts update live, finishes with the expected accuracy', async () => {

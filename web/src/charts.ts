@@ -129,7 +129,7 @@ export class Charts {
         scales: { x: { time: false }, y: def.log ? { distr: 3 } : {} },
         axes: [
           { label: set.xLabel },
-          { size: 60, values: (_u, vals) => vals.map((v) => (v == null ? '' : formatNumber(v))) },
+          { size: 72, values: (_u, vals) => vals.map((v) => (v == null ? '' : formatNumber(v))) },
         ],
         series: [
           { label: set.xLabel },

@@ -99,7 +99,8 @@ export class GraphView {
     const r = size * (parties > 12 ? 0.4 : 0.34);
     const pos: [number, number][] = [[c, c]];
     for (let m = 0; m < parties; ++m) {
-      const a = (2 * Math.PI * m) / parties - Math.PI / 2 + (parties === 2 ? Math.PI / 2 : 0);
+      // Two parties side by side (party 1 on the left); more on a circle from the top.
+      const a = parties === 2 ? Math.PI * (1 - m) : (2 * Math.PI * m) / parties - Math.PI / 2;
       pos.push([c + r * Math.cos(a), c + r * Math.sin(a)]);
     }
     const total = g.party_features.reduce((s, d) => s + d, 0) || 1;
