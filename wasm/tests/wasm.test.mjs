@@ -245,3 +245,26 @@ test('sharing_same_bits_as_native', () => {
     }
   }
 });
+
+test('sharing_upload_csv', () => {
+  // An uploaded CSV (4 columns, label = sign(a + b - c + d)) split 3 / 1 between two parties:
+  // party 1 alone cannot learn the label, the parties together can.
+  const lines = ['a,b,c,d,label'];
+  for (let k = 0; k < 300; ++k) {
+    const x = [Math.sin(k * 1.3), Math.cos(k * 0.7), Math.sin(k * 0.37 + 1), Math.cos(k * 2.1)];
+    lines.push(`${x.join(',')},${x[0] + x[1] - x[2] + x[3] >= 0 ? 1 : 0}`);
+  }
+  assert.equal(module.putFile('cols.csv', lines.join('\n') + '\n'), '');
+  const r = runSharingSpec(module, {
+    data: { source: 'csv', train_path: 'cols.csv', has_header: true },
+    parties: 2, party_features: [3, 1], rho: 3e-3, epochs: 30,
+  });
+  assert.equal(r.error, undefined, r.error);
+  assert.equal(r.info.features, 4);
+  assert.deepEqual(r.graph.party_features, [3, 1]);
+  assert.ok(r.info.local_baseline.test_error > 0.1, `party 1 alone: ${r.info.local_baseline.test_error}`);
+  assert.ok(r.epochs.at(-1).test_error < 0.05, `test error ${r.epochs.at(-1).test_error}`);
+  assert.equal(module.putFile('bad.csv', 'a,b,label\n1,2,1\n3,x,0\n'), '');
+  const bad = runSharingSpec(module, { data: { source: 'csv', train_path: 'bad.csv', has_header: true } });
+  assert.match(bad.error, /^bad\.csv:3: /, bad.error);
+});

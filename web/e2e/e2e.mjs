@@ -8,7 +8,8 @@
 //   5. a malformed LIBSVM file shows the C++ loader's message naming the line;
 //   6. the vertical setting (ADMM sharing): a default run finishes near the centralized model; a
 //      DP run on an uneven 3-party split gives the native `dpadmm sharing` trace bit for bit; its
-//      shared URL reproduces it; the SGD baseline overlays the earlier runs.
+//      shared URL reproduces it; the SGD baseline overlays the earlier runs; a CSV file from
+//      disk is split between two parties.
 // Screenshots go to E2E_ARTIFACTS (default ../build-wasm/e2e-artifacts).
 //   node e2e/e2e.mjs            (after `npm run build`; exit code 0 = all passed)
 import assert from 'node:assert/strict';
@@ -339,6 +340,35 @@ await step('vertical setting: SGD baseline overlays the earlier runs; horizontal
   assert.equal(await vpage.locator('#graph circle').count(), 10);
   assert.match(await vpage.locator('.uplot .u-title').first().textContent(), /Training loss/);
   await vpage.close();
+});
+
+await step('vertical setting: a CSV file from disk, its columns split 3 / 1 between two parties', async () => {
+  const p = await openPage(base);
+  await p.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  await p.check('#mode-vertical');
+  await p.selectOption('#dataset', 'file');
+  const rows = ['a,b,c,d,label'];
+  for (let k = 0; k < 300; ++k) {
+    const x = [Math.sin(k * 1.3), Math.cos(k * 0.7), Math.sin(k * 0.37 + 1), Math.cos(k * 2.1)];
+    rows.push(`${x.map((v) => v.toFixed(5)).join(',')},${x[0] + x[1] - x[2] + x[3] >= 0 ? 1 : 0}`);
+  }
+  await p.setInputFiles('#file', { name: 'cols.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
+  await p.waitForFunction(() => document.querySelector('#file-status')?.textContent?.includes('cols.csv'));
+  await p.check('#csv-header');
+  await p.fill('#party-features', '3,1');
+  await p.locator('#party-features').dispatchEvent('input');
+  await p.fill('#sparam-rho', '0.003');
+  await p.locator('#sparam-rho').dispatchEvent('input');
+  await p.fill('#epochs', '30');
+  await p.locator('#epochs').dispatchEvent('input');
+  await p.click('#run');
+  await waitFinished(p);
+  assert.equal(await p.locator('#error').isHidden(), true, await p.locator('#error').textContent());
+  const accuracy = Number(await p.locator('#accuracy').getAttribute('data-value'));
+  assert.ok(accuracy > 0.95, `accuracy ${accuracy}`);
+  assert.match(await p.locator('#info').textContent(), /4 features split among 2 parties \(3 \/ 1\)/);
+  await p.screenshot({ path: path.join(artifacts, '11-vertical-csv-file.png') });
+  await p.close();
 });
 
 await step('no errors in the console', async () => {

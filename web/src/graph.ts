@@ -126,7 +126,7 @@ export class GraphView {
       if (!small) {
         add('text', { x: pos[m][0], y: pos[m][1] + 4, class: 'node-label' }, `P${m}`);
         const below = pos[m][1] > c + 1 || parties === 2 ? radius + 14 : -radius - 6;
-        add('text', { x: pos[m][0], y: pos[m][1] + below, class: 'party-label' }, `${d} features`);
+        add('text', { x: pos[m][0], y: pos[m][1] + below, class: 'party-label' }, `${d} feature${d === 1 ? '' : 's'}`);
       }
     }
     const coordinator = add('circle', { cx: c, cy: c, r: small ? 12 : 18, class: 'node coordinator', fill: '#102a43' }) as SVGCircleElement;
