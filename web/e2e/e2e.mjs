@@ -9,7 +9,7 @@
 //   6. the vertical setting (ADMM sharing): a default run finishes near the centralized model; a
 //      DP run on an uneven 3-party split gives the native `dpadmm sharing` trace bit for bit; its
 //      shared URL reproduces it; the SGD baseline overlays the earlier runs; a CSV file from
-//      disk is split between two parties.
+//      disk is split between two parties; pause, step and stop work in this setting too.
 // Screenshots go to E2E_ARTIFACTS (default ../build-wasm/e2e-artifacts).
 //   node e2e/e2e.mjs            (after `npm run build`; exit code 0 = all passed)
 import assert from 'node:assert/strict';
@@ -368,6 +368,33 @@ await step('vertical setting: a CSV file from disk, its columns split 3 / 1 betw
   assert.ok(accuracy > 0.95, `accuracy ${accuracy}`);
   assert.match(await p.locator('#info').textContent(), /4 features split among 2 parties \(3 \/ 1\)/);
   await p.screenshot({ path: path.join(artifacts, '11-vertical-csv-file.png') });
+  await p.close();
+});
+
+await step('vertical setting: pause, step and stop', async () => {
+  const p = await openPage(base);
+  await p.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  await p.check('#mode-vertical');
+  await p.fill('#epochs', '200');
+  await p.locator('#epochs').dispatchEvent('input');
+  await p.fill('#delay', '60');
+  await p.locator('#delay').dispatchEvent('input');
+  await p.click('#run');
+  await p.waitForFunction(() => Number(document.querySelector('#round')?.getAttribute('data-value')) >= 3
+    && document.querySelector('#state')?.getAttribute('data-state') === 'running');
+  await p.click('#pause');
+  await p.waitForTimeout(400);
+  const paused = await roundOf(p);
+  await p.waitForTimeout(500);
+  assert.equal(await roundOf(p), paused, 'no epoch while paused');
+  await p.click('#step');
+  await p.waitForFunction((r) => Number(document.querySelector('#round')?.getAttribute('data-value')) === r + 1, paused);
+  assert.match(await p.locator('#state').textContent(), /paused after epoch/);
+  await p.click('#stop');
+  await waitFinished(p);
+  assert.equal(await p.locator('#state').getAttribute('data-outcome'), 'cancelled');
+  assert.match(await p.locator('#outcome').textContent(), /cancelled/);
+  assert.ok((await roundOf(p)) < 200);
   await p.close();
 });
 
