@@ -78,7 +78,16 @@ Eigen::MatrixXd Gram(const Dataset& block) {
       }
     }
   } else {
-    g.selfadjointView<Eigen::Lower>().rankUpdate(std::get<DenseRows>(block.x).transpose());
+    // At most 128 rows per rank update: Eigen splits a product's depth into blocks sized from
+    // the CPU's L1 cache, so one update over all rows summed in a machine-dependent order (and
+    // differed from the WebAssembly build). Below 128 every machine sums in the same order
+    // (as local_solver.cpp's Hessian).
+    constexpr std::int64_t kMaxChunkRows = 128;
+    const DenseRows& x = std::get<DenseRows>(block.x);
+    for (std::int64_t r = 0; r < x.rows(); r += kMaxChunkRows) {
+      const std::int64_t rows = std::min<std::int64_t>(kMaxChunkRows, x.rows() - r);
+      g.selfadjointView<Eigen::Lower>().rankUpdate(x.middleRows(r, rows).transpose());
+    }
   }
   g.triangularView<Eigen::StrictlyUpper>() = g.transpose();
   return g;
@@ -123,7 +132,19 @@ GramNoise::GramNoise(const Eigen::MatrixXd& gram) {
     regular = (l.diagonal().array().square() > 1e-12 * scale).all();
     if (regular) {
       // xi = sigma L^{-T} u: store L^{-T} (upper triangular) explicitly; d <= a few thousand.
-      factor_ = l.transpose().triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(d, d));
+      // One column at a time (triangular solves with a vector): a solve with the whole identity
+      // as right-hand side goes through Eigen's blocked kernel, whose block depth comes from the
+      // CPU's cache sizes, so its sums (hence the noise bits) differed between machines and
+      // between native and WebAssembly builds. The vector solve's blocking is fixed.
+      const auto upper = l.transpose().triangularView<Eigen::Upper>();
+      factor_ = Eigen::MatrixXd::Zero(d, d);
+      Eigen::VectorXd column(d);
+      for (std::int64_t j = 0; j < d; ++j) {
+        column.setZero();
+        column[j] = 1.0;
+        upper.solveInPlace(column);
+        factor_.col(j) = column;
+      }
       rank_ = d;
       return;
     }

@@ -36,3 +36,27 @@ export function runSpec(module, spec, onRound = () => true) {
     session.delete();
   }
 }
+
+// Runs one ADMM sharing spec (vertical partition) to its end; returns {summary, epochs (parsed
+// JSON), csv (rows), info, graph} or {error}.
+export function runSharingSpec(module, spec, onEpoch = () => true) {
+  const session = new module.SharingSession(typeof spec === 'string' ? spec : JSON.stringify(spec));
+  try {
+    if (!session.ok()) return { error: session.error() };
+    const epochs = [];
+    const csv = [];
+    const summary = JSON.parse(
+      session.run((json, row) => {
+        const m = JSON.parse(json);
+        epochs.push(m);
+        csv.push(row);
+        return onEpoch(m);
+      }),
+    );
+    if (summary.error) return { error: summary.error };
+    return { summary, epochs, csv, info: JSON.parse(session.infoJson()), graph: JSON.parse(session.graphJson()),
+             specJson: session.specJson() };
+  } finally {
+    session.delete();
+  }
+}

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { loadModule, runSpec } from './load_module.mjs';
+import { loadModule, runSharingSpec, runSpec } from './load_module.mjs';
 
 const module = await loadModule();
 
@@ -141,4 +141,130 @@ test('same_bits_as_native', () => {
       assert.equal(withoutSeconds(wasm[k], seconds), withoutSeconds(native[k], seconds), `${name}: trace line ${k + 1}`);
     }
   }
+});
+
+// --- ADMM sharing (vertically partitioned features, SharingSession) ----------------------------
+
+// The library's default sharing run (generated sparse data, 2,000 rows x 200 features, 2
+// parties, 20 iterations of non-private ADMM sharing): it ends near the centralized model.
+test('sharing_default_run', () => {
+  const defaults = JSON.parse(module.defaultSharingSpecJson());
+  assert.equal(defaults.engine, 'serial');
+  assert.equal(defaults.algorithm, 'admm');
+  assert.deepEqual(module.sharingCsvHeader().split(',').slice(0, 4), ['epoch', 'seconds', 'objective', 'train_loss']);
+  const r = runSharingSpec(module, '{}');
+  assert.equal(r.error, undefined, r.error);
+  assert.equal(r.summary.outcome, 'completed');
+  assert.equal(r.summary.epochs, 20);
+  assert.deepEqual(r.epochs.map((m) => m.epoch), [...Array(21).keys()]);
+  assert.equal(r.csv.length, 21);
+  assert.equal(r.csv[0].split(',').length, module.sharingCsvHeader().split(',').length);
+  const last = r.epochs.at(-1);
+  const central = r.info.central_baseline;
+  assert.ok(last.test_error < 0.2, `test error ${last.test_error}`);
+  assert.ok(last.test_error <= central.test_error + 0.02, `test error ${last.test_error} vs centralized ${central.test_error}`);
+  assert.ok(last.objective < r.epochs[0].objective);
+  assert.ok(last.test_loss < r.epochs[0].test_loss);
+  assert.equal(last.epsilon_total, 0, 'no privacy spent without dp');
+  // Star: coordinator 0 and the two parties, 100 features each.
+  assert.equal(r.graph.nodes, 3);
+  assert.deepEqual(r.graph.edges, [[0, 1], [0, 2]]);
+  assert.deepEqual(r.graph.party_features, [100, 100]);
+  assert.equal(r.info.train_rows + r.info.test_rows, 2000);
+  // A DP run spends privacy every iteration (Corollary 1's total grows) and says so.
+  const dp = runSharingSpec(module, { dp: true, epsilon: 0.5, epochs: 5, parties: 3 });
+  assert.equal(dp.error, undefined, dp.error);
+  assert.equal(dp.info.party_features.length, 3);
+  assert.ok(dp.epochs[1].epsilon_iteration > 0);
+  assert.ok(dp.epochs[5].epsilon_total > dp.epochs[1].epsilon_total);
+  // The SGD baseline, and the callback's false stops a run after that epoch.
+  const sgd = runSharingSpec(module, { algorithm: 'sgd', epochs: 10 }, (m) => m.epoch < 3);
+  assert.equal(sgd.error, undefined, sgd.error);
+  assert.equal(sgd.summary.outcome, 'cancelled');
+  assert.equal(sgd.summary.epochs, 3);
+  assert.equal(sgd.epochs.length, 4);
+});
+
+test('sharing_bad_spec', () => {
+  let r = runSharingSpec(module, '{"rho": 0}');
+  assert.match(r.error, /rho must be > 0/);
+  r = runSharingSpec(module, '{"partys": 3}');
+  assert.match(r.error, /unknown field 'partys'/);
+  r = runSharingSpec(module, '{"parties": 2, "party_features": [150, 20]}');
+  assert.match(r.error, /party_features/);
+  r = runSharingSpec(module, '{"epochs": "many"}');
+  assert.match(r.error, /epochs must be/);
+  r = runSharingSpec(module, '{"algorithm": "newton"}');
+  assert.match(r.error, /algorithm/);
+  r = runSharingSpec(module, '{"engine": "tbb"}');
+  assert.match(r.error, /not available in this build/);
+  r = runSharingSpec(module, '{"data": {"source": "libsvm", "train_path": "nothere.libsvm"}}');
+  assert.match(r.error, /nothere\.libsvm: cannot open file/);
+  r = runSharingSpec(module, '[1');
+  assert.match(r.error, /JSON syntax error/);
+  r = runSharingSpec(module, { epochs: 2, compute_baselines: false });
+  assert.equal(r.summary.outcome, 'completed', 'the module is still usable');
+});
+
+// Seeded sharing runs give the same trace as `dpadmm sharing --config spec.json --trace x.csv`
+// in every column but wall time: ADMM sharing, its DP version (Theorem 3's sigma and an explicit
+// noise level), uneven party blocks, dense data, and the SGD baseline.
+const SHARING_NATIVE_SPECS = {
+  sharing_admm: { parties: 3, epochs: 15, seed: 7 },
+  sharing_dp: { dp: true, epsilon: 0.8, delta: 1e-4, parties: 2, epochs: 12, seed: 5 },
+  sharing_dp_sigma: { dp: true, noise_sigma: 0.05, parties: 4, party_features: [80, 60, 40, 20],
+                      epochs: 10, seed: 13 },
+  sharing_twonorm: { data: { source: 'twonorm', rows: 1500, dims: 20 }, parties: 3, rho: 1e-3,
+                     epochs: 10, seed: 2 },
+  sharing_sgd: { algorithm: 'sgd', learning_rate: 0.5, batch_size: 32, epochs: 8, seed: 3 },
+};
+
+test('sharing_same_bits_as_native', () => {
+  const cli = process.env.DPADMM_NATIVE_CLI;
+  assert.ok(cli, 'DPADMM_NATIVE_CLI must name the native dpadmm command');
+  const work = process.env.DPADMM_TEST_WORKDIR ?? '.';
+  mkdirSync(work, { recursive: true });
+  for (const [name, spec] of Object.entries(SHARING_NATIVE_SPECS)) {
+    const specPath = path.join(work, `${name}.json`);
+    const tracePath = path.join(work, `${name}-native.csv`);
+    // The native side gets the effective spec the wasm session used (engine serial; tbb gives
+    // the same bits).
+    const r = runSharingSpec(module, spec);
+    assert.equal(r.error, undefined, r.error);
+    writeFileSync(specPath, r.specJson);
+    execFileSync(cli, ['sharing', '--config', specPath, '--quiet', '--trace', tracePath,
+                       '--summary', path.join(work, `${name}-native.json`)]);
+    const native = readFileSync(tracePath, 'utf8').trim().split('\n');
+    const wasm = [module.sharingCsvHeader(), ...r.csv];
+    writeFileSync(path.join(work, `${name}-wasm.csv`), wasm.join('\n') + '\n');
+    assert.equal(wasm.length, native.length, `${name}: row count`);
+    assert.equal(wasm.length, spec.epochs + 2, `${name}: header, epoch 0 and every epoch`);
+    const seconds = native[0].split(',').indexOf('seconds');
+    for (let k = 0; k < native.length; ++k) {
+      assert.equal(withoutSeconds(wasm[k], seconds), withoutSeconds(native[k], seconds), `${name}: trace line ${k + 1}`);
+    }
+  }
+});
+
+test('sharing_upload_csv', () => {
+  // An uploaded CSV (4 columns, label = sign(a + b - c + d)) split 3 / 1 between two parties:
+  // party 1 alone cannot learn the label, the parties together can.
+  const lines = ['a,b,c,d,label'];
+  for (let k = 0; k < 300; ++k) {
+    const x = [Math.sin(k * 1.3), Math.cos(k * 0.7), Math.sin(k * 0.37 + 1), Math.cos(k * 2.1)];
+    lines.push(`${x.join(',')},${x[0] + x[1] - x[2] + x[3] >= 0 ? 1 : 0}`);
+  }
+  assert.equal(module.putFile('cols.csv', lines.join('\n') + '\n'), '');
+  const r = runSharingSpec(module, {
+    data: { source: 'csv', train_path: 'cols.csv', has_header: true },
+    parties: 2, party_features: [3, 1], rho: 3e-3, epochs: 30,
+  });
+  assert.equal(r.error, undefined, r.error);
+  assert.equal(r.info.features, 4);
+  assert.deepEqual(r.graph.party_features, [3, 1]);
+  assert.ok(r.info.local_baseline.test_error > 0.1, `party 1 alone: ${r.info.local_baseline.test_error}`);
+  assert.ok(r.epochs.at(-1).test_error < 0.05, `test error ${r.epochs.at(-1).test_error}`);
+  assert.equal(module.putFile('bad.csv', 'a,b,label\n1,2,1\n3,x,0\n'), '');
+  const bad = runSharingSpec(module, { data: { source: 'csv', train_path: 'bad.csv', has_header: true } });
+  assert.match(bad.error, /^bad\.csv:3: /, bad.error);
 });

@@ -5,7 +5,11 @@
 //   3. the trace downloads as CSV and equals the native CLI's trace of the same spec
 //      (DPADMM_NATIVE_CLI) in every column but wall time;
 //   4. a shared URL reproduces a private (DVP) run bit for bit;
-//   5. a malformed LIBSVM file shows the C++ loader's message naming the line.
+//   5. a malformed LIBSVM file shows the C++ loader's message naming the line;
+//   6. the vertical setting (ADMM sharing): a default run finishes near the centralized model; a
+//      DP run on an uneven 3-party split gives the native `dpadmm sharing` trace bit for bit; its
+//      shared URL reproduces it; the SGD baseline overlays the earlier runs; a CSV file from
+//      disk is split between two parties; pause, step and stop work in this setting too.
 // Screenshots go to E2E_ARTIFACTS (default ../build-wasm/e2e-artifacts).
 //   node e2e/e2e.mjs            (after `npm run build`; exit code 0 = all passed)
 import assert from 'node:assert/strict';
@@ -84,7 +88,7 @@ await step('loads, cross-origin isolated, engine ready', async () => {
   await page.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
   assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), true);
   assert.equal(await page.locator('#pause').isDisabled(), true);
-  assert.equal(await page.locator('#algorithm option').count(), 7);
+  assert.equal(await page.locator('#algorithm option').count(), 8); // src/algorithms.ts: 8 consensus algorithms (PDML included)
 });
 
 await step('default run: charts update live, finishes with the expected accuracy', async () => {
@@ -229,6 +233,169 @@ await step('a valid CSV file from disk trains', async () => {
   const accuracy = Number(await page.locator('#accuracy').getAttribute('data-value'));
   assert.ok(accuracy > 0.9, `accuracy ${accuracy}`);
   await page.screenshot({ path: path.join(artifacts, '6-csv-file.png') });
+});
+
+let vpage;
+let vertical = { trace: '', spec: '' };
+
+await step('vertical setting: ADMM sharing default run finishes near the centralized model', async () => {
+  vpage = await openPage(base);
+  await vpage.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  await vpage.check('#mode-vertical');
+  assert.equal(await vpage.locator('#parties').isVisible(), true);
+  assert.equal(await vpage.locator('#topology').isVisible(), false, 'no network in the vertical setting');
+  assert.equal(await vpage.locator('#dataset').inputValue(), 'sparse');
+  assert.equal(await vpage.locator('#dims').inputValue(), '200');
+  assert.equal(await vpage.locator('#sharing-algorithm option').count(), 3);
+  assert.equal(await vpage.locator('#sparam-rho').inputValue(), '0.0005');
+  await vpage.click('#run');
+  await waitFinished(vpage);
+  assert.equal(await vpage.locator('#state').getAttribute('data-outcome'), 'completed');
+  assert.equal(await roundOf(vpage), 20);
+  const accuracy = Number(await vpage.locator('#accuracy').getAttribute('data-value'));
+  assert.ok(accuracy > 0.8, `accuracy ${accuracy}`);
+  assert.equal(await vpage.locator('#privacy').textContent(), 'none');
+  assert.equal(await vpage.locator('#graph circle').count(), 3, 'coordinator and 2 parties');
+  assert.equal(await vpage.locator('#graph line').count(), 2);
+  assert.equal(await vpage.locator('.uplot').count(), 4);
+  assert.match(await vpage.locator('.uplot .u-title').first().textContent(), /Training objective/);
+  assert.match(await vpage.locator('#info').textContent(), /200 features split among 2 parties \(100 \/ 100\)/);
+  await vpage.screenshot({ path: path.join(artifacts, '7-vertical-admm.png') });
+});
+
+await step('vertical setting: DP ADMM sharing, 3 parties, uneven split; trace equals `dpadmm sharing`', async () => {
+  await vpage.selectOption('#sharing-algorithm', 'dp_admm');
+  await vpage.fill('#parties', '3');
+  await vpage.locator('#parties').dispatchEvent('input');
+  await vpage.fill('#party-features', '100,60,40');
+  await vpage.locator('#party-features').dispatchEvent('input');
+  await vpage.fill('#sparam-epsilon', '0.5');
+  await vpage.locator('#sparam-epsilon').dispatchEvent('input');
+  await vpage.fill('#epochs', '15');
+  await vpage.locator('#epochs').dispatchEvent('input');
+  await vpage.fill('#sharing-seed', '7');
+  await vpage.locator('#sharing-seed').dispatchEvent('input');
+  await vpage.click('#run');
+  await waitFinished(vpage);
+  assert.equal(await vpage.locator('#state').getAttribute('data-outcome'), 'completed');
+  assert.equal(await roundOf(vpage), 15);
+  const eps = Number(await vpage.locator('#privacy').getAttribute('data-value'));
+  assert.ok(eps > 0, `total epsilon ${eps}`);
+  assert.equal(await vpage.locator('#graph circle').count(), 4);
+  vertical.trace = await download(vpage);
+  const lines = vertical.trace.trim().split('\n');
+  assert.equal(lines.length, 17);
+  assert.match(lines[0], /^epoch,seconds,objective,/);
+  vertical.spec = await vpage.locator('#info').getAttribute('data-spec');
+  assert.deepEqual(JSON.parse(vertical.spec).party_features, [100, 60, 40]);
+  const cli = process.env.DPADMM_NATIVE_CLI;
+  assert.ok(cli, 'DPADMM_NATIVE_CLI must name the native dpadmm command');
+  const spec = path.join(tmp, 'sharing-spec.json');
+  const trace = path.join(tmp, 'sharing-native.csv');
+  writeFileSync(spec, vertical.spec);
+  execFileSync(cli, ['sharing', '--config', spec, '--quiet', '--trace', trace, '--summary', path.join(tmp, 'ss.json')]);
+  assert.deepEqual(dropSeconds(vertical.trace), dropSeconds(readFileSync(trace, 'utf8')));
+  await vpage.screenshot({ path: path.join(artifacts, '8-vertical-dp.png') });
+});
+
+await step('vertical setting: shared URL reproduces the DP sharing run bit for bit', async () => {
+  await vpage.click('#share');
+  const url = await vpage.locator('#share').getAttribute('data-url');
+  for (const part of ['mode=vertical', 'algorithm=dp_admm', 'parties=3', 'split=100%2C60%2C40', 'epsilon=0.5',
+                      'epochs=15', 'seed=7']) {
+    assert.ok(url.includes(part), `${part} in ${url}`);
+  }
+  const other = await openPage(url);
+  await waitFinished(other);
+  assert.equal(await other.locator('#mode-vertical').isChecked(), true);
+  assert.equal(await other.locator('#sharing-algorithm').inputValue(), 'dp_admm');
+  assert.equal(await other.locator('#parties').inputValue(), '3');
+  assert.equal(await other.locator('#party-features').inputValue(), '100,60,40');
+  assert.equal(await other.locator('#sparam-epsilon').inputValue(), '0.5');
+  const reproduced = await download(other);
+  assert.deepEqual(dropSeconds(reproduced), dropSeconds(vertical.trace));
+  await other.screenshot({ path: path.join(artifacts, '9-vertical-shared-url.png') });
+  await other.close();
+});
+
+await step('vertical setting: SGD baseline overlays the earlier runs; horizontal runs still work', async () => {
+  await vpage.selectOption('#sharing-algorithm', 'sgd');
+  assert.equal(await vpage.locator('#sparam-batch_size').inputValue(), '64');
+  await vpage.click('#run');
+  await waitFinished(vpage);
+  assert.equal(await vpage.locator('#state').getAttribute('data-outcome'), 'completed');
+  assert.equal(await vpage.locator('#runs li').count(), 3);
+  // Three runs overlaid in the charts: 21 + 16 + 16 epochs.
+  assert.equal(Number(await vpage.locator('#charts').getAttribute('data-points')), 53);
+  const accuracy = Number(await vpage.locator('#accuracy').getAttribute('data-value'));
+  assert.ok(accuracy > 0.75, `accuracy ${accuracy}`);
+  await vpage.screenshot({ path: path.join(artifacts, '10-vertical-sgd-overlay.png') });
+  await vpage.check('#mode-horizontal');
+  assert.equal(await vpage.locator('#dataset').inputValue(), 'twonorm');
+  await vpage.fill('#iterations', '20');
+  await vpage.locator('#iterations').dispatchEvent('input');
+  await vpage.click('#run');
+  await waitFinished(vpage);
+  assert.equal(await roundOf(vpage), 20);
+  assert.equal(await vpage.locator('#graph circle').count(), 10);
+  assert.match(await vpage.locator('.uplot .u-title').first().textContent(), /Training loss/);
+  await vpage.close();
+});
+
+await step('vertical setting: a CSV file from disk, its columns split 3 / 1 between two parties', async () => {
+  const p = await openPage(base);
+  await p.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  await p.check('#mode-vertical');
+  await p.selectOption('#dataset', 'file');
+  const rows = ['a,b,c,d,label'];
+  for (let k = 0; k < 300; ++k) {
+    const x = [Math.sin(k * 1.3), Math.cos(k * 0.7), Math.sin(k * 0.37 + 1), Math.cos(k * 2.1)];
+    rows.push(`${x.map((v) => v.toFixed(5)).join(',')},${x[0] + x[1] - x[2] + x[3] >= 0 ? 1 : 0}`);
+  }
+  await p.setInputFiles('#file', { name: 'cols.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
+  await p.waitForFunction(() => document.querySelector('#file-status')?.textContent?.includes('cols.csv'));
+  await p.check('#csv-header');
+  await p.fill('#party-features', '3,1');
+  await p.locator('#party-features').dispatchEvent('input');
+  await p.fill('#sparam-rho', '0.003');
+  await p.locator('#sparam-rho').dispatchEvent('input');
+  await p.fill('#epochs', '30');
+  await p.locator('#epochs').dispatchEvent('input');
+  await p.click('#run');
+  await waitFinished(p);
+  assert.equal(await p.locator('#error').isHidden(), true, await p.locator('#error').textContent());
+  const accuracy = Number(await p.locator('#accuracy').getAttribute('data-value'));
+  assert.ok(accuracy > 0.95, `accuracy ${accuracy}`);
+  assert.match(await p.locator('#info').textContent(), /4 features split among 2 parties \(3 \/ 1\)/);
+  await p.screenshot({ path: path.join(artifacts, '11-vertical-csv-file.png') });
+  await p.close();
+});
+
+await step('vertical setting: pause, step and stop', async () => {
+  const p = await openPage(base);
+  await p.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  await p.check('#mode-vertical');
+  await p.fill('#epochs', '200');
+  await p.locator('#epochs').dispatchEvent('input');
+  await p.fill('#delay', '60');
+  await p.locator('#delay').dispatchEvent('input');
+  await p.click('#run');
+  await p.waitForFunction(() => Number(document.querySelector('#round')?.getAttribute('data-value')) >= 3
+    && document.querySelector('#state')?.getAttribute('data-state') === 'running');
+  await p.click('#pause');
+  await p.waitForTimeout(400);
+  const paused = await roundOf(p);
+  await p.waitForTimeout(500);
+  assert.equal(await roundOf(p), paused, 'no epoch while paused');
+  await p.click('#step');
+  await p.waitForFunction((r) => Number(document.querySelector('#round')?.getAttribute('data-value')) === r + 1, paused);
+  assert.match(await p.locator('#state').textContent(), /paused after epoch/);
+  await p.click('#stop');
+  await waitFinished(p);
+  assert.equal(await p.locator('#state').getAttribute('data-outcome'), 'cancelled');
+  assert.match(await p.locator('#outcome').textContent(), /cancelled/);
+  assert.ok((await roundOf(p)) < 200);
+  await p.close();
 });
 
 await step('no errors in the console', async () => {

@@ -125,3 +125,77 @@ export const ALGORITHMS: AlgorithmDef[] = [
 export function algorithmByName(name: string): AlgorithmDef {
   return ALGORITHMS.find((a) => a.name === name) ?? ALGORITHMS[0];
 }
+
+// --- Vertical partition: ADMM sharing (001) --------------------------------------------------
+// Fields of the sharing spec (`dpadmm sharing --print-config`); defaults are SharingSpec's.
+
+export const SHARING_PARAMS: Record<string, ParamDef> = {
+  lambda: {
+    key: 'lambda', label: 'regulariser λ', min: 1e-8, step: 1e-4,
+    help: 'Weight of Σ||x_m||²/2: keeps every party\'s block of the model small.',
+  },
+  rho: {
+    key: 'rho', label: 'penalty ρ', min: 1e-8, step: 1e-4,
+    help: 'ADMM penalty. The loss is an average over the N training rows: ρ ≈ 0.3/N … 1/N works well (default for N = 1,400).',
+  },
+  epsilon: {
+    key: 'epsilon', label: 'privacy ε per iteration', min: 1e-3, max: 1, step: 0.1, privacy: true,
+    help: 'Each party\'s privacy cost per iteration (Theorem 3, in (0, 1]): smaller = more noise on its model block.',
+  },
+  delta: {
+    key: 'delta', label: 'δ per iteration', min: 1e-12, max: 0.5, step: 1e-5, privacy: true,
+    help: 'Probability that the ε guarantee of one iteration fails.',
+  },
+  b1: {
+    key: 'b1', label: 'bound b1', min: 1e-6, step: 0.1, privacy: true,
+    help: 'Assumed bound on ||x_m|| and ||y|| (Assumption 2.1); the noise is calibrated to it.',
+  },
+  noise_sigma: {
+    key: 'noise_sigma', label: 'noise level σ', min: 0, step: 0.01, privacy: true,
+    help: '> 0: use this noise level for every party instead of Theorem 3\'s; ε is then reported for it. 0 = from ε.',
+  },
+  learning_rate: {
+    key: 'learning_rate', label: 'learning rate', min: 1e-6, step: 0.1,
+    help: 'SGD step size in epoch 1.',
+  },
+  lr_decay: {
+    key: 'lr_decay', label: 'step decay', min: 0, step: 0.1,
+    help: 'Step of epoch e = learning rate / (1 + decay·(e − 1)); 0 = constant.',
+  },
+  batch_size: {
+    key: 'batch_size', label: 'batch size', min: 1, step: 1,
+    help: 'Rows per SGD step: the parties send partial scores of one mini-batch at a time.',
+  },
+};
+
+export interface SharingAlgorithmDef {
+  name: string;
+  title: string;
+  summary: string;
+  private: boolean;
+  /** The spec's "algorithm" field and whether "dp" is on. */
+  spec: { algorithm: 'admm' | 'sgd'; dp: boolean };
+  params: Record<string, number>;
+}
+
+export const SHARING_ALGORITHMS: SharingAlgorithmDef[] = [
+  {
+    name: 'admm', title: 'ADMM sharing (not private)', private: false, spec: { algorithm: 'admm', dp: false },
+    summary: 'Each party updates its own block of the model; they share only one partial score per row with the coordinator (001, Alg. 1).',
+    params: { lambda: 1e-4, rho: 5e-4 },
+  },
+  {
+    name: 'dp_admm', title: 'DP ADMM sharing', private: true, spec: { algorithm: 'admm', dp: true },
+    summary: 'ADMM sharing where each party releases its block with Gaussian noise shaped by its own data (001, eq. (16)). On small data Theorem 3\'s noise swamps the model: try more rows or a noise level σ.',
+    params: { lambda: 1e-4, rho: 5e-4, epsilon: 1, delta: 1e-5, b1: 1, noise_sigma: 0 },
+  },
+  {
+    name: 'sgd', title: 'SGD baseline (not private)', private: false, spec: { algorithm: 'sgd', dp: false },
+    summary: 'The SGD method for distributed features (001\'s baseline): mini-batch steps on the parties\' blocks.',
+    params: { lambda: 1e-4, learning_rate: 0.5, lr_decay: 0, batch_size: 64 },
+  },
+];
+
+export function sharingAlgorithmByName(name: string): SharingAlgorithmDef {
+  return SHARING_ALGORITHMS.find((a) => a.name === name) ?? SHARING_ALGORITHMS[0];
+}

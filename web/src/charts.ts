@@ -1,35 +1,70 @@
-// Live charts (uPlot): training loss, test error and privacy spent per round, one series per
-// run so that earlier runs stay overlaid for comparison.
+// Live charts (uPlot), one series per run so that earlier runs stay overlaid for comparison.
+// Horizontal setting (consensus): training loss, test error, privacy spent, consensus gap per
+// round. Vertical setting (ADMM sharing): training objective, test log loss, test error and
+// privacy spent (Corollary 1's total epsilon) per epoch.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { RoundMetrics } from './protocol';
+import type { EpochMetrics, RoundMetrics } from './protocol';
+
+export type Metrics = RoundMetrics | EpochMetrics;
 
 export interface Trace {
   id: number;
   label: string;
   colour: string;
-  rounds: RoundMetrics[];
+  mode: 'horizontal' | 'vertical';
+  rounds: Metrics[];
   visible: boolean;
 }
 
 interface ChartDef {
   title: string;
-  value: (m: RoundMetrics) => number | null;
+  value: (m: Metrics) => number | null;
   log: boolean;
   unit: string;
 }
 
-const CHARTS: ChartDef[] = [
-  { title: 'Training loss L(t)', value: (m) => m.train_loss, log: true, unit: '' },
-  { title: 'Test error (%)', value: (m) => (m.test_error === null ? null : 100 * m.test_error), log: false, unit: '%' },
-  { title: 'Privacy spent (total loss)', value: (m) => m.privacy_loss, log: false, unit: '' },
-  { title: 'Consensus gap max ||f_i − f_j||', value: (m) => m.consensus_gap, log: true, unit: '' },
-];
+interface ChartSet {
+  xLabel: string;
+  x: (m: Metrics) => number;
+  charts: ChartDef[];
+}
+
+const percent = (e: number | null) => (e === null ? null : 100 * e);
+
+export const CHART_SETS: Record<Trace['mode'], ChartSet> = {
+  horizontal: {
+    xLabel: 'round',
+    x: (m) => (m as RoundMetrics).round,
+    charts: [
+      { title: 'Training loss L(t)', value: (m) => (m as RoundMetrics).train_loss, log: true, unit: '' },
+      { title: 'Test error (%)', value: (m) => percent((m as RoundMetrics).test_error), log: false, unit: '%' },
+      { title: 'Privacy spent (total loss)', value: (m) => (m as RoundMetrics).privacy_loss, log: false, unit: '' },
+      { title: 'Consensus gap max ||f_i − f_j||', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '' },
+    ],
+  },
+  vertical: {
+    xLabel: 'epoch',
+    x: (m) => (m as EpochMetrics).epoch,
+    charts: [
+      { title: 'Training objective (log loss + λ Σ||x_m||²/2)', value: (m) => (m as EpochMetrics).objective, log: true, unit: '' },
+      { title: 'Test log loss', value: (m) => (m as EpochMetrics).test_loss, log: true, unit: '' },
+      { title: 'Test error (%)', value: (m) => percent((m as EpochMetrics).test_error), log: false, unit: '%' },
+      { title: 'Privacy spent: total ε (Corollary 1)', value: (m) => (m as EpochMetrics).epsilon_total, log: false, unit: '' },
+    ],
+  },
+};
 
 export class Charts {
   private plots: uPlot[] = [];
   private key = '';
   private pending = false;
+  private mode: Trace['mode'] = 'horizontal';
+
+  /** The setting whose runs are shown (the other setting's runs stay in the list). */
+  setMode(mode: Trace['mode']) {
+    this.mode = mode;
+  }
 
   constructor(private readonly host: HTMLElement) {
     new ResizeObserver(() => this.resize()).observe(host);
@@ -58,18 +93,19 @@ export class Charts {
   }
 
   render(traces: Trace[]) {
-    const shown = traces.filter((t) => t.visible);
-    const key = shown.map((t) => t.id).join(',');
+    const set = CHART_SETS[this.mode];
+    const shown = traces.filter((t) => t.visible && t.mode === this.mode);
+    const key = `${this.mode}:${shown.map((t) => t.id).join(',')}`;
     if (key !== this.key) this.rebuild(shown);
     this.key = key;
-    const last = Math.max(1, ...shown.map((t) => (t.rounds.length ? t.rounds[t.rounds.length - 1].round : 0)));
+    const last = Math.max(1, ...shown.map((t) => (t.rounds.length ? set.x(t.rounds[t.rounds.length - 1]) : 0)));
     const x = Array.from({ length: last + 1 }, (_, k) => k);
-    CHARTS.forEach((def, c) => {
+    set.charts.forEach((def, c) => {
       const ys = shown.map((t) => {
         const y: (number | null)[] = new Array(x.length).fill(null);
         for (const m of t.rounds) {
           const v = def.value(m);
-          y[m.round] = v !== null && Number.isFinite(v) && (!def.log || v > 0) ? v : null;
+          y[set.x(m)] = v !== null && Number.isFinite(v) && (!def.log || v > 0) ? v : null;
         }
         return y;
       });
@@ -81,7 +117,8 @@ export class Charts {
   private rebuild(shown: Trace[]) {
     for (const p of this.plots) p.destroy();
     this.host.replaceChildren();
-    this.plots = CHARTS.map((def) => {
+    const set = CHART_SETS[this.mode];
+    this.plots = set.charts.map((def) => {
       const box = document.createElement('div');
       box.className = 'chart';
       this.host.append(box);
@@ -91,11 +128,11 @@ export class Charts {
         height: 210,
         scales: { x: { time: false }, y: def.log ? { distr: 3 } : {} },
         axes: [
-          { label: 'round' },
-          { size: 60, values: (_u, vals) => vals.map((v) => (v == null ? '' : formatNumber(v))) },
+          { label: set.xLabel },
+          { size: 72, values: (_u, vals) => vals.map((v) => (v == null ? '' : formatNumber(v))) },
         ],
         series: [
-          { label: 'round' },
+          { label: set.xLabel },
           ...shown.map((t) => ({
             label: t.label,
             stroke: t.colour,

@@ -1,6 +1,10 @@
 // A run's configuration: what the form shows, what the URL carries, and the spec JSON the C++
-// engine receives (the same shape as `dpadmm run --print-config`).
-import { ALGORITHMS, algorithmByName, PARAMS } from './algorithms';
+// engine receives (the shape of `dpadmm run --print-config` in the horizontal setting, of
+// `dpadmm sharing --print-config` in the vertical one).
+import { ALGORITHMS, algorithmByName, PARAMS, SHARING_ALGORITHMS, sharingAlgorithmByName } from './algorithms';
+
+/** horizontal: consensus, nodes hold different samples; vertical: sharing, parties hold different features. */
+export type Mode = 'horizontal' | 'vertical';
 
 export type DatasetKind = 'twonorm' | 'ringnorm' | 'sparse' | 'file';
 export const TOPOLOGIES = ['random', 'ring', 'star', 'complete', 'grid'] as const;
@@ -9,6 +13,7 @@ export const LOSSES = ['logistic', 'smooth_hinge'] as const;
 export type LossName = (typeof LOSSES)[number];
 
 export interface RunConfig {
+  mode: Mode;
   dataset: DatasetKind;
   rows: number;
   dims: number;
@@ -24,20 +29,41 @@ export interface RunConfig {
   loss: LossName;
   iterations: number;
   seed: number;
+  /** Vertical setting (ADMM sharing): parties, the feature split, algorithm and epochs. */
+  parties: number;
+  /** Features per party in column order, e.g. "120,80"; "" = an even split. */
+  partyFeatures: string;
+  sharingAlgorithm: string;
+  sharingParams: Record<string, number>;
+  epochs: number;
 }
 
 export const DEFAULT_DIMS: Record<Exclude<DatasetKind, 'file'>, number> = {
   twonorm: 20, ringnorm: 20, sparse: 200,
 };
 
-export function defaultConfig(): RunConfig {
+/** The data each setting starts from (the library's defaults: RunSpec's and SharingSpec's). */
+export const MODE_DATA: Record<Mode, { dataset: Exclude<DatasetKind, 'file'>; rows: number; dims: number }> = {
+  horizontal: { dataset: 'twonorm', rows: 7400, dims: 20 },
+  vertical: { dataset: 'sparse', rows: 2000, dims: 200 },
+};
+
+export function defaultConfig(mode: Mode = 'horizontal'): RunConfig {
   return {
-    dataset: 'twonorm', rows: 7400, dims: 20,
+    mode, ...MODE_DATA[mode],
     fileName: '', fileFormat: 'libsvm', csvHeader: false,
     topology: 'random', nodes: 10, edges: 13,
     algorithm: 'admm', params: { ...ALGORITHMS[0].params },
     loss: 'logistic', iterations: 100, seed: 1,
+    parties: 2, partyFeatures: '', sharingAlgorithm: 'admm',
+    sharingParams: { ...SHARING_ALGORITHMS[0].params }, epochs: 20,
   };
+}
+
+/** "120, 80" -> [120, 80]; "" -> [] (even split). Non-numbers are kept as NaN for the engine to reject. */
+export function parsePartyFeatures(text: string): number[] {
+  const t = text.trim();
+  return t === '' ? [] : t.split(/[\s,;]+/).filter((x) => x !== '').map(Number);
 }
 
 /** Largest and smallest edge counts of a connected simple graph on n nodes. */
@@ -52,6 +78,7 @@ export function storedFileName(name: string): string {
 }
 
 export function toSpec(c: RunConfig): Record<string, unknown> {
+  if (c.mode === 'vertical') return toSharingSpec(c);
   const data: Record<string, unknown> =
     c.dataset === 'file'
       ? { source: c.fileFormat, train_path: storedFileName(c.fileName),
@@ -69,10 +96,35 @@ export function toSpec(c: RunConfig): Record<string, unknown> {
   };
 }
 
+/** The sharing spec (`dpadmm sharing --config`) of a vertical run. */
+export function toSharingSpec(c: RunConfig): Record<string, unknown> {
+  const data: Record<string, unknown> =
+    c.dataset === 'file'
+      ? { source: c.fileFormat, train_path: storedFileName(c.fileName),
+          ...(c.fileFormat === 'csv' ? { has_header: c.csvHeader } : {}) }
+      : { source: c.dataset, rows: c.rows, dims: c.dims };
+  const algorithm = sharingAlgorithmByName(c.sharingAlgorithm);
+  const spec: Record<string, unknown> = {
+    data,
+    algorithm: algorithm.spec.algorithm,
+    dp: algorithm.spec.dp,
+    parties: c.parties,
+    ...c.sharingParams,
+    epochs: c.epochs,
+    seed: c.seed,
+  };
+  const split = parsePartyFeatures(c.partyFeatures);
+  if (split.length > 0) spec.party_features = split;
+  return spec;
+}
+
 // URL: ?data=twonorm&rows=7400&dims=20&topology=random&nodes=10&edges=13&algorithm=dvp
 //      &eta=10&alpha=0.5&...&loss=logistic&iterations=100&seed=1
+// Vertical: ?mode=vertical&data=sparse&rows=2000&dims=200&parties=2&split=120,80
+//      &algorithm=dp_admm&lambda=0.0001&rho=0.0005&epsilon=1&...&epochs=20&seed=1
 export function toQuery(c: RunConfig): string {
   const q = new URLSearchParams();
+  if (c.mode === 'vertical') q.set('mode', 'vertical');
   q.set('data', c.dataset);
   if (c.dataset === 'file') {
     q.set('file', c.fileName);
@@ -81,6 +133,15 @@ export function toQuery(c: RunConfig): string {
   } else {
     q.set('rows', String(c.rows));
     q.set('dims', String(c.dims));
+  }
+  if (c.mode === 'vertical') {
+    q.set('parties', String(c.parties));
+    if (c.partyFeatures.trim() !== '') q.set('split', parsePartyFeatures(c.partyFeatures).join(','));
+    q.set('algorithm', c.sharingAlgorithm);
+    for (const [k, v] of Object.entries(c.sharingParams)) q.set(k, String(v));
+    q.set('epochs', String(c.epochs));
+    q.set('seed', String(c.seed));
+    return q.toString();
   }
   q.set('topology', c.topology);
   q.set('nodes', String(c.nodes));
@@ -97,7 +158,7 @@ export function toQuery(c: RunConfig): string {
 export function fromQuery(search: string): RunConfig | null {
   const q = new URLSearchParams(search);
   if (!q.has('algorithm')) return null;
-  const c = defaultConfig();
+  const c = defaultConfig(q.get('mode') === 'vertical' ? 'vertical' : 'horizontal');
   const num = (key: string, fallback: number) => {
     const v = q.get(key);
     return v !== null && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : fallback;
@@ -109,6 +170,17 @@ export function fromQuery(search: string): RunConfig | null {
   c.fileName = q.get('file') ?? '';
   c.fileFormat = q.get('format') === 'csv' ? 'csv' : 'libsvm';
   c.csvHeader = q.get('header') === '1';
+  c.seed = num('seed', c.seed);
+  if (c.mode === 'vertical') {
+    c.parties = num('parties', c.parties);
+    c.partyFeatures = q.get('split') ?? '';
+    const algorithm = sharingAlgorithmByName(q.get('algorithm') ?? 'admm');
+    c.sharingAlgorithm = algorithm.name;
+    c.sharingParams = {};
+    for (const [k, v] of Object.entries(algorithm.params)) c.sharingParams[k] = num(k, v);
+    c.epochs = num('epochs', c.epochs);
+    return c;
+  }
   const topology = q.get('topology') as Topology | null;
   if (topology && (TOPOLOGIES as readonly string[]).includes(topology)) c.topology = topology;
   c.nodes = num('nodes', c.nodes);
@@ -125,6 +197,12 @@ export function fromQuery(search: string): RunConfig | null {
 }
 
 export function describe(c: RunConfig): string {
+  if (c.mode === 'vertical') {
+    const data = c.dataset === 'file' ? c.fileName : c.dataset;
+    const eps = sharingAlgorithmByName(c.sharingAlgorithm).private ? ` ε=${c.sharingParams.epsilon}` : '';
+    const split = c.partyFeatures.trim() === '' ? '' : ` (${parsePartyFeatures(c.partyFeatures).join('/')})`;
+    return `sharing ${c.sharingAlgorithm}${eps} · ${data} · ${c.parties} parties${split} · seed ${c.seed}`;
+  }
   const data = c.dataset === 'file' ? c.fileName : c.dataset;
   const privacy = PARAMS.alpha && 'alpha' in c.params && c.params.alpha > 0 ? ` α=${c.params.alpha}` : '';
   return `${c.algorithm}${privacy} · ${data} · ${c.topology} ${c.nodes} · seed ${c.seed}`;

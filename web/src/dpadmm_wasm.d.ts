@@ -16,8 +16,18 @@ declare module '@dpadmm-wasm/dpadmm_wasm.mjs' {
     run(onRound: (roundJson: string, csvRow: string) => boolean): string;
     delete(): void;
   }
+  /**
+   * ADMM sharing over vertically partitioned features (sharing spec: `dpadmm sharing
+   * --print-config`). Same shape as Session; graphJson() is the star {"nodes": M + 1,
+   * "edges": [[0, m], ...], "party_features": [...], "rows": N}; run() calls back once per
+   * epoch (epoch 0 included) with the epoch's JSON and the CLI's CSV trace row.
+   */
+  export type SharingSession = Session;
   export interface DpadmmModule {
     Session: new (specJson: string) => Session;
+    SharingSession: new (specJson: string) => SharingSession;
+    defaultSharingSpecJson(): string;
+    sharingCsvHeader(): string;
     /** Stores a file in the in-memory file system; "" or an error message. */
     putFile(name: string, contents: string): string;
     defaultSpecJson(): string;

@@ -1,5 +1,5 @@
 // The communication graph as SVG: nodes coloured by how far each is from consensus.
-import type { GraphShape } from './protocol';
+import type { GraphShape, SharingGraph } from './protocol';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -80,6 +80,61 @@ export class GraphView {
         this.svg.append(label);
       }
     }
+  }
+
+  /**
+   * The star of ADMM sharing: the coordinator (C, holds the labels) in the middle, party m
+   * around it with its feature count. Each edge carries one partial score per row, never
+   * features or model weights.
+   */
+  drawSharing(g: SharingGraph) {
+    this.svg.replaceChildren();
+    this.circles = [];
+    this.titles = [];
+    this.largest = 0;
+    const size = 320;
+    this.svg.setAttribute('viewBox', `0 0 ${size} ${size}`);
+    const parties = g.nodes - 1;
+    const c = size / 2;
+    const r = size * (parties > 12 ? 0.4 : 0.34);
+    const pos: [number, number][] = [[c, c]];
+    for (let m = 0; m < parties; ++m) {
+      // Two parties side by side (party 1 on the left); more on a circle from the top.
+      const a = parties === 2 ? Math.PI * (1 - m) : (2 * Math.PI * m) / parties - Math.PI / 2;
+      pos.push([c + r * Math.cos(a), c + r * Math.sin(a)]);
+    }
+    const total = g.party_features.reduce((s, d) => s + d, 0) || 1;
+    const add = (name: string, attrs: Record<string, string | number>, text?: string) => {
+      const el = document.createElementNS(SVG, name);
+      for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+      if (text !== undefined) el.textContent = text;
+      this.svg.append(el);
+      return el;
+    };
+    for (const [i, j] of g.edges) {
+      add('line', { x1: pos[i][0], y1: pos[i][1], x2: pos[j][0], y2: pos[j][1], class: 'edge sharing-edge' });
+    }
+    const small = parties > 12;
+    for (let m = 1; m <= parties; ++m) {
+      const d = g.party_features[m - 1] ?? 0;
+      // Area proportional to the party's share of the features.
+      const radius = small ? 8 : Math.max(12, Math.min(34, 60 * Math.sqrt(d / total)));
+      const circle = add('circle', { cx: pos[m][0], cy: pos[m][1], r: radius, class: 'node party', fill: '#0891b2' });
+      const title = document.createElementNS(SVG, 'title');
+      title.textContent = `party ${m}: ${d} features of ${total} (columns of every training row), no labels`;
+      circle.append(title);
+      if (!small) {
+        add('text', { x: pos[m][0], y: pos[m][1] + 4, class: 'node-label' }, `P${m}`);
+        const below = pos[m][1] > c + 1 || parties === 2 ? radius + 14 : -radius - 6;
+        add('text', { x: pos[m][0], y: pos[m][1] + below, class: 'party-label' }, `${d} feature${d === 1 ? '' : 's'}`);
+      }
+    }
+    const coordinator = add('circle', { cx: c, cy: c, r: small ? 12 : 18, class: 'node coordinator', fill: '#102a43' }) as SVGCircleElement;
+    const ctitle = document.createElementNS(SVG, 'title');
+    ctitle.textContent = `coordinator: holds the ${g.rows} training labels, no features`;
+    coordinator.append(ctitle);
+    add('text', { x: c, y: c + 4, class: 'node-label' }, 'C');
+    add('text', { x: c, y: size - 6, class: 'party-label' }, `${parties} parties · ${total} features · ${g.rows} rows`);
   }
 
   /**

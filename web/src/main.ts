@@ -1,15 +1,19 @@
 // The page: a form that builds a run configuration, the controls, the graph, the charts and the
 // list of runs. The engine runs in a Web Worker (worker.ts); this thread never computes.
-import { ALGORITHMS, algorithmByName, PARAMS } from './algorithms';
+import {
+  ALGORITHMS, algorithmByName, PARAMS, SHARING_ALGORITHMS, SHARING_PARAMS, sharingAlgorithmByName,
+  type ParamDef,
+} from './algorithms';
 import { Charts, formatNumber, type Trace } from './charts';
 import {
-  defaultConfig, DEFAULT_DIMS, describe, edgeRange, fromQuery, storedFileName, toQuery, toSpec,
-  type RunConfig,
+  defaultConfig, DEFAULT_DIMS, describe, edgeRange, fromQuery, MODE_DATA, storedFileName, toQuery,
+  toSpec, type Mode, type RunConfig,
 } from './config';
 import { GraphView } from './graph';
 import {
   CTRL_DELAY, CTRL_STATE, CTRL_STEPS, PAUSED, RUNNING, STOPPING,
-  type FromWorker, type GraphShape, type RoundMetrics, type ToWorker, type UploadedFile,
+  type EpochMetrics, type FromWorker, type GraphShape, type RoundMetrics, type SharingGraph,
+  type SharingInfo, type ToWorker, type UploadedFile,
 } from './protocol';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -27,6 +31,8 @@ type Phase = 'loading' | 'idle' | 'running' | 'paused' | 'stopping' | 'finished'
 interface RunRecord extends Trace {
   config: RunConfig;
   csv: string[];
+  /** The CSV header of this run's trace (consensus or sharing columns). */
+  csvHeader: string;
   outcome: string;
 }
 
@@ -34,6 +40,7 @@ let config: RunConfig = defaultConfig();
 let uploaded: UploadedFile | null = null;
 let worker: Worker;
 let csvHeader = '';
+let sharingCsvHeader = '';
 let phase: Phase = 'loading';
 let control: Int32Array | null = null;
 let runs: RunRecord[] = [];
@@ -56,30 +63,47 @@ function fillAlgorithmPicker() {
     o.textContent = a.title;
     sel.append(o);
   }
+  const sharing = select('sharing-algorithm');
+  for (const a of SHARING_ALGORITHMS) {
+    const o = document.createElement('option');
+    o.value = a.name;
+    o.textContent = a.title;
+    sharing.append(o);
+  }
 }
 
 function renderParams() {
   const algorithm = algorithmByName(config.algorithm);
   $('algorithm-summary').textContent = algorithm.summary;
-  const host = $('params');
+  renderParamFields($('params'), 'param', PARAMS, algorithm.params, config.params);
+  const sharing = sharingAlgorithmByName(config.sharingAlgorithm);
+  $('sharing-algorithm-summary').textContent = sharing.summary;
+  renderParamFields($('sharing-params'), 'sparam', SHARING_PARAMS, sharing.params, config.sharingParams);
+}
+
+/** One labelled number field per parameter (with its one-line help), written into `values`. */
+function renderParamFields(
+  host: HTMLElement, prefix: string, defs: Record<string, ParamDef>, defaults: Record<string, number>,
+  values: Record<string, number>,
+) {
   host.replaceChildren();
-  for (const key of Object.keys(algorithm.params)) {
-    const def = PARAMS[key];
+  for (const key of Object.keys(defaults)) {
+    const def = defs[key];
     const wrap = document.createElement('div');
     wrap.className = def.privacy ? 'param privacy' : 'param';
     const label = document.createElement('label');
     label.textContent = def.label + ' ';
     const field = document.createElement('input');
     field.type = 'number';
-    field.id = `param-${key}`;
+    field.id = `${prefix}-${key}`;
     field.dataset.key = key;
     if (def.min !== undefined) field.min = String(def.min);
     if (def.max !== undefined) field.max = String(def.max);
     field.step = String(def.step ?? 'any');
-    field.value = String(config.params[key] ?? algorithm.params[key]);
+    field.value = String(values[key] ?? defaults[key]);
     field.addEventListener('input', () => {
       const v = Number(field.value);
-      if (field.value.trim() !== '' && Number.isFinite(v)) config.params[key] = v;
+      if (field.value.trim() !== '' && Number.isFinite(v)) values[key] = v;
     });
     label.append(field);
     const help = document.createElement('span');
@@ -91,6 +115,13 @@ function renderParams() {
 }
 
 function showConfig() {
+  input('mode-horizontal').checked = config.mode === 'horizontal';
+  input('mode-vertical').checked = config.mode === 'vertical';
+  input('parties').value = String(config.parties);
+  input('party-features').value = config.partyFeatures;
+  select('sharing-algorithm').value = config.sharingAlgorithm;
+  input('epochs').value = String(config.epochs);
+  input('sharing-seed').value = String(config.seed);
   select('dataset').value = config.dataset;
   input('rows').value = String(config.rows);
   input('dims').value = String(config.dims);
@@ -108,6 +139,13 @@ function showConfig() {
 }
 
 function syncVisibility() {
+  document.body.dataset.mode = config.mode;
+  charts.setMode(config.mode);
+  const vertical = config.mode === 'vertical';
+  $('round-label').textContent = vertical ? 'epoch' : 'round';
+  $('privacy-label').textContent = vertical ? 'privacy spent (total ε)' : 'privacy spent';
+  $('gap-label').textContent = vertical ? 'test log loss' : 'consensus gap';
+  $('delay-label').textContent = vertical ? 'delay per epoch' : 'delay per round';
   $('generated-options').hidden = config.dataset === 'file';
   $('file-options').hidden = config.dataset !== 'file';
   $('edges-label').hidden = config.topology !== 'random';
@@ -125,11 +163,40 @@ function numberField(id: string, apply: (v: number) => void) {
   });
 }
 
+/** Switches between the horizontal (consensus) and vertical (sharing) settings. */
+function setMode(mode: Mode) {
+  if (mode === config.mode) return;
+  config.mode = mode;
+  if (config.dataset !== 'file') Object.assign(config, MODE_DATA[mode]);
+  showConfig();
+  clearStatus();
+  $('info').textContent = '';
+  $('graph').replaceChildren();
+  charts.render(runs);
+}
+
 function wireForm() {
+  for (const id of ['mode-horizontal', 'mode-vertical']) {
+    input(id).addEventListener('change', () => {
+      if (input(id).checked) setMode(input(id).value as Mode);
+    });
+  }
+  numberField('parties', (v) => (config.parties = Math.round(v)));
+  input('party-features').addEventListener('input', () => (config.partyFeatures = input('party-features').value));
+  numberField('epochs', (v) => (config.epochs = Math.round(v)));
+  numberField('sharing-seed', (v) => {
+    config.seed = Math.round(v);
+    input('seed').value = String(config.seed);
+  });
+  select('sharing-algorithm').addEventListener('change', () => {
+    config.sharingAlgorithm = select('sharing-algorithm').value;
+    config.sharingParams = { ...sharingAlgorithmByName(config.sharingAlgorithm).params };
+    renderParams();
+  });
   select('dataset').addEventListener('change', () => {
     config.dataset = select('dataset').value as RunConfig['dataset'];
     if (config.dataset !== 'file') {
-      config.dims = DEFAULT_DIMS[config.dataset];
+      config.dims = config.mode === 'vertical' && config.dataset === 'sparse' ? MODE_DATA.vertical.dims : DEFAULT_DIMS[config.dataset];
       input('dims').value = String(config.dims);
     }
     syncVisibility();
@@ -146,7 +213,10 @@ function wireForm() {
   });
   numberField('edges', (v) => (config.edges = Math.round(v)));
   numberField('iterations', (v) => (config.iterations = Math.round(v)));
-  numberField('seed', (v) => (config.seed = Math.round(v)));
+  numberField('seed', (v) => {
+    config.seed = Math.round(v);
+    input('sharing-seed').value = String(config.seed);
+  });
   select('topology').addEventListener('change', () => {
     config.topology = select('topology').value as RunConfig['topology'];
     syncVisibility();
@@ -228,16 +298,14 @@ function start(paused: boolean) {
     return;
   }
   showError('');
-  $('outcome').textContent = '';
-  for (const key of ['round', 'accuracy', 'privacy', 'gap']) {
-    $(key).textContent = '–';
-    delete $(key).dataset.value;
-  }
+  clearStatus();
   const id = nextId++;
   const colour = COLOURS[(id - 1) % COLOURS.length];
+  const vertical = config.mode === 'vertical';
   current = {
-    id, label: `#${id} ${config.algorithm}`, colour, rounds: [], visible: true,
-    config: structuredClone(config), csv: [], outcome: 'running',
+    id, label: `#${id} ${vertical ? `sharing ${config.sharingAlgorithm}` : config.algorithm}`, colour,
+    mode: config.mode, rounds: [], visible: true, config: structuredClone(config), csv: [],
+    csvHeader: vertical ? sharingCsvHeader : csvHeader, outcome: 'running',
   };
   runs.push(current);
   while (runs.length > MAX_RUNS) runs.shift();
@@ -252,7 +320,7 @@ function start(paused: boolean) {
     control = null;
   }
   const message: ToWorker = {
-    type: 'start', id, spec: toSpec(config), files: config.dataset === 'file' && uploaded ? [uploaded] : [],
+    type: 'start', kind: vertical ? 'sharing' : 'consensus', id, spec: toSpec(config), files: config.dataset === 'file' && uploaded ? [uploaded] : [],
     control: buffer,
   };
   worker.postMessage(message);
@@ -264,6 +332,7 @@ function start(paused: boolean) {
 function onWorkerMessage(m: FromWorker) {
   if (m.type === 'ready') {
     csvHeader = m.csvHeader;
+    sharingCsvHeader = m.sharingCsvHeader;
     setPhase('idle');
     if (pendingAutoRun) {
       pendingAutoRun = false;
@@ -277,6 +346,12 @@ function onWorkerMessage(m: FromWorker) {
   }
   switch (m.type) {
     case 'started':
+      if (m.kind === 'sharing') {
+        $('info').dataset.spec = m.specJson; // for `dpadmm sharing --config`
+        graph.drawSharing(m.graph as SharingGraph);
+        $('info').textContent = sharingInfoText(m.info);
+        break;
+      }
       graphRows = m.graph.rows_per_node;
       $('info').dataset.spec = m.specJson; // the effective spec, for `dpadmm run --config`
       drawGraph(m.graph);
@@ -288,8 +363,13 @@ function onWorkerMessage(m: FromWorker) {
     case 'round':
       current.rounds.push(m.metrics);
       current.csv.push(m.csv);
-      showRound(m.metrics);
       charts.schedule(runs);
+      if (m.kind === 'sharing') {
+        showEpoch(m.metrics);
+        if (phase === 'paused') $('state').textContent = `paused after epoch ${m.metrics.epoch}`;
+        break;
+      }
+      showRound(m.metrics);
       if (phase === 'paused') $('state').textContent = `paused after round ${m.metrics.round}`;
       break;
     case 'done':
@@ -317,6 +397,42 @@ function finishRun() {
 
 function drawGraph(g: GraphShape) {
   graph.draw(g, config.topology);
+}
+
+function clearStatus() {
+  $('outcome').textContent = '';
+  for (const key of ['round', 'accuracy', 'privacy', 'gap']) {
+    $(key).textContent = '–';
+    delete $(key).dataset.value;
+  }
+}
+
+const percentText = (e: number | null | undefined) => (e === null || e === undefined ? '–' : `${(100 * e).toFixed(2)} %`);
+
+function sharingInfoText(i: SharingInfo): string {
+  const split = i.party_features.join(' / ');
+  let text = `${i.dataset}: ${i.train_rows} training rows, ${i.test_rows} test rows; ` +
+    `${i.features} features split among ${i.parties} parties (${split}); the coordinator holds the labels.`;
+  if (i.central_baseline && i.local_baseline) {
+    text += ` Reference test error: all features in one place ${percentText(i.central_baseline.test_error)}, ` +
+      `party 1's features alone ${percentText(i.local_baseline.test_error)}.`;
+  }
+  return `${text} Privacy: ${i.privacy_guarantee}.`;
+}
+
+function showEpoch(m: EpochMetrics) {
+  $('round').textContent = `${m.epoch} / ${current?.config.epochs ?? '?'}`;
+  $('round').dataset.value = String(m.epoch);
+  const acc = $('accuracy');
+  if (m.test_error !== null) {
+    acc.textContent = `${(100 * (1 - m.test_error)).toFixed(2)} %`;
+    acc.dataset.value = String(1 - m.test_error);
+  }
+  // null: Corollary 1's total is infinite (a noise level σ whose per-iteration ε is huge).
+  const eps = m.epsilon_total;
+  $('privacy').textContent = eps === null ? '∞' : eps > 0 ? formatNumber(eps) : 'none';
+  $('privacy').dataset.value = String(eps ?? Infinity);
+  $('gap').textContent = m.test_loss === null ? '–' : formatNumber(m.test_loss);
 }
 
 function showRound(m: RoundMetrics) {
@@ -349,7 +465,7 @@ function renderRuns() {
     swatch.className = 'swatch';
     swatch.style.background = r.colour;
     const text = document.createElement('span');
-    const last = r.rounds[r.rounds.length - 1];
+    const last = r.rounds.at(-1);
     const acc = last && last.test_error !== null ? `, accuracy ${(100 * (1 - last.test_error)).toFixed(2)} %` : '';
     text.textContent = `#${r.id} ${describe(r.config)} — ${r.outcome}${acc}`;
     const link = document.createElement('a');
@@ -363,10 +479,13 @@ function renderRuns() {
 
 function downloadTrace() {
   if (!current) return;
-  const blob = new Blob([[csvHeader, ...current.csv].join('\n') + '\n'], { type: 'text/csv' });
+  const blob = new Blob([[current.csvHeader, ...current.csv].join('\n') + '\n'], { type: 'text/csv' });
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
-  a.download = `dpadmm-trace-${current.config.algorithm}-seed${current.config.seed}-run${current.id}.csv`;
+  const c = current.config;
+  a.download = c.mode === 'vertical'
+    ? `dpadmm-sharing-trace-${c.sharingAlgorithm}-seed${c.seed}-run${current.id}.csv`
+    : `dpadmm-trace-${c.algorithm}-seed${c.seed}-run${current.id}.csv`;
   document.body.append(a);
   a.click();
   a.remove();
@@ -418,7 +537,11 @@ function wireControls() {
     } else {
       // Without shared memory the worker cannot be reached mid-run: end it and start afresh.
       current.outcome = 'cancelled';
-      $('outcome').textContent = `Run #${current.id}: cancelled after round ${current.rounds.at(-1)?.round ?? 0}.`;
+      const last = current.rounds.at(-1);
+      const where = current.mode === 'vertical'
+        ? `epoch ${(last as EpochMetrics | undefined)?.epoch ?? 0}`
+        : `round ${(last as RoundMetrics | undefined)?.round ?? 0}`;
+      $('outcome').textContent = `Run #${current.id}: cancelled after ${where}.`;
       setPhase('loading');
       newWorker();
       renderRuns();
@@ -429,7 +552,7 @@ function wireControls() {
       setPhase('loading');
       newWorker();
     }
-    config = defaultConfig();
+    config = defaultConfig(config.mode); // Reset keeps the setting
     uploaded = null;
     input('file').value = '';
     runs = [];
@@ -438,7 +561,7 @@ function wireControls() {
     showError('');
     $('outcome').textContent = '';
     $('info').textContent = '';
-    for (const id of ['round', 'accuracy', 'privacy', 'gap']) $(id).textContent = '–';
+    clearStatus();
     $('graph').replaceChildren();
     history.replaceState(null, '', location.pathname);
     renderRuns();

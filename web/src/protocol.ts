@@ -15,6 +15,62 @@ export interface RoundMetrics {
   node_distance: number[];
 }
 
+/** One epoch of an ADMM sharing / SGD run (vertical setting): the CSV trace's columns. */
+export interface EpochMetrics {
+  epoch: number;
+  seconds: number;
+  objective: number;
+  train_loss: number;
+  test_loss: number | null;
+  test_error: number | null;
+  primal_residual: number | null;
+  max_x_norm: number;
+  y_norm: number | null;
+  epsilon_iteration: number | null;
+  delta_iteration: number;
+  /** null when infinite (Corollary 1 with a huge per-iteration epsilon). */
+  epsilon_total: number | null;
+  delta_total: number;
+}
+
+export interface SharingBaseline {
+  objective: number | null;
+  test_loss: number | null;
+  test_error: number | null;
+}
+
+export interface SharingInfo {
+  dataset: string;
+  train_rows: number;
+  test_rows: number;
+  features: number;
+  parties: number;
+  party_features: number[];
+  algorithm: string;
+  dp: boolean;
+  party_sigma: number[];
+  privacy_guarantee: string;
+  central_baseline: SharingBaseline | null;
+  local_baseline: SharingBaseline | null;
+  [key: string]: unknown;
+}
+
+/** The star of ADMM sharing: node 0 = coordinator, nodes 1..M = parties. */
+export interface SharingGraph {
+  nodes: number;
+  edges: [number, number][];
+  party_features: number[];
+  rows: number;
+}
+
+export interface SharingSummary {
+  outcome: 'completed' | 'cancelled' | 'diverged';
+  message: string;
+  epochs: number;
+  seconds: number;
+  final: EpochMetrics;
+}
+
 export interface GraphShape {
   nodes: number;
   edges: [number, number][];
@@ -57,6 +113,8 @@ export const STOPPING = 2;
 
 export type ToWorker = {
   type: 'start';
+  /** consensus: a Session (RunSpec); sharing: a SharingSession (SharingSpec). */
+  kind: 'consensus' | 'sharing';
   id: number;
   spec: Record<string, unknown>;
   files: UploadedFile[];
@@ -64,8 +122,11 @@ export type ToWorker = {
 };
 
 export type FromWorker =
-  | { type: 'ready'; csvHeader: string }
-  | { type: 'started'; id: number; info: RunInfo; graph: GraphShape; specJson: string }
-  | { type: 'round'; id: number; metrics: RoundMetrics; csv: string }
-  | { type: 'done'; id: number; summary: RunSummary }
+  | { type: 'ready'; csvHeader: string; sharingCsvHeader: string }
+  | { type: 'started'; kind: 'consensus'; id: number; info: RunInfo; graph: GraphShape; specJson: string }
+  | { type: 'started'; kind: 'sharing'; id: number; info: SharingInfo; graph: SharingGraph; specJson: string }
+  | { type: 'round'; kind: 'consensus'; id: number; metrics: RoundMetrics; csv: string }
+  | { type: 'round'; kind: 'sharing'; id: number; metrics: EpochMetrics; csv: string }
+  | { type: 'done'; kind: 'consensus'; id: number; summary: RunSummary }
+  | { type: 'done'; kind: 'sharing'; id: number; summary: SharingSummary }
   | { type: 'error'; id: number; message: string };

@@ -1,5 +1,5 @@
-// The engine's thread: loads the wasm module and runs experiments, posting every round to the
-// page. The C++ run is one synchronous call, so pause/step/stop travel through a
+// The engine's thread: loads the wasm module and runs experiments (consensus runs and ADMM
+// sharing runs), posting every round / epoch to the page. The C++ run is one synchronous call, so pause/step/stop travel through a
 // SharedArrayBuffer that the per-round callback reads (Atomics.wait blocks this worker, never
 // the page). Without cross-origin isolation there is no SharedArrayBuffer: runs then go to
 // the end, and the page stops them by terminating this worker.
@@ -45,21 +45,25 @@ async function start(m: Extract<ToWorker, { type: 'start' }>) {
       return;
     }
   }
-  const session = new module.Session(JSON.stringify(m.spec));
+  // Both sessions have the same shape: a consensus Session or an ADMM sharing SharingSession.
+  const kind = m.kind;
+  const session = kind === 'sharing'
+    ? new module.SharingSession(JSON.stringify(m.spec))
+    : new module.Session(JSON.stringify(m.spec));
   try {
     if (!session.ok()) {
       post({ type: 'error', id: m.id, message: session.error() });
       return;
     }
     post({
-      type: 'started', id: m.id, info: JSON.parse(session.infoJson()),
+      type: 'started', kind, id: m.id, info: JSON.parse(session.infoJson()),
       graph: JSON.parse(session.graphJson()), specJson: session.specJson(),
-    });
+    } as FromWorker);
     const control = m.control ? new Int32Array(m.control) : null;
     const result = JSON.parse(
       session.run((json: string, csv: string) => {
         try {
-          post({ type: 'round', id: m.id, metrics: JSON.parse(json), csv });
+          post({ type: 'round', kind, id: m.id, metrics: JSON.parse(json), csv } as FromWorker);
           return mayContinue(control);
         } catch {
           return false; // never let a JS exception unwind through the C++ frames
@@ -67,7 +71,7 @@ async function start(m: Extract<ToWorker, { type: 'start' }>) {
       }),
     );
     if (result.error) post({ type: 'error', id: m.id, message: result.error });
-    else post({ type: 'done', id: m.id, summary: result });
+    else post({ type: 'done', kind, id: m.id, summary: result } as FromWorker);
   } finally {
     session.delete();
   }
@@ -81,6 +85,6 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
 };
 
 modulePromise.then(
-  (module) => post({ type: 'ready', csvHeader: module.csvHeader() }),
+  (module) => post({ type: 'ready', csvHeader: module.csvHeader(), sharingCsvHeader: module.sharingCsvHeader() }),
   (err: unknown) => post({ type: 'error', id: -1, message: `could not load the engine: ${String(err)}` }),
 );
