@@ -6,6 +6,8 @@
 #pragma once
 
 #include <charconv>
+#include <cmath>
+#include <string>
 
 namespace dpadmm::detail {
 
@@ -14,6 +16,22 @@ namespace dpadmm::detail {
 std::to_chars_result ToCharsShortest(char* first, char* last, double value);
 // std::from_chars(first, last, value) with the general format.
 std::from_chars_result FromCharsDouble(const char* first, const char* last, double& value);
+
+// Appends the shortest text that reads back to the identical double, or "nan", "inf", "-inf":
+// the number format of every CSV trace (consensus and sharing).
+inline void AppendShortest(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v > 0 ? "inf" : "-inf";
+    return;
+  }
+  char buf[64];
+  const auto r = ToCharsShortest(buf, buf + sizeof(buf), v);
+  out.append(buf, r.ptr);
+}
 
 namespace fallback {
 // The same contracts, built on snprintf/strtod (correctly rounded in glibc and musl).

@@ -117,11 +117,9 @@ void Read(const Json& j, const std::string& where, const std::string& field, T& 
 }
 
 std::string Number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  const auto r = detail::ToCharsShortest(buf, buf + sizeof(buf), v);
-  return std::string(buf, r.ptr);
+  std::string out;
+  detail::AppendShortest(out, v);
+  return out;
 }
 
 OrderedJson Num(double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(nullptr); }

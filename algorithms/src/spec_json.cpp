@@ -321,20 +321,7 @@ OrderedJson InfoObject(const RunInfo& info) {
   return o;
 }
 
-// Shortest text that reads back to the identical double; "nan", "inf", "-inf" otherwise.
-void AppendNumber(std::string& out, double v) {
-  if (std::isnan(v)) {
-    out += "nan";
-    return;
-  }
-  if (std::isinf(v)) {
-    out += v > 0 ? "inf" : "-inf";
-    return;
-  }
-  char buf[64];
-  const auto r = ::dpadmm::detail::ToCharsShortest(buf, buf + sizeof(buf), v);
-  out.append(buf, r.ptr);
-}
+void AppendNumber(std::string& out, double v) { detail::AppendShortest(out, v); }
 void AppendNumber(std::string& out, std::int64_t v) { out += std::to_string(v); }
 
 }  // namespace
