@@ -11,16 +11,14 @@
 
 #include "dpadmm/algorithms/error.h"
 #include "dpadmm/algorithms/run.h"
+#include "run_recorder.h"
 
 namespace {
 
 using dpadmm::RoundMetrics;
 using dpadmm::RunSpec;
-
-struct Recorder : dpadmm::RunObserver {
-  std::vector<RoundMetrics> rounds;
-  void OnRound(const RoundMetrics& m) override { rounds.push_back(m); }
-};
+using dpadmm::test::ExpectSameBits;
+using Recorder = dpadmm::test::RunRecorder;
 
 RunSpec SmallTwonorm(const std::string& topology) {
   RunSpec s;
@@ -37,19 +35,6 @@ RunSpec SmallTwonorm(const std::string& topology) {
   s.iterations = 300;
   s.seed = 7;
   return s;
-}
-
-// Everything but wall time must match exactly.
-void ExpectSameBits(const std::vector<RoundMetrics>& a, const std::vector<RoundMetrics>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    EXPECT_EQ(a[k].round, b[k].round);
-    EXPECT_EQ(a[k].train_loss, b[k].train_loss) << "round " << k;
-    EXPECT_EQ(a[k].objective, b[k].objective) << "round " << k;
-    EXPECT_EQ(a[k].test_error, b[k].test_error) << "round " << k;
-    EXPECT_EQ(a[k].consensus_gap, b[k].consensus_gap) << "round " << k;
-    EXPECT_EQ(a[k].distance_to_optimum, b[k].distance_to_optimum) << "round " << k;
-  }
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "dpadmm/algorithms/pdml.h"
 #include "dpadmm/algorithms/random.h"
 #include "dpadmm/algorithms/run.h"
+#include "run_recorder.h"
 #include "dpadmm/algorithms/spec_json.h"
 #include "pdml.h"
 #include "test_helpers.h"
@@ -28,6 +29,7 @@ using dpadmm::Loss;
 using dpadmm::LossKind;
 using dpadmm::RoundMetrics;
 using dpadmm::RunSpec;
+using Recorder = dpadmm::test::RunRecorder;
 using dpadmm::test::ThrowsInputError;
 
 constexpr double kSigmas = 5.0;  // see the file comment: 5.7e-7 two-sided per check
@@ -39,13 +41,6 @@ void ExpectBinomial(std::int64_t count, std::int64_t n, double q, const std::str
   EXPECT_LE(std::abs(static_cast<double>(count) - mean), kSigmas * sd)
       << what << ": count " << count << " of " << n << ", expected " << mean << " +- " << sd;
 }
-
-struct Recorder : dpadmm::RunObserver {
-  dpadmm::RunInfo info;
-  std::vector<RoundMetrics> rounds;
-  void OnStart(const dpadmm::RunInfo& i) override { info = i; }
-  void OnRound(const RoundMetrics& m) override { rounds.push_back(m); }
-};
 
 RunSpec Base(const std::string& algorithm) {
   RunSpec s;
@@ -403,12 +398,8 @@ TEST(PdmlRun, BitwiseReproducibleAcrossEnginesAndThreadCounts) {
   for (int threads : {1, 2, 4}) {
     Recorder tbb;
     const dpadmm::RunSummary r = exp.RunOn("tbb", threads, &tbb);
-    ASSERT_EQ(tbb.rounds.size(), serial.rounds.size());
-    for (std::size_t k = 0; k < tbb.rounds.size(); ++k) {
-      EXPECT_EQ(tbb.rounds[k].objective, serial.rounds[k].objective) << threads << " threads, round " << k;
-      EXPECT_EQ(tbb.rounds[k].consensus_gap, serial.rounds[k].consensus_gap);
-      EXPECT_EQ(tbb.rounds[k].node_noise, serial.rounds[k].node_noise);
-    }
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    dpadmm::test::ExpectSameBits(tbb.rounds, serial.rounds);
     EXPECT_EQ(r.model, ref.model) << threads << " threads";
   }
   // A second Experiment with the same spec draws the same Phase 1 labels and noise.

@@ -13,16 +13,14 @@
 #include "dpadmm/algorithms/graph.h"
 #include "dpadmm/algorithms/preprocessing.h"
 #include "dpadmm/algorithms/run.h"
+#include "run_recorder.h"
 
 namespace {
 
 using dpadmm::RoundMetrics;
 using dpadmm::RunSpec;
-
-struct Recorder : dpadmm::RunObserver {
-  std::vector<RoundMetrics> rounds;
-  void OnRound(const RoundMetrics& m) override { rounds.push_back(m); }
-};
+using dpadmm::test::ExpectSameBits;
+using Recorder = dpadmm::test::RunRecorder;
 
 RunSpec Base(const std::string& algorithm) {
   RunSpec s;
@@ -38,15 +36,6 @@ RunSpec Base(const std::string& algorithm) {
   s.iterations = 40;
   s.seed = 11;
   return s;
-}
-
-void ExpectSameBits(const std::vector<RoundMetrics>& a, const std::vector<RoundMetrics>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    EXPECT_EQ(a[k].objective, b[k].objective) << "round " << k;
-    EXPECT_EQ(a[k].consensus_gap, b[k].consensus_gap) << "round " << k;
-    EXPECT_EQ(a[k].privacy_loss, b[k].privacy_loss) << "round " << k;
-  }
 }
 
 }  // namespace
