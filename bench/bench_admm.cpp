@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "dpadmm/algorithms/run.h"
+#include "dpadmm/experiment/run.h"
 
 namespace {
 

@@ -28,12 +28,12 @@
 #include <utility>
 #include <vector>
 
-#include "dpadmm/algorithms/dataset.h"
-#include "dpadmm/algorithms/generators.h"
-#include "dpadmm/algorithms/loaders.h"
-#include "dpadmm/algorithms/local_solver.h"
-#include "dpadmm/algorithms/preprocessing.h"
-#include "dpadmm/algorithms/random.h"
+#include "dpadmm/data/dataset.h"
+#include "dpadmm/data/generators.h"
+#include "dpadmm/data/loaders.h"
+#include "dpadmm/solver/local_solver.h"
+#include "dpadmm/data/preprocessing.h"
+#include "dpadmm/core/random.h"
 
 namespace {
 

@@ -34,8 +34,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "dpadmm/algorithms/accounting.h"
-#include "dpadmm/algorithms/run.h"
+#include "dpadmm/privacy/accounting.h"
+#include "dpadmm/experiment/run.h"
 #include "repro_sharing.h"
 
 namespace fs = std::filesystem;

@@ -29,9 +29,9 @@
 #include <thread>
 #include <vector>
 
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/loaders.h"
-#include "dpadmm/algorithms/run.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/data/loaders.h"
+#include "dpadmm/experiment/run.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "dpadmm/algorithms/sharing.h"
+#include "dpadmm/sharing/sharing.h"
 
 namespace dpadmm::repro {
 namespace {

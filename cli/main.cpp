@@ -36,11 +36,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/loss.h"
-#include "dpadmm/algorithms/run.h"
-#include "dpadmm/algorithms/run_spec.h"
-#include "dpadmm/algorithms/spec_json.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/solver/loss.h"
+#include "dpadmm/experiment/run.h"
+#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/runtime/engine.h"
 #include "sharing_command.h"
 

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <type_traits>
 
-#include "dpadmm/algorithms/error.h"
+#include "dpadmm/core/error.h"
 
 namespace dpadmm::cli {
 namespace {

@@ -14,7 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "dpadmm/algorithms/sharing.h"
+#include "dpadmm/sharing/sharing.h"
 #include "dpadmm/runtime/engine.h"
 
 namespace dpadmm::cli {

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "dpadmm/algorithms/run.h"
+#include "dpadmm/experiment/run.h"
 
 namespace dpadmm::test {
 

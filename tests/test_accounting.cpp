@@ -1,4 +1,4 @@
-#include "dpadmm/algorithms/accounting.h"
+#include "dpadmm/privacy/accounting.h"
 
 #include <cmath>
 #include <cstdint>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "dpadmm/algorithms/error.h"
+#include "dpadmm/core/error.h"
 #include "test_helpers.h"
 
 namespace dpadmm {

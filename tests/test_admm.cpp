@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/run.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/experiment/run.h"
 #include "run_recorder.h"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "charconv_compat.h"
+#include "core/charconv_compat.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "dpadmm/algorithms/dataset.h"
+#include "dpadmm/data/dataset.h"
 
 #include <cmath>
 #include <limits>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "dpadmm/algorithms/error.h"
+#include "dpadmm/core/error.h"
 #include "test_helpers.h"
 
 namespace dpadmm {

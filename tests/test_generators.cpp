@@ -1,4 +1,4 @@
-#include "dpadmm/algorithms/generators.h"
+#include "dpadmm/data/generators.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "dpadmm/algorithms/error.h"
+#include "dpadmm/core/error.h"
 
 namespace dpadmm {
 namespace {

@@ -1,4 +1,4 @@
-#include "dpadmm/algorithms/graph.h"
+#include "dpadmm/graph/graph.h"
 
 #include <set>
 #include <string>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "dpadmm/algorithms/error.h"
+#include "dpadmm/core/error.h"
 #include "test_helpers.h"
 
 namespace dpadmm {

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "dpadmm/algorithms/error.h"
+#include "dpadmm/core/error.h"
 
 namespace dpadmm::test {
 

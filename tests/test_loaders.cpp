@@ -1,4 +1,4 @@
-#include "dpadmm/algorithms/loaders.h"
+#include "dpadmm/data/loaders.h"
 
 #include <cmath>
 #include <filesystem>
@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "dpadmm/algorithms/error.h"
+#include "dpadmm/core/error.h"
 #include "test_helpers.h"
 
 namespace dpadmm {

@@ -9,7 +9,7 @@
 // calls made by the current thread while a thread-local flag is set. operator new goes through
 // malloc, so it is counted too. The flag is only set around the measured calls, so the other
 // tests in this binary are unaffected.
-#include "dpadmm/algorithms/local_solver.h"
+#include "dpadmm/solver/local_solver.h"
 
 #include <cerrno>
 #include <cmath>
@@ -22,8 +22,8 @@
 #include <Eigen/Cholesky>
 #include <gtest/gtest.h>
 
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/random.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/core/random.h"
 #include "test_helpers.h"
 
 #if defined(__has_feature)

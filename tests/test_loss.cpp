@@ -1,4 +1,4 @@
-#include "dpadmm/algorithms/loss.h"
+#include "dpadmm/solver/loss.h"
 
 #include <cmath>
 #include <limits>

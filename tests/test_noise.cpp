@@ -1,4 +1,4 @@
-#include "dpadmm/algorithms/noise.h"
+#include "dpadmm/privacy/noise.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,8 +14,8 @@
 #include <Eigen/Dense>
 #include <gtest/gtest.h>
 
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/random.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/core/random.h"
 #include "test_helpers.h"
 
 namespace dpadmm {

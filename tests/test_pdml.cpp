@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/generators.h"
-#include "dpadmm/algorithms/pdml.h"
-#include "dpadmm/algorithms/random.h"
-#include "dpadmm/algorithms/run.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/data/generators.h"
+#include "dpadmm/consensus/pdml.h"
+#include "dpadmm/core/random.h"
+#include "dpadmm/experiment/run.h"
 #include "run_recorder.h"
-#include "dpadmm/algorithms/spec_json.h"
-#include "pdml.h"
+#include "dpadmm/experiment/spec_json.h"
+#include "consensus/pdml_node.h"
 #include "test_helpers.h"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "dpadmm/algorithms/portable_math.h"
-#include "dpadmm/algorithms/random.h"
+#include "dpadmm/core/portable_math.h"
+#include "dpadmm/core/random.h"
 
 namespace {
 

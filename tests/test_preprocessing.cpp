@@ -1,4 +1,4 @@
-#include "dpadmm/algorithms/preprocessing.h"
+#include "dpadmm/data/preprocessing.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/generators.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/data/generators.h"
 #include "test_helpers.h"
 
 namespace dpadmm {

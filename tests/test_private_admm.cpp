@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "consensus_admm.h"
-#include "dpadmm/algorithms/accounting.h"
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/generators.h"
-#include "dpadmm/algorithms/graph.h"
-#include "dpadmm/algorithms/preprocessing.h"
-#include "dpadmm/algorithms/run.h"
+#include "consensus/consensus_admm.h"
+#include "dpadmm/privacy/accounting.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/data/generators.h"
+#include "dpadmm/graph/graph.h"
+#include "dpadmm/data/preprocessing.h"
+#include "dpadmm/experiment/run.h"
 #include "run_recorder.h"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "dpadmm/algorithms/random.h"
+#include "dpadmm/core/random.h"
 
 #include <cmath>
 #include <cstdint>

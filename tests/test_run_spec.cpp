@@ -3,8 +3,8 @@
 #include <functional>
 #include <string>
 
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/run_spec.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/experiment/run_spec.h"
 
 using dpadmm::RunSpec;
 

@@ -11,13 +11,13 @@
 #include <Eigen/QR>
 #include <gtest/gtest.h>
 
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/generators.h"
-#include "dpadmm/algorithms/loss.h"
-#include "dpadmm/algorithms/random.h"
-#include "dpadmm/algorithms/sharing.h"
-#include "dpadmm/algorithms/sharing_accounting.h"
-#include "sharing.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/data/generators.h"
+#include "dpadmm/solver/loss.h"
+#include "dpadmm/core/random.h"
+#include "dpadmm/sharing/sharing.h"
+#include "dpadmm/privacy/sharing_accounting.h"
+#include "sharing/programs.h"
 #include "test_helpers.h"
 
 namespace dpadmm {

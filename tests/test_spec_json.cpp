@@ -1,4 +1,4 @@
-#include "dpadmm/algorithms/spec_json.h"
+#include "dpadmm/experiment/spec_json.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "dpadmm/algorithms/error.h"
+#include "dpadmm/core/error.h"
 
 namespace dpadmm {
 namespace {

@@ -29,11 +29,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dpadmm/algorithms/error.h"
-#include "dpadmm/algorithms/run.h"
-#include "dpadmm/algorithms/run_spec.h"
-#include "dpadmm/algorithms/sharing.h"
-#include "dpadmm/algorithms/spec_json.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/experiment/run.h"
+#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/sharing/sharing.h"
+#include "dpadmm/experiment/spec_json.h"
 
 namespace {
 

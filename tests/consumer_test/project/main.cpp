@@ -1,7 +1,7 @@
 // A service embedding dpadmm: build a spec, watch the rounds, read the summary.
 #include <cstdio>
 
-#include <dpadmm/algorithms/run.h>
+#include <dpadmm/experiment/run.h>
 
 namespace {
 struct Counter : dpadmm::RunObserver {

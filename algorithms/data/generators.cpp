@@ -1,0 +1,131 @@
+#include "dpadmm/data/generators.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "dpadmm/core/error.h"
+#include "dpadmm/core/random.h"
+
+namespace dpadmm {
+namespace {
+
+// Row r of a generated set draws from Stream(seed, r, kind, kGenerateData): rows are
+// independent of each other and of the row count, and each generator has its own streams.
+enum Kind : std::uint64_t { kTwonorm = 1, kRingnorm = 2, kSparseRows = 3, kSparseHyperplane = 4 };
+
+void RequirePositive(const char* generator, const char* field, std::int64_t value) {
+  if (value <= 0) {
+    throw InputError(std::string(generator) + ": " + field + " must be positive, got " +
+                     std::to_string(value));
+  }
+}
+
+double RandomSign(Stream& s) { return (s.NextU64() >> 63) != 0 ? 1.0 : -1.0; }
+
+// Fills a dense data set whose row r is produced by row_fn(stream, label, row).
+template <class RowFn>
+Dataset GenerateDense(const char* name, std::int64_t rows, std::int64_t dims, std::uint64_t seed,
+                      Kind kind, RowFn row_fn) {
+  RequirePositive(name, "rows", rows);
+  RequirePositive(name, "dims", dims);
+  Dataset d;
+  DenseRows x(rows, dims);
+  d.y.resize(rows);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    Stream s(seed, static_cast<std::uint64_t>(r), kind, Purpose::kGenerateData);
+    d.y[r] = RandomSign(s);
+    row_fn(s, d.y[r], x.row(r));
+  }
+  d.x = std::move(x);
+  d.name = name;
+  return d;
+}
+
+void ValidateOptions(const SparseHighDimOptions& o) {
+  const char* name = "GenerateSparseHighDim";
+  RequirePositive(name, "rows", o.rows);
+  RequirePositive(name, "dims", o.dims);
+  RequirePositive(name, "informative", o.informative);
+  RequirePositive(name, "nnz_per_row", o.nnz_per_row);
+  if (o.informative > o.dims || o.nnz_per_row > o.dims) {
+    throw InputError(std::string(name) + ": informative and nnz_per_row must be <= dims");
+  }
+  if (!(o.flip_probability >= 0.0 && o.flip_probability <= 0.5)) {
+    throw InputError(std::string(name) + ": flip_probability must be in [0, 0.5], got " +
+                     std::to_string(o.flip_probability));
+  }
+}
+
+// k distinct columns of [0, n), sorted (Floyd's algorithm: k draws, integer arithmetic only).
+// `marks` has size n, is all false on entry and is left all false.
+void SampleColumns(Stream& s, std::int64_t n, std::int64_t k, std::vector<char>& marks,
+                   std::vector<std::int64_t>& out) {
+  out.clear();
+  for (std::int64_t j = n - k; j < n; ++j) {
+    const auto t = static_cast<std::int64_t>(s.UniformInt(static_cast<std::uint64_t>(j + 1)));
+    const std::int64_t pick = marks[t] ? j : t;
+    marks[pick] = 1;
+    out.push_back(pick);
+  }
+  for (std::int64_t c : out) marks[c] = 0;
+  std::sort(out.begin(), out.end());
+}
+
+}  // namespace
+
+Dataset GenerateTwonorm(std::int64_t rows, std::uint64_t seed, std::int64_t dims) {
+  return GenerateDense("twonorm", rows, dims, seed, kTwonorm,
+                       [dims](Stream& s, double label, auto row) {
+                         const double a = 2.0 / std::sqrt(static_cast<double>(dims));
+                         for (auto& v : row) v = label * a + s.Normal();
+                       });
+}
+
+Dataset GenerateRingnorm(std::int64_t rows, std::uint64_t seed, std::int64_t dims) {
+  return GenerateDense("ringnorm", rows, dims, seed, kRingnorm,
+                       [dims](Stream& s, double label, auto row) {
+                         const double a = 1.0 / std::sqrt(static_cast<double>(dims));
+                         for (auto& v : row) v = label > 0 ? 2.0 * s.Normal() : a + s.Normal();
+                       });
+}
+
+Dataset GenerateSparseHighDim(const SparseHighDimOptions& o, std::uint64_t seed) {
+  ValidateOptions(o);
+  Eigen::VectorXd w(o.informative);
+  Stream hyperplane(seed, 0, kSparseHyperplane, Purpose::kGenerateData);
+  for (auto& v : w) v = hyperplane.Normal();
+
+  std::vector<std::int64_t> outer{0}, inner, columns;
+  std::vector<double> values;
+  std::vector<char> marks(static_cast<std::size_t>(o.dims), 0);
+  Eigen::VectorXd y(o.rows);
+  inner.reserve(static_cast<std::size_t>(o.rows * o.nnz_per_row));
+  values.reserve(inner.capacity());
+  for (std::int64_t r = 0; r < o.rows; ++r) {
+    Stream s(seed, static_cast<std::uint64_t>(r), kSparseRows, Purpose::kGenerateData);
+    SampleColumns(s, o.dims, o.nnz_per_row, marks, columns);
+    double margin = 0.0;
+    for (std::int64_t c : columns) {
+      const double v = s.Normal();
+      if (c < o.informative) margin += w[c] * v;
+      inner.push_back(c);
+      values.push_back(v);
+    }
+    outer.push_back(static_cast<std::int64_t>(inner.size()));
+    // A row without informative features gets a random label.
+    double label = margin > 0.0 ? 1.0 : margin < 0.0 ? -1.0 : RandomSign(s);
+    if (s.Uniform() < o.flip_probability) label = -label;
+    y[r] = label;
+  }
+  Dataset d;
+  d.x = SparseRows(Eigen::Map<const SparseRows>(o.rows, o.dims,
+                                                static_cast<Eigen::Index>(values.size()),
+                                                outer.data(), inner.data(), values.data()));
+  d.y = std::move(y);
+  d.name = "sparse-high-dim";
+  return d;
+}
+
+}  // namespace dpadmm

@@ -1,0 +1,225 @@
+#include "dpadmm/data/preprocessing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "dpadmm/core/error.h"
+#include "dpadmm/core/random.h"
+#include "core/text_parse.h"
+
+namespace dpadmm {
+namespace {
+
+// Stream rounds under Purpose::kPartition.
+constexpr std::uint64_t kShuffleRound = 0;
+constexpr std::uint64_t kDirichletRound = 1;
+
+// 0, 1, ..., n-1 in a seeded random order (Fisher-Yates).
+std::vector<std::int64_t> ShuffledRange(std::int64_t n, Stream& s) {
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  for (std::int64_t i = n - 1; i > 0; --i) {
+    const auto j = static_cast<std::int64_t>(s.UniformInt(static_cast<std::uint64_t>(i + 1)));
+    std::swap(order[i], order[j]);
+  }
+  return order;
+}
+
+void RequireRowsForNodes(const char* where, std::int64_t rows, std::int64_t nodes) {
+  if (nodes < 1) throw InputError(std::string(where) + ": need at least one node");
+  if (rows < nodes) {
+    throw InputError(std::string(where) + ": " + std::to_string(rows) +
+                     " rows cannot give each of " + std::to_string(nodes) +
+                     " nodes at least one row");
+  }
+}
+
+// Contiguous blocks of the given sizes taken from a seeded shuffle of the rows, each sorted.
+Partition AssignBlocks(const std::vector<std::int64_t>& sizes, std::int64_t rows,
+                       std::uint64_t seed) {
+  Stream s(seed, 0, kShuffleRound, Purpose::kPartition);
+  const std::vector<std::int64_t> order = ShuffledRange(rows, s);
+  Partition p(sizes.size());
+  auto next = order.begin();
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    p[i].assign(next, next + sizes[i]);
+    next += sizes[i];
+    std::sort(p[i].begin(), p[i].end());
+  }
+  return p;
+}
+
+// floor(rows * w_i / sum w) each, the remainder one by one by largest fraction (lower index
+// first on ties). The floors never sum to more than rows, so sizes sum to exactly rows.
+std::vector<std::int64_t> LargestRemainderSizes(std::int64_t rows, const std::vector<double>& w) {
+  const double total = std::accumulate(w.begin(), w.end(), 0.0);
+  std::vector<std::int64_t> sizes(w.size());
+  std::vector<double> fraction(w.size());
+  std::int64_t assigned = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const double share = static_cast<double>(rows) * (w[i] / total);
+    sizes[i] = std::min(rows, static_cast<std::int64_t>(std::floor(share)));
+    fraction[i] = share - static_cast<double>(sizes[i]);
+    assigned += sizes[i];
+  }
+  std::vector<std::size_t> order(w.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return fraction[a] > fraction[b]; });
+  for (std::size_t k = 0; assigned < rows; k = (k + 1) % order.size(), ++assigned) {
+    ++sizes[order[k]];
+  }
+  return sizes;
+}
+
+}  // namespace
+
+double NormalizeRows(Dataset& train, Dataset& test) {
+  const double max_norm = std::max(train.MaxRowNorm(), test.MaxRowNorm());
+  if (!std::isfinite(max_norm)) throw InputError("NormalizeRows: data contains NaN or Inf");
+  if (max_norm == 0.0) return 1.0;
+  double factor = 1.0 / max_norm;
+  train.Scale(factor);
+  test.Scale(factor);
+  // Rounding can leave a norm a few ulps above 1; the privacy analysis needs <= 1.
+  constexpr double kShrink = 1.0 - 0x1.0p-50;
+  while (std::max(train.MaxRowNorm(), test.MaxRowNorm()) > 1.0) {
+    train.Scale(kShrink);
+    test.Scale(kShrink);
+    factor *= kShrink;
+  }
+  return factor;
+}
+
+TrainTest SplitTrainTest(const Dataset& all, double test_fraction, std::uint64_t seed) {
+  if (!(test_fraction > 0.0 && test_fraction < 1.0)) {
+    throw InputError("SplitTrainTest: test_fraction must be in (0, 1), got " +
+                     std::to_string(test_fraction));
+  }
+  const std::int64_t rows = all.rows();
+  const auto n_test =
+      static_cast<std::int64_t>(std::llround(test_fraction * static_cast<double>(rows)));
+  if (n_test == 0 || n_test == rows) {
+    throw InputError("SplitTrainTest: " + std::to_string(rows) + " rows with test_fraction " +
+                     std::to_string(test_fraction) + " leave the train or test set empty");
+  }
+  Stream s(seed, 0, 0, Purpose::kSplit);
+  std::vector<std::int64_t> order = ShuffledRange(rows, s);
+  std::vector<std::int64_t> test(order.begin(), order.begin() + n_test);
+  std::vector<std::int64_t> train(order.begin() + n_test, order.end());
+  std::sort(test.begin(), test.end());
+  std::sort(train.begin(), train.end());
+  return TrainTest{all.Subset(train), all.Subset(test)};
+}
+
+Partition PartitionEven(std::int64_t rows, int nodes, std::uint64_t seed) {
+  RequireRowsForNodes("PartitionEven", rows, nodes);
+  std::vector<std::int64_t> sizes(static_cast<std::size_t>(nodes), rows / nodes);
+  for (std::int64_t i = 0; i < rows % nodes; ++i) ++sizes[static_cast<std::size_t>(i)];
+  return AssignBlocks(sizes, rows, seed);
+}
+
+Partition PartitionProportional(std::int64_t rows, const std::vector<double>& proportions,
+                                std::uint64_t seed) {
+  const auto nodes = static_cast<std::int64_t>(proportions.size());
+  RequireRowsForNodes("PartitionProportional", rows, nodes);
+  for (std::size_t i = 0; i < proportions.size(); ++i) {
+    if (!(proportions[i] > 0.0) || !std::isfinite(proportions[i])) {
+      throw InputError("PartitionProportional: proportion of node " + std::to_string(i) +
+                       " must be positive and finite, got " + std::to_string(proportions[i]));
+    }
+  }
+  const std::vector<std::int64_t> sizes = LargestRemainderSizes(rows, proportions);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) {
+      throw InputError("PartitionProportional: node " + std::to_string(i) +
+                       " gets no rows (share " + std::to_string(proportions[i]) +
+                       " is too small for " + std::to_string(rows) + " rows)");
+    }
+  }
+  return AssignBlocks(sizes, rows, seed);
+}
+
+Partition PartitionDirichlet(std::int64_t rows, int nodes, double alpha, std::uint64_t seed) {
+  RequireRowsForNodes("PartitionDirichlet", rows, nodes);
+  if (!(alpha > 0.0) || !std::isfinite(alpha)) {
+    throw InputError("PartitionDirichlet: alpha must be positive and finite, got " +
+                     std::to_string(alpha));
+  }
+  Stream s(seed, 0, kDirichletRound, Purpose::kPartition);
+  std::vector<double> shares(static_cast<std::size_t>(nodes));
+  for (double& g : shares) g = s.Gamma(alpha);
+  // For a tiny alpha every draw may underflow to 0: then there is no preference, share evenly.
+  if (std::accumulate(shares.begin(), shares.end(), 0.0) == 0.0) {
+    std::fill(shares.begin(), shares.end(), 1.0);
+  }
+  std::vector<std::int64_t> sizes = LargestRemainderSizes(rows, shares);
+  for (std::int64_t& size : sizes) {
+    if (size > 0) continue;
+    auto largest = std::max_element(sizes.begin(), sizes.end());
+    --*largest;
+    size = 1;
+  }
+  return AssignBlocks(sizes, rows, seed);
+}
+
+Partition LoadPartition(const std::string& path, std::int64_t rows, int nodes) {
+  if (nodes < 1) ThrowAt(path, 0, "need at least one node");
+  const std::string text = internal::ReadWholeFile(path);
+  internal::LineReader lines(text);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  Partition p(static_cast<std::size_t>(nodes));
+  std::int64_t row = 0;
+  while (lines.Next(line)) {
+    internal::SplitFields(line, ' ', fields);
+    if (fields.size() != 1) {
+      ThrowAt(path, lines.number(), "expected one node id, found " +
+                                        std::to_string(fields.size()) + " fields");
+    }
+    if (row == rows) {
+      ThrowAt(path, lines.number(), "more lines than the " + std::to_string(rows) +
+                                        " training rows (one line per row)");
+    }
+    const std::int64_t node = internal::ParseInt(fields[0], path, lines.number(), "node id");
+    if (node < 0 || node >= nodes) {
+      ThrowAt(path, lines.number(), "node id " + std::to_string(node) + " out of range [0, " +
+                                        std::to_string(nodes) + ")");
+    }
+    p[static_cast<std::size_t>(node)].push_back(row++);
+  }
+  if (row != rows) {
+    ThrowAt(path, 0, "has " + std::to_string(row) + " lines, expected one per training row (" +
+                         std::to_string(rows) + ")");
+  }
+  for (int i = 0; i < nodes; ++i) {
+    if (p[static_cast<std::size_t>(i)].empty()) {
+      ThrowAt(path, 0, "node " + std::to_string(i) + " holds no rows");
+    }
+  }
+  return p;
+}
+
+void AddBiasFeature(Dataset& data, double value) {
+  if (auto* dense = std::get_if<DenseRows>(&data.x)) {
+    DenseRows widened(dense->rows(), dense->cols() + 1);
+    widened.leftCols(dense->cols()) = *dense;
+    widened.col(dense->cols()).setConstant(value);
+    *dense = std::move(widened);
+    return;
+  }
+  auto& sparse = std::get<SparseRows>(data.x);
+  std::vector<Eigen::Triplet<double, std::int64_t>> entries;
+  entries.reserve(static_cast<std::size_t>(sparse.nonZeros() + sparse.rows()));
+  for (std::int64_t r = 0; r < sparse.outerSize(); ++r) {
+    for (SparseRows::InnerIterator it(sparse, r); it; ++it) entries.emplace_back(r, it.col(), it.value());
+    entries.emplace_back(r, sparse.cols(), value);
+  }
+  SparseRows widened(sparse.rows(), sparse.cols() + 1);
+  widened.setFromTriplets(entries.begin(), entries.end());
+  sparse = std::move(widened);
+}
+
+}  // namespace dpadmm

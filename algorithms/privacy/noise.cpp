@@ -1,0 +1,60 @@
+#include "dpadmm/privacy/noise.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "dpadmm/core/error.h"
+
+namespace dpadmm {
+namespace {
+
+[[noreturn]] void Fail(const char* fn, const char* what, double got) {
+  std::ostringstream os;
+  os << fn << ": " << what << ", got " << got;
+  throw InputError(os.str());
+}
+
+// Fills `out` with a uniform direction; out.size() >= 1 is checked by the callers.
+void FillUnitDirection(Stream& stream, Eigen::Ref<Eigen::VectorXd> out) {
+  // A standard normal vector is rotation invariant, so its direction is uniform on the sphere.
+  // The norm is 0 only if every coordinate is exactly 0 (probability about 2^-53 per
+  // coordinate); redraw rather than divide by 0.
+  double norm = 0.0;
+  do {
+    for (Eigen::Index k = 0; k < out.size(); ++k) out[k] = stream.Normal();
+    norm = out.norm();
+  } while (!(norm > 0.0));
+  out /= norm;
+}
+
+}  // namespace
+
+void DrawL2Laplace(Stream& stream, double a, Eigen::Ref<Eigen::VectorXd> out) {
+  if (!std::isfinite(a) || !(a > 0.0)) Fail("DrawL2Laplace", "a must be finite and > 0", a);
+  if (out.size() < 1) {
+    Fail("DrawL2Laplace", "out must have size d >= 1", static_cast<double>(out.size()));
+  }
+  // Density proportional to exp(-a ||e||) in R^d: in polar coordinates the norm r has density
+  // proportional to r^(d-1) e^(-a r), i.e. Gamma(shape d, scale 1/a), independent of the
+  // uniform direction (papers/NOTES.md; 003 after Algorithm 3; 004 eq. (22)).
+  // Draw order: the norm, then the direction.
+  const double r = stream.Gamma(static_cast<double>(out.size())) / a;
+  FillUnitDirection(stream, out);
+  out *= r;
+}
+
+void DrawGaussian(Stream& stream, double sigma, Eigen::Ref<Eigen::VectorXd> out) {
+  if (!std::isfinite(sigma) || !(sigma >= 0.0)) {
+    Fail("DrawGaussian", "sigma must be finite and >= 0", sigma);
+  }
+  for (Eigen::Index k = 0; k < out.size(); ++k) out[k] = sigma * stream.Normal();
+}
+
+void DrawUnitDirection(Stream& stream, Eigen::Ref<Eigen::VectorXd> out) {
+  if (out.size() < 1) {
+    Fail("DrawUnitDirection", "out must have size d >= 1", static_cast<double>(out.size()));
+  }
+  FillUnitDirection(stream, out);
+}
+
+}  // namespace dpadmm

@@ -1,0 +1,74 @@
+#include "dpadmm/privacy/sharing_accounting.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "dpadmm/core/error.h"
+#include "dpadmm/core/portable_math.h"
+
+namespace dpadmm {
+namespace {
+
+void Require(bool ok, const char* fn, const char* what, double got) {
+  if (ok) return;
+  std::ostringstream os;
+  os << fn << ": " << what << ", got " << got;
+  throw InputError(os.str());
+}
+
+}  // namespace
+
+double SharingSensitivity(std::int64_t d_m, double rho, double lambda, double c1, int M,
+                          double b1) {
+  const char* fn = "SharingSensitivity";
+  Require(d_m >= 1, fn, "d_m must be >= 1", static_cast<double>(d_m));
+  Require(std::isfinite(rho) && rho > 0.0, fn, "rho must be finite and > 0", rho);
+  Require(std::isfinite(lambda) && lambda >= 0.0, fn, "lambda must be finite and >= 0", lambda);
+  Require(std::isfinite(c1) && c1 >= 0.0, fn, "c1 must be finite and >= 0", c1);
+  Require(M >= 1, fn, "M must be >= 1", M);
+  Require(std::isfinite(b1) && b1 > 0.0, fn, "b1 must be finite and > 0", b1);
+  // 001 Lemma 1.
+  return 3.0 / (static_cast<double>(d_m) * rho) * (lambda * c1 + (1.0 + M * rho) * b1);
+}
+
+double SharingGaussianSigma(double eps, double delta, double sensitivity) {
+  const char* fn = "SharingGaussianSigma";
+  Require(eps > 0.0 && eps <= 1.0, fn, "eps must be in (0, 1] (001 Theorem 3)", eps);
+  Require(delta > 0.0 && delta < 1.0, fn, "delta must be in (0, 1)", delta);
+  Require(std::isfinite(sensitivity) && sensitivity >= 0.0, fn,
+          "sensitivity must be finite and >= 0", sensitivity);
+  // 001 Theorem 3.
+  return std::sqrt(2.0 * math::Log(1.25 / delta)) * sensitivity / eps;
+}
+
+double SharingEpsilonForSigma(double sigma, double delta, double sensitivity) {
+  const char* fn = "SharingEpsilonForSigma";
+  Require(std::isfinite(sigma) && sigma > 0.0, fn, "sigma must be finite and > 0", sigma);
+  Require(delta > 0.0 && delta < 1.0, fn, "delta must be in (0, 1)", delta);
+  Require(std::isfinite(sensitivity) && sensitivity >= 0.0, fn,
+          "sensitivity must be finite and >= 0", sensitivity);
+  return std::sqrt(2.0 * math::Log(1.25 / delta)) * sensitivity / sigma;  // Theorem 3 inverted
+}
+
+double SharingTotalEpsilon(double eps, std::int64_t T, double delta_prime) {
+  const char* fn = "SharingTotalEpsilon";
+  Require(std::isfinite(eps) && eps >= 0.0, fn, "eps must be finite and >= 0", eps);
+  Require(T >= 0, fn, "T must be >= 0", static_cast<double>(T));
+  Require(delta_prime > 0.0 && delta_prime < 1.0, fn, "delta_prime must be in (0, 1)", delta_prime);
+  if (T == 0) return 0.0;
+  const double t = static_cast<double>(T);
+  // 001 Corollary 1, eq. (17).
+  return std::sqrt(2.0 * t * math::Log(1.0 / delta_prime)) * eps + t * eps * math::Expm1(eps);
+}
+
+double SharingTotalDelta(double delta, std::int64_t T, double delta_prime) {
+  const char* fn = "SharingTotalDelta";
+  Require(delta >= 0.0 && delta < 1.0, fn, "delta must be in [0, 1)", delta);
+  Require(T >= 0, fn, "T must be >= 0", static_cast<double>(T));
+  Require(delta_prime > 0.0 && delta_prime < 1.0, fn, "delta_prime must be in (0, 1)", delta_prime);
+  if (T == 0) return 0.0;
+  // 001 Corollary 1.
+  return static_cast<double>(T) * delta + delta_prime;
+}
+
+}  // namespace dpadmm
