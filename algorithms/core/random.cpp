@@ -4,7 +4,7 @@
 
 #include <Random123/philox.h>
 
-#include "dpadmm/core/portable_math.h"
+#include "core/portable_math_impl.h"
 
 namespace dpadmm {
 namespace {
@@ -58,7 +58,7 @@ double Stream::Normal() {
     v = 2.0 * Uniform() - 1.0;
     s = u * u + v * v;
   } while (s >= 1.0 || s == 0.0);
-  const double m = std::sqrt(-2.0 * math::Log(s) / s);
+  const double m = std::sqrt(-2.0 * math::impl::Log(s) / s);
   spare_normal_ = v * m;
   has_spare_normal_ = true;
   return u * m;
@@ -68,7 +68,7 @@ double Stream::Gamma(double shape) {
   if (shape < 1.0) {
     // Gamma(a) = Gamma(a + 1) * U^(1/a).
     const double g = Gamma(shape + 1.0);
-    return g * math::Pow(UniformOpen(), 1.0 / shape);
+    return g * math::impl::Pow(UniformOpen(), 1.0 / shape);
   }
   // Marsaglia and Tsang (2000).
   const double d = shape - 1.0 / 3.0;
@@ -82,7 +82,7 @@ double Stream::Gamma(double shape) {
     v = v * v * v;
     const double u = UniformOpen();
     if (u < 1.0 - 0.0331 * (x * x) * (x * x)) return d * v;
-    if (math::Log(u) < 0.5 * x * x + d * (1.0 - v + math::Log(v))) return d * v;
+    if (math::impl::Log(u) < 0.5 * x * x + d * (1.0 - v + math::impl::Log(v))) return d * v;
   }
 }
 

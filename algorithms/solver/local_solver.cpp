@@ -26,7 +26,8 @@
 #include <vector>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/core/portable_math.h"
+#include "core/portable_math_impl.h"
+#include "solver/loss_kernels.h"
 
 namespace dpadmm {
 namespace {
@@ -360,14 +361,14 @@ double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::Array
     double product = 1.0;
     for (std::int64_t i = 0; i < n; ++i) {
       const double zi = z[i];
-      const double e = math::Exp(-std::abs(zi));
+      const double e = math::impl::Exp(-std::abs(zi));
       const double u = 1.0 + e;
       const double inv = 1.0 / u;
       hinge += std::max(-zi, 0.0);
       product *= u;
       correction += ((u - 1.0) - e) * inv;
       if (i % kLogBlock == kLogBlock - 1) {
-        log_sum += math::Log(product);
+        log_sum += math::impl::Log(product);
         product = 1.0;
       }
       // (z > 0 ? e : 1) without a branch: the sign of the margins is unpredictable.
@@ -375,15 +376,15 @@ double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::Array
       d1[i] = -w0 * (positive * e + (1.0 - positive)) * inv;
       d2[i] = w0 * e * inv * inv;
     }
-    log_sum += math::Log(product);
+    log_sum += math::impl::Log(product);
     return w0 * (hinge + (log_sum - correction));
   }
   double sum = 0.0;
   for (std::int64_t i = 0; i < n; ++i) {
     const double zi = z[i];
-    const double e = math::Exp(-std::abs(zi));
+    const double e = math::impl::Exp(-std::abs(zi));
     const double inv = 1.0 / (1.0 + e);
-    sum += w[i] * (std::max(-zi, 0.0) + math::Log1p(e));
+    sum += w[i] * (std::max(-zi, 0.0) + math::impl::Log1p(e));
     const double positive = static_cast<double>(zi > 0.0);
     d1[i] = -w[i] * (positive * e + (1.0 - positive)) * inv;
     d2[i] = w[i] * e * inv * inv;
@@ -396,9 +397,9 @@ double LocalSolver::Impl::Evaluate(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
   if (loss.kind == LossKind::kLogistic) return EvaluateLogistic(z, d1, d2);
   double sum = 0.0;
   for (std::int64_t i = 0; i < n; ++i) {
-    sum += w[i] * loss.Value(z[i]);
-    d1[i] = w[i] * loss.D1(z[i]);
-    d2[i] = w[i] * loss.D2(z[i]);
+    sum += w[i] * detail::LossValue(loss, z[i]);
+    d1[i] = w[i] * detail::LossD1(loss, z[i]);
+    d2[i] = w[i] * detail::LossD2(loss, z[i]);
   }
   return sum;
 }
@@ -720,7 +721,7 @@ double LocalSolver::MeanLoss(const Eigen::VectorXd& f) {
   if (s.n == 0) return 0.0;
   s.EnsureState(f);
   double sum = 0.0;
-  for (std::int64_t i = 0; i < s.n; ++i) sum += s.loss.Value(s.m[i]);
+  for (std::int64_t i = 0; i < s.n; ++i) sum += detail::LossValue(s.loss, s.m[i]);
   return sum / static_cast<double>(s.n);
 }
 

@@ -2,10 +2,8 @@
 // |L'| <= 1 and 0 <= L'' <= c1 (Assumption 1 of 004, Assumption 4 of 003).
 #pragma once
 
-#include <cmath>
 #include <string>
 
-#include "dpadmm/core/portable_math.h"
 
 namespace dpadmm {
 
@@ -22,33 +20,11 @@ struct Loss {
   double CurvatureBound() const { return kind == LossKind::kLogistic ? 0.25 : 0.5 / huber_h; }
   std::string Name() const { return kind == LossKind::kLogistic ? "logistic" : "smooth_hinge"; }
 
-  double Value(double z) const {
-    if (kind == LossKind::kLogistic) {
-      // log(1 + e^-z) without overflow for either sign of z.
-      return z > 0 ? math::Log1p(math::Exp(-z)) : -z + math::Log1p(math::Exp(z));
-    }
-    if (z > 1.0 + huber_h) return 0.0;
-    if (z < 1.0 - huber_h) return 1.0 - z;
-    const double u = 1.0 + huber_h - z;
-    return u * u / (4.0 * huber_h);
-  }
-  // First and second derivative with respect to z.
-  double D1(double z) const {
-    if (kind == LossKind::kLogistic) {
-      // -1 / (1 + e^z)
-      return z > 0 ? -math::Exp(-z) / (1.0 + math::Exp(-z)) : -1.0 / (1.0 + math::Exp(z));
-    }
-    if (z > 1.0 + huber_h) return 0.0;
-    if (z < 1.0 - huber_h) return -1.0;
-    return -(1.0 + huber_h - z) / (2.0 * huber_h);
-  }
-  double D2(double z) const {
-    if (kind == LossKind::kLogistic) {
-      const double e = math::Exp(-std::abs(z));
-      return e / ((1.0 + e) * (1.0 + e));
-    }
-    return std::abs(z - 1.0) <= huber_h ? 0.5 / huber_h : 0.0;
-  }
+  // The loss and its first and second derivatives with respect to z. Out of line so that the
+  // library's floating-point contract (see dpadmm/core/portable_math.h) holds in every build.
+  [[nodiscard]] double Value(double z) const;
+  [[nodiscard]] double D1(double z) const;
+  [[nodiscard]] double D2(double z) const;
 };
 
 // Parses "logistic" | "smooth_hinge"; throws InputError naming `field` otherwise.
