@@ -11,7 +11,8 @@ install(TARGETS dpadmm_runtime dpadmm_algorithms
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY runtime/include/ algorithms/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY runtime/include/ algorithms/include/ ${DPADMM_GENERATED_INCLUDE_DIR}/
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT dpadmmTargets NAMESPACE dpadmm:: DESTINATION ${DPADMM_CMAKE_DIR})
 
 configure_package_config_file(cmake/dpadmmConfig.cmake.in

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The project's formatting and licence lines.
+#   scripts/format.sh           add missing SPDX lines, then clang-format every C++ file in place
+#   scripts/format.sh --check   change nothing; exit 1 naming every file that is not formatted or
+#                               lacks its SPDX line (scripts/test.sh runs this, so CI fails on it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+check=0
+[ "${1:-}" = "--check" ] && check=1
+CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
+spdx='SPDX-License-Identifier: Apache-2.0'
+
+# Every tracked source file (C++, CMake, shell, TypeScript/JavaScript), generated files excluded.
+mapfile -t sources < <(git ls-files -- '*.cpp' '*.h' '*.h.in' '*.cmake' 'CMakeLists.txt' '*.sh' \
+  '*.ts' '*.mjs' '.ci/run' | grep -v -e '^web/node_modules/' -e '/corpus/' -e '\.d\.ts$')
+mapfile -t cxx < <(printf '%s\n' "${sources[@]}" | grep -E '\.(cpp|h)$')
+
+bad=0
+for f in "${sources[@]}"; do
+  [ -f "$f" ] || continue
+  head -n 3 "$f" | grep -q "$spdx" && continue
+  if [ $check -eq 1 ]; then
+    echo "missing SPDX line: $f" >&2; bad=1; continue
+  fi
+  case "$f" in
+    *.cpp|*.h|*.h.in|*.ts|*.mjs) line="// $spdx" ;;
+    *) line="# $spdx" ;;
+  esac
+  if head -n 1 "$f" | grep -q '^#!'; then
+    { head -n 1 "$f"; echo "$line"; tail -n +2 "$f"; } > "$f.spdx.tmp"
+  else
+    { echo "$line"; cat "$f"; } > "$f.spdx.tmp"
+  fi
+  chmod --reference="$f" "$f.spdx.tmp"; mv "$f.spdx.tmp" "$f"
+done
+
+if [ $check -eq 1 ]; then
+  for f in "${cxx[@]}"; do
+    if ! "$CLANG_FORMAT" --style=file --dry-run -Werror "$f" >/dev/null 2>&1; then
+      echo "not formatted (run scripts/format.sh): $f" >&2; bad=1
+    fi
+  done
+  exit $bad
+fi
+"$CLANG_FORMAT" --style=file -i "${cxx[@]}"
