@@ -34,8 +34,8 @@ PdmlNode::PdmlNode(int id, const Dataset& reported, const Eigen::VectorXd& eps, 
       theta_(Eigen::VectorXd::Zero(dim_)) {
   mean_loss_ = kNaN;  // the empirical risk on the true labels is evaluated outside the node
   if (loss.kind != LossKind::kLogistic) {
-    throw InputError("loss.kind: pdml needs the logistic loss (the debiased smooth hinge, eq. (19), "
-                     "is not convex), got " + loss.Name());
+    throw InputError("loss.kind: pdml needs the logistic loss (the debiased smooth hinge, "
+                     "eq. (19), is not convex), got " + loss.Name());
   }
   if (eps.size() != reported.rows()) {
     throw InputError("pdml node " + std::to_string(id) + ": " + std::to_string(eps.size()) +
@@ -43,8 +43,12 @@ PdmlNode::PdmlNode(int id, const Dataset& reported, const Eigen::VectorXd& eps, 
   }
   if (!(params.R >= 0.0) || !std::isfinite(params.R)) Bad("algorithm.pdml_R", ">= 0", params.R);
   if (!(params.V >= 0.0) || !std::isfinite(params.V)) Bad("algorithm.pdml_V", ">= 0", params.V);
-  if (!(params.decay > 0.0 && params.decay <= 1.0)) Bad("algorithm.pdml_decay", "in (0, 1]", params.decay);
-  if (!(params.beta > 0.0) || !std::isfinite(params.beta)) Bad("algorithm.eta (beta)", "> 0", params.beta);
+  if (!(params.decay > 0.0 && params.decay <= 1.0)) {
+    Bad("algorithm.pdml_decay", "in (0, 1]", params.decay);
+  }
+  if (!(params.beta > 0.0) || !std::isfinite(params.beta)) {
+    Bad("algorithm.eta (beta)", "> 0", params.beta);
+  }
   const double weight = params.C / static_cast<double>(reported.rows());
   // Debiasing term of (19) for the logistic loss: -(C/m_i) sum_j y'_j x_j / (e^eps_j - 1).
   Eigen::VectorXd coef(reported.rows());
