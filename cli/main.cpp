@@ -300,8 +300,12 @@ class SpecFlags {
     in(List("--node-q2", [](RunSpec& s) -> auto& { return s.algorithm.node_q2; },
             "Per-node q2, one per node (replaces --q2)"));
     in(Value("--privacy-budget", [](RunSpec& s) -> auto& { return s.algorithm.privacy_budget; },
-             "Stop before the total privacy loss would exceed this; 0 = no budget")
+             "Each node's privacy budget: a node freezes before its loss would exceed it; the "
+             "run stops when every private node has frozen; 0 = no budget")
            ->type_name("B"));
+    in(List("--node-privacy-budget",
+            [](RunSpec& s) -> auto& { return s.algorithm.node_privacy_budget; },
+            "Per-node privacy budget, one per node (replaces --privacy-budget)"));
 
     group = "PDML (--algorithm pdml; paper 000: a = --rho, beta = --eta, the paper's C = 1)";
     in(Value("--label-eps", [](RunSpec& s) -> auto& { return s.algorithm.label_eps; },

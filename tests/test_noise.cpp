@@ -297,6 +297,40 @@ TEST(GaussianTest, EmptyVectorIsFine) {
 
 // --- DrawUnitDirection ----------------------------------------------------------------------
 
+TEST(CorrelatedGaussianTest, IdentityFactorIsTheIsotropicGaussianBitForBit) {
+  // sigma * (I u) = sigma * u exactly, with u drawn in coordinate order as DrawGaussian does.
+  Eigen::VectorXd a(6), b(6);
+  Stream s1(3, 1, 2, Purpose::kNoise), s2(3, 1, 2, Purpose::kNoise);
+  DrawCorrelatedGaussian(s1, Eigen::MatrixXd::Identity(6, 6), 0.7, a);
+  DrawGaussian(s2, 0.7, b);
+  EXPECT_EQ(a, b);
+}
+
+TEST(CorrelatedGaussianTest, CovarianceIsSigmaSquaredFactorFactorTransposed) {
+  // Sample covariance of n draws against sigma^2 L L^T: each entry's standard error is at most
+  // sigma^2 sqrt(2 max_i (LL^T)_ii^2 / n); 6 standard errors make a false alarm about 1e-8 per
+  // entry (fixed seed, so the test is deterministic anyway).
+  Eigen::MatrixXd factor(3, 3);
+  factor << 1.0, 0.0, 0.0, 0.5, 2.0, 0.0, -1.0, 0.3, 0.7;
+  const double sigma = 0.5;
+  const int n = 40000;
+  Eigen::MatrixXd cov = Eigen::MatrixXd::Zero(3, 3);
+  Eigen::VectorXd x(3);
+  for (int k = 0; k < n; ++k) {
+    Stream stream(11, 0, static_cast<std::uint64_t>(k), Purpose::kNoise);
+    DrawCorrelatedGaussian(stream, factor, sigma, x);
+    cov += x * x.transpose();
+  }
+  cov /= n;
+  const Eigen::MatrixXd expected = sigma * sigma * factor * factor.transpose();
+  const double se = expected.diagonal().maxCoeff() * std::sqrt(2.0 / n);
+  EXPECT_LT((cov - expected).cwiseAbs().maxCoeff(), 6.0 * se) << cov;
+  Stream stream(1, 0, 0, Purpose::kNoise);
+  Eigen::VectorXd wrong(2);
+  EXPECT_THROW(DrawCorrelatedGaussian(stream, factor, sigma, wrong), InputError);
+  EXPECT_THROW(DrawCorrelatedGaussian(stream, factor, -1.0, x), InputError);
+}
+
 TEST(NoiseUnitDirectionTest, NormIsOne) {
   for (int d : {1, 2, 3, 7, 100}) {
     Stream s(301, static_cast<std::uint64_t>(d), 0, Purpose::kNoise);

@@ -290,6 +290,11 @@ TEST(PdmlNode, FirstPrimalUpdateSolvesTheDebiasedPerturbedLocalProblem) {
   EXPECT_EQ(report[5], 1.0);
   EXPECT_EQ(report[6], 0.0);
   EXPECT_EQ(report[7], p.V);
+  EXPECT_EQ(report[8], 0.0);   // not frozen: PDML rounds cost nothing
+  EXPECT_EQ(report[9], -1.0);
+  // Both noises came from the node's release: eta_i of (14) once, theta_i(1) in round 1.
+  EXPECT_EQ(node.release().draws(), 2);
+  EXPECT_EQ(node.release().spent(), 0.0);
   // (16): the broadcast value is w + theta, theta != 0.
   const Eigen::Map<const Eigen::VectorXd> sent(out.message().data(), 4);
   EXPECT_GT((sent - w).norm(), 0.0);

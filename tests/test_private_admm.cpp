@@ -84,7 +84,7 @@ TEST(PrivateAdmm, EvenRoundsOfRecycledAdmmNeverReadTheData) {
       p.eta = 1.0;
       p.q1 = 1.01;
       p.alpha = variant == dpadmm::ConsensusVariant::kPrivateMradmm ? 5.0 : 0.0;
-      nodes.push_back(std::make_unique<dpadmm::ConsensusNode>(
+      nodes.push_back(dpadmm::MakeConsensusNode(
           i, slices[i], graph.degree(i), dpadmm::Loss{}, dpadmm::NewtonOptions{}, p,
           Eigen::VectorXd::Zero(data.cols())));
       programs.push_back(nodes.back().get());
@@ -124,16 +124,16 @@ TEST(PrivateAdmm, PenaltySchedulesFollowThePapers) {
   p.eta = 0.5;
   p.q1 = 1.04;
   p.variant = dpadmm::ConsensusVariant::kMadmm;  // eta_i(t) = theta q1^(t-1)
-  dpadmm::ConsensusNode madmm(0, data, 2, {}, {}, p, Eigen::VectorXd::Zero(20));
-  EXPECT_DOUBLE_EQ(madmm.Penalty(1), 0.5);
-  EXPECT_DOUBLE_EQ(madmm.Penalty(3), 0.5 * 1.04 * 1.04);
+  const auto madmm = dpadmm::MakeConsensusNode(0, data, 2, {}, {}, p, Eigen::VectorXd::Zero(20));
+  EXPECT_DOUBLE_EQ(madmm->Penalty(1), 0.5);
+  EXPECT_DOUBLE_EQ(madmm->Penalty(3), 0.5 * 1.04 * 1.04);
   p.variant = dpadmm::ConsensusVariant::kMradmm;  // eta_i(2k-1) = eta q1^k, kept in round 2k
-  dpadmm::ConsensusNode mr(0, data, 2, {}, {}, p, Eigen::VectorXd::Zero(20));
-  EXPECT_DOUBLE_EQ(mr.Penalty(1), 0.5 * 1.04);
-  EXPECT_DOUBLE_EQ(mr.Penalty(2), 0.5 * 1.04);
-  EXPECT_DOUBLE_EQ(mr.Penalty(3), 0.5 * 1.04 * 1.04);
-  EXPECT_DOUBLE_EQ(mr.Penalty(4), 0.5 * 1.04 * 1.04);
-  for (std::int64_t r = 1; r < 50; ++r) EXPECT_LE(mr.Penalty(r), mr.Penalty(r + 1));
+  const auto mr = dpadmm::MakeConsensusNode(0, data, 2, {}, {}, p, Eigen::VectorXd::Zero(20));
+  EXPECT_DOUBLE_EQ(mr->Penalty(1), 0.5 * 1.04);
+  EXPECT_DOUBLE_EQ(mr->Penalty(2), 0.5 * 1.04);
+  EXPECT_DOUBLE_EQ(mr->Penalty(3), 0.5 * 1.04 * 1.04);
+  EXPECT_DOUBLE_EQ(mr->Penalty(4), 0.5 * 1.04 * 1.04);
+  for (std::int64_t r = 1; r < 50; ++r) EXPECT_LE(mr->Penalty(r), mr->Penalty(r + 1));
 }
 
 TEST(PrivateAdmm, PrivacyTotalsMatchThePapersFormulas) {
@@ -228,17 +228,44 @@ TEST(PrivateAdmm, NoiseChangesWithTheSeedAndMoreNoiseMeansWorseObjective) {
             a.final.objective - a.info.optimum_objective);
 }
 
-TEST(PrivateAdmm, BudgetStopsBeforeTheRoundThatWouldExceedIt) {
+TEST(PrivateAdmm, BudgetFreezesEveryNodeAndEndsTheRun) {
   RunSpec s = Base("dvp");
   s.algorithm.alpha = 0.5;
-  s.algorithm.privacy_budget = 3.2;  // 6 rounds spend 3.0; a 7th would reach 3.5
+  s.algorithm.privacy_budget = 3.2;  // 6 rounds spend 3.0; a 7th would reach 3.5: refused
   s.iterations = 100;
   s.compute_optimum = false;
-  const auto r = dpadmm::RunExperiment(s);
+  Recorder rec;
+  const auto r = dpadmm::RunExperiment(s, &rec);
   EXPECT_EQ(r.outcome, dpadmm::RunOutcome::kBudgetExhausted);
-  EXPECT_EQ(r.rounds, 6);
+  // Every node froze in round 7 (its release refused it), which ended the run.
+  EXPECT_EQ(r.rounds, 7);
+  EXPECT_EQ(r.node_frozen_round, std::vector<std::int64_t>(5, 7));
   EXPECT_NEAR(r.final.privacy_loss, 3.0, 1e-12);
+  EXPECT_EQ(r.final.privacy_round, 0.0);
   EXPECT_NE(r.message.find("budget"), std::string::npos);
+  // Frozen nodes resend their round-6 release: round 7's models are round 6's.
+  ASSERT_EQ(rec.rounds.size(), 8u);
+  EXPECT_EQ(rec.rounds[7].consensus_gap, rec.rounds[6].consensus_gap);
+  EXPECT_EQ(rec.rounds[7].objective, rec.rounds[6].objective);
+}
+
+TEST(PrivateAdmm, NodesFreezeAloneWithPerNodeBudgets) {
+  RunSpec s = Base("dvp");
+  s.algorithm.alpha = 0.5;
+  s.algorithm.node_privacy_budget = {1.0, 2.0, 0.0, 3.0, 1.5};  // node 2: no budget
+  s.iterations = 12;
+  s.compute_optimum = false;
+  Recorder rec;
+  const auto r = dpadmm::RunExperiment(s, &rec);
+  // Node 2 never freezes, so the run reaches its round limit.
+  EXPECT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted);
+  EXPECT_EQ(r.node_frozen_round, (std::vector<std::int64_t>{3, 5, -1, 7, 4}));
+  const auto& last = rec.rounds.back();
+  EXPECT_EQ(last.node_privacy, (std::vector<double>{1.0, 2.0, 6.0, 3.0, 1.5}));
+  for (std::size_t t = 0; t < rec.rounds.size(); ++t) {
+    const std::vector<double> budget = {1.0, 2.0, 1e9, 3.0, 1.5};
+    for (int i = 0; i < 5; ++i) EXPECT_LE(rec.rounds[t].node_privacy[i], budget[i]);
+  }
 }
 
 TEST(PrivateAdmm, HeterogeneousBudgetsPerNode) {

@@ -24,14 +24,19 @@
 //   (16) w~_i(r) = w_i(r) + theta_i(r), theta_i(r) ~ N(0, decay^(r-1) V^2 I); broadcast w~_i(r).
 // Round 0 broadcasts w~_i(0) = w_i(0) (no noise: theta is indexed from t = 1).
 //
-// Report layout (ReportSize = d + 4), as ConsensusNode's:
+// Every value the node sends goes through its Release (consensus_node.h): w~_i(r) with the
+// Gaussian theta_i(r) drawn by the release, and eta_i of (14) drawn once by it before round 1.
+// 000 gives no per-round privacy accounting for Phase 2, so every round costs 0 and the node
+// never freezes.
+//
+// Report layout: ConsensusReport (consensus_node.h), with
 //   [0, d)  w_i(r), the server's own (unperturbed) classifier, which the paper evaluates
-//   d       NaN: the empirical risk is measured on the TRUE labels outside the node (the node
+//   kLoss   NaN: the empirical risk is measured on the TRUE labels outside the node (the node
 //           only has the reported ones), by the run's evaluator
-//   d + 1   label privacy of the node's users: the largest eps among its randomized users
-//           (0 if none is randomized); constant over rounds (post-processing, 000 Section IV-C)
-//   d + 2   0: a round adds no label privacy loss; 000 gives no per-round accounting for Phase 2
-//   d + 3   standard deviation of theta_i(r) (0 in round 0 or when V = 0)
+//   kPrivacySpent  label privacy of the node's users: the largest eps among its randomized
+//           users (0 if none is randomized); constant over rounds (post-processing, 000 IV-C)
+//   kNextPrivacyLoss  0: a round adds no label privacy loss
+//   kNoise  standard deviation of theta_i(r) (0 in round 0 or when V = 0)
 #pragma once
 
 #include <cstdint>
@@ -40,6 +45,7 @@
 
 #include <Eigen/Dense>
 
+#include "consensus/consensus_node.h"
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/runtime/node_program.h"
@@ -56,7 +62,7 @@ struct PdmlNodeParams {
   std::uint64_t seed = 1;
 };
 
-class PdmlNode : public runtime::NodeProgram {
+class PdmlNode : public ConsensusNode {
  public:
   // `reported` holds the node's rows with the REPORTED labels y'; `eps` one value per row
   // (0 = truthful). Throws InputError for a loss other than logistic, an eps vector of the wrong
@@ -65,12 +71,8 @@ class PdmlNode : public runtime::NodeProgram {
            const Loss& loss, const NewtonOptions& newton, const PdmlNodeParams& params,
            Eigen::VectorXd w0);
 
-  std::size_t MaxMessageSize() const override { return static_cast<std::size_t>(dim_); }
-  std::size_t ReportSize() const override { return static_cast<std::size_t>(dim_) + 4; }
-  runtime::StepResult Start(runtime::Outbox& out) override;
-  runtime::StepResult Step(std::int64_t round, const runtime::Inbox& in,
-                           runtime::Outbox& out) override;
-  void Report(std::int64_t round, std::span<double> out) const override;
+  // 000: the constant ADMM penalty beta.
+  double Penalty(std::int64_t /*round*/) const override { return params_.beta; }
 
   // The bounded objective noise eta_i of (14) (drawn once, in the constructor).
   const Eigen::VectorXd& objective_noise() const { return eta_; }
@@ -81,27 +83,27 @@ class PdmlNode : public runtime::NodeProgram {
   // The value broadcast in the last round, w~_i.
   const Eigen::VectorXd& released() const { return released_; }
 
+ protected:
+  void Initialize() override;
+  runtime::StepResult Iterate(std::int64_t round) override;
+  const Eigen::VectorXd& Released() const override { return released_; }
+  double ReportedPrivacy() const override { return max_label_eps_; }
+
  private:
-  void SumNeighbours(const runtime::Inbox& in);
+  // (17), for the previous iteration, now that the neighbours' w~_l(r-1) have arrived.
   void UpdateDual(std::int64_t round);
+  // (15): w_i(r) = argmin J~_i(w) + gamma_i^T w + beta sum_l ||w - (w~_i(r-1) + w~_l(r-1))/2||^2.
   runtime::StepResult UpdatePrimal(std::int64_t round);
+  // (16): w~_i(r) = w_i(r) + theta_i(r), theta_i(r) ~ N(0, decay^(r-1) V^2 I), via the release.
   void PerturbPrimal(std::int64_t round);
 
-  int id_;
-  int degree_;
-  std::int64_t dim_;
   PdmlNodeParams params_;
-  LocalSolver solver_;
   double max_label_eps_ = 0.0;
-  Eigen::VectorXd w_;          // w_i(r)
-  Eigen::VectorXd released_;   // w~_i(r) = w_i(r) + theta_i(r)
+  Eigen::VectorXd released_;   // w~_i(r) = w_i(r) + theta_i(r); w_i(r) is the base's f_
   Eigen::VectorXd gamma_;      // gamma_i
   Eigen::VectorXd eta_;        // eta_i of (14)
   Eigen::VectorXd linear_;     // c_i
-  Eigen::VectorXd neighbours_; // sum_l w~_l(r-1)
-  Eigen::VectorXd g_;
   Eigen::VectorXd theta_;
-  double noise_std_ = 0.0;
 };
 
 struct ReportedLabels;

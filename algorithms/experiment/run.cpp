@@ -94,8 +94,10 @@ std::string PrivacyGuarantee(ConsensusVariant v, bool noisy) {
 // engine calls it from whichever thread completes a round, one round at a time, in order).
 class MetricsSink : public runtime::RoundSink {
  public:
+  // private_nodes[i]: node i's releases cost privacy, so its budget (if any) may freeze it.
   MetricsSink(const RunSpec& spec, const Dataset& test, const std::vector<Dataset>& slices,
-              const Eigen::VectorXd& optimum, int nodes, std::int64_t dim, RunObserver* observer)
+              const Eigen::VectorXd& optimum, int nodes, std::int64_t dim, RunObserver* observer,
+              std::vector<char> private_nodes)
       : spec_(spec),
         slices_(slices),
         test_(test),
@@ -105,7 +107,8 @@ class MetricsSink : public runtime::RoundSink {
         observer_(observer),
         start_(std::chrono::steady_clock::now()),
         mean_(Eigen::VectorXd::Zero(dim)),
-        previous_mean_(Eigen::VectorXd::Zero(dim)) {}
+        previous_mean_(Eigen::VectorXd::Zero(dim)),
+        private_nodes_(std::move(private_nodes)) {}
 
   bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
     // What each node had spent before this round, whether or not that round was measured.
@@ -118,11 +121,16 @@ class MetricsSink : public runtime::RoundSink {
     last_round_ = round;
     const int every = spec_.metrics_every;
     const bool due = round == 0 || round == spec_.iterations || (every > 0 && round % every == 0);
-    if (spec_.algorithm.privacy_budget > 0.0 && round < spec_.iterations) {
-      // Stop before a round that would take some node's loss above the budget.
+    if (round < spec_.iterations &&
+        std::find(private_nodes_.begin(), private_nodes_.end(), 1) != private_nodes_.end()) {
+      // Each node's release enforces its own budget (the node freezes alone); the run ends
+      // once every private node has frozen. The sink only reads the flags.
+      budget_exhausted_ = true;
       for (int i = 0; i < nodes_; ++i) {
         const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
-        if (r[dim_ + 1] + r[dim_ + 2] > spec_.algorithm.privacy_budget) budget_exhausted_ = true;
+        if (private_nodes_[i] && r[dim_ + ConsensusReport::kFrozen] == 0.0) {
+          budget_exhausted_ = false;
+        }
       }
       if (budget_exhausted_) {
         if (measured_round_ != round) Measure(round);
@@ -158,6 +166,15 @@ class MetricsSink : public runtime::RoundSink {
   const Eigen::VectorXd& mean() const { return mean_; }
   bool converged() const { return converged_; }
   bool budget_exhausted() const { return budget_exhausted_; }
+  // Per node: the round its release was refused (it froze), or -1; from the last report.
+  std::vector<std::int64_t> frozen_rounds() const {
+    std::vector<std::int64_t> rounds(static_cast<std::size_t>(nodes_), -1);
+    for (int i = 0; i < nodes_ && !table_.empty(); ++i) {
+      rounds[i] = static_cast<std::int64_t>(
+          table_[i * width_ + dim_ + ConsensusReport::kFrozenRound]);
+    }
+    return rounds;
+  }
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
@@ -230,6 +247,7 @@ class MetricsSink : public runtime::RoundSink {
   std::size_t width_ = 0;
   std::int64_t last_round_ = -1, measured_round_ = -1, emitted_round_ = -1;
   RoundMetrics last_;
+  std::vector<char> private_nodes_;
   bool converged_ = false;
   bool budget_exhausted_ = false;
 };
@@ -412,6 +430,7 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
   const ConsensusVariant variant = pdml ? ConsensusVariant::kAdmm : ParseConsensusVariant(s.algorithm.name);
   std::vector<std::unique_ptr<runtime::NodeProgram>> nodes;
   std::vector<runtime::NodeProgram*> programs;
+  std::vector<char> private_nodes(static_cast<std::size_t>(n), 0);
   for (int i = 0; i < n; ++i) {
     ConsensusNodeParams p;
     p.variant = variant;
@@ -425,6 +444,8 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
     p.gamma = s.algorithm.gamma;
     p.dual_step = s.algorithm.dual_step;
     p.seed = s.seed;
+    p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
+    private_nodes[i] = !pdml && IsPrivate(variant, p.alpha);
     Eigen::VectorXd f0 = Eigen::VectorXd::Zero(d);
     if (s.algorithm.random_start) {
       Stream rng(s.seed, static_cast<std::uint64_t>(i), 0, Purpose::kInitialState);
@@ -447,8 +468,8 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
       nodes.push_back(std::make_unique<PdmlNode>(i, reported, m.reported[i].eps, m.graph.degree(i),
                                                  s.loss, s.newton, q, std::move(f0)));
     } else {
-      nodes.push_back(std::make_unique<ConsensusNode>(i, m.slices[i], m.graph.degree(i), s.loss,
-                                                      s.newton, p, std::move(f0)));
+      nodes.push_back(MakeConsensusNode(i, m.slices[i], m.graph.degree(i), s.loss, s.newton, p,
+                                        std::move(f0)));
     }
     programs.push_back(nodes.back().get());
   }
@@ -458,7 +479,7 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
   summary.info.engine = engine;
   summary.info.threads = threads;
   if (observer != nullptr) observer->OnStart(summary.info);
-  MetricsSink sink(s, m.test, m.slices, m.optimum, n, d, observer);
+  MetricsSink sink(s, m.test, m.slices, m.optimum, n, d, observer, std::move(private_nodes));
   runtime::EngineOptions options;
   options.kind = kind;
   options.threads = threads;
@@ -471,6 +492,7 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
   summary.final = sink.last();
   summary.model = sink.mean();
   summary.seconds = sink.elapsed();
+  summary.node_frozen_round = sink.frozen_rounds();
   switch (result.outcome) {
     case runtime::EngineOutcome::kCompleted:
       summary.outcome = RunOutcome::kCompleted;
@@ -479,10 +501,9 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
     case runtime::EngineOutcome::kStopped:
       if (sink.budget_exhausted()) {
         summary.outcome = RunOutcome::kBudgetExhausted;
-        summary.message = "privacy budget " + std::to_string(s.algorithm.privacy_budget) +
-                          " exhausted: stopped after round " +
-                          std::to_string(result.last_reported_round) +
-                          " (the next round would exceed it)";
+        summary.message = "privacy budget exhausted: every private node froze (its release "
+                          "refused a round that would exceed its budget); stopped after round " +
+                          std::to_string(result.last_reported_round);
       } else {
         summary.outcome = RunOutcome::kConverged;
         summary.message = "converged in round " + std::to_string(result.last_reported_round) +

@@ -70,6 +70,7 @@ void ValidatePdml(const RunSpec& spec) {
   };
   unused("alpha", algorithm.alpha != 0.0);
   unused("node_alpha", !algorithm.node_alpha.empty());
+  unused("node_privacy_budget", !algorithm.node_privacy_budget.empty());
   unused("node_eta", !algorithm.node_eta.empty());
   unused("rho_per_node", algorithm.rho_per_node);
   unused("node_q1", !algorithm.node_q1.empty());
@@ -185,6 +186,7 @@ void RunSpec::Validate() const {
   per_node("node_eta", algorithm.node_eta, 0.0, true);
   per_node("node_q1", algorithm.node_q1, 1.0, false);
   per_node("node_q2", algorithm.node_q2, 0.0, true);
+  per_node("node_privacy_budget", algorithm.node_privacy_budget, 0.0, false);
   ValidatePdml(*this);
   newton.Validate();
   if (iterations < 0) Bad("iterations", ">= 0", iterations);

@@ -403,6 +403,7 @@ SharingSummary SharingExperiment::RunOn(const std::string& engine, int threads,
       pp.lambda = s.lambda;
       pp.rho = s.rho;
       pp.sigma = s.dp ? m.info.party_sigma[p] : 0.0;
+      pp.epsilon = s.dp ? m.info.party_epsilon[p] : 0.0;
       pp.seed = s.seed;
       pp.report_width = width;
       parties.push_back(std::make_unique<sharing::SharingParty>(

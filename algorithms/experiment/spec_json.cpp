@@ -72,6 +72,7 @@ void VisitSpecFields(Spec& s, Visitor&& v) {
   v("algorithm", "node_q1", s.algorithm.node_q1);
   v("algorithm", "node_q2", s.algorithm.node_q2);
   v("algorithm", "privacy_budget", s.algorithm.privacy_budget);
+  v("algorithm", "node_privacy_budget", s.algorithm.node_privacy_budget);
   v("algorithm", "label_eps", s.algorithm.label_eps);
   v("algorithm", "label_eps_groups", s.algorithm.label_eps_groups);
   v("algorithm", "label_eps_shares", s.algorithm.label_eps_shares);
@@ -363,6 +364,7 @@ std::string SummaryToJson(const RunSummary& summary) {
   OrderedJson model = OrderedJson::array();
   for (Eigen::Index k = 0; k < summary.model.size(); ++k) model.push_back(summary.model[k]);
   o["model"] = std::move(model);
+  o["node_frozen_round"] = ToJsonValue(summary.node_frozen_round);
   return o.dump(2);
 }
 

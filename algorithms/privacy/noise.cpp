@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "dpadmm/core/error.h"
+#include "dpadmm/core/portable_math.h"
 
 namespace dpadmm {
 namespace {
@@ -55,6 +56,31 @@ void DrawUnitDirection(Stream& stream, Eigen::Ref<Eigen::VectorXd> out) {
     Fail("DrawUnitDirection", "out must have size d >= 1", static_cast<double>(out.size()));
   }
   FillUnitDirection(stream, out);
+}
+
+void DrawCorrelatedGaussian(Stream& stream, const Eigen::MatrixXd& factor, double sigma,
+                            Eigen::Ref<Eigen::VectorXd> out) {
+  if (!std::isfinite(sigma) || !(sigma >= 0.0)) {
+    Fail("DrawCorrelatedGaussian", "sigma must be finite and >= 0", sigma);
+  }
+  if (out.size() != factor.rows()) {
+    Fail("DrawCorrelatedGaussian", "out must have factor.rows() entries",
+         static_cast<double>(out.size()));
+  }
+  Eigen::VectorXd u(factor.cols());
+  for (Eigen::Index k = 0; k < u.size(); ++k) u[k] = stream.Normal();
+  out.noalias() = sigma * (factor * u);
+}
+
+void DrawUniformBall(Stream& stream, double R, Eigen::Ref<Eigen::VectorXd> out) {
+  if (!(R >= 0.0) || !std::isfinite(R)) Fail("DrawUniformBall", "R must be >= 0 and finite", R);
+  if (out.size() < 1) {
+    Fail("DrawUniformBall", "out must have size d >= 1", static_cast<double>(out.size()));
+  }
+  // P(||x|| <= r) = (r / R)^d for the uniform distribution on the ball, so ||x|| = R U^(1/d).
+  const double radius = R * math::Pow(stream.UniformOpen(), 1.0 / static_cast<double>(out.size()));
+  DrawUnitDirection(stream, out);
+  out *= radius;
 }
 
 }  // namespace dpadmm

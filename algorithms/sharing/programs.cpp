@@ -21,6 +21,7 @@
 #include "dpadmm/solver/loss.h"
 #include "dpadmm/data/preprocessing.h"
 #include "dpadmm/sharing/sharing.h"
+#include "dpadmm/privacy/noise.h"
 #include "dpadmm/privacy/sharing_accounting.h"
 
 namespace dpadmm {
@@ -164,9 +165,7 @@ GramNoise::GramNoise(const Eigen::MatrixXd& gram) {
 }
 
 void GramNoise::Draw(Stream& stream, double sigma, Eigen::Ref<Eigen::VectorXd> out) const {
-  Eigen::VectorXd u(factor_.cols());
-  for (Eigen::Index k = 0; k < u.size(); ++k) u[k] = stream.Normal();
-  out.noalias() = sigma * (factor_ * u);
+  DrawCorrelatedGaussian(stream, factor_, sigma, out);
 }
 
 ZUpdateReport UpdateZ(const Eigen::VectorXd& s, const Eigen::VectorXd& y,
@@ -252,6 +251,7 @@ SharingParty::SharingParty(const Dataset& block, const XUpdate& xupdate, const G
       noise_(noise),
       params_(params),
       rows_(block.rows()),
+      release_(params.seed, static_cast<std::uint64_t>(params.party), params.privacy_budget),
       x_(Eigen::VectorXd::Zero(block.cols())),
       share_(Eigen::VectorXd::Zero(block.rows())),
       xi_(Eigen::VectorXd::Zero(block.cols())) {
@@ -266,20 +266,30 @@ SharingParty::SharingParty(const Dataset& block, const XUpdate& xupdate, const G
 }
 
 runtime::StepResult SharingParty::Start(runtime::Outbox& out) {
-  out.Prepare(0);  // x^0 = 0: nothing to say before the coordinator's first message
+  release_.SendNothing(out);  // x^0 = 0: nothing to say before the coordinator's first message
   return runtime::StepResult::Ok();
 }
 
 runtime::StepResult SharingParty::Step(std::int64_t round, const runtime::Inbox& in,
                                        runtime::Outbox& out) {
-  if (round % 2 == 0) {  // coordinator phase
-    out.Prepare(0);
+  const bool party_phase = round % 2 == 1;
+  // An iteration's release costs the party's epsilon; the coordinator phase releases nothing.
+  if (!release_.Open(round, party_phase ? params_.epsilon : 0.0)) {
+    // Frozen: the last share again in the party phase, nothing in the coordinator phase.
+    if (party_phase) {
+      release_.Resend(out);
+    } else {
+      release_.SendNothing(out);
+    }
+    return runtime::StepResult::Ok();
+  }
+  if (!party_phase) {
+    release_.SendNothing(out);
     return runtime::StepResult::Ok();
   }
   runtime::StepResult r = UpdatePrimal(round, in[0]);
   if (!r.ok) return r;
-  std::span<double> msg = out.Prepare(static_cast<std::size_t>(rows_));
-  std::copy(share_.data(), share_.data() + rows_, msg.begin());
+  release_.Send(share_, out);
   return runtime::StepResult::Ok();
 }
 
@@ -299,10 +309,9 @@ runtime::StepResult SharingParty::UpdatePrimal(std::int64_t round, std::span<con
   xupdate_.Solve(TransposeTimes(block_, v), x_);
   if (!x_.allFinite()) return runtime::StepResult::Fail(who + ": x update is not finite");
   if (params_.sigma > 0.0) {
-    // (16): x~ = x + xi, xi ~ N(0, sigma^2 (D^T D)^{-1}); one stream per (seed, node, round).
-    Stream stream(params_.seed, static_cast<std::uint64_t>(params_.party),
-                  static_cast<std::uint64_t>(round), Purpose::kNoise);
-    noise_->Draw(stream, params_.sigma, xi_);
+    // (16): x~ = x + xi, xi ~ N(0, sigma^2 (D^T D)^{-1}), drawn by the release from the
+    // party's stream of this round.
+    release_.DrawCorrelatedGaussian(noise_->factor(), params_.sigma, xi_);
     x_ += xi_;
   }
   share_ = Times(block_, x_);
@@ -318,28 +327,31 @@ void SharingParty::Report(std::int64_t /*round*/, std::span<double> out) const {
 SharingCoordinator::SharingCoordinator(const Eigen::VectorXd& labels, const CoordinatorParams& params)
     : labels_(labels),
       params_(params),
+      release_(/*seed=*/0, /*node=*/0),
       s_(Eigen::VectorXd::Zero(labels.size())),
       z_(Eigen::VectorXd::Zero(labels.size())),
       y_(Eigen::VectorXd::Zero(labels.size())) {
   mean_loss_ = MeanLogLossOfScores(s_, labels_);
 }
 
-void SharingCoordinator::Broadcast(runtime::Outbox& out) const {
+void SharingCoordinator::ComposeMessage() {
   const Eigen::Index n = labels_.size();
-  std::span<double> msg = out.Prepare(2 * static_cast<std::size_t>(n));
-  Eigen::Map<Eigen::VectorXd>(msg.data(), n) = s_ - z_;
-  Eigen::Map<Eigen::VectorXd>(msg.data() + n, n) = y_;
+  message_.resize(2 * n);
+  message_.head(n) = s_ - z_;
+  message_.tail(n) = y_;
 }
 
 runtime::StepResult SharingCoordinator::Start(runtime::Outbox& out) {
-  Broadcast(out);  // x^0 = z^0 = y^0 = 0 (001's initialisation)
+  ComposeMessage();  // x^0 = z^0 = y^0 = 0 (001's initialisation)
+  release_.SendInitial(message_, out);
   return runtime::StepResult::Ok();
 }
 
 runtime::StepResult SharingCoordinator::Step(std::int64_t round, const runtime::Inbox& in,
                                              runtime::Outbox& out) {
+  release_.Open(round, 0.0);  // no budget: never refused
   if (round % 2 == 1) {  // party phase
-    out.Prepare(0);
+    release_.SendNothing(out);
     return runtime::StepResult::Ok();
   }
   const Eigen::Index n = labels_.size();
@@ -367,7 +379,8 @@ runtime::StepResult SharingCoordinator::Step(std::int64_t round, const runtime::
     return runtime::StepResult::Fail("coordinator (node 0), " + RoundText(round) +
                                      ": dual variable or loss is not finite");
   }
-  Broadcast(out);
+  ComposeMessage();
+  release_.Send(message_, out);
   return runtime::StepResult::Ok();
 }
 

@@ -13,6 +13,11 @@
 //                Parties send nothing.
 // So the state of iteration t is complete in the reports of round 2t.
 //
+// Every message leaves through the node's Release (dpadmm/privacy/release.h): a party's D_m x~_m
+// with the noise of (16) drawn by the release, which debits the party's per-iteration epsilon
+// (001 Theorem 3); the non-private algorithm and the coordinator use identity releases that
+// cost nothing. A party whose budget refuses an iteration freezes and resends its last share.
+//
 // Report layout (width W = max(max_m d_m, 5), the same for every node):
 //   party m:      [0, d_m) x~_m (the released weights), the rest 0
 //   coordinator:  [0] (1/N) sum_n log(1 + exp(-y_n s_n)) at the current s
@@ -27,6 +32,7 @@
 
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/core/random.h"
+#include "dpadmm/privacy/release.h"
 #include "dpadmm/runtime/node_program.h"
 
 namespace dpadmm::sharing {
@@ -66,8 +72,11 @@ class XUpdate {
 class GramNoise {
  public:
   explicit GramNoise(const Eigen::MatrixXd& gram);
-  // Draws d standard normals from `stream` (always exactly d, in coordinate order) and writes xi.
+  // Draws d standard normals from `stream` (always exactly d, in coordinate order) and writes xi
+  // (DrawCorrelatedGaussian with factor()). The node programs draw through their Release.
   void Draw(Stream& stream, double sigma, Eigen::Ref<Eigen::VectorXd> out) const;
+  // xi = sigma factor u, u ~ N(0, I_d).
+  const Eigen::MatrixXd& factor() const { return factor_; }
   std::int64_t rank() const { return rank_; }
   bool uses_pseudo_inverse() const { return pseudo_; }
 
@@ -104,6 +113,10 @@ struct PartyParams {
   double lambda = 1e-4;
   double rho = 1.0;
   double sigma = 0.0;        // 0 = no noise
+  // Privacy cost of one iteration's release (001 Theorem 3's epsilon for sigma), debited by
+  // the party's release; 0 for the non-private algorithm.
+  double epsilon = 0.0;
+  double privacy_budget = 0.0;  // the party's budget of summed epsilons (0 = none)
   std::uint64_t seed = 1;
   std::size_t report_width = 5;
 };
@@ -122,6 +135,8 @@ class SharingParty : public runtime::NodeProgram {
                            runtime::Outbox& out) override;
   void Report(std::int64_t round, std::span<double> out) const override;
 
+  const Release& release() const { return release_; }
+
  private:
   // 001 eq. (6) (+ (16) when private).
   runtime::StepResult UpdatePrimal(std::int64_t round, std::span<const double> message);
@@ -131,6 +146,7 @@ class SharingParty : public runtime::NodeProgram {
   const GramNoise* noise_;
   PartyParams params_;
   std::int64_t rows_;
+  Release release_;
   Eigen::VectorXd x_;       // x~_m^t (released)
   Eigen::VectorXd share_;   // D_m x~_m^t (cached, subtracted from the next message)
   Eigen::VectorXd xi_;
@@ -159,7 +175,8 @@ class SharingCoordinator : public runtime::NodeProgram {
   const Eigen::VectorXd& y() const { return y_; }
 
  private:
-  void Broadcast(runtime::Outbox& out) const;
+  // [s - z; y] into message_.
+  void ComposeMessage();
   // 001 eq. (7).
   runtime::StepResult UpdateAuxiliary(std::int64_t round);
   // 001 eq. (8).
@@ -167,7 +184,8 @@ class SharingCoordinator : public runtime::NodeProgram {
 
   Eigen::VectorXd labels_;
   CoordinatorParams params_;
-  Eigen::VectorXd s_, z_, y_;
+  Release release_;  // identity release: the coordinator's messages carry no noise and no cost
+  Eigen::VectorXd s_, z_, y_, message_;
   double mean_loss_ = 0.0;
   int z_iterations_ = 0;
 };

@@ -13,7 +13,7 @@
 // privacy in the DP sense, p = 1/2, where (19) is undefined; the project uses 0 for "this
 // mechanism is off" everywhere, as alpha = 0 for the consensus variants.) eps must be finite.
 //
-// The node program that runs Phase 2 is internal (algorithms/src/pdml.h); `Experiment` builds it
+// The node program that runs Phase 2 is internal (algorithms/consensus/pdml_node.h); `Experiment` builds it
 // for algorithm name "pdml".
 #pragma once
 
@@ -25,6 +25,7 @@
 
 #include "dpadmm/solver/loss.h"
 #include "dpadmm/core/random.h"
+#include "dpadmm/privacy/noise.h"
 
 namespace dpadmm {
 
@@ -70,10 +71,7 @@ double DebiasedLoss(const Loss& loss, double y_reported, double z, double eps);
 double DebiasedLossD1(const Loss& loss, double y_reported, double z, double eps);
 double DebiasedLossD2(const Loss& loss, double y_reported, double z, double eps);
 
-// A point uniformly distributed in the l2 ball of radius R in R^d (out.size() = d >= 1, R >= 0):
-// uniform direction times R U^(1/d). 000 allows any distribution bounded by R (eq. (14));
-// this is the choice made here.
-void DrawUniformBall(Stream& stream, double R, Eigen::Ref<Eigen::VectorXd> out);
+// DrawUniformBall (the bounded noise of eq. (14)) is in dpadmm/privacy/noise.h.
 
 // Standard deviation of the primal perturbation theta_i(t) ~ N(0, decay^(t-1) V^2 I) of
 // eq. (16), t >= 1: V decay^((t-1)/2).

@@ -75,6 +75,9 @@ struct RunSummary {
   std::int64_t rounds = 0;       // last reported round
   RoundMetrics final;            // metrics of the last reported round
   Eigen::VectorXd model;         // mean_i f_i at the last reported round
+  // Per node: the round in which its release refused to exceed its privacy budget and the node
+  // froze (resending its last release from then on), or -1.
+  std::vector<std::int64_t> node_frozen_round;
   double seconds = 0.0;
 };
 

@@ -82,9 +82,13 @@ struct AlgorithmSpec {
   double gamma = 0.5;         // R-ADMM/MR-ADMM even-step term gamma >= 0 (003 eq. (10))
   double dual_step = 0.0;     // M-ADMM dual step theta (0 = eta_i(1))
   std::vector<double> node_alpha, node_eta, node_q1, node_q2;
-  // Stop with outcome "budget exhausted" before a round whose privacy loss would take the
-  // run's total (as the paper of the algorithm states it) above this; 0 = no budget.
+  // Every node's privacy budget (as the paper of the algorithm states the loss), enforced by
+  // the node's release: a round that would take the node's spent loss above it is refused and
+  // the node freezes (resends its last release). The run ends with outcome "budget exhausted"
+  // once every private node has frozen. 0 = no budget.
   double privacy_budget = 0.0;
+  // Per-node budgets (one per node, each >= 0, 0 = none); replace privacy_budget when not empty.
+  std::vector<double> node_privacy_budget;
 
   // PDML (name "pdml", 000) only.
   // Label privacy of every user: eps-LDP by randomized response (000 (12)-(13)); 0 = labels

@@ -19,4 +19,15 @@ void DrawGaussian(Stream& stream, double sigma, Eigen::Ref<Eigen::VectorXd> out)
 // Uniform direction on the unit sphere in R^d.
 void DrawUnitDirection(Stream& stream, Eigen::Ref<Eigen::VectorXd> out);
 
+// Correlated Gaussian sigma * factor * u with u ~ N(0, I_k) (k = factor.cols(), drawn in
+// coordinate order), so Cov = sigma^2 factor factor^T; out.size() = factor.rows(), sigma >= 0.
+// 001 eq. (16) uses factor = L^{-T} with D^T D = L L^T (see sharing's GramNoise).
+void DrawCorrelatedGaussian(Stream& stream, const Eigen::MatrixXd& factor, double sigma,
+                            Eigen::Ref<Eigen::VectorXd> out);
+
+// A point uniformly distributed in the l2 ball of radius R in R^d (out.size() = d >= 1, R >= 0):
+// uniform direction times R U^(1/d). Draw order: the radius, then the direction. 000 allows any
+// distribution bounded by R (eq. (14)); this is the choice made here.
+void DrawUniformBall(Stream& stream, double R, Eigen::Ref<Eigen::VectorXd> out);
+
 }  // namespace dpadmm

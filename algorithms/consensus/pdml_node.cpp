@@ -1,0 +1,110 @@
+#include "consensus/pdml_node.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "dpadmm/consensus/pdml.h"
+#include "dpadmm/core/error.h"
+
+namespace dpadmm {
+namespace {
+
+template <class T>
+[[noreturn]] void Bad(const std::string& field, const std::string& rule, const T& got) {
+  std::ostringstream os;
+  os << field << " must be " << rule << ", got " << got;
+  throw InputError(os.str());
+}
+
+}  // namespace
+
+PdmlNode::PdmlNode(int id, const Dataset& reported, const Eigen::VectorXd& eps, int degree,
+                   const Loss& loss, const NewtonOptions& newton, const PdmlNodeParams& params,
+                   Eigen::VectorXd w0)
+    : ConsensusNode(id, reported, params.C, degree, loss, newton, std::move(w0), params.seed,
+                    /*privacy_budget=*/0.0),
+      params_(params),
+      released_(f_),
+      gamma_(Eigen::VectorXd::Zero(dim_)),
+      eta_(Eigen::VectorXd::Zero(dim_)),
+      linear_(Eigen::VectorXd::Zero(dim_)),
+      theta_(Eigen::VectorXd::Zero(dim_)) {
+  mean_loss_ = kNaN;  // the empirical risk on the true labels is evaluated outside the node
+  if (loss.kind != LossKind::kLogistic) {
+    throw InputError("loss.kind: pdml needs the logistic loss (the debiased smooth hinge, "
+                     "eq. (19), is not convex), got " + loss.Name());
+  }
+  if (eps.size() != reported.rows()) {
+    throw InputError("pdml node " + std::to_string(id) + ": " + std::to_string(eps.size()) +
+                     " eps values for " + std::to_string(reported.rows()) + " rows");
+  }
+  if (!(params.R >= 0.0) || !std::isfinite(params.R)) Bad("algorithm.pdml_R", ">= 0", params.R);
+  if (!(params.V >= 0.0) || !std::isfinite(params.V)) Bad("algorithm.pdml_V", ">= 0", params.V);
+  if (!(params.decay > 0.0 && params.decay <= 1.0)) {
+    Bad("algorithm.pdml_decay", "in (0, 1]", params.decay);
+  }
+  if (!(params.beta > 0.0) || !std::isfinite(params.beta)) {
+    Bad("algorithm.eta (beta)", "> 0", params.beta);
+  }
+  const double weight = params.C / static_cast<double>(reported.rows());
+  // Debiasing term of (19) for the logistic loss: -(C/m_i) sum_j y'_j x_j / (e^eps_j - 1).
+  Eigen::VectorXd coef(reported.rows());
+  for (Eigen::Index j = 0; j < coef.size(); ++j) {
+    if (!(eps[j] >= 0.0) || !std::isfinite(eps[j])) {
+      throw InputError("pdml node " + std::to_string(id) + ": eps of row " + std::to_string(j) +
+                       " must be >= 0 and finite");
+    }
+    coef[j] = DebiasWeight(eps[j]) * reported.y[j];
+    if (eps[j] > 0.0) max_label_eps_ = std::max(max_label_eps_, eps[j]);
+  }
+  linear_ = VisitRows(reported, [&](const auto& x) -> Eigen::VectorXd {
+    return -weight * (x.transpose() * coef);
+  });
+  // (14): bounded noise eta_i, ||eta_i||_2 <= R, drawn once per server; enters as (1/m_i) eta^T w.
+  if (params.R > 0.0) {
+    release_.DrawObjectiveNoise(params.R, eta_);
+    linear_ += weight * eta_;
+  }
+}
+
+void PdmlNode::Initialize() {
+  // w~_i(0) = w_i(0): theta_i(t) is indexed from t = 1. No data pass: the loss is reported NaN.
+  released_ = f_;
+}
+
+runtime::StepResult PdmlNode::Iterate(std::int64_t round) {
+  UpdateDual(round);
+  runtime::StepResult r = UpdatePrimal(round);
+  if (!r.ok) return r;
+  PerturbPrimal(round);
+  return runtime::StepResult::Ok();
+}
+
+// (17): gamma_i(r-1) = gamma_i(r-2) + beta sum_l (w~_i(r-1) - w~_l(r-1)).
+// With gamma_i(0) = 0 the first update happens in round 2 (after iteration t = 1), as for
+// AdmmNode, so that PDML without noise is exactly the consensus "admm" algorithm.
+void PdmlNode::UpdateDual(std::int64_t round) {
+  if (round < 2) return;
+  AddDisagreement(gamma_, params_.beta, released_);
+}
+
+runtime::StepResult PdmlNode::UpdatePrimal(std::int64_t round) {
+  const double N = static_cast<double>(degree_);
+  const double a = params_.rho_node + 2.0 * params_.beta * N;
+  PenaltyLinearTerm(gamma_ + linear_, params_.beta, released_);
+  return SolveLocal(round, a, f_);
+}
+
+void PdmlNode::PerturbPrimal(std::int64_t round) {
+  noise_parameter_ = PrimalNoiseStd(params_.V, params_.decay, round);
+  released_ = f_;
+  if (noise_parameter_ > 0.0) {
+    release_.DrawGaussian(noise_parameter_, theta_);
+    released_ += theta_;
+  }
+}
+
+}  // namespace dpadmm

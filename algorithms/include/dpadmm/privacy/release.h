@@ -1,0 +1,104 @@
+// The release point: the one place where a node's outgoing values leave it.
+//
+// Every node program owns one Release. Each round it
+//   1. opens the round with the privacy cost the round's release will have (the paper's
+//      per-round term, computed by the program with the free functions of accounting.h);
+//      the release REFUSES a round whose cost would take the node's spent loss above its
+//      budget, and the node FREEZES: from then on it resends its last release (post-processing,
+//      no further cost) and does no further private computation;
+//   2. draws the round's noise (only while a round is open), from the node's stream
+//      Stream(seed, node, round, kNoise): one stream per round, successive draws continue it;
+//   3. sends the round's message, which debits the cost and keeps a copy for resending.
+// A node's programs never write their outgoing buffer themselves: the release fills it
+// (Send, Resend, SendInitial, SendNothing). Metrics only read spent(), frozen(), frozen_round().
+//
+// Budget 0 means no budget (never refuses). A release whose rounds all cost 0 is the identity
+// release of a non-private algorithm: it never freezes and reports spent() = 0.
+//
+// Misuse (drawing or sending outside an open round, opening twice, resending before anything
+// was sent) is a programming error and throws std::logic_error.
+//
+// Thread safety: none; a Release belongs to one node program, which the engine never runs
+// concurrently with itself.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <Eigen/Dense>
+
+#include "dpadmm/core/random.h"
+#include "dpadmm/runtime/node_program.h"
+
+namespace dpadmm {
+
+class Release {
+ public:
+  // `budget` >= 0 (0 = none); `node` keys the node's noise streams.
+  Release(std::uint64_t seed, std::uint64_t node, double budget = 0.0);
+
+  // Round 0: sends the node's initial value, which depends on no private data (zeros or the
+  // seeded random start): no noise, no cost.
+  void SendInitial(const Eigen::Ref<const Eigen::VectorXd>& message, runtime::Outbox& out);
+
+  // Opens round `round` >= 1 at privacy cost `cost` >= 0. Returns false when the node is
+  // frozen: it froze before, or it freezes now because spent() + cost > budget (budget > 0).
+  // The caller then resends (Resend) and computes nothing.
+  bool Open(std::int64_t round, double cost);
+
+  // The open round's noise (draw order as the samplers of noise.h document).
+  // l2-Laplace-type noise, density proportional to exp(-a ||e||) (004, 003, PVP).
+  void DrawL2Laplace(double a, Eigen::Ref<Eigen::VectorXd> out);
+  // N(0, sigma^2 I) (000 eq. (16)).
+  void DrawGaussian(double sigma, Eigen::Ref<Eigen::VectorXd> out);
+  // sigma * factor * u, u ~ N(0, I_k), factor d x k (001 eq. (16): N(0, sigma^2 (D^T D)^{-1})).
+  void DrawCorrelatedGaussian(const Eigen::MatrixXd& factor, double sigma,
+                              Eigen::Ref<Eigen::VectorXd> out);
+
+  // Noise drawn once per node before round 1 and kept for the whole run (000 eq. (14): the
+  // bounded objective perturbation, uniform in the l2 ball of radius R), from
+  // Stream(seed, node, 0, kObjectiveNoise). At most once, before the first Open. No cost
+  // (000 states none for Phase 2).
+  void DrawObjectiveNoise(double R, Eigen::Ref<Eigen::VectorXd> out);
+
+  // Closes the open round: debits its cost, keeps a copy of `message` and writes it to `out`.
+  void Send(const Eigen::Ref<const Eigen::VectorXd>& message, runtime::Outbox& out);
+  // Closes the open round with an empty message (a phase in which the node has nothing to
+  // say); debits the round's cost (normally 0).
+  void SendNothing(runtime::Outbox& out);
+  // A frozen node's message: its last release, bit for bit (post-processing: no cost).
+  void Resend(runtime::Outbox& out) const;
+
+  double budget() const { return budget_; }
+  double spent() const { return spent_; }
+  bool frozen() const { return frozen_; }
+  // The round whose release was refused, or -1.
+  std::int64_t frozen_round() const { return frozen_round_; }
+  // Noise draws so far (each Draw* call counts one; tests check that noise moves only here).
+  std::int64_t draws() const { return draws_; }
+  // Messages released by Send/SendInitial (not counting resends and empty messages).
+  std::int64_t releases() const { return releases_; }
+
+ private:
+  Stream& RoundStream(const char* what);
+  void RequireOpen(const char* what) const;
+
+  std::uint64_t seed_;
+  std::uint64_t node_;
+  double budget_;
+  double spent_ = 0.0;
+  bool frozen_ = false;
+  std::int64_t frozen_round_ = -1;
+  bool open_ = false;
+  std::int64_t round_ = 0;
+  double cost_ = 0.0;
+  bool objective_noise_drawn_ = false;
+  bool started_ = false;  // a round was opened
+  std::optional<Stream> stream_;
+  Eigen::VectorXd last_;
+  bool has_last_ = false;
+  std::int64_t draws_ = 0;
+  std::int64_t releases_ = 0;
+};
+
+}  // namespace dpadmm
