@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -764,8 +765,9 @@ class MpiRun {
       if (ready()) return;
       if (progress_ && progress_resets) deadline = Clock::now() + timeout_;
       if (Clock::now() > deadline) {
-        Fail("no progress for " + std::to_string(options_.peer_timeout_seconds) +
-             " s while waiting for " + what() + " (a rank died or stalled)");
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g", options_.peer_timeout_seconds);
+        Fail("no progress for " + std::string(seconds) + " s while waiting for " + what() + " (a rank died or stalled)");
       }
       if (spins > 64) std::this_thread::yield();
       if (spins > 4096) std::this_thread::sleep_for(std::chrono::microseconds(50));
