@@ -103,37 +103,41 @@ int main(int argc, char** argv) {
     std::printf("# nodes=%d rounds=%lld width=%zu reps=%d ranks=%d\n", c.nodes,
                 static_cast<long long>(c.rounds), c.width, c.reps, mpi.size());
     std::printf("%-10s %-6s %-8s %-11s %12s %14s %14s\n", "engine", "ranks", "graph", "requests",
-                "rounds/s", "us/round", "cross msgs/rd");
+                "rounds/s", "us/round", "cut edges");
   }
   const struct {
     const char* name;
     rt::Topology topology;
   } graphs[] = {{"ring", Ring(c.nodes)}, {"random", RandomGraph(c.nodes, 3, 17)}};
 
+  // The two request modes alternate within each repetition, so that drifting load on a shared
+  // machine hits both alike.
+  const std::vector<const char*> modes =
+      mpi.size() == 1 ? std::vector<const char*>{"plain"}  // no inter-rank message
+                      : std::vector<const char*>{"plain", "persistent"};
   for (const auto& g : graphs) {
-    for (const char* mode : {"plain", "persistent"}) {
-      setenv("DPADMM_MPI_REQUESTS", mode, 1);
-      std::vector<double> secs;
-      TimeRun(rt::EngineKind::kMpi, 0, g.topology, 5, c.width);  // warm-up
-      for (int r = 0; r < c.reps; ++r) {
-        secs.push_back(TimeRun(rt::EngineKind::kMpi, 0, g.topology, c.rounds, c.width));
+    std::vector<std::vector<double>> secs(modes.size());
+    TimeRun(rt::EngineKind::kMpi, 0, g.topology, 5, c.width);  // warm-up
+    for (int r = 0; r < c.reps; ++r) {
+      for (std::size_t m = 0; m < modes.size(); ++m) {
+        setenv("DPADMM_MPI_REQUESTS", modes[m], 1);
+        secs[m].push_back(TimeRun(rt::EngineKind::kMpi, 0, g.topology, c.rounds, c.width));
       }
-      const double m = Median(secs);
-      if (root) {
-        std::printf("%-10s %-6d %-8s %-11s %12.1f %14.1f %14lld\n", "mpi", mpi.size(), g.name,
-                    mode, static_cast<double>(c.rounds) / m,
-                    1e6 * m / static_cast<double>(c.rounds),
-                    static_cast<long long>(CrossEdges(g.topology, mpi.size())));
-      }
-      if (mpi.size() == 1) break;  // no inter-rank message: the modes are the same
+    }
+    for (std::size_t m = 0; m < modes.size() && root; ++m) {
+      const double med = Median(secs[m]);
+      std::printf("%-10s %-6d %-8s %-11s %12.1f %14.1f %14lld\n", "mpi", mpi.size(), g.name,
+                  modes[m], static_cast<double>(c.rounds) / med,
+                  1e6 * med / static_cast<double>(c.rounds),
+                  static_cast<long long>(CrossEdges(g.topology, mpi.size())));
     }
     if (mpi.size() == 1) {
       for (int threads : {1, 2}) {
-        std::vector<double> secs;
+        std::vector<double> tbb_secs;
         for (int r = 0; r < c.reps; ++r) {
-          secs.push_back(TimeRun(rt::EngineKind::kTbb, threads, g.topology, c.rounds, c.width));
+          tbb_secs.push_back(TimeRun(rt::EngineKind::kTbb, threads, g.topology, c.rounds, c.width));
         }
-        const double m = Median(secs);
+        const double m = Median(tbb_secs);
         std::printf("%-10s %-6s %-8s %-11s %12.1f %14.1f %14s\n",
                     threads == 1 ? "tbb-1thr" : "tbb-2thr", "-", g.name, "-",
                     static_cast<double>(c.rounds) / m, 1e6 * m / static_cast<double>(c.rounds),
@@ -146,26 +150,25 @@ int main(int argc, char** argv) {
   if (mpi.size() <= 2) {
     const rt::Topology pair = Ring(2);
     for (std::size_t width : {std::size_t{2}, c.width}) {
-      for (const char* mode : {"plain", "persistent"}) {
-        setenv("DPADMM_MPI_REQUESTS", mode, 1);
-        std::vector<double> secs;
-        for (int r = 0; r < c.reps; ++r) {
-          secs.push_back(TimeRun(rt::EngineKind::kMpi, 0, pair, c.latency_rounds, width));
+      std::vector<std::vector<double>> secs(modes.size());
+      for (int r = 0; r < c.reps; ++r) {
+        for (std::size_t m = 0; m < modes.size(); ++m) {
+          setenv("DPADMM_MPI_REQUESTS", modes[m], 1);
+          secs[m].push_back(TimeRun(rt::EngineKind::kMpi, 0, pair, c.latency_rounds, width));
         }
-        if (root) {
-          std::printf("latency mpi ranks=%d width=%zu %-10s: %.2f us per round (median)\n",
-                      mpi.size(), width, mode,
-                      1e6 * Median(secs) / static_cast<double>(c.latency_rounds));
-        }
-        if (mpi.size() == 1) break;
+      }
+      for (std::size_t m = 0; m < modes.size() && root; ++m) {
+        std::printf("latency mpi ranks=%d width=%zu %-10s: %.2f us per round (median)\n",
+                    mpi.size(), width, modes[m],
+                    1e6 * Median(secs[m]) / static_cast<double>(c.latency_rounds));
       }
       if (mpi.size() == 1) {
-        std::vector<double> secs;
+        std::vector<double> tbb_secs;
         for (int r = 0; r < c.reps; ++r) {
-          secs.push_back(TimeRun(rt::EngineKind::kTbb, 2, pair, c.latency_rounds, width));
+          tbb_secs.push_back(TimeRun(rt::EngineKind::kTbb, 2, pair, c.latency_rounds, width));
         }
         std::printf("latency tbb-2thr width=%zu: %.2f us per round (median)\n", width,
-                    1e6 * Median(secs) / static_cast<double>(c.latency_rounds));
+                    1e6 * Median(tbb_secs) / static_cast<double>(c.latency_rounds));
       }
     }
   }

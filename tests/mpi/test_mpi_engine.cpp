@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -321,6 +323,21 @@ TEST(NodeRankMap, ErrorsNameFileAndLine) {
             "map.txt:2: empty line (line k must hold the rank of node 1)");
   EXPECT_EQ(error(""), "map.txt: no nodes (expected one rank per line)");
   EXPECT_THROW(rt::ReadNodeRankFile("/nonexistent/map.txt"), std::invalid_argument);
+}
+
+// A map read from a file drives a run (each rank reads its own copy).
+TEST(NodeRankMap, FileMapDrivesARun) {
+  const std::string path =
+      ::testing::TempDir() + "/dpadmm_node_ranks_" + std::to_string(Rank()) + ".txt";
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 9; ++i) out << (8 - i) % Size() << "\n";
+  }
+  Case c;
+  c.topology = RandomGraph(9, 2, 4);
+  c.map = rt::ReadNodeRankFile(path);
+  std::remove(path.c_str());
+  ExpectMatchesSerial(c);
 }
 
 }  // namespace
