@@ -2,12 +2,14 @@
 // every rank builds identically, and a recording sink.
 #pragma once
 
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "dpadmm/runtime/engine.h"
@@ -24,7 +26,7 @@ namespace rt = dpadmm::runtime;
 struct Fault {
   int node = -1;
   std::int64_t round = -1;
-  enum Kind { kFail, kThrow, kKill } kind = kFail;
+  enum Kind { kFail, kThrow, kKill, kStall } kind = kFail;  // kStall: sleeps 3 s, then goes on
 };
 
 class ToyProgram : public rt::NodeProgram {
@@ -64,6 +66,10 @@ class ToyProgram : public rt::NodeProgram {
       if (f.node != id_ || f.round != round) continue;
       if (f.kind == Fault::kThrow) throw std::runtime_error("planted exception");
       if (f.kind == Fault::kKill) std::raise(SIGKILL);
+      if (f.kind == Fault::kStall) {
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        continue;
+      }
       return rt::StepResult::Fail("planted failure");
     }
     return std::nullopt;
