@@ -727,6 +727,7 @@ class MpiRun {
       MPI_Get_count(&st, MPI_BYTE, &bytes);
       std::string text(static_cast<std::size_t>(bytes), '\0');
       MPI_Recv(text.data(), bytes, MPI_BYTE, st.MPI_SOURCE, kAbortTag, comm_, MPI_STATUS_IGNORE);
+      Abandon();
       throw MpiError("MPI engine on rank " + std::to_string(rank_) + ": stopped because " + text);
     }
     if (rank_ == 0) {
@@ -800,7 +801,30 @@ class MpiRun {
     for (int done = 0; !done && Clock::now() < until;) {
       MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE);
     }
+    Abandon();
     throw MpiError("MPI engine on " + text);
+  }
+
+  // Before an MpiError: requests may still be in flight, and MPI would write into (receives) or
+  // read from (sends) their buffers after this run is gone. Cancel the receives, and hand every
+  // buffer a request may touch to a heap object that is never freed (moving a vector keeps its
+  // storage). The job is expected to end (MpiSession::Abort).
+  void Abandon() {
+    for (Peer& peer : peers_) {
+      for (Buffer& b : peer.recv) {
+        if (b.active) MPI_Cancel(&b.request);
+      }
+    }
+    struct Leaked {
+      std::vector<Peer> peers;
+      std::deque<std::pair<std::vector<char>, MPI_Request>> reports;
+      std::vector<char> outcome;
+      std::vector<std::int64_t> fin;
+      std::vector<MPI_Request> outcome_requests;
+    };
+    new Leaked{std::move(peers_), std::move(reports_out_), std::move(outcome_msg_),
+               std::move(fin_out_), std::move(outcome_requests_)};
+    peers_.clear();
   }
 
   // ---- drain --------------------------------------------------------------------------------
@@ -808,14 +832,18 @@ class MpiRun {
   // Matches every packed message and report sent with a receive, cancels the receives nobody
   // will satisfy, and completes every send, so the communicator can be freed.
   void Drain() {
-    std::vector<std::int64_t> fin_out(peers_.size());
+    // Counts live in a member: on an engine error their sends may still be in flight.
+    std::vector<std::int64_t>& fin_out = fin_out_;
+    fin_out.assign(peers_.size() + 2, 0);
     std::vector<MPI_Request> fin_req(peers_.size(), MPI_REQUEST_NULL);
     for (std::size_t p = 0; p < peers_.size(); ++p) {
       fin_out[p] = peers_[p].sent;
       Check(MPI_Isend(&fin_out[p], 1, MPI_INT64_T, layout_->peers[p].rank, kFinTag, comm_,
                       &fin_req[p]), "MPI_Isend (fin)", -1);
     }
-    std::int64_t report_fin[2] = {reports_sent_, cancel_sent_ ? 1 : 0};
+    std::int64_t* report_fin = &fin_out[peers_.size()];
+    report_fin[0] = reports_sent_;
+    report_fin[1] = cancel_sent_ ? 1 : 0;
     MPI_Request report_fin_req = MPI_REQUEST_NULL;
     if (rank_ != 0) {
       Check(MPI_Isend(report_fin, 2, MPI_INT64_T, 0, kReportFinTag, comm_, &report_fin_req),
@@ -933,6 +961,7 @@ class MpiRun {
   MPI_Request cancel_request_ = MPI_REQUEST_NULL;
   std::vector<char> outcome_msg_;
   std::vector<MPI_Request> outcome_requests_;
+  std::vector<std::int64_t> fin_out_;  // drain: counts being sent to the peers
   bool progress_ = false;
   EngineResult result_;
 };
