@@ -147,6 +147,17 @@ TEST(MpiEngine, LongMessagesAndManyRounds) {
   c.rounds = 200;
   c.width = 104;
   ExpectMatchesSerial(c);
+  // Early ends with large (rendezvous-size) packed messages in flight exercise the drain.
+  for (const char* mode : {"plain", "persistent"}) {
+    ASSERT_EQ(setenv("DPADMM_MPI_REQUESTS", mode, 1), 0);
+    c.stop_after = 150;
+    ExpectMatchesSerial(c);
+    c.stop_after = -1;
+    c.faults = {{39, 77, Fault::kFail}};
+    ExpectMatchesSerial(c);
+    c.faults.clear();
+  }
+  unsetenv("DPADMM_MPI_REQUESTS");
 }
 
 TEST(MpiEngine, TbbInsideEachRankMatches) {
