@@ -96,6 +96,7 @@ constexpr int kFinTag = 104;        // drain: number of packed messages sent to 
 constexpr int kReportFinTag = 105;  // drain: number of reports (and cancel requests) sent to 0
 constexpr int kCancelTag = 106;     // a StopToken triggered on a rank other than 0
 constexpr int kAbortTag = 107;      // an engine error: every rank throws
+constexpr int kHeartbeatTag = 108;  // rank 0 is alive and the run goes on (empty message)
 
 using Clock = std::chrono::steady_clock;
 
@@ -652,6 +653,7 @@ class MpiRun {
     PutI64(b, result_.failure.node);
     PutI64(b, result_.failure.round);
     PutI64(b, result_.failure.rank);
+    PutI64(b, heartbeats_sent_);
     b.insert(b.end(), result_.failure.message.begin(), result_.failure.message.end());
     outcome_msg_ = std::move(b);
     outcome_requests_.assign(static_cast<std::size_t>(size_), MPI_REQUEST_NULL);
@@ -675,6 +677,7 @@ class MpiRun {
     result_.failure.node = static_cast<int>(GetI64(b, at));
     result_.failure.round = GetI64(b, at);
     result_.failure.rank = static_cast<int>(GetI64(b, at));
+    heartbeats_announced_ = GetI64(b, at);
     result_.failure.message.assign(b.data() + at, b.size() - at);
     decided_ = true;
   }
@@ -745,7 +748,15 @@ class MpiRun {
       }
       if (options_.stop != nullptr && options_.stop->stop_requested()) cancel_requested_ = true;
       TryDecide();
+      Heartbeat();
     } else {
+      for (;;) {
+        Check(MPI_Iprobe(0, kHeartbeatTag, comm_, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe", -1);
+        if (!flag) break;
+        MPI_Recv(nullptr, 0, MPI_BYTE, 0, kHeartbeatTag, comm_, MPI_STATUS_IGNORE);
+        ++heartbeats_received_;
+        progress_ = true;
+      }
       while (!reports_out_.empty() && !TestReportFront()) {
       }
       if (!decided_) {
@@ -753,6 +764,29 @@ class MpiRun {
         if (flag) ReceiveOutcome();
       }
     }
+  }
+
+  // Rank 0, until the outcome is decided: an empty message to every rank each quarter of the
+  // peer timeout, so that a rank waiting for the outcome (its rounds done, or hosting no node)
+  // can tell a long run from a dead rank 0.
+  void Heartbeat() {
+    if (decided_ || size_ == 1) return;
+    const auto now = Clock::now();
+    if (now - last_heartbeat_ < timeout_ / 4) return;
+    last_heartbeat_ = now;
+    int done = 0;
+    std::vector<MPI_Request> still;
+    for (MPI_Request& r : heartbeat_requests_) {
+      MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+      if (!done) still.push_back(r);
+    }
+    heartbeat_requests_.swap(still);
+    for (int p = 1; p < size_; ++p) {
+      heartbeat_requests_.emplace_back();
+      Check(MPI_Isend(nullptr, 0, MPI_BYTE, p, kHeartbeatTag, comm_, &heartbeat_requests_.back()),
+            "MPI_Isend (heartbeat)", -1);
+    }
+    ++heartbeats_sent_;
   }
 
   // Polls until ready(); past the peer timeout (restarted by progress when progress_resets)
@@ -911,7 +945,12 @@ class MpiRun {
                     MPI_STATUSES_IGNORE);
         all = all && d;
       }
-      return all && reports_out_.empty();
+      if (!heartbeat_requests_.empty()) {
+        MPI_Testall(static_cast<int>(heartbeat_requests_.size()), heartbeat_requests_.data(), &d,
+                    MPI_STATUSES_IGNORE);
+        all = all && d;
+      }
+      return all && reports_out_.empty() && heartbeats_received_ >= heartbeats_announced_;
     }, [&] { return std::string("the completion of this rank's last sends"); }, true);
     if (persistent_) {
       for (Peer& peer : peers_) {
@@ -963,6 +1002,11 @@ class MpiRun {
   std::vector<MPI_Request> outcome_requests_;
   std::vector<std::int64_t> fin_out_;  // drain: counts being sent to the peers
   bool progress_ = false;
+  Clock::time_point last_heartbeat_ = Clock::now();
+  std::vector<MPI_Request> heartbeat_requests_;  // rank 0
+  std::int64_t heartbeats_sent_ = 0;             // rank 0, to each other rank
+  std::int64_t heartbeats_received_ = 0;         // other ranks
+  std::int64_t heartbeats_announced_ = 0;        // other ranks: from the outcome message
   EngineResult result_;
 };
 

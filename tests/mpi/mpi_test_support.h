@@ -26,7 +26,8 @@ namespace rt = dpadmm::runtime;
 struct Fault {
   int node = -1;
   std::int64_t round = -1;
-  enum Kind { kFail, kThrow, kKill, kStall } kind = kFail;  // kStall: sleeps 3 s, then goes on
+  // kStall: sleeps 3 s in `round`, then goes on; kSlow: sleeps 100 ms in every round >= `round`.
+  enum Kind { kFail, kThrow, kKill, kStall, kSlow } kind = kFail;
 };
 
 class ToyProgram : public rt::NodeProgram {
@@ -63,6 +64,10 @@ class ToyProgram : public rt::NodeProgram {
  private:
   std::optional<rt::StepResult> Planted(std::int64_t round) const {
     for (const Fault& f : faults_) {
+      if (f.kind == Fault::kSlow && f.node == id_ && round >= f.round) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        continue;
+      }
       if (f.node != id_ || f.round != round) continue;
       if (f.kind == Fault::kThrow) throw std::runtime_error("planted exception");
       if (f.kind == Fault::kKill) std::raise(SIGKILL);

@@ -299,6 +299,22 @@ TEST(MpiEngine, InconsistentInputThrowsOnEveryRank) {
   EXPECT_EQ(rt::Run(programs, t, o, rec).outcome, rt::EngineOutcome::kCompleted);
 }
 
+// Ranks that host no node finish their rounds at once and wait for the outcome for the whole
+// run, longer than the peer timeout: rank 0's heartbeats keep them from giving up.
+TEST(MpiEngine, IdleRanksOutwaitThePeerTimeout) {
+  const rt::Topology t = Ring(2);
+  const std::vector<int> map = {0, 0};
+  auto owned = MakePrograms(rt::LocalNodes(map, Rank()), {{0, 1, Fault::kSlow}});
+  auto programs = Pointers(owned);
+  rt::EngineOptions o;
+  o.kind = rt::EngineKind::kMpi;
+  o.last_round = 25;  // about 2.5 s
+  o.node_ranks = map;
+  o.peer_timeout_seconds = 0.8;
+  Recorder rec;
+  EXPECT_EQ(rt::Run(programs, t, o, rec).outcome, rt::EngineOutcome::kCompleted);
+}
+
 TEST(MpiEngine, AvailableAndNamed) {
   EXPECT_TRUE(rt::EngineAvailable(rt::EngineKind::kMpi));
   EXPECT_EQ(rt::ParseEngineKind("mpi"), rt::EngineKind::kMpi);
