@@ -802,7 +802,8 @@ class MpiRun {
       if (Clock::now() > deadline) {
         char seconds[32];
         std::snprintf(seconds, sizeof seconds, "%g", options_.peer_timeout_seconds);
-        Fail("no progress for " + std::string(seconds) + " s while waiting for " + what() + " (a rank died or stalled)");
+        Fail("no progress for " + std::string(seconds) + " s while waiting for " + what() +
+             " (a rank died or stalled)");
       }
       if (spins > 64) std::this_thread::yield();
       if (spins > 4096) std::this_thread::sleep_for(std::chrono::microseconds(50));
