@@ -15,7 +15,9 @@
 // node)) and sends that outcome to every rank. When the outcome is decided every rank has
 // completed the decisive round, so the others simply stop. Then a drain phase tells each peer
 // how many packed messages were sent, so that every send meets its receive and every extra
-// pre-posted receive is cancelled: the communicator is left clean and can be freed.
+// pre-posted receive is cancelled: the communicator is left clean and can be freed. While the
+// outcome is pending, rank 0 sends every rank an empty heartbeat each quarter of the peer
+// timeout, so a rank with nothing left to do can tell a long run from a dead rank 0.
 //
 // Intra-rank messages go through SPSC channels exactly as in the other engines; node programs
 // see the same inputs in the same order, so reports are bit-identical to the serial engine's.

@@ -16,8 +16,10 @@
 // with outcome kFailed naming the node, its rank and the round (the lowest (round, node), as in
 // the serial engine). An engine error (an MPI error, a peer silent for longer than
 // EngineOptions::peer_timeout_seconds, e.g. a killed rank) throws MpiError on the rank that sees
-// it, after telling the other ranks, which throw MpiError too. After an MpiError the
-// communicator may hold pending requests: end the job with MpiSession::Abort.
+// it, after telling the other ranks, which throw MpiError too. After an MpiError requests may
+// still be in flight (the engine keeps their buffers alive on purpose): end the job with
+// MpiSession::Abort. A rank waiting only for the outcome hears heartbeats from rank 0, so only
+// a peer's round has to fit in the timeout.
 #pragma once
 
 #include <cstdint>
