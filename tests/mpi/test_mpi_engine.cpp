@@ -308,9 +308,9 @@ TEST(MpiEngine, IdleRanksOutwaitThePeerTimeout) {
   auto programs = Pointers(owned);
   rt::EngineOptions o;
   o.kind = rt::EngineKind::kMpi;
-  o.last_round = 25;  // about 2.5 s
+  o.last_round = 35;  // about 3.5 s
   o.node_ranks = map;
-  o.peer_timeout_seconds = 0.8;
+  o.peer_timeout_seconds = 1.5;
   Recorder rec;
   EXPECT_EQ(rt::Run(programs, t, o, rec).outcome, rt::EngineOutcome::kCompleted);
 }
