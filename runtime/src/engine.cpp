@@ -2,6 +2,7 @@
 #include <string>
 
 #include "dpadmm/runtime/engine.h"
+#include "dpadmm/runtime/mpi.h"
 #include "engines.h"
 #include "wiring.h"
 
@@ -10,13 +11,26 @@ namespace dpadmm::runtime {
 EngineKind ParseEngineKind(const std::string& name) {
   if (name == "serial") return EngineKind::kSerial;
   if (name == "tbb") return EngineKind::kTbb;
-  throw std::invalid_argument("unknown engine '" + name + "' (expected serial or tbb)");
+  if (name == "mpi") return EngineKind::kMpi;
+  throw std::invalid_argument("unknown engine '" + name + "' (expected serial, tbb or mpi)");
 }
 
-const char* ToString(EngineKind kind) { return kind == EngineKind::kSerial ? "serial" : "tbb"; }
+const char* ToString(EngineKind kind) {
+  switch (kind) {
+    case EngineKind::kSerial: return "serial";
+    case EngineKind::kTbb: return "tbb";
+    case EngineKind::kMpi: return "mpi";
+  }
+  return "unknown";
+}
 
 bool EngineAvailable(EngineKind kind) {
-  return kind == EngineKind::kSerial || detail::TbbEngineBuilt();
+  switch (kind) {
+    case EngineKind::kSerial: return true;
+    case EngineKind::kTbb: return detail::TbbEngineBuilt();
+    case EngineKind::kMpi: return MpiBuilt();
+  }
+  return false;
 }
 
 const char* ToString(EngineOutcome outcome) {
@@ -31,6 +45,8 @@ const char* ToString(EngineOutcome outcome) {
 
 EngineResult Run(std::span<NodeProgram* const> programs, const Topology& topology,
                  const EngineOptions& options, RoundSink& sink) {
+  // The MPI engine gets only this rank's programs and validates across ranks itself.
+  if (options.kind == EngineKind::kMpi) return RunMpi(programs, topology, options, sink);
   detail::ValidateRun(programs, topology, options);
   if (options.kind == EngineKind::kSerial) return detail::RunSerial(programs, topology, options, sink);
   if (!detail::TbbEngineBuilt()) {

@@ -6,7 +6,9 @@
 //   through preallocated lock-free SPSC channels, one per directed edge. The run owns its own
 //   task arena with `threads` workers, so several runs can share a process.
 //
-// Both give bitwise-identical results: node programs see the same inputs in the same order, and
+// - kMpi (when built with MPI): ranks host subsets of the nodes; see dpadmm/runtime/mpi.h.
+//
+// All give bitwise-identical results: node programs see the same inputs in the same order, and
 // the RoundSink is called once per round, in round order, from one thread at a time, with the
 // reports of all nodes in node order.
 #pragma once
@@ -65,11 +67,11 @@ class StopToken {
   std::atomic<bool> stop_{false};
 };
 
-enum class EngineKind { kSerial, kTbb };
-// "serial" | "tbb"; throws std::invalid_argument otherwise.
+enum class EngineKind { kSerial, kTbb, kMpi };
+// "serial" | "tbb" | "mpi"; throws std::invalid_argument otherwise.
 EngineKind ParseEngineKind(const std::string& name);
 const char* ToString(EngineKind kind);
-// False if this build has no TBB engine (e.g. WebAssembly).
+// False if this build has no such engine (no TBB in WebAssembly, no MPI without Open MPI).
 bool EngineAvailable(EngineKind kind);
 
 struct EngineOptions {
@@ -79,6 +81,10 @@ struct EngineOptions {
   int report_window = 0;         // TBB: rounds that may be in flight at once; 0 = automatic
   std::size_t channel_capacity = 4;  // messages per directed edge (>= 2)
   const StopToken* stop = nullptr;
+  // MPI: node_ranks[i] is the rank hosting node i; empty = contiguous blocks (mpi.h).
+  std::vector<int> node_ranks;
+  // MPI: an engine error is raised when a peer rank sends nothing awaited for this long.
+  double peer_timeout_seconds = 60.0;
 };
 
 enum class EngineOutcome {
@@ -93,6 +99,7 @@ struct NodeFailure {
   int node = -1;
   std::int64_t round = -1;
   std::string message;
+  int rank = 0;  // MPI: the rank hosting the node (0 for the other engines)
 };
 
 struct EngineResult {
@@ -101,7 +108,8 @@ struct EngineResult {
   NodeFailure failure;  // valid when outcome == kFailed
 };
 
-// programs[i] runs node i. Throws std::invalid_argument on inconsistent input (size mismatch,
+// programs[i] runs node i (kMpi: this rank's nodes only, see RunMpi in mpi.h). Throws
+// std::invalid_argument on inconsistent input (size mismatch,
 // asymmetric topology, unavailable engine).
 EngineResult Run(std::span<NodeProgram* const> programs, const Topology& topology,
                  const EngineOptions& options, RoundSink& sink);
