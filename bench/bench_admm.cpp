@@ -26,10 +26,10 @@ const dpadmm::Experiment& AdultExperiment(int nodes) {
   auto& slot = cache[nodes];
   if (!slot) {
     dpadmm::RunSpec spec;
-    spec.data.source = "adult";
+    spec.data.source = dpadmm::DataSource::kAdult;
     spec.data.train_path = DataDir() + "/adult/adult.data";
     spec.data.test_path = DataDir() + "/adult/adult.test";
-    spec.graph.topology = "random";
+    spec.graph.topology = dpadmm::Topology::kRandom;
     spec.graph.nodes = nodes;
     spec.graph.edges = nodes == 5 ? 7 : nodes * 13 / 10;
     spec.algorithm.C = 1750;

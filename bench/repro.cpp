@@ -126,11 +126,11 @@ std::string TempDir() {
 
 RunSpec BaseSpec(const Options& o) {
   RunSpec spec;
-  spec.data.source = "adult";
+  spec.data.source = dpadmm::DataSource::kAdult;
   spec.data.train_path = o.data + "/adult/adult.data";
   spec.data.test_path = o.data + "/adult/adult.test";
   spec.algorithm.C = 1750.0;
-  spec.engine = "tbb";
+  spec.engine = dpadmm::runtime::EngineKind::kTbb;
   spec.threads = 1;
   spec.compute_optimum = false;
   spec.metrics_every = 1;
@@ -152,11 +152,11 @@ std::string Describe(const Setting& s) {
 // temporary directory.
 void Prepare(const Options& o, const std::string& figure, Setting& s) {
   RunSpec spec = BaseSpec(o);
-  spec.graph.topology = "random";
+  spec.graph.topology = dpadmm::Topology::kRandom;
   spec.graph.nodes = s.nodes;
   spec.graph.edges = s.edges;
   if (s.partition == "linear") {
-    spec.partition.kind = "proportional";
+    spec.partition.kind = dpadmm::PartitionKind::kProportional;
     for (int i = 0; i < s.nodes; ++i) spec.partition.proportions.push_back(1.0 + 3.0 * i / (s.nodes - 1));
   }
   spec.algorithm.rho = s.rho;
@@ -196,10 +196,10 @@ void Prepare(const Options& o, const std::string& figure, Setting& s) {
 
 RunSpec SpecFor(const Options& o, const Job& j, int iterations) {
   RunSpec spec = BaseSpec(o);
-  spec.graph.topology = "file";
+  spec.graph.topology = dpadmm::Topology::kFile;
   spec.graph.file = j.setting->graph_file;
   spec.graph.nodes = j.setting->nodes;
-  spec.partition.kind = "file";
+  spec.partition.kind = dpadmm::PartitionKind::kFile;
   spec.partition.file = j.setting->partition_file;
   spec.algorithm = j.series.alg;
   spec.algorithm.rho = j.setting->rho;

@@ -211,18 +211,18 @@ std::string TempDir() {
 // 10 servers on a connected random graph with 13 links, equal shares (000 Section VI-A).
 RunSpec PdmlSpec(const Options& o, double a, double beta) {
   RunSpec s;
-  s.graph.topology = "random";
+  s.graph.topology = dpadmm::Topology::kRandom;
   s.graph.nodes = 10;
   s.graph.edges = 13;
-  s.partition.kind = "even";
-  s.algorithm.name = "pdml";
+  s.partition.kind = dpadmm::PartitionKind::kEven;
+  s.algorithm.Select(dpadmm::Algorithm::kPdml);
   s.algorithm.C = 1.0;  // 000 (1): (1/m_i) sum l + (a/n) N(w_i)
   s.algorithm.rho = a;
   s.algorithm.eta = beta;
   s.algorithm.pdml_decay = 0.8;
   s.data.add_bias = o.bias;
   s.iterations = o.iterations;
-  s.engine = "serial";
+  s.engine = dpadmm::runtime::EngineKind::kSerial;
   s.threads = 1;
   s.compute_optimum = false;
   s.metrics_every = 0;
@@ -237,7 +237,7 @@ void SetConfig(RunSpec& s, const Config& c, double V) {
 
 RunSpec AdultSpec(const Options& o, double a, double beta) {
   RunSpec s = PdmlSpec(o, a, beta);
-  s.data.source = "adult";
+  s.data.source = dpadmm::DataSource::kAdult;
   s.data.train_path = o.data + "/adult/adult.data";
   s.data.test_path = o.data + "/adult/adult.test";
   return s;
@@ -288,7 +288,7 @@ void Validate(const Options& o) {
     } else {
       const Pooled p = PoolSet(o, name, dir);
       raw = PdmlSpec(o, 1.0, 1.0);
-      raw.data.source = "asc";
+      raw.data.source = dpadmm::DataSource::kAsc;
       raw.data.train_path = p.data;
       raw.data.train_labels_path = p.labels;
       raw.data.test_fraction = 0.3;
@@ -425,7 +425,7 @@ void Table1(const Options& o) {
     for (int split = 1; split <= o.splits; ++split) {
       for (std::size_t c = 0; c < kConfigs.size(); ++c) {
         RunSpec s = PdmlSpec(o, a, beta);
-        s.data.source = "asc";
+        s.data.source = dpadmm::DataSource::kAsc;
         s.data.train_path = pooled[name].data;
         s.data.train_labels_path = pooled[name].labels;
         s.data.test_fraction = 0.3;

@@ -122,7 +122,7 @@ Outcome RunOne(const SharingExperiment& e, const Series& s) {
 
 SharingSpec A9a(const SharingReproOptions& o) {
   SharingSpec s;
-  s.data.source = "libsvm";
+  s.data.source = dpadmm::DataSource::kLibsvm;
   s.data.train_path = o.data + "/a9a/a9a";
   s.data.test_path = o.data + "/a9a/a9a.t";
   s.data.num_features = 123;  // a9a.t never uses feature 123 (data/README.md)
@@ -132,7 +132,7 @@ SharingSpec A9a(const SharingReproOptions& o) {
   s.rho = kRhoA9a;
   s.learning_rate = kSgdRateA9a;
   s.batch_size = kBatch;
-  s.engine = "tbb";
+  s.engine = dpadmm::runtime::EngineKind::kTbb;
   s.threads = 2;
   return s;
 }
@@ -142,7 +142,7 @@ SharingSpec A9a(const SharingReproOptions& o) {
 // column, so that every party's block carries signal, as gisette's features do), no label noise.
 SharingSpec Gisette(int dims) {
   SharingSpec s;
-  s.data.source = "sparse";
+  s.data.source = dpadmm::DataSource::kSparse;
   s.data.rows = 7000;
   s.data.dims = dims;
   s.data.test_fraction = 1.0 / 7.0;
@@ -156,7 +156,7 @@ SharingSpec Gisette(int dims) {
   s.rho = 2e-4;  // about 1/N for N = 6,000
   s.learning_rate = 4.0;
   s.batch_size = kBatch;
-  s.engine = "tbb";
+  s.engine = dpadmm::runtime::EngineKind::kTbb;
   s.threads = 2;
   return s;
 }
