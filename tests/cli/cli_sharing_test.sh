@@ -39,14 +39,14 @@ case "$CASE" in
     grep -q 'Exit codes' out.txt || fail "--help does not document the exit codes"
     ;;
   bad_rho)
-    expect 2 '^dpadmm: error: sharing\.rho must be > 0' -- "$DPADMM" sharing --rho 0
+    expect 2 '^dpadmm: error: algorithm\.sharing\.rho must be > 0' -- "$DPADMM" sharing --rho 0
     [ "$(wc -l <err.txt)" -eq 1 ] || fail "expected exactly one line on stderr"
     ;;
   bad_epsilon)
-    expect 2 'sharing\.epsilon must be in \(0, 1\]' -- "$DPADMM" sharing --dp --epsilon 3
+    expect 2 'algorithm\.sharing\.epsilon must be in \(0, 1\]' -- "$DPADMM" sharing --dp --epsilon 3
     ;;
   party_features_mismatch)
-    expect 2 'sharing\.party_features: the counts sum to 15 but the data has 20 features' -- \
+    expect 2 'algorithm\.sharing\.party_features: the counts sum to 15 but the data has 20 features' -- \
       "$DPADMM" sharing "${SMALL[@]}" --party-features 10,5
     ;;
   config_unknown_key)
@@ -65,7 +65,8 @@ case "$CASE" in
   small_run)
     expect 0 '' -- "$DPADMM" sharing "${SMALL[@]}" --trace t.csv --summary s.json
     [ "$(wc -l <t.csv)" -eq 6 ] || fail "trace should have a header and 5 rows (epochs 0..4)"
-    head -1 t.csv | grep -q '^epoch,seconds,objective,train_loss,test_loss' || fail "trace header"
+    head -1 t.csv | grep -q '^round,seconds,train_loss,objective,test_error,test_loss,primal_residual' ||
+      fail "trace header"
     grep -q '"outcome": "completed"' s.json || fail "summary outcome"
     grep -q 'centralized optimum' out.txt || fail "stdout summary lacks the baseline"
     ;;
@@ -76,8 +77,22 @@ case "$CASE" in
     grep -q 'total (' out.txt || fail "stdout lacks the total privacy"
     ;;
   sgd_diverged)
-    expect 3 '' -- "$DPADMM" sharing "${SMALL[@]}" --algorithm sgd --learning-rate 1e306 --no-baselines
+    # (--rho is ADMM sharing's penalty: the SGD baseline has none, so SMALL's --rho is left out.)
+    expect 3 '' -- "$DPADMM" sharing --data twonorm --rows 300 --dims 20 --epochs 4 --quiet \
+      --algorithm sgd --learning-rate 1e306 --no-baselines
     grep -q 'diverged' out.txt || fail "stdout does not say diverged"
+    ;;
+  unused_flag)
+    expect 2 "--rho is not used by algorithm 'sgd'" -- "$DPADMM" sharing --algorithm sgd --rho 1
+    expect 2 "--batch-size is not used by algorithm 'sharing' \\(it sets algorithm.<name>.batch_size of: sgd\\)" -- \
+      "$DPADMM" sharing --batch-size 3
+    ;;
+  same_as_run)
+    # The alias is `run` with the vertical family's defaults: same spec, same numbers.
+    expect 0 '' -- "$DPADMM" sharing "${SMALL[@]}" --engine serial --trace a.csv --summary a.json
+    expect 0 '' -- "$DPADMM" run --algorithm sharing --data twonorm --rows 300 --dims 20 \
+      --iterations 4 --rho 0.01 --quiet --engine serial --trace b.csv --summary b.json
+    [ "$(cut -d, -f1,3- a.csv)" = "$(cut -d, -f1,3- b.csv)" ] || fail "traces differ"
     ;;
   *)
     echo "unknown case $CASE"

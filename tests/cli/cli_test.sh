@@ -174,6 +174,45 @@ case "$CASE" in
       fail "trace should hold rounds 0..4 (flag overrides config)"
     grep -q '4 nodes' out.txt || fail "the config's other fields (4 nodes) were lost"
     ;;
+  five_nodes_default_edges)
+    # The random graph's edge count is derived from the node count ("auto").
+    expect 0 '' -- "$DPADMM" run --nodes 5 --iterations 2 --rows 300 --quiet
+    grep -q '5 nodes, 7 edges (random)' out.txt || fail "5 nodes should get 7 edges"
+    expect 2 'graph\.edges must be in \[nodes - 1, nodes \(nodes - 1\) / 2\] = \[4, 10\]' -- \
+      "$DPADMM" run --nodes 5 --edges 13
+    ;;
+  csv_header_hint)
+    printf 'a,b,label\n1,2,1\n2,1,-1\n3,3,1\n' > h.csv
+    for k in $(seq 1 30); do echo "$((k % 5)),$((k % 3)),$((k % 2 * 2 - 1))" >> h.csv; done
+    expect 2 'h\.csv:1: .*use --header' -- "$DPADMM" run --data csv --train h.csv --nodes 3
+    one_error_line
+    expect 0 '' -- "$DPADMM" run --data csv --train h.csv --header --nodes 3 --iterations 2 --quiet
+    ;;
+  old_config_rejected)
+    echo '{"algorithm": {"name": "dvp", "alpha": 0.5}}' > old.json
+    expect 2 "old\.json: 'algorithm\.alpha' is a schema-1 field; schema 2 replaced it by 'algorithm\.<name>\.alpha" -- \
+      "$DPADMM" run --config old.json
+    echo '{"algorithm": "admm", "epochs": 10}' > old_sharing.json
+    expect 2 "old_sharing\.json: algorithm: a string is the schema-1 shape" -- \
+      "$DPADMM" sharing --config old_sharing.json
+    ;;
+  unused_flag)
+    expect 2 "--alpha is not used by algorithm 'admm' \(it sets algorithm\.<name>\.alpha of: dvp, pvp, madmm, private_mradmm\)" -- \
+      "$DPADMM" run --alpha 1
+    expect 2 "algorithm\.dvp\.alpha must be > 0 for algorithm 'dvp'" -- "$DPADMM" run --algorithm dvp
+    ;;
+  sharing_through_run)
+    expect 0 '' -- "$DPADMM" run --algorithm sharing --iterations 2 --quiet --trace t.jsonl \
+      --summary s.json
+    grep -q '"primal_residual"' t.jsonl || fail "the sharing trace lacks its columns"
+    grep -q '"consensus_gap"' t.jsonl && fail "the sharing trace has consensus columns"
+    grep -q '"family": "sharing"' s.json || fail "summary lacks the family"
+    expect 0 '' -- "$DPADMM" run --algorithm sgd --parties 4 --print-config
+    cp out.txt sgd.json
+    grep -q '"init_sd"' sgd.json || fail "print-config lacks the SGD parameters"
+    expect 0 '' -- "$DPADMM" run --config sgd.json --print-config
+    cmp -s out.txt sgd.json || fail "--print-config of --config sgd.json differs"
+    ;;
   *)
     echo "unknown case '$CASE'"
     exit 1
