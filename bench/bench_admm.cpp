@@ -55,7 +55,7 @@ void AdmmIterationAdult(benchmark::State& state) {
     return;
   }
   dpadmm::RunSpec spec = base->spec();
-  spec.engine = tbb ? "tbb" : "serial";
+  spec.engine = tbb ? dpadmm::runtime::EngineKind::kTbb : dpadmm::runtime::EngineKind::kSerial;
   spec.threads = threads;
   // Same data, graph and partition: only the engine options differ.
   for (auto _ : state) {
@@ -65,7 +65,7 @@ void AdmmIterationAdult(benchmark::State& state) {
     state.SetIterationTime(sec / kRounds);
     benchmark::DoNotOptimize(s.final.train_loss);
   }
-  state.SetLabel(spec.engine + " threads=" + std::to_string(threads));
+  state.SetLabel(std::string(dpadmm::ChoiceName(spec.engine)) + " threads=" + std::to_string(threads));
 }
 
 }  // namespace

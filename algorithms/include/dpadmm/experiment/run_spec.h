@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -251,6 +253,27 @@ struct AlgorithmSpec {
   const P& As() const { return std::get<P>(params); }
   // Switches to `algorithm` with its default parameters (no-op if it is already selected).
   void Select(Algorithm algorithm);
+
+  // The field named `key` (as in the JSON, e.g. "alpha") of the selected algorithm's struct if
+  // it has one of type T, else nullptr: access by name, for front ends and sweeps.
+  template <class T>
+  T* Field(std::string_view key) {
+    T* out = nullptr;
+    std::visit(
+        [&](auto& p) {
+          std::decay_t<decltype(p)>::Visit(p, [&](const char* k, auto& field) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(field)>, T>) {
+              if (key == k) out = &field;
+            }
+          });
+        },
+        params);
+    return out;
+  }
+  template <class T>
+  const T* Field(std::string_view key) const {
+    return const_cast<AlgorithmSpec*>(this)->Field<T>(key);
+  }
 };
 
 struct RunSpec {
