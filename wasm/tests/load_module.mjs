@@ -37,10 +37,10 @@ export function runSpec(module, spec, onRound = () => true) {
   }
 }
 
-// Runs one ADMM sharing spec (vertical partition) to its end; returns {summary, epochs (parsed
-// JSON), csv (rows), info, graph} or {error}.
+// Runs a vertical-family spec: the same Session (the spec's algorithm selects the family);
+// returns runSpec's fields, the rounds also as `epochs`, and the effective spec JSON.
 export function runSharingSpec(module, spec, onEpoch = () => true) {
-  const session = new module.SharingSession(typeof spec === 'string' ? spec : JSON.stringify(spec));
+  const session = new module.Session(typeof spec === 'string' ? spec : JSON.stringify(spec));
   try {
     if (!session.ok()) return { error: session.error() };
     const epochs = [];
@@ -54,8 +54,9 @@ export function runSharingSpec(module, spec, onEpoch = () => true) {
       }),
     );
     if (summary.error) return { error: summary.error };
-    return { summary, epochs, csv, info: JSON.parse(session.infoJson()), graph: JSON.parse(session.graphJson()),
-             specJson: session.specJson() };
+    return { summary, epochs, rounds: epochs, csv, info: JSON.parse(session.infoJson()),
+             graph: JSON.parse(session.graphJson()), specJson: session.specJson(),
+             csvHeader: session.csvHeader(), family: session.family() };
   } finally {
     session.delete();
   }
