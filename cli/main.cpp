@@ -260,6 +260,13 @@ class SpecFlags {
     storage_.push_back(value);
     CLI::Option* option = app_.add_option(name, *value, help);
     if constexpr (std::is_integral_v<T>) option->transform(DecimalInteger<T>());
+    BindParam(option, name, key, value);
+    return option;
+  }
+  // Sets algorithm.<name>.<key> from `value` when `option` was given.
+  template <class T>
+  void BindParam(CLI::Option* option, const std::string& name, const std::string& key,
+                 std::shared_ptr<T> value) {
     const std::string flag = name.substr(0, name.find(','));
     bindings_.emplace_back(option, [key, value, flag](RunSpec& spec) {
       if (!SetParam(spec.algorithm, key, *value)) {
@@ -267,7 +274,6 @@ class SpecFlags {
              "' (it sets algorithm.<name>." + key + " of: " + AlgorithmsWith(key) + ")");
       }
     });
-    return option;
   }
   template <class T>
   CLI::Option* ParamList(const std::string& name, const std::string& key,
@@ -278,19 +284,12 @@ class SpecFlags {
         ->type_name("LIST")
         ->default_str("");
   }
-  template <class T>
   CLI::Option* ParamSwitch(const std::string& name, const std::string& key,
                            const std::string& help) {
     auto value = std::make_shared<bool>(false);
     storage_.push_back(value);
     CLI::Option* option = app_.add_flag(name, *value, help);
-    const std::string flag = name.substr(0, name.find(','));
-    bindings_.emplace_back(option, [key, value, flag](RunSpec& spec) {
-      if (!SetParam(spec.algorithm, key, *value)) {
-        Fail(flag + " is not used by algorithm '" + ChoiceName(spec.algorithm.name()) +
-             "' (it sets algorithm.<name>." + key + " of: " + AlgorithmsWith(key) + ")");
-      }
-    });
+    BindParam(option, name, key, value);
     return option;
   }
 
@@ -488,7 +487,7 @@ class SpecFlags {
              "Relative step tolerance of the per-sample z Newton solve")->type_name("TOL"));
     in(Param("--z-max-iterations", "z_max_iterations", 100,
              "Newton steps of the z update before the run is declared diverged")->type_name("N"));
-    in(ParamSwitch<bool>("--dp", "dp",
+    in(ParamSwitch("--dp", "dp",
                          "Private ADMM sharing, 001 (16): x_m + N(0, sigma^2 (D_m^T D_m)^-1)"));
     in(Param("--epsilon", "epsilon", 1.0, "Per-iteration epsilon in (0, 1]")->type_name("EPS"));
     in(Param("--noise-sigma", "noise_sigma", 0.0,
