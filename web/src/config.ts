@@ -42,7 +42,7 @@ export const DEFAULT_DIMS: Record<Exclude<DatasetKind, 'file'>, number> = {
   twonorm: 20, ringnorm: 20, sparse: 200,
 };
 
-/** The data each setting starts from (the library's defaults: RunSpec's and SharingSpec's). */
+/** The data each setting starts from (the library's defaults: RunSpec::Defaults of each family). */
 export const MODE_DATA: Record<Mode, { dataset: Exclude<DatasetKind, 'file'>; rows: number; dims: number }> = {
   horizontal: { dataset: 'twonorm', rows: 7400, dims: 20 },
   vertical: { dataset: 'sparse', rows: 2000, dims: 200 },
