@@ -484,7 +484,7 @@ std::string Elapsed(std::chrono::steady_clock::time_point t0) {
   return b;
 }
 
-void Finish(const Options& o, const std::string& figure, const std::vector<Job>& jobs,
+void WriteFigure(const Options& o, const std::string& figure, const std::vector<Job>& jobs,
             const std::vector<Result>& results, const std::string& notes,
             std::chrono::steady_clock::time_point t0) {
   WriteLong(o.out + "/" + figure + ".csv", figure, jobs, results);
@@ -569,7 +569,7 @@ void Fig5(const Options& o) {
                    jobs[k].series.id.c_str(), jobs[k].alpha, jobs[k].run, got, want);
     }
   }
-  Finish(o, fig, jobs, results, notes.str(), t0);
+  WriteFigure(o, fig, jobs, results, notes.str(), t0);
 
   const std::string sum = fig + "_summary.csv";
   std::vector<Series> all = {mradmm};
@@ -647,7 +647,7 @@ void Fig1(const Options& o) {
                 std::string("lc rgb '") + palette[k] + "'", Alg("mradmm", 1.0, q1s[k])});
   }
   const std::vector<Result> results = RunAll(o, jobs, T);
-  Finish(o, fig, jobs, results,
+  WriteFigure(o, fig, jobs, results,
          "Non-private, deterministic: one run per configuration.\n" + Describe(small) + Describe(large), t0);
 
   const std::string sum = fig + "_summary.csv";
@@ -717,7 +717,7 @@ void Fig3(const Options& o) {
   notes << "004 settings: rho = 10^-2.5 per node (rho_per_node), C = 1750, logistic loss; T = " << T
         << ". DVP per-iteration alpha as listed; its reported P(T) is the plain sum T alpha.\n"
         << Describe(s);
-  Finish(o, fig, jobs, results, notes.str(), t0);
+  WriteFigure(o, fig, jobs, results, notes.str(), t0);
 
   // Final-round values against alpha: <fig>_final.csv, columns 1 series, 2 alpha, 3-5 L, 6-8 E.
   std::ostringstream fin;
@@ -795,7 +795,7 @@ void Pp002(const Options& o) {
   std::ostringstream notes;
   notes << "theta = eta_i(1) = 1, dual step theta; alpha_i(t) = alpha q2^(t-1); T = " << T << ".\n";
   for (const Setting& s : settings) notes << Describe(s);
-  Finish(o, fig, jobs, results, notes.str(), t0);
+  WriteFigure(o, fig, jobs, results, notes.str(), t0);
 
   const std::string sum = fig + "_summary.csv";
   std::ostringstream gp;
