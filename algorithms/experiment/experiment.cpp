@@ -65,7 +65,7 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   info.test_rows = d->test.rows();
   info.features = d->train.cols();
   info.sparse = d->train.is_sparse();
-  info.loss = spec.loss.Name();
+  info.loss = ChoiceName(spec.loss.kind);
   info.engine = spec.engine;
   info.on_engine = spec.algorithm.name() != Algorithm::kSgd;
   info.threads = spec.threads;

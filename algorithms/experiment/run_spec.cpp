@@ -159,7 +159,7 @@ void ValidateConsensusShared(const RunSpec& spec, int nodes) {
   if (a.name() == Algorithm::kPdml) {
     if (spec.loss.kind != LossKind::kLogistic) {
       throw InputError("loss.kind: algorithm 'pdml' needs the logistic loss (the debiased smooth "
-                       "hinge of 000 eq. (19) is not convex), got " + spec.loss.Name());
+                       "hinge of 000 eq. (19) is not convex), got " + std::string(ChoiceName(spec.loss.kind)));
     }
     if (a.privacy_budget != 0.0) {
       Bad("algorithm.privacy_budget", "0 for 'pdml' (label privacy is fixed in Phase 1; 000 gives "
