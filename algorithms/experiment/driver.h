@@ -38,8 +38,11 @@ inline double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 // The summary's outcome and message for an engine failure: an exception in a node program is
 // `failed`, a non-finite value `diverged`.
-// TODO(engine fault kinds): the runtime's NodeFailure gains a kind (non-finite vs exception);
-// until then every engine failure maps to `diverged`, as before.
+// TODO(engine fault kinds): the runtime's NodeFailure gains a kind (FailureKind: kStepFailed,
+// kNonFinite, kException); once it is in this tree the body becomes
+//   return failure.kind == runtime::FailureKind::kException ? RunOutcome::kFailed
+//                                                           : RunOutcome::kDiverged;
+// Until then every engine failure maps to `diverged`, as before.
 inline RunOutcome OutcomeOfFailure(const runtime::NodeFailure& /*failure*/) {
   return RunOutcome::kDiverged;
 }

@@ -1,7 +1,7 @@
 // RunSpec: everything that defines a run of either family, with named defaults. The algorithm
 // selects the family (consensus or vertical sharing) and its own parameter struct;
 // Validate() checks every field and throws InputError naming it
-// ("algorithm.dvp.alpha must be > 0 (it sets the noise), got 0").
+// ("algorithm.dvp.alpha must be > 0 for algorithm 'dvp' (it sets the noise), got 0").
 //
 // RunSpec{} is the main job: non-private consensus ADMM, 10 nodes on a random connected graph
 // with 13 edges ("auto"), logistic regression on generated twonorm data.
