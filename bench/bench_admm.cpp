@@ -26,10 +26,10 @@ const dpadmm::Experiment& AdultExperiment(int nodes) {
   auto& slot = cache[nodes];
   if (!slot) {
     dpadmm::RunSpec spec;
-    spec.data.source = "adult";
+    spec.data.source = dpadmm::DataSource::kAdult;
     spec.data.train_path = DataDir() + "/adult/adult.data";
     spec.data.test_path = DataDir() + "/adult/adult.test";
-    spec.graph.topology = "random";
+    spec.graph.topology = dpadmm::Topology::kRandom;
     spec.graph.nodes = nodes;
     spec.graph.edges = nodes == 5 ? 7 : nodes * 13 / 10;
     spec.algorithm.C = 1750;
@@ -55,7 +55,7 @@ void AdmmIterationAdult(benchmark::State& state) {
     return;
   }
   dpadmm::RunSpec spec = base->spec();
-  spec.engine = tbb ? "tbb" : "serial";
+  spec.engine = tbb ? dpadmm::runtime::EngineKind::kTbb : dpadmm::runtime::EngineKind::kSerial;
   spec.threads = threads;
   // Same data, graph and partition: only the engine options differ.
   for (auto _ : state) {
@@ -65,7 +65,7 @@ void AdmmIterationAdult(benchmark::State& state) {
     state.SetIterationTime(sec / kRounds);
     benchmark::DoNotOptimize(s.final.train_loss);
   }
-  state.SetLabel(spec.engine + " threads=" + std::to_string(threads));
+  state.SetLabel(std::string(dpadmm::ChoiceName(spec.engine)) + " threads=" + std::to_string(threads));
 }
 
 }  // namespace

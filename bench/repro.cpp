@@ -36,6 +36,7 @@
 
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/experiment/run.h"
+#include "algorithm_access.h"
 #include "repro_sharing.h"
 
 namespace fs = std::filesystem;
@@ -126,11 +127,11 @@ std::string TempDir() {
 
 RunSpec BaseSpec(const Options& o) {
   RunSpec spec;
-  spec.data.source = "adult";
+  spec.data.source = dpadmm::DataSource::kAdult;
   spec.data.train_path = o.data + "/adult/adult.data";
   spec.data.test_path = o.data + "/adult/adult.test";
   spec.algorithm.C = 1750.0;
-  spec.engine = "tbb";
+  spec.engine = dpadmm::runtime::EngineKind::kTbb;
   spec.threads = 1;
   spec.compute_optimum = false;
   spec.metrics_every = 1;
@@ -152,11 +153,11 @@ std::string Describe(const Setting& s) {
 // temporary directory.
 void Prepare(const Options& o, const std::string& figure, Setting& s) {
   RunSpec spec = BaseSpec(o);
-  spec.graph.topology = "random";
+  spec.graph.topology = dpadmm::Topology::kRandom;
   spec.graph.nodes = s.nodes;
   spec.graph.edges = s.edges;
   if (s.partition == "linear") {
-    spec.partition.kind = "proportional";
+    spec.partition.kind = dpadmm::PartitionKind::kProportional;
     for (int i = 0; i < s.nodes; ++i) spec.partition.proportions.push_back(1.0 + 3.0 * i / (s.nodes - 1));
   }
   spec.algorithm.rho = s.rho;
@@ -196,10 +197,10 @@ void Prepare(const Options& o, const std::string& figure, Setting& s) {
 
 RunSpec SpecFor(const Options& o, const Job& j, int iterations) {
   RunSpec spec = BaseSpec(o);
-  spec.graph.topology = "file";
+  spec.graph.topology = dpadmm::Topology::kFile;
   spec.graph.file = j.setting->graph_file;
   spec.graph.nodes = j.setting->nodes;
-  spec.partition.kind = "file";
+  spec.partition.kind = dpadmm::PartitionKind::kFile;
   spec.partition.file = j.setting->partition_file;
   spec.algorithm = j.series.alg;
   spec.algorithm.rho = j.setting->rho;
@@ -256,20 +257,20 @@ double TotalPrivacy(const AlgorithmSpec& a, const Setting& s, int T) {
   std::vector<std::vector<double>> terms(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     auto& t = terms[static_cast<std::size_t>(i)];
-    if (a.name == "dvp" || a.name == "pvp") {
-      for (int r = 1; r <= T; ++r) t.push_back(dpadmm::GeometricSchedule(a.alpha, a.q2, r));
-    } else if (a.name == "madmm") {
+    if (a.name() == dpadmm::Algorithm::kDvp || a.name() == dpadmm::Algorithm::kPvp) {
+      for (int r = 1; r <= T; ++r) t.push_back(dpadmm::GeometricSchedule(dpadmm::bench::Get(a, "alpha"), dpadmm::bench::Get(a, "q2"), r));
+    } else if (a.name() == dpadmm::Algorithm::kMadmm) {
       for (int r = 1; r <= T; ++r) {
-        t.push_back(dpadmm::MadmmIterationLoss(a.C, kC1, dpadmm::GeometricSchedule(a.alpha, a.q2, r),
-                                               dpadmm::GeometricSchedule(a.eta, a.q1, r), s.degree[i],
+        t.push_back(dpadmm::MadmmIterationLoss(a.C, kC1, dpadmm::GeometricSchedule(dpadmm::bench::Get(a, "alpha"), dpadmm::bench::Get(a, "q2"), r),
+                                               dpadmm::GeometricSchedule(a.eta, dpadmm::bench::Get(a, "q1"), r), s.degree[i],
                                                s.rows[i]));
       }
-    } else if (a.name == "private_mradmm") {
+    } else if (a.name() == dpadmm::Algorithm::kPrivateMradmm) {
       const double rho_total = s.rho_per_node ? s.rho * n : s.rho;
       for (int k = 1; 2 * k - 1 <= T; ++k) {  // odd rounds 2k - 1, penalty eta q1^k
         t.push_back(dpadmm::MrAdmmIterationLoss(a.C, s.rows[i], kC1, rho_total, n,
-                                                a.eta * std::pow(a.q1, k), s.degree[i],
-                                                dpadmm::GeometricSchedule(a.alpha, a.q2, k)));
+                                                a.eta * std::pow(dpadmm::bench::Get(a, "q1"), k), s.degree[i],
+                                                dpadmm::GeometricSchedule(dpadmm::bench::Get(a, "alpha"), dpadmm::bench::Get(a, "q2"), k)));
       }
     } else {
       t.push_back(0.0);
@@ -282,12 +283,12 @@ double TotalPrivacy(const AlgorithmSpec& a, const Setting& s, int T) {
 // increases with alpha). Throws if even alpha -> 0 exceeds the target.
 double MatchAlpha(AlgorithmSpec a, const Setting& s, int T, double target) {
   const auto total = [&](double alpha) {
-    a.alpha = alpha;
+    dpadmm::bench::Set(a, "alpha", alpha);
     return TotalPrivacy(a, s, T);
   };
   double lo = 1e-12, hi = 1.0;
   if (total(lo) > target) {
-    throw std::runtime_error(a.name + ": its bound is " + std::to_string(total(lo)) +
+    throw std::runtime_error(dpadmm::bench::Name(a) + ": its bound is " + std::to_string(total(lo)) +
                              " with no noise term at all, above the target " + std::to_string(target));
   }
   while (total(hi) < target) hi *= 2.0;
@@ -338,10 +339,10 @@ void WriteLong(const std::string& path, const std::string& figure, const std::ve
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     const Job& j = jobs[k];
     const AlgorithmSpec& a = j.series.alg;
-    const std::string head = figure + "," + j.series.id + "," + a.name + "," + j.setting->tag + "," +
+    const std::string head = figure + "," + j.series.id + "," + dpadmm::bench::Name(a) + "," + j.setting->tag + "," +
                              std::to_string(j.setting->nodes) + "," + Num(j.alpha) + "," +
-                             Num(a.alpha) + "," + Num(a.eta) + "," + Num(a.q1) + "," + Num(a.q2) +
-                             "," + Num(a.gamma) + "," + std::to_string(j.run) + "," +
+                             Num(dpadmm::bench::Get(a, "alpha")) + "," + Num(a.eta) + "," + Num(dpadmm::bench::Get(a, "q1")) + "," + Num(dpadmm::bench::Get(a, "q2")) +
+                             "," + Num(dpadmm::bench::Get(a, "gamma")) + "," + std::to_string(j.run) + "," +
                              std::to_string(j.run + 1) + ",";
     for (const RoundMetrics& m : results[k].rounds) {
       f << head << m.round << ',' << Num(m.train_loss) << ',' << Num(m.test_error) << ','
@@ -421,7 +422,7 @@ std::string Table(const std::vector<Group>& groups) {
     const Stat p = Over(g, last - 1, Privacy);
     const AlgorithmSpec& a = g.first->series.alg;
     t << "| " << g.first->setting->tag << " | " << Num(g.first->alpha) << " | " << g.first->series.title
-      << " | " << (a.alpha > 0 ? Num(a.alpha) : "-") << " | " << Num(p.mean) << " | "
+      << " | " << (dpadmm::bench::Get(a, "alpha") > 0 ? Num(dpadmm::bench::Get(a, "alpha")) : "-") << " | " << Num(p.mean) << " | "
       << Range(Over(g, last - 1, Loss)) << " | " << Range(Over(g, last - 1, Error)) << " | "
       << g.runs.size() << " |\n";
   }
@@ -483,7 +484,7 @@ std::string Elapsed(std::chrono::steady_clock::time_point t0) {
   return b;
 }
 
-void Finish(const Options& o, const std::string& figure, const std::vector<Job>& jobs,
+void WriteFigure(const Options& o, const std::string& figure, const std::vector<Job>& jobs,
             const std::vector<Result>& results, const std::string& notes,
             std::chrono::steady_clock::time_point t0) {
   WriteLong(o.out + "/" + figure + ".csv", figure, jobs, results);
@@ -498,12 +499,12 @@ void Finish(const Options& o, const std::string& figure, const std::vector<Job>&
 AlgorithmSpec Alg(const std::string& name, double eta, double q1 = 1.0, double q2 = 1.0,
                   double gamma = 0.5) {
   AlgorithmSpec a;
-  a.name = name;
+  a.Select(dpadmm::ParseChoice<dpadmm::Algorithm>(name, "algorithm"));
   a.C = 1750.0;
   a.eta = eta;
-  a.q1 = q1;
-  a.q2 = q2;
-  a.gamma = gamma;
+  dpadmm::bench::Set(a, "q1", q1);
+  dpadmm::bench::Set(a, "q2", q2);
+  dpadmm::bench::Set(a, "gamma", gamma);
   return a;
 }
 
@@ -544,14 +545,14 @@ void Fig5(const Options& o) {
   jobs.push_back({&s, admm, 0.0, 0, false});
   for (double alpha : alphas) {
     Series m = mradmm;
-    m.alg.alpha = alpha;
+    dpadmm::bench::Set(m.alg, "alpha", alpha);
     const double beta = TotalPrivacy(m.alg, s, T);
     notes << "alpha = " << alpha << ": private MR-ADMM's beta after T = " << T << " rounds = "
           << Num(beta) << "; matched per-iteration alphas:";
     for (int r = 0; r < runs; ++r) jobs.push_back({&s, m, alpha, r, false});
     for (Series x : matched) {
-      x.alg.alpha = MatchAlpha(x.alg, s, T, beta);
-      notes << ' ' << x.id << '=' << Num(x.alg.alpha);
+      dpadmm::bench::Set(x.alg, "alpha", MatchAlpha(x.alg, s, T, beta));
+      notes << ' ' << x.id << '=' << Num(dpadmm::bench::Get(x.alg, "alpha"));
       for (int r = 0; r < runs; ++r) jobs.push_back({&s, x, alpha, r, false});
     }
     notes << "\n";
@@ -568,7 +569,7 @@ void Fig5(const Options& o) {
                    jobs[k].series.id.c_str(), jobs[k].alpha, jobs[k].run, got, want);
     }
   }
-  Finish(o, fig, jobs, results, notes.str(), t0);
+  WriteFigure(o, fig, jobs, results, notes.str(), t0);
 
   const std::string sum = fig + "_summary.csv";
   std::vector<Series> all = {mradmm};
@@ -637,7 +638,7 @@ void Fig1(const Options& o) {
     Series x{"mradmm_b" + std::to_string(k), "MR-ADMM node q1 = 1+" + std::to_string(k) + "q2",
              std::string("lc rgb '") + palette[k - 1] + "'", Alg("mradmm", 1.0)};
     x.alg.node_eta = eta_b;
-    for (double q : q2_b) x.alg.node_q1.push_back(1.0 + k * q);
+    for (double q : q2_b) dpadmm::bench::List(x.alg, "node_q1")->push_back(1.0 + k * q);
     add(small, x);
   }
   const std::vector<double> q1s = {1.01, 1.02, 1.03, 1.04, 1.05};
@@ -646,7 +647,7 @@ void Fig1(const Options& o) {
                 std::string("lc rgb '") + palette[k] + "'", Alg("mradmm", 1.0, q1s[k])});
   }
   const std::vector<Result> results = RunAll(o, jobs, T);
-  Finish(o, fig, jobs, results,
+  WriteFigure(o, fig, jobs, results,
          "Non-private, deterministic: one run per configuration.\n" + Describe(small) + Describe(large), t0);
 
   const std::string sum = fig + "_summary.csv";
@@ -707,7 +708,7 @@ void Fig3(const Options& o) {
                          style, Alg("admm", etas[e])}, 0.0, 0, false});
     for (double alpha : alphas) {
       Series x{"dvp_eta" + Num(etas[e]), "DVP eta=" + Num(etas[e]), style, Alg("dvp", etas[e])};
-      x.alg.alpha = alpha;
+      dpadmm::bench::Set(x.alg, "alpha", alpha);
       for (int r = 0; r < runs; ++r) jobs.push_back({&s, x, alpha, r, false});
     }
   }
@@ -716,7 +717,7 @@ void Fig3(const Options& o) {
   notes << "004 settings: rho = 10^-2.5 per node (rho_per_node), C = 1750, logistic loss; T = " << T
         << ". DVP per-iteration alpha as listed; its reported P(T) is the plain sum T alpha.\n"
         << Describe(s);
-  Finish(o, fig, jobs, results, notes.str(), t0);
+  WriteFigure(o, fig, jobs, results, notes.str(), t0);
 
   // Final-round values against alpha: <fig>_final.csv, columns 1 series, 2 alpha, 3-5 L, 6-8 E.
   std::ostringstream fin;
@@ -728,7 +729,7 @@ void Fig3(const Options& o) {
       fin << g.first->series.id << ',' << Num(alpha) << ',' << Num(l.mean) << ',' << Num(l.min) << ','
           << Num(l.max) << ',' << Num(e.mean) << ',' << Num(e.min) << ',' << Num(e.max) << '\n';
     };
-    if (g.first->series.alg.name == "admm") {
+    if (g.first->series.alg.name() == dpadmm::Algorithm::kAdmm) {
       row(alphas.front());  // the non-private baseline as a horizontal line over the alpha range
       row(alphas.back());
     } else {
@@ -785,7 +786,7 @@ void Pp002(const Options& o) {
     jobs.push_back({&s, {"admm", "ADMM non-private", "lc rgb '#00aa00'", Alg("admm", 1.0)}, 0.0, 0, false});
     for (double alpha : alphas) {
       for (Series x : series) {
-        x.alg.alpha = alpha;
+        dpadmm::bench::Set(x.alg, "alpha", alpha);
         for (int r = 0; r < runs; ++r) jobs.push_back({&s, x, alpha, r, false});
       }
     }
@@ -794,7 +795,7 @@ void Pp002(const Options& o) {
   std::ostringstream notes;
   notes << "theta = eta_i(1) = 1, dual step theta; alpha_i(t) = alpha q2^(t-1); T = " << T << ".\n";
   for (const Setting& s : settings) notes << Describe(s);
-  Finish(o, fig, jobs, results, notes.str(), t0);
+  WriteFigure(o, fig, jobs, results, notes.str(), t0);
 
   const std::string sum = fig + "_summary.csv";
   std::ostringstream gp;

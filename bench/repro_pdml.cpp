@@ -211,18 +211,18 @@ std::string TempDir() {
 // 10 servers on a connected random graph with 13 links, equal shares (000 Section VI-A).
 RunSpec PdmlSpec(const Options& o, double a, double beta) {
   RunSpec s;
-  s.graph.topology = "random";
+  s.graph.topology = dpadmm::Topology::kRandom;
   s.graph.nodes = 10;
   s.graph.edges = 13;
-  s.partition.kind = "even";
-  s.algorithm.name = "pdml";
+  s.partition.kind = dpadmm::PartitionKind::kEven;
+  s.algorithm.Select(dpadmm::Algorithm::kPdml);
   s.algorithm.C = 1.0;  // 000 (1): (1/m_i) sum l + (a/n) N(w_i)
   s.algorithm.rho = a;
   s.algorithm.eta = beta;
-  s.algorithm.pdml_decay = 0.8;
+  s.algorithm.As<dpadmm::PdmlParams>().decay = 0.8;
   s.data.add_bias = o.bias;
   s.iterations = o.iterations;
-  s.engine = "serial";
+  s.engine = dpadmm::runtime::EngineKind::kSerial;
   s.threads = 1;
   s.compute_optimum = false;
   s.metrics_every = 0;
@@ -230,14 +230,14 @@ RunSpec PdmlSpec(const Options& o, double a, double beta) {
 }
 
 void SetConfig(RunSpec& s, const Config& c, double V) {
-  s.algorithm.label_eps = c.eps;
-  s.algorithm.pdml_R = c.R;
-  s.algorithm.pdml_V = c.phase2 ? V : 0.0;
+  s.algorithm.As<dpadmm::PdmlParams>().label_eps = c.eps;
+  s.algorithm.As<dpadmm::PdmlParams>().R = c.R;
+  s.algorithm.As<dpadmm::PdmlParams>().V = c.phase2 ? V : 0.0;
 }
 
 RunSpec AdultSpec(const Options& o, double a, double beta) {
   RunSpec s = PdmlSpec(o, a, beta);
-  s.data.source = "adult";
+  s.data.source = dpadmm::DataSource::kAdult;
   s.data.train_path = o.data + "/adult/adult.data";
   s.data.test_path = o.data + "/adult/adult.test";
   return s;
@@ -288,7 +288,7 @@ void Validate(const Options& o) {
     } else {
       const Pooled p = PoolSet(o, name, dir);
       raw = PdmlSpec(o, 1.0, 1.0);
-      raw.data.source = "asc";
+      raw.data.source = dpadmm::DataSource::kAsc;
       raw.data.train_path = p.data;
       raw.data.train_labels_path = p.labels;
       raw.data.test_fraction = 0.3;
@@ -308,7 +308,7 @@ void Validate(const Options& o) {
     }
     const auto spec = [&](double a, double beta) {
       RunSpec s = PdmlSpec(o, a, beta);
-      s.data.source = sparse ? "libsvm" : "asc";
+      s.data.source = sparse ? dpadmm::DataSource::kLibsvm : dpadmm::DataSource::kAsc;
       s.data.train_path = vd;
       if (sparse) {
         s.data.num_features = train.cols();
@@ -425,7 +425,7 @@ void Table1(const Options& o) {
     for (int split = 1; split <= o.splits; ++split) {
       for (std::size_t c = 0; c < kConfigs.size(); ++c) {
         RunSpec s = PdmlSpec(o, a, beta);
-        s.data.source = "asc";
+        s.data.source = dpadmm::DataSource::kAsc;
         s.data.train_path = pooled[name].data;
         s.data.train_labels_path = pooled[name].labels;
         s.data.test_fraction = 0.3;
@@ -448,7 +448,7 @@ void Table1(const Options& o) {
     acc[key.set].resize(kConfigs.size());
     acc[key.set][key.config].push_back(a);
     csv << key.set << ',' << o.bias << ',' << s.algorithm.rho << ',' << s.algorithm.eta << ','
-        << s.algorithm.pdml_V << ',' << s.algorithm.pdml_decay << ',' << key.split << ",\""
+        << s.algorithm.As<dpadmm::PdmlParams>().V << ',' << s.algorithm.As<dpadmm::PdmlParams>().decay << ',' << key.split << ",\""
         << kConfigs[key.config].name << "\"," << kConfigs[key.config].eps << ','
         << kConfigs[key.config].R << ',' << a << ',' << runs[k].summary.info.train_rows << ','
         << runs[k].summary.info.test_rows << '\n';
@@ -530,8 +530,8 @@ void WriteCurves(const std::string& path, const std::vector<Series>& series) {
     const auto err = MeanCurve(s, [](const auto& m) { return m.test_error; });
     for (std::size_t t = 0; t < risk.size(); ++t) {
       csv << j << ',' << t << ',' << risk[t] << ',' << loss[t] << ',' << gap[t] << ',' << err[t] << ','
-          << s.spec.algorithm.label_eps << ',' << s.spec.algorithm.pdml_R << ','
-          << s.spec.algorithm.pdml_V << ',' << s.spec.algorithm.pdml_decay << '\n';
+          << s.spec.algorithm.As<dpadmm::PdmlParams>().label_eps << ',' << s.spec.algorithm.As<dpadmm::PdmlParams>().R << ','
+          << s.spec.algorithm.As<dpadmm::PdmlParams>().V << ',' << s.spec.algorithm.As<dpadmm::PdmlParams>().decay << '\n';
     }
   }
 }
@@ -567,11 +567,11 @@ void Fig3(const Options& o) {
   RunSpec ref = AdultSpec(o, a, beta);
   series.push_back({"non-private ADMM, original data (reference)", ref, {}});
   RunSpec p1 = ref;
-  p1.algorithm.label_eps = eps;
+  p1.algorithm.As<dpadmm::PdmlParams>().label_eps = eps;
   series.push_back({"PDML without Phase 2 perturbation (eps=1, R=0, V=0)", p1, {}});
   RunSpec p2 = p1;
-  p2.algorithm.pdml_R = 1.0;
-  p2.algorithm.pdml_V = o.V;
+  p2.algorithm.As<dpadmm::PdmlParams>().R = 1.0;
+  p2.algorithm.As<dpadmm::PdmlParams>().V = o.V;
   series.push_back({"PDML with Phase 2 (eps=1, R=1, V=" + Fmt("%g", o.V) + ", decay 0.8)", p2, {}});
   RunSeries(o, series);
   const std::string suffix = Suffix(o);
@@ -611,32 +611,32 @@ void Fig4(const Options& o) {
   const std::string suffix = Suffix(o);
   const std::string fig = "fig4-000" + suffix;
   RunSpec base = AdultSpec(o, a, beta);
-  base.algorithm.label_eps = 1.0;
-  base.algorithm.pdml_V = o.V;
+  base.algorithm.As<dpadmm::PdmlParams>().label_eps = 1.0;
+  base.algorithm.As<dpadmm::PdmlParams>().V = o.V;
   // (a) R with decay 0.8; (b) decay with R = 1; (c) eps with and without Phase 2.
   std::vector<Series> sa, sb, sc;
   RunSpec ref = AdultSpec(o, a, beta);
   sa.push_back({"original data (non-private)", ref, {}});
   for (double R : {0.0, 1.0, 3.0, 5.0, 9.0}) {
     RunSpec s = base;
-    s.algorithm.pdml_R = R;
+    s.algorithm.As<dpadmm::PdmlParams>().R = R;
     sa.push_back({"R=" + Fmt("%g", R), s, {}});
   }
   for (double decay : {0.5, 0.8, 0.9, 0.95}) {
     RunSpec s = base;
-    s.algorithm.pdml_R = 1.0;
-    s.algorithm.pdml_decay = decay;
+    s.algorithm.As<dpadmm::PdmlParams>().R = 1.0;
+    s.algorithm.As<dpadmm::PdmlParams>().decay = decay;
     sb.push_back({"decay=" + Fmt("%g", decay), s, {}});
   }
   const std::vector<double> epss = {0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0};
   for (double e : epss) {
     RunSpec s = base;
-    s.algorithm.label_eps = e;
-    s.algorithm.pdml_R = 0.0;
-    s.algorithm.pdml_V = 0.0;
+    s.algorithm.As<dpadmm::PdmlParams>().label_eps = e;
+    s.algorithm.As<dpadmm::PdmlParams>().R = 0.0;
+    s.algorithm.As<dpadmm::PdmlParams>().V = 0.0;
     sc.push_back({"eps=" + Fmt("%g", e) + " without Phase 2", s, {}});
-    s.algorithm.pdml_R = 1.0;
-    s.algorithm.pdml_V = o.V;
+    s.algorithm.As<dpadmm::PdmlParams>().R = 1.0;
+    s.algorithm.As<dpadmm::PdmlParams>().V = o.V;
     sc.push_back({"eps=" + Fmt("%g", e) + " with Phase 2 (R=1)", s, {}});
   }
   RunSeries(o, sa);

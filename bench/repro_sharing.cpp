@@ -16,7 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "dpadmm/sharing/sharing.h"
+#include "dpadmm/experiment/run.h"
+#include "dpadmm/experiment/run_spec.h"
 
 namespace dpadmm::repro {
 namespace {
@@ -27,21 +28,54 @@ constexpr double kRhoA9a = 1e-5;       // about 1/(3N) for N = 32,561 (the loss 
 constexpr double kSgdRateA9a = 1.0;    // best final objective of {1, 4, 16} after 50 epochs
 constexpr int kBatch = 64;
 
+// One sweep setting shared by ADMM sharing and its SGD baseline (the figures compare them on
+// the same data and parties): the fields of both parameter structs, turned into the RunSpec of
+// the selected algorithm by Spec().
+struct SharingSetup {
+  DataSpec data = RunSpec::Defaults(Algorithm::kSharing).data;
+  Algorithm algorithm = Algorithm::kSharing;
+  SharingParams admm;
+  SgdParams sgd;
+  int epochs = 20;
+  std::uint64_t seed = 1;
+  runtime::EngineKind engine = runtime::EngineKind::kTbb;
+  int threads = 0;
+  bool compute_baselines = true;
+
+  RunSpec Spec() const {
+    RunSpec s = RunSpec::Defaults(algorithm);
+    s.data = data;
+    s.iterations = epochs;
+    s.seed = seed;
+    s.engine = engine;
+    s.threads = threads;
+    s.compute_optimum = compute_baselines;
+    if (algorithm == Algorithm::kSharing) {
+      s.algorithm.As<SharingParams>() = admm;
+    } else {
+      SgdParams p = sgd;
+      static_cast<PartyLayout&>(p) = admm;  // the same parties and lambda
+      s.algorithm.As<SgdParams>() = p;
+    }
+    return s;
+  }
+};
+
 struct Series {
   std::string id, title, style;
-  SharingSpec spec;
+  SharingSetup spec;
   int run = 0;
 };
 
 struct Outcome {
-  std::vector<SharingMetrics> rows;
-  SharingSummary summary;
+  std::vector<RoundMetrics> rows;
+  RunSummary summary;
 };
 
-class Collect : public SharingObserver {
+class Collect : public RunObserver {
  public:
-  void OnEpoch(const SharingMetrics& m) override { rows.push_back(m); }
-  std::vector<SharingMetrics> rows;
+  void OnRound(const RoundMetrics& m) override { rows.push_back(m); }
+  std::vector<RoundMetrics> rows;
 };
 
 std::string Num(double v) {
@@ -96,9 +130,9 @@ std::string CsvRows(const std::string& figure, const std::string& setting, const
                     const Outcome& r) {
   std::ostringstream out;
   const double sigma = r.summary.info.party_sigma.empty() ? 0.0 : r.summary.info.party_sigma[0];
-  for (const SharingMetrics& m : r.rows) {
+  for (const RoundMetrics& m : r.rows) {
     out << figure << ',' << s.id << ',' << setting << ',' << s.run << ',' << s.spec.seed << ','
-        << Num(sigma) << ',' << m.epoch << ',' << Num(m.seconds) << ',' << Num(m.objective) << ','
+        << Num(sigma) << ',' << m.round << ',' << Num(m.seconds) << ',' << Num(m.objective) << ','
         << Num(m.train_loss) << ',' << Num(m.test_loss) << ',' << Num(m.test_error) << ','
         << Num(m.primal_residual) << ',' << Num(m.epsilon_iteration) << ','
         << Num(m.epsilon_total) << ',' << Num(m.delta_total) << ',' << Num(m.max_x_norm) << '\n';
@@ -106,33 +140,33 @@ std::string CsvRows(const std::string& figure, const std::string& setting, const
   return out.str();
 }
 
-Outcome RunOne(const SharingExperiment& e, const Series& s) {
+Outcome RunOne(const Experiment& e, const Series& s) {
   Collect c;
   Outcome r;
   r.summary = e.Run(&c);
   r.rows = std::move(c.rows);
   std::fprintf(stderr, "  %-28s run %d: %s, final objective %.6f, test log loss %.4f, %.4f s/epoch\n",
                s.id.c_str(), s.run, ToString(r.summary.outcome), r.summary.final.objective,
-               r.summary.final.test_loss, r.summary.seconds_per_epoch);
+               r.summary.final.test_loss, r.summary.seconds_per_round);
   if (r.summary.outcome != RunOutcome::kCompleted) {
     std::fprintf(stderr, "  (%s)\n", r.summary.message.c_str());
   }
   return r;
 }
 
-SharingSpec A9a(const SharingReproOptions& o) {
-  SharingSpec s;
-  s.data.source = "libsvm";
+SharingSetup A9a(const SharingReproOptions& o) {
+  SharingSetup s;
+  s.data.source = dpadmm::DataSource::kLibsvm;
   s.data.train_path = o.data + "/a9a/a9a";
   s.data.test_path = o.data + "/a9a/a9a.t";
   s.data.num_features = 123;  // a9a.t never uses feature 123 (data/README.md)
-  s.parties = 2;
-  s.party_features = {66, 57};
-  s.lambda = kLambda;
-  s.rho = kRhoA9a;
-  s.learning_rate = kSgdRateA9a;
-  s.batch_size = kBatch;
-  s.engine = "tbb";
+  s.admm.parties = 2;
+  s.admm.party_features = {66, 57};
+  s.admm.lambda = kLambda;
+  s.admm.rho = kRhoA9a;
+  s.sgd.learning_rate = kSgdRateA9a;
+  s.sgd.batch_size = kBatch;
+  s.engine = dpadmm::runtime::EngineKind::kTbb;
   s.threads = 2;
   return s;
 }
@@ -140,23 +174,23 @@ SharingSpec A9a(const SharingReproOptions& o) {
 // The "gisette-like" generated set (data/README.md: gisette is not available): 7,000 rows split
 // 6,000 / 1,000, `dims` sparse features, all informative (a random hyperplane over every
 // column, so that every party's block carries signal, as gisette's features do), no label noise.
-SharingSpec Gisette(int dims) {
-  SharingSpec s;
-  s.data.source = "sparse";
+SharingSetup Gisette(int dims) {
+  SharingSetup s;
+  s.data.source = dpadmm::DataSource::kSparse;
   s.data.rows = 7000;
   s.data.dims = dims;
   s.data.test_fraction = 1.0 / 7.0;
-  s.sparse_informative = dims;
-  s.sparse_nnz_per_row = std::min(100, dims / 10);
-  s.sparse_flip_probability = 0.0;
-  s.parties = 3;
+  s.data.sparse_informative = dims;
+  s.data.sparse_nnz_per_row = std::min(100, dims / 10);
+  s.data.sparse_flip_probability = 0.0;
+  s.admm.parties = 3;
   const std::int64_t a = dims * 2 / 5;
-  s.party_features = {a, a, dims - 2 * a};  // 2,000 / 2,000 / 1,000 for dims = 5,000
-  s.lambda = 1e-5;
-  s.rho = 2e-4;  // about 1/N for N = 6,000
-  s.learning_rate = 4.0;
-  s.batch_size = kBatch;
-  s.engine = "tbb";
+  s.admm.party_features = {a, a, dims - 2 * a};  // 2,000 / 2,000 / 1,000 for dims = 5,000
+  s.admm.lambda = 1e-5;
+  s.admm.rho = 2e-4;  // about 1/N for N = 6,000
+  s.sgd.learning_rate = 4.0;
+  s.sgd.batch_size = kBatch;
+  s.engine = dpadmm::runtime::EngineKind::kTbb;
   s.threads = 2;
   return s;
 }
@@ -165,7 +199,7 @@ std::string Elapsed(std::chrono::steady_clock::time_point t0) {
   return Fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1) + " s";
 }
 
-std::string BaselineRows(const SharingInfo& i) {
+std::string BaselineRows(const RunInfo& i) {
   std::ostringstream t;
   t << "| centralized logistic regression, all features (Newton) | " << Fixed(i.central.objective, 5)
     << " | " << Fixed(i.central.test_loss) << " | " << Fixed(i.central.test_error) << " |\n"
@@ -175,30 +209,30 @@ std::string BaselineRows(const SharingInfo& i) {
 }
 
 // Figs. 1 and 2: ADMM sharing vs SGD, objective and test log loss per epoch.
-void AdmmVsSgd(const SharingReproOptions& o, const std::string& fig, const SharingSpec& base,
+void AdmmVsSgd(const SharingReproOptions& o, const std::string& fig, const SharingSetup& base,
                int epochs, const std::vector<double>& sgd_rates, const std::string& title,
                const std::string& notes) {
   const auto t0 = std::chrono::steady_clock::now();
-  SharingSpec admm = base;
+  SharingSetup admm = base;
   admm.epochs = epochs;
   std::fprintf(stderr, "%s: loading data, baselines and factorisations\n", fig.c_str());
-  const SharingExperiment ea(admm);
+  const Experiment ea(admm.Spec());
   const Series sa{"admm_sharing", "ADMM sharing", "lc rgb '#dd0000'", admm, 0};
   const Outcome ra = RunOne(ea, sa);
   std::string csv = CsvHeader() + CsvRows(fig, "main", sa, ra);
   std::vector<Series> sgd_series;
   std::vector<Outcome> sgd_runs;
   for (double rate : sgd_rates) {
-    SharingSpec sgd = admm;
-    sgd.algorithm = "sgd";
-    sgd.learning_rate = rate;
+    SharingSetup sgd = admm;
+    sgd.algorithm = Algorithm::kSgd;
+    sgd.sgd.learning_rate = rate;
     sgd.compute_baselines = false;
-    const SharingExperiment es(sgd);
+    const Experiment es(sgd.Spec());
     sgd_series.push_back({"sgd_lr" + Num(rate), "SGD lr " + Num(rate), "", sgd, 0});
     sgd_runs.push_back(RunOne(es, sgd_series.back()));
     csv += CsvRows(fig, "main", sgd_series.back(), sgd_runs.back());
   }
-  const SharingInfo& info = ea.info();
+  const RunInfo& info = ea.info();
   WriteText(o.out + "/" + fig + ".csv", csv);
 
   std::ostringstream t;
@@ -210,8 +244,8 @@ void AdmmVsSgd(const SharingReproOptions& o, const std::string& fig, const Shari
   t << "# " << fig << "\n\n" << notes << "\n\nData: " << dataset << ", " << info.train_rows
     << " training / " << info.test_rows << " test rows, " << info.features << " features; parties";
   for (auto d : info.party_features) t << ' ' << d;
-  t << ". lambda = " << admm.lambda << ", rho = " << admm.rho << "; SGD batch " << admm.batch_size
-    << ", initial weights N(0, " << admm.sgd_init_sd << "^2), constant learning rate as named. "
+  t << ". lambda = " << admm.admm.lambda << ", rho = " << admm.admm.rho << "; SGD batch " << admm.sgd.batch_size
+    << ", initial weights N(0, " << admm.sgd.init_sd << "^2), constant learning rate as named. "
     << epochs << " epochs.\n\n"
     << "| method | objective | test log loss | test error |\n|---|---|---|---|\n";
   std::vector<std::pair<std::string, const Outcome*>> all = {{"ADMM sharing", &ra}};
@@ -220,15 +254,15 @@ void AdmmVsSgd(const SharingReproOptions& o, const std::string& fig, const Shari
     const int every[] = {1, 2, 5, 10, 20, 30, 50, 100};
     for (int e : every) {
       if (e > epochs || static_cast<std::size_t>(e) >= r->rows.size()) continue;
-      const SharingMetrics& m = r->rows[static_cast<std::size_t>(e)];
+      const RoundMetrics& m = r->rows[static_cast<std::size_t>(e)];
       t << "| " << name << ", epoch " << e << " | " << Fixed(m.objective, 5) << " | "
         << Fixed(m.test_loss) << " | " << Fixed(m.test_error) << " |\n";
     }
   }
   t << BaselineRows(info) << "\nWall time per epoch (2 threads, including the per-epoch test "
-    << "evaluation): ADMM sharing " << Fixed(ra.summary.seconds_per_epoch, 4) << " s";
+    << "evaluation): ADMM sharing " << Fixed(ra.summary.seconds_per_round, 4) << " s";
   for (std::size_t k = 0; k < sgd_runs.size(); ++k) {
-    t << ", " << sgd_series[k].title << " " << Fixed(sgd_runs[k].summary.seconds_per_epoch, 4) << " s";
+    t << ", " << sgd_series[k].title << " " << Fixed(sgd_runs[k].summary.seconds_per_round, 4) << " s";
   }
   t << ". Total " << Elapsed(t0) << ".\n";
   WriteText(o.out + "/" + fig + "_table.md", t.str());
@@ -294,15 +328,15 @@ void Fig2_001(const SharingReproOptions& o) {
     << "| features | F* | ADMM e=5 | ADMM e=10 | ADMM e=" << epochs << " | SGD64 e=5 | SGD64 e=10 | SGD64 e="
     << epochs << " | SGD4 e=" << epochs << " | ADMM s/epoch | SGD s/epoch |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (int dims : {500, 1000, 2000, 5000}) {
-    SharingSpec a = Gisette(dims);
+    SharingSetup a = Gisette(dims);
     a.epochs = epochs;
-    SharingSpec s = a;
-    s.algorithm = "sgd";
+    SharingSetup s = a;
+    s.algorithm = Algorithm::kSgd;
     s.compute_baselines = false;
-    s.learning_rate = 64.0;
-    SharingSpec s4 = s;
-    s4.learning_rate = 4.0;
-    const SharingExperiment ea(a), es(s), es4(s4);
+    s.sgd.learning_rate = 64.0;
+    SharingSetup s4 = s;
+    s4.sgd.learning_rate = 4.0;
+    const Experiment ea(a.Spec()), es(s.Spec()), es4(s4.Spec());
     const Series sa{"admm_sharing", "", "", a, 0}, ss{"sgd_lr64", "", "", s, 0}, ss4{"sgd_lr4", "", "", s4, 0};
     const Outcome ra = RunOne(ea, sa), rs = RunOne(es, ss), rs4 = RunOne(es4, ss4);
     const std::string setting = "d" + std::to_string(dims);
@@ -315,7 +349,7 @@ void Fig2_001(const SharingReproOptions& o) {
     t << "| " << dims << " | " << Fixed(fstar, 5) << " | " << gap(ra, 5) << " | " << gap(ra, 10) << " | "
       << gap(ra, epochs) << " | " << gap(rs, 5) << " | " << gap(rs, 10) << " | " << gap(rs, epochs) << " | "
       << gap(rs4, epochs) << " | "
-      << Fixed(ra.summary.seconds_per_epoch, 4) << " | " << Fixed(rs.summary.seconds_per_epoch, 4) << " |\n";
+      << Fixed(ra.summary.seconds_per_round, 4) << " | " << Fixed(rs.summary.seconds_per_round, 4) << " |\n";
   }
   t << "\nTotal " << Elapsed(t0) << ".\n";
   WriteText(o.out + "/" + fig + ".csv", csv.str());
@@ -335,37 +369,37 @@ void Fig3_001(const SharingReproOptions& o) {
   // sigma of order 1-10 before the noise shows. The last level (sigma = 0) means Theorem 3's
   // own sigma for epsilon = 1 per iteration.
   const std::vector<double> sigmas = {0.3, 1.0, 3.0, 10.0, 30.0, 0.0};
-  SharingSpec base = A9a(o);
+  SharingSetup base = A9a(o);
   base.epochs = epochs;
   std::ostringstream csv, t;
   csv << CsvHeader();
-  const SharingExperiment clean(base);
-  const SharingInfo& info = clean.info();
+  const Experiment clean(base.Spec());
+  const RunInfo& info = clean.info();
   const Series s0{"noise_free", "", "", base, 0};
   const Outcome r0 = RunOne(clean, s0);
   csv << CsvRows(fig, "sigma0", s0, r0);
   t << "# " << fig << "\n\nDP ADMM sharing (001 eq. (16)) on a9a, 2 parties (66 / 57), lambda = "
-    << base.lambda << ", rho = " << base.rho << ", " << epochs << " iterations, " << runs
-    << " seeds per noise level; delta = " << base.delta << ", delta' = " << base.delta_prime
-    << ", b1 = " << base.b1 << ", c1 = " << base.c1 << ".\n"
+    << base.admm.lambda << ", rho = " << base.admm.rho << ", " << epochs << " iterations, " << runs
+    << " seeds per noise level; delta = " << base.admm.delta << ", delta' = " << base.admm.delta_prime
+    << ", b1 = " << base.admm.b1 << ", c1 = " << base.admm.c1 << ".\n"
     << "sigma is set directly (noise_sigma); epsilon per iteration is what Theorem 3 gives for it "
        "with Lemma 1's sensitivity (max over the parties; the bound needs eps <= 1), and the total "
        "is Corollary 1's over the iterations.\n\n"
-    << "| sigma | epsilon per iteration (Thm 3) | total epsilon (Cor. 1) | total delta | test log loss (mean, min..max) | test error (mean) | max ||x_m|| (b1 = " << base.b1 << ") |\n"
+    << "| sigma | epsilon per iteration (Thm 3) | total epsilon (Cor. 1) | total delta | test log loss (mean, min..max) | test error (mean) | max ||x_m|| (b1 = " << base.admm.b1 << ") |\n"
     << "|---|---|---|---|---|---|---|\n"
     << "| 0 (noise-free) | - | - | - | " << Fixed(r0.summary.final.test_loss) << " | "
     << Fixed(r0.summary.final.test_error) << " | " << Fixed(r0.summary.final.max_x_norm, 2) << " |\n";
-  SharingSpec nb = base;
+  SharingSetup nb = base;
   nb.compute_baselines = false;
   for (double sigma : sigmas) {
     double sum = 0.0, lo = 1e300, hi = -1e300, err = 0.0, xn = 0.0;
-    SharingSummary last;
+    RunSummary last;
     for (int r = 0; r < runs; ++r) {
-      SharingSpec s = nb;
-      s.dp = true;
-      s.noise_sigma = sigma;  // 0: Theorem 3's sigma for s.epsilon = 1
+      SharingSetup s = nb;
+      s.admm.dp = true;
+      s.admm.noise_sigma = sigma;  // 0: Theorem 3's sigma for s.admm.epsilon = 1
       s.seed = static_cast<std::uint64_t>(r + 1);
-      const SharingExperiment e(s);
+      const Experiment e(s.Spec());
       const Series x{sigma > 0.0 ? "dp_sigma" + Num(sigma) : std::string("dp_eps1_theorem3"), "", "", s, r};
       const Outcome out = RunOne(e, x);
       csv << CsvRows(fig, "sigma" + Num(sigma), x, out);

@@ -1,13 +1,14 @@
 // dpadmm: the command-line front end.
 //
-//   dpadmm run [options]      one experiment; see `dpadmm run --help`
-//   dpadmm sharing [options]  vertically partitioned features (001); cli/sharing_command.h
+//   dpadmm run [options]      one experiment of either family; see `dpadmm run --help`
+//   dpadmm sharing [options]  alias: the vertical family (001) with its defaults and old flags
 //
-// The spec is built in three layers: RunSpec's defaults, then the --config JSON file, then only
-// the flags given on the command line. Per-round metrics go to a trace file (CSV or JSON lines)
+// The spec is built in three layers: the defaults of the algorithm's family
+// (RunSpec::Defaults), then the --config JSON file, then only the flags given on the command
+// line. Per-round metrics go to a trace file (CSV or JSON lines)
 // and a progress display on stderr; a summary goes to a JSON file and, in words, to stdout.
 // Exit codes: 0 completed / converged / budget exhausted, 1 internal error, 2 bad input,
-// 3 diverged, 4 cancelled.
+// 3 diverged, 4 cancelled, 5 failed.
 
 #include <unistd.h>
 
@@ -27,11 +28,13 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -42,7 +45,6 @@
 #include "dpadmm/experiment/run_spec.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/runtime/engine.h"
-#include "sharing_command.h"
 
 #ifndef DPADMM_VERSION
 #define DPADMM_VERSION "unknown"
@@ -57,12 +59,14 @@ enum ExitCode : int {
   kExitBadInput = 2,   // usage, configuration or data errors
   kExitDiverged = 3,
   kExitCancelled = 4,  // Ctrl-C (SIGINT) or SIGTERM
+  kExitFailed = 5,     // a node program failed (exception) during the run
 };
 
 constexpr const char* kExitCodeHelp =
     "Exit codes: 0 completed, converged or privacy budget exhausted; 2 bad input (usage, config, "
     "data);\n            3 diverged (NaN/Inf, the summary names node and round); 4 cancelled "
-    "(Ctrl-C; trace and\n            summary are still written); 1 internal error.";
+    "(Ctrl-C; trace and\n            summary are still written); 5 failed (a node program threw; the "
+    "summary names node\n            and round); 1 internal error.";
 
 // ---------------------------------------------------------------------------------------------
 // Ctrl-C
@@ -133,13 +137,64 @@ CLI::Validator DecimalInteger() {
 
 // ---------------------------------------------------------------------------------------------
 // Spec flags: each is bound to a field of `flags_` (so --help shows RunSpec's defaults) and
-// copied onto the effective spec only when given on the command line.
+// copied onto the effective spec only when given on the command line. The same flags serve
+// `dpadmm run` and its alias `dpadmm sharing`.
+
+// Sets the field `key` of the selected algorithm's parameter struct; false if it has none.
+template <class T>
+bool SetParam(AlgorithmSpec& algorithm, const std::string& key, const T& value) {
+  bool found = false;
+  std::visit(
+      [&](auto& p) {
+        using P = std::decay_t<decltype(p)>;
+        P::Visit(p, [&](const char* k, auto& field) {
+          if constexpr (std::is_assignable_v<decltype(field)&, const T&>) {
+            if (key == k) {
+              field = value;
+              found = true;
+            }
+          }
+        });
+      },
+      algorithm.params);
+  return found;
+}
+
+// The algorithms whose parameter struct has `key` ("dvp, pvp, madmm").
+std::string AlgorithmsWith(const std::string& key) {
+  std::string out;
+  for (const Choice<Algorithm>& c : Choices<Algorithm>()) {
+    AlgorithmParams params = DefaultParams(c.value);
+    bool has = false;
+    std::visit([&](auto& p) {
+      std::decay_t<decltype(p)>::Visit(p, [&](const char* k, auto&) { has = has || key == k; });
+    }, params);
+    if (has) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  }
+  return out;
+}
 
 class SpecFlags {
  public:
-  explicit SpecFlags(CLI::App& app) : app_(app) { Register(); }
+  // `sharing_alias`: the flags of `dpadmm sharing` (the vertical family's defaults and its
+  // old names: --algorithm admm means sharing).
+  SpecFlags(CLI::App& app, bool sharing_alias)
+      : app_(app),
+        sharing_alias_(sharing_alias),
+        flags_(RunSpec::Defaults(sharing_alias ? Algorithm::kSharing : Algorithm::kAdmm)) {
+    Register();
+  }
   SpecFlags(const SpecFlags&) = delete;  // the bindings point into this object
   SpecFlags& operator=(const SpecFlags&) = delete;
+
+  // The algorithm the flags name, if --algorithm was given.
+  std::optional<Algorithm> GivenAlgorithm() const {
+    if (algorithm_option_->count() == 0) return std::nullopt;
+    return ParseAlgorithm(*algorithm_name_);
+  }
+  Algorithm DefaultAlgorithm() const {
+    return sharing_alias_ ? Algorithm::kSharing : Algorithm::kAdmm;
+  }
 
   // Copies the flags the user passed onto `spec` (which already holds defaults + config).
   void ApplyGiven(RunSpec& spec) const {
@@ -149,6 +204,11 @@ class SpecFlags {
   }
 
  private:
+  Algorithm ParseAlgorithm(const std::string& name) const {
+    if (sharing_alias_ && name == "admm") return Algorithm::kSharing;  // the old name
+    return ParseChoice<Algorithm>(name, "--algorithm");
+  }
+
   // A flag with a value, bound to the field that `field(spec)` returns.
   template <class Field>
   CLI::Option* Value(const std::string& name, Field field, const std::string& help) {
@@ -179,13 +239,65 @@ class SpecFlags {
     });
     return option;
   }
+  // A choice of enum E, by the names of its table.
+  template <class E, class Field>
+  CLI::Option* ChoiceFlag(const std::string& name, Field field, const std::string& help) {
+    auto text = std::make_shared<std::string>(ChoiceName(field(flags_)));
+    storage_.push_back(text);
+    CLI::Option* option = app_.add_option(name, *text, help + ": " + ChoiceList<E>());
+    const std::string flag = name.substr(0, name.find(','));
+    bindings_.emplace_back(option, [field, text, flag](RunSpec& spec) {
+      field(spec) = ParseChoice<E>(*text, flag);
+    });
+    return option;
+  }
+  // A parameter of the selected algorithm's struct (algorithm.<name>.<key>); an error names
+  // the algorithms that have it when the selected one does not.
+  template <class T>
+  CLI::Option* Param(const std::string& name, const std::string& key, T shown_default,
+                     const std::string& help) {
+    auto value = std::make_shared<T>(shown_default);
+    storage_.push_back(value);
+    CLI::Option* option = app_.add_option(name, *value, help);
+    if constexpr (std::is_integral_v<T>) option->transform(DecimalInteger<T>());
+    BindParam(option, name, key, value);
+    return option;
+  }
+  // Sets algorithm.<name>.<key> from `value` when `option` was given.
+  template <class T>
+  void BindParam(CLI::Option* option, const std::string& name, const std::string& key,
+                 std::shared_ptr<T> value) {
+    const std::string flag = name.substr(0, name.find(','));
+    bindings_.emplace_back(option, [key, value, flag](RunSpec& spec) {
+      if (!SetParam(spec.algorithm, key, *value)) {
+        Fail(flag + " is not used by algorithm '" + ChoiceName(spec.algorithm.name()) +
+             "' (it sets algorithm.<name>." + key + " of: " + AlgorithmsWith(key) + ")");
+      }
+    });
+  }
+  template <class T>
+  CLI::Option* ParamList(const std::string& name, const std::string& key,
+                         const std::string& help) {
+    return Param(name, key, std::vector<T>{}, help)
+        ->delimiter(',')
+        ->allow_extra_args(false)
+        ->type_name("LIST")
+        ->default_str("");
+  }
+  CLI::Option* ParamSwitch(const std::string& name, const std::string& key,
+                           const std::string& help) {
+    auto value = std::make_shared<bool>(false);
+    storage_.push_back(value);
+    CLI::Option* option = app_.add_flag(name, *value, help);
+    BindParam(option, name, key, value);
+    return option;
+  }
 
   void Register() {
     std::string group = "Data";
     const auto in = [&](CLI::Option* o) { o->group(group); };
-    in(Value("--data", [](RunSpec& s) -> auto& { return s.data.source; },
-             "twonorm | ringnorm | sparse (generated); libsvm | adult | csv | asc (files)")
-           ->type_name("SOURCE"));
+    in(ChoiceFlag<DataSource>("--data", [](RunSpec& s) -> auto& { return s.data.source; },
+                              "Data source")->type_name("SOURCE"));
     in(Value("--train", [](RunSpec& s) -> auto& { return s.data.train_path; },
              "Training data file (file sources)")->type_name("FILE"));
     in(Value("--test", [](RunSpec& s) -> auto& { return s.data.test_path; },
@@ -221,6 +333,15 @@ class SpecFlags {
              "Generated data: rows before the train/test split")->type_name("N"));
     in(Value("--dims", [](RunSpec& s) -> auto& { return s.data.dims; },
              "Generated data: dimension (sparse: number of features)")->type_name("D"));
+    in(Value("--informative,--sparse-informative",
+             [](RunSpec& s) -> auto& { return s.data.sparse_informative; },
+             "sparse: informative columns (the first ones)")->type_name("K"));
+    in(Value("--nnz-per-row,--sparse-nnz-per-row",
+             [](RunSpec& s) -> auto& { return s.data.sparse_nnz_per_row; },
+             "sparse: nonzeros per row")->type_name("K"));
+    in(Value("--flip-probability,--sparse-flip-probability",
+             [](RunSpec& s) -> auto& { return s.data.sparse_flip_probability; },
+             "sparse: label-flip probability")->type_name("P"));
     in(Value("--test-fraction", [](RunSpec& s) -> auto& { return s.data.test_fraction; },
              "Share of rows held out for testing when there is no --test file, in (0, 1)")
            ->type_name("F"));
@@ -229,23 +350,38 @@ class SpecFlags {
     in(Switch("--no-normalize", [](RunSpec& s) -> auto& { return s.data.normalize; }, false,
               "Keep rows as loaded (default: scale all rows by one factor so max ||x|| = 1)"));
 
-    group = "Graph";
-    in(Value("--topology", [](RunSpec& s) -> auto& { return s.graph.topology; },
-             "Communication graph: ring | star | complete | grid | random | file")
-           ->type_name("KIND"));
+    group = "Graph (consensus family)";
+    in(ChoiceFlag<Topology>("--topology", [](RunSpec& s) -> auto& { return s.graph.topology; },
+                            "Communication graph")->type_name("KIND"));
     in(Value("--nodes", [](RunSpec& s) -> auto& { return s.graph.nodes; },
              "Number of nodes (parties)")->type_name("N"));
-    in(Value("--edges", [](RunSpec& s) -> auto& { return s.graph.edges; },
-             "random: number of edges of the connected random graph")->type_name("M"));
+    {
+      auto text = std::make_shared<std::string>("auto");
+      CLI::Option* o = app_.add_option("--edges", *text,
+                                       "random: edges of the connected random graph; auto = "
+                                       "about 1.3 per node (13 for 10 nodes)")->type_name("M|auto");
+      o->check([](const std::string& v) -> std::string {
+        if (v == "auto") return "";
+        int parsed = 0;
+        const auto [stop, ec] = std::from_chars(v.data(), v.data() + v.size(), parsed);
+        return ec == std::errc() && stop == v.data() + v.size() && parsed >= 1
+                   ? ""
+                   : "must be a positive integer or 'auto', got '" + v + "'";
+      });
+      bindings_.emplace_back(o, [text](RunSpec& s) {
+        s.graph.edges = *text == "auto" ? GraphSpec::kAutoEdges : std::stoi(*text);
+      });
+      storage_.push_back(text);
+      in(o);
+    }
     in(Value("--grid-rows", [](RunSpec& s) -> auto& { return s.graph.grid_rows; },
              "grid: rows of the grid (0 = as square as possible)")->type_name("R"));
     in(Value("--graph-file", [](RunSpec& s) -> auto& { return s.graph.file; },
              "file: edge list, one undirected edge 'i j' per line, 0-based")->type_name("FILE"));
 
-    group = "Partition";
-    in(Value("--partition", [](RunSpec& s) -> auto& { return s.partition.kind; },
-             "How training rows are spread over nodes: even | proportional | dirichlet | file")
-           ->type_name("KIND"));
+    group = "Partition (consensus family)";
+    in(ChoiceFlag<PartitionKind>("--partition", [](RunSpec& s) -> auto& { return s.partition.kind; },
+                                 "How training rows are spread over nodes")->type_name("KIND"));
     in(List("--proportions", [](RunSpec& s) -> auto& { return s.partition.proportions; },
             "proportional: one positive weight per node, comma separated"));
     in(Value("--dirichlet-alpha", [](RunSpec& s) -> auto& { return s.partition.dirichlet_alpha; },
@@ -253,52 +389,58 @@ class SpecFlags {
     in(Value("--partition-file", [](RunSpec& s) -> auto& { return s.partition.file; },
              "file: line k holds the node of training row k")->type_name("FILE"));
 
-    group = "Loss";
-    {
-      auto name = std::make_shared<std::string>(flags_.loss.Name());
-      CLI::Option* o = app_.add_option("--loss", *name,
-                                       "Per-sample loss: logistic | smooth_hinge")
-                           ->type_name("KIND");
-      bindings_.emplace_back(o, [name](RunSpec& s) {
-        s.loss.kind = ParseLossKind(*name, "--loss");
-      });
-      storage_.push_back(name);
-      in(o);
-    }
+    group = "Loss (consensus family)";
+    in(ChoiceFlag<LossKind>("--loss", [](RunSpec& s) -> auto& { return s.loss.kind; },
+                            "Per-sample loss")->type_name("KIND"));
     in(Value("--huber-h", [](RunSpec& s) -> auto& { return s.loss.huber_h; },
              "smooth_hinge: half-width h > 0")->type_name("H"));
 
     group = "Algorithm";
-    in(Value("--algorithm", [](RunSpec& s) -> auto& { return s.algorithm.name; },
-             "admm | dvp | pvp | madmm | radmm | mradmm | private_mradmm | pdml")->type_name("NAME"));
+    {
+      algorithm_name_ = std::make_shared<std::string>(ChoiceName(DefaultAlgorithm()));
+      std::string help = "The algorithm (it selects the family):";
+      for (const Choice<Algorithm>& c : Choices<Algorithm>()) {
+        help += std::string("\n") + c.name + ": " + c.help;
+      }
+      if (sharing_alias_) help += "\n(admm: the old name of sharing)";
+      algorithm_option_ = app_.add_option("--algorithm", *algorithm_name_, help)->type_name("NAME");
+      bindings_.emplace_back(algorithm_option_, [this](RunSpec& s) {
+        s.algorithm.Select(ParseAlgorithm(*algorithm_name_));
+      });
+      in(algorithm_option_);
+    }
     in(Value("--C", [](RunSpec& s) -> auto& { return s.algorithm.C; },
-             "Loss weight C (node i weighs each of its B_i losses by C / B_i)")->type_name("C"));
-    in(Value("--rho", [](RunSpec& s) -> auto& { return s.algorithm.rho; },
-             "Regulariser weight rho")->type_name("RHO"));
+             "Consensus: loss weight C (node i weighs each of its B_i losses by C / B_i)")
+           ->type_name("C"));
+    {
+      // --rho is the regulariser of the consensus family and the ADMM penalty of ADMM sharing
+      // (each paper's own symbol).
+      auto value = std::make_shared<double>(RunSpec{}.algorithm.rho);
+      storage_.push_back(value);
+      CLI::Option* o = app_.add_option(
+          "--rho", *value,
+          "Consensus: regulariser weight rho (default 0.22); sharing: the ADMM penalty rho of 001 "
+          "(default 5e-4)")->type_name("RHO");
+      bindings_.emplace_back(o, [value](RunSpec& s) {
+        if (s.family() == Family::kSharing) {
+          if (!SetParam(s.algorithm, "rho", *value)) {
+            Fail(std::string("--rho is not used by algorithm '") +
+                 ChoiceName(s.algorithm.name()) + "' (use --lambda for the regulariser)");
+          }
+        } else {
+          s.algorithm.rho = *value;
+        }
+      });
+      in(o);
+    }
     in(Switch("--rho-per-node", [](RunSpec& s) -> auto& { return s.algorithm.rho_per_node; }, true,
               "Each node carries rho (004's DR-ERM) instead of rho / N (003)"));
     in(Value("--eta", [](RunSpec& s) -> auto& { return s.algorithm.eta; },
-             "ADMM penalty eta (M-ADMM theta; MR-ADMM base penalty)")->type_name("ETA"));
+             "ADMM penalty eta (M-ADMM theta; MR-ADMM base penalty; PDML beta)")->type_name("ETA"));
     in(Switch("--random-start", [](RunSpec& s) -> auto& { return s.algorithm.random_start; }, true,
               "Start from f_i ~ N(0, 1/d) per coordinate (seeded) instead of 0"));
-    in(Value("--q1", [](RunSpec& s) -> auto& { return s.algorithm.q1; },
-             "Penalty growth factor >= 1 (M-ADMM, MR-ADMM)")->type_name("Q"));
-    in(Value("--alpha", [](RunSpec& s) -> auto& { return s.algorithm.alpha; },
-             "Privacy parameter of the first iteration; 0 = no noise")->type_name("A"));
-    in(Value("--q2", [](RunSpec& s) -> auto& { return s.algorithm.q2; },
-             "Growth factor of alpha per iteration")->type_name("Q"));
-    in(Value("--gamma", [](RunSpec& s) -> auto& { return s.algorithm.gamma; },
-             "R-ADMM / MR-ADMM even-step term gamma >= 0")->type_name("G"));
-    in(Value("--dual-step", [](RunSpec& s) -> auto& { return s.algorithm.dual_step; },
-             "M-ADMM dual step theta (0 = eta_i(1))")->type_name("S"));
-    in(List("--node-alpha", [](RunSpec& s) -> auto& { return s.algorithm.node_alpha; },
-            "Per-node alpha, one per node (replaces --alpha)"));
     in(List("--node-eta", [](RunSpec& s) -> auto& { return s.algorithm.node_eta; },
             "Per-node eta, one per node (replaces --eta)"));
-    in(List("--node-q1", [](RunSpec& s) -> auto& { return s.algorithm.node_q1; },
-            "Per-node q1, one per node (replaces --q1)"));
-    in(List("--node-q2", [](RunSpec& s) -> auto& { return s.algorithm.node_q2; },
-            "Per-node q2, one per node (replaces --q2)"));
     in(Value("--privacy-budget", [](RunSpec& s) -> auto& { return s.algorithm.privacy_budget; },
              "Each node's privacy budget: a node freezes before its loss would exceed it; the "
              "run stops when every private node has frozen; 0 = no budget")
@@ -306,26 +448,70 @@ class SpecFlags {
     in(List("--node-privacy-budget",
             [](RunSpec& s) -> auto& { return s.algorithm.node_privacy_budget; },
             "Per-node privacy budget, one per node (replaces --privacy-budget)"));
+    in(Param("--alpha", "alpha", 0.0, "Privacy parameter of the first iteration; 0 = no noise")
+           ->type_name("A"));
+    in(Param("--q1", "q1", 1.0, "Penalty growth factor >= 1 (madmm, mradmm, private_mradmm)")
+           ->type_name("Q"));
+    in(Param("--q2", "q2", 1.0, "Growth factor of alpha per iteration")->type_name("Q"));
+    in(Param("--gamma", "gamma", 0.5, "R-ADMM / MR-ADMM even-step term gamma >= 0")
+           ->type_name("G"));
+    in(Param("--dual-step", "dual_step", 0.0, "M-ADMM dual step theta (0 = eta_i(1))")
+           ->type_name("S"));
+    in(ParamList<double>("--node-alpha", "node_alpha",
+                         "Per-node alpha, one per node (replaces --alpha)"));
+    in(ParamList<double>("--node-q1", "node_q1", "Per-node q1, one per node (replaces --q1)"));
+    in(ParamList<double>("--node-q2", "node_q2", "Per-node q2, one per node (replaces --q2)"));
 
     group = "PDML (--algorithm pdml; paper 000: a = --rho, beta = --eta, the paper's C = 1)";
-    in(Value("--label-eps", [](RunSpec& s) -> auto& { return s.algorithm.label_eps; },
+    in(Param("--label-eps", "label_eps", 0.0,
              "Label privacy eps of every user (randomized response, eps-LDP); 0 = labels "
              "reported truthfully")->type_name("EPS"));
-    in(List("--label-eps-groups", [](RunSpec& s) -> auto& { return s.algorithm.label_eps_groups; },
-            "Heterogeneous label privacy: eps of each user group (0 = truthful); replaces "
-            "--label-eps"));
-    in(List("--label-eps-shares", [](RunSpec& s) -> auto& { return s.algorithm.label_eps_shares; },
-            "Share of users in each group (> 0, sum 1; each user draws a group, seeded)"));
-    in(Value("--pdml-R", [](RunSpec& s) -> auto& { return s.algorithm.pdml_R; },
+    in(ParamList<double>("--label-eps-groups", "label_eps_groups",
+                         "Heterogeneous label privacy: eps of each user group (0 = truthful); "
+                         "replaces --label-eps"));
+    in(ParamList<double>("--label-eps-shares", "label_eps_shares",
+                         "Share of users in each group (> 0, sum 1; each user draws a group, "
+                         "seeded)"));
+    in(Param("--pdml-R", "R", 0.0,
              "Objective perturbation bound: ||eta_i||_2 <= R, uniform in the ball, once per "
              "server; 0 = none")->type_name("R"));
-    in(Value("--pdml-V", [](RunSpec& s) -> auto& { return s.algorithm.pdml_V; },
+    in(Param("--pdml-V", "V", 0.0,
              "Primal perturbation: the released w~_i(t) = w_i(t) + N(0, decay^(t-1) V^2 I); "
              "0 = none")->type_name("V"));
-    in(Value("--pdml-decay", [](RunSpec& s) -> auto& { return s.algorithm.pdml_decay; },
+    in(Param("--pdml-decay", "decay", 0.8,
              "Decay rate of the primal noise variance, in (0, 1]")->type_name("RHO"));
 
-    group = "Local Newton solver";
+    group = "Sharing family (--algorithm sharing | sgd; paper 001)";
+    in(Param("--parties", "parties", 2, "Number of parties M")->type_name("M"));
+    in(ParamList<std::int64_t>("--party-features", "party_features",
+                               "Features per party in column order, comma separated (default: "
+                               "even split)"));
+    in(Param("--lambda", "lambda", 1e-4, "Regulariser weight lambda")->type_name("L"));
+    in(Param("--z-tolerance", "z_tolerance", 1e-13,
+             "Relative step tolerance of the per-sample z Newton solve")->type_name("TOL"));
+    in(Param("--z-max-iterations", "z_max_iterations", 100,
+             "Newton steps of the z update before the run is declared diverged")->type_name("N"));
+    in(ParamSwitch("--dp", "dp",
+                         "Private ADMM sharing, 001 (16): x_m + N(0, sigma^2 (D_m^T D_m)^-1)"));
+    in(Param("--epsilon", "epsilon", 1.0, "Per-iteration epsilon in (0, 1]")->type_name("EPS"));
+    in(Param("--noise-sigma", "noise_sigma", 0.0,
+             "Set sigma directly (0 = from Theorem 3 and --epsilon); epsilon is then reported "
+             "for it")->type_name("S"));
+    in(Param("--delta", "delta", 1e-5, "Per-iteration delta")->type_name("D"));
+    in(Param("--delta-prime", "delta_prime", 1e-5, "Corollary 1's delta'")->type_name("D"));
+    in(Param("--b1", "b1", 1.0,
+             "Assumed bound on ||x_m||, ||y|| (Assumption 2.1; not enforced, the trace shows the "
+             "observed norms)")->type_name("B"));
+    in(Param("--c1", "c1", 1.0, "Bound on |R''| (Assumption 2.2)")->type_name("C"));
+    in(Param("--learning-rate", "learning_rate", 0.5, "sgd: step size of epoch 1")
+           ->type_name("ETA"));
+    in(Param("--lr-decay", "lr_decay", 0.0,
+             "sgd: step of epoch e = learning_rate / (1 + lr_decay (e - 1))")->type_name("K"));
+    in(Param("--batch-size", "batch_size", 64, "sgd: mini-batch size")->type_name("B"));
+    in(Param("--sgd-init-sd,--init-sd", "init_sd", 0.01, "sgd: initial weights ~ N(0, sd^2)")
+           ->type_name("SD"));
+
+    group = "Local Newton solver (consensus family)";
     in(Value("--newton-max-iterations", [](RunSpec& s) -> auto& { return s.newton.max_iterations; },
              "Newton steps per local solve")->type_name("N"));
     in(Value("--newton-tolerance", [](RunSpec& s) -> auto& { return s.newton.gradient_tolerance; },
@@ -345,26 +531,31 @@ class SpecFlags {
              "Conjugate-gradient steps per Newton step (CG mode)")->type_name("N"));
 
     group = "Run";
-    in(Value("--iterations", [](RunSpec& s) -> auto& { return s.iterations; },
-             "ADMM rounds after round 0")->type_name("T"));
+    in(Value("--iterations,--epochs", [](RunSpec& s) -> auto& { return s.iterations; },
+             "ADMM rounds after round 0 (sharing: iterations; sgd: epochs)")->type_name("T"));
     in(Value("--seed", [](RunSpec& s) -> auto& { return s.seed; },
              "Seed of all randomness (data, graph, partition, noise)")->type_name("S"));
-    in(Value("--engine", [](RunSpec& s) -> auto& { return s.engine; },
-             "tbb (parallel) | serial; both give bitwise-identical results")->type_name("ENGINE"));
+    in(ChoiceFlag<runtime::EngineKind>("--engine", [](RunSpec& s) -> auto& { return s.engine; },
+                                       "Engine; all give bitwise-identical results")
+           ->type_name("ENGINE"));
     in(Value("--threads", [](RunSpec& s) -> auto& { return s.threads; },
              "Worker threads of the tbb engine (0 = all cores)")->type_name("N"));
-    in(Switch("--no-optimum", [](RunSpec& s) -> auto& { return s.compute_optimum; }, false,
-              "Skip the centralized optimum (no distance to it is reported)"));
+    in(Switch("--no-optimum,--no-baselines",
+              [](RunSpec& s) -> auto& { return s.compute_optimum; }, false,
+              "Skip the centralized optimum (sharing: the baselines)"));
     in(Value("--tolerance", [](RunSpec& s) -> auto& { return s.tolerance; },
-             "Stop ('converged') once model change and consensus gap are below this; 0 = never")
-           ->type_name("TOL"));
+             "Consensus: stop ('converged') once model change and consensus gap are below this; "
+             "0 = never")->type_name("TOL"));
     in(Value("--metrics-every", [](RunSpec& s) -> auto& { return s.metrics_every; },
-             "Metrics (and trace rows) every this many rounds; 0 = first and last only")
-           ->type_name("K"));
+             "Consensus: metrics (and trace rows) every this many rounds; 0 = first and last "
+             "only")->type_name("K"));
   }
 
   CLI::App& app_;
+  bool sharing_alias_;
   RunSpec flags_;  // holds the defaults shown in --help, then the parsed values
+  std::shared_ptr<std::string> algorithm_name_;
+  CLI::Option* algorithm_option_ = nullptr;
   std::vector<std::pair<CLI::Option*, std::function<void(RunSpec&)>>> bindings_;
   std::vector<std::shared_ptr<void>> storage_;  // values of flags that are not spec fields
 };
@@ -372,12 +563,8 @@ class SpecFlags {
 // ---------------------------------------------------------------------------------------------
 // Output: trace file, progress display.
 
-enum class TraceFormat { kCsv, kJsonLines };
-
 TraceFormat ResolveTraceFormat(const std::string& path, const std::string& forced) {
-  if (forced == "csv") return TraceFormat::kCsv;
-  if (forced == "jsonl") return TraceFormat::kJsonLines;
-  if (!forced.empty()) Fail("--trace-format must be csv or jsonl, got '" + forced + "'");
+  if (!forced.empty()) return ParseChoice<TraceFormat>(forced, "--trace-format");
   const auto ends_with = [&](const char* suffix) {
     const std::size_t n = std::strlen(suffix);
     return path.size() >= n && path.compare(path.size() - n, n, suffix) == 0;
@@ -385,7 +572,7 @@ TraceFormat ResolveTraceFormat(const std::string& path, const std::string& force
   if (ends_with(".csv")) return TraceFormat::kCsv;
   if (ends_with(".jsonl") || ends_with(".ndjson")) return TraceFormat::kJsonLines;
   Fail("--trace " + path + ": cannot tell the format from the extension (.csv or .jsonl); "
-       "use --trace-format csv|jsonl");
+       "use --trace-format " + ChoiceList<TraceFormat>("|"));
 }
 
 std::ofstream OpenForWriting(const std::string& path, const char* what) {
@@ -396,12 +583,15 @@ std::ofstream OpenForWriting(const std::string& path, const char* what) {
 
 class TraceWriter {
  public:
-  TraceWriter(std::string path, TraceFormat format)
-      : path_(std::move(path)), format_(format), out_(OpenForWriting(path_, "the trace")) {
-    if (format_ == TraceFormat::kCsv) out_ << MetricsCsvHeader() << '\n';
+  TraceWriter(std::string path, TraceFormat format, Family family)
+      : path_(std::move(path)), format_(format), family_(family),
+        out_(OpenForWriting(path_, "the trace")) {
+    if (format_ == TraceFormat::kCsv) out_ << MetricsCsvHeader(family_) << '\n';
   }
   void Write(const RoundMetrics& m) {
-    out_ << (format_ == TraceFormat::kCsv ? MetricsToCsvRow(m) : MetricsToJsonLine(m)) << '\n';
+    out_ << (format_ == TraceFormat::kCsv ? MetricsToCsvRow(m, family_)
+                                          : MetricsToJsonLine(m, family_))
+         << '\n';
     ++rows_;
   }
   // False if anything could not be written.
@@ -410,12 +600,13 @@ class TraceWriter {
     return !out_.fail();
   }
   const std::string& path() const { return path_; }
-  const char* format_name() const { return format_ == TraceFormat::kCsv ? "csv" : "jsonl"; }
+  const char* format_name() const { return ChoiceName(format_); }
   std::int64_t rows() const { return rows_; }
 
  private:
   std::string path_;
   TraceFormat format_;
+  Family family_;
   std::ofstream out_;
   std::int64_t rows_ = 0;
 };
@@ -432,8 +623,12 @@ class Progress {
 
   void Start(const RunInfo& info) {
     if (mode_ == Mode::kOff) return;
-    std::fprintf(stderr, "dpadmm: %s on %d nodes / %d edges, %lld training rows x %lld features, "
-                 "%lld rounds\n", info.algorithm.c_str(), info.nodes, info.edges,
+    const std::string where =
+        info.family == Family::kConsensus
+            ? std::to_string(info.nodes) + " nodes / " + std::to_string(info.edges) + " edges"
+            : std::to_string(info.party_features.size()) + " parties";
+    std::fprintf(stderr, "dpadmm: %s on %s, %lld training rows x %lld features, %lld rounds\n",
+                 ChoiceName(info.algorithm), where.c_str(),
                  static_cast<long long>(info.train_rows), static_cast<long long>(info.features),
                  static_cast<long long>(total_));
   }
@@ -527,38 +722,78 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                              " so that max ||x|| = 1 (it was " +
                              Fmt("%.6g", info.max_row_norm_before) + ")");
   }
-  std::string per_node = "rows per node ";
-  if (!info.rows_per_node.empty()) {
-    const auto [lo, hi] = std::minmax_element(info.rows_per_node.begin(), info.rows_per_node.end());
-    per_node += *lo == *hi ? std::to_string(*lo) : std::to_string(*lo) + ".." + std::to_string(*hi);
-  }
-  row("graph", std::to_string(info.nodes) + " nodes, " + std::to_string(info.edges) + " edges (" +
-                   spec.graph.topology + "); " + per_node);
   const int threads = info.threads > 0 ? info.threads
                                        : static_cast<int>(std::thread::hardware_concurrency());
-  row("algorithm", info.algorithm + ", " + info.loss + " loss, " + info.engine + " engine" +
-                       (info.engine == "tbb" ? ", " + std::to_string(threads) + " threads" : ""));
+  const std::string engine =
+      !info.on_engine ? std::string("in-process loop")
+                      : std::string(ChoiceName(info.engine)) + " engine" +
+                            (info.engine == runtime::EngineKind::kTbb
+                                 ? ", " + std::to_string(threads) + " threads"
+                                 : "");
   row("privacy", info.privacy_guarantee);
-  if (m.privacy_loss > 0.0) row("privacy loss", Fmt("%.6g", m.privacy_loss));
   row("rounds", std::to_string(s.rounds) + " of " + std::to_string(spec.iterations));
   row("training loss", Fmt("%.8g", m.train_loss));
-  const bool has_optimum = !std::isnan(info.optimum_objective);
-  row("objective", Fmt("%.8g", m.objective) +
-                       (has_optimum ? "  (centralized optimum " +
-                                          Fmt("%.8g", info.optimum_objective) + ")"
-                                    : ""));
-  row("test accuracy", Percent(1.0 - m.test_error) +
-                           (has_optimum ? "  (centralized optimum " +
-                                              Percent(1.0 - info.optimum_test_error) + ")"
-                                        : ""));
-  row("distance to optimum", std::isnan(m.distance_to_optimum)
-                                 ? std::string(spec.compute_optimum ? "not computed"
-                                                                    : "not computed (--no-optimum)")
-                                 : Fmt("%.3e", m.distance_to_optimum) +
-                                       "  (max_i ||f_i - f*|| / ||f*||)");
-  if (!info.optimum_note.empty()) row("optimum note", info.optimum_note);
-  row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_ij ||f_i - f_j||)");
-  row("wall time", Seconds(wall_seconds) + " (ADMM rounds " + Seconds(s.seconds) + ")");
+  if (info.family == Family::kSharing) {
+    std::string parties;
+    for (std::size_t p = 0; p < info.party_features.size(); ++p) {
+      parties += (p ? " / " : "") + std::to_string(info.party_features[p]);
+    }
+    row("parties", parties + " features");
+    row("algorithm", std::string(ChoiceName(info.algorithm)) + (info.dp ? " (private)" : "") +
+                         ", " + engine);
+    row("objective", Fmt("%.8g", m.objective) +
+                         (info.central.computed
+                              ? "  (centralized optimum " + Fmt("%.8g", info.central.objective) + ")"
+                              : ""));
+    row("test log loss", Fmt("%.6g", m.test_loss) +
+                             (info.central.computed
+                                  ? "  (all features " + Fmt("%.6g", info.central.test_loss) +
+                                        ", party 1 only " + Fmt("%.6g", info.local.test_loss) + ")"
+                                  : ""));
+    row("test accuracy", Percent(1.0 - m.test_error));
+    if (info.dp) {
+      row("privacy loss", "per iteration (" + Fmt("%.6g", info.epsilon) + ", " +
+                              Fmt("%.6g", info.delta) + ")-DP; total (" +
+                              Fmt("%.6g", m.epsilon_total) + ", " + Fmt("%.6g", m.delta_total) +
+                              ") over " + std::to_string(s.rounds) + " iterations (Corollary 1)");
+      row("assumptions", "b1 = " + Fmt("%.6g", info.b1) + " (observed max ||x_m|| " +
+                             Fmt("%.6g", m.max_x_norm) + ", ||y|| " + Fmt("%.6g", m.y_norm) +
+                             "), c1 = " + Fmt("%.6g", info.c1));
+      std::string sigmas;
+      for (double v : info.party_sigma) sigmas += (sigmas.empty() ? "" : " ") + Fmt("%.6g", v);
+      row("sigma per party", sigmas);
+    }
+  } else {
+    std::string per_node = "rows per node ";
+    if (!info.rows_per_node.empty()) {
+      const auto [lo, hi] =
+          std::minmax_element(info.rows_per_node.begin(), info.rows_per_node.end());
+      per_node +=
+          *lo == *hi ? std::to_string(*lo) : std::to_string(*lo) + ".." + std::to_string(*hi);
+    }
+    row("graph", std::to_string(info.nodes) + " nodes, " + std::to_string(info.edges) +
+                     " edges (" + ChoiceName(spec.graph.topology) + "); " + per_node);
+    row("algorithm", std::string(ChoiceName(info.algorithm)) + ", " + info.loss + " loss, " +
+                         engine);
+    if (m.privacy_loss > 0.0) row("privacy loss", Fmt("%.6g", m.privacy_loss));
+    const bool has_optimum = !std::isnan(info.optimum_objective);
+    row("objective", Fmt("%.8g", m.objective) +
+                         (has_optimum ? "  (centralized optimum " +
+                                            Fmt("%.8g", info.optimum_objective) + ")"
+                                      : ""));
+    row("test accuracy", Percent(1.0 - m.test_error) +
+                             (has_optimum ? "  (centralized optimum " +
+                                                Percent(1.0 - info.optimum_test_error) + ")"
+                                          : ""));
+    row("distance to optimum",
+        std::isnan(m.distance_to_optimum)
+            ? std::string(spec.compute_optimum ? "not computed" : "not computed (--no-optimum)")
+            : Fmt("%.3e", m.distance_to_optimum) + "  (max_i ||f_i - f*|| / ||f*||)");
+    if (!info.optimum_note.empty()) row("optimum note", info.optimum_note);
+    row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_ij ||f_i - f_j||)");
+  }
+  row("wall time", Seconds(wall_seconds) + " (rounds " + Seconds(s.seconds) + ", " +
+                       Fmt("%.3g", s.seconds_per_round) + " s per round)");
   row("trace", trace.path() + " (" + trace.format_name() + ", " + std::to_string(trace.rows()) +
                    " rows)");
   row("summary", summary_path);
@@ -572,6 +807,7 @@ int ExitCodeOf(RunOutcome outcome) {
     case RunOutcome::kBudgetExhausted: return kExitOk;
     case RunOutcome::kDiverged: return kExitDiverged;
     case RunOutcome::kCancelled: return kExitCancelled;
+    case RunOutcome::kFailed: return kExitFailed;
   }
   return kExitInternal;
 }
@@ -589,12 +825,27 @@ struct OutputOptions {
   bool print_config = false;
 };
 
-int Run(const SpecFlags& flags, const OutputOptions& o,
-        std::chrono::steady_clock::time_point started) {
-  RunSpec spec;
-  if (!o.config.empty()) ApplySpecJson(ReadFile(o.config, "config file"), o.config, spec);
+// The effective spec: the defaults of the algorithm's family (the algorithm from --algorithm,
+// else the config's algorithm.name), then the config file, then the flags given.
+RunSpec BuildSpec(const SpecFlags& flags, const OutputOptions& o) {
+  std::string config_text;
+  if (!o.config.empty()) config_text = ReadFile(o.config, "config file");
+  Algorithm algorithm = flags.DefaultAlgorithm();
+  if (const auto given = flags.GivenAlgorithm()) {
+    algorithm = *given;
+  } else if (!o.config.empty()) {
+    if (const auto named = PeekAlgorithm(config_text, o.config)) algorithm = *named;
+  }
+  RunSpec spec = RunSpec::Defaults(algorithm);
+  if (!o.config.empty()) ApplySpecJson(config_text, o.config, spec);
   flags.ApplyGiven(spec);
   spec.Validate();
+  return spec;
+}
+
+int Run(const SpecFlags& flags, const OutputOptions& o,
+        std::chrono::steady_clock::time_point started) {
+  const RunSpec spec = BuildSpec(flags, o);
   if (o.print_config) {
     std::cout << SpecToJson(spec) << std::endl;
     return kExitOk;
@@ -603,7 +854,7 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
 
   Experiment experiment(spec);  // loads data, builds graph, partition and the optimum
 
-  TraceWriter trace(o.trace, format);
+  TraceWriter trace(o.trace, format, spec.family());
   std::ofstream summary_file = OpenForWriting(o.summary, "the summary");
   Progress::Mode mode = Progress::Mode::kOff;
   if (!o.quiet) {
@@ -634,6 +885,26 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
   return ExitCodeOf(summary.outcome);
 }
 
+void AddOutputOptions(CLI::App& command, OutputOptions& o) {
+  const std::string io = "Input and output";
+  command.add_option("--config", o.config,
+                     "JSON spec file (shape: see --print-config); command-line flags override it")
+      ->type_name("FILE")->group(io);
+  command.add_option("--trace", o.trace,
+                     "Per-round metrics; format from the extension (.csv or .jsonl)")
+      ->type_name("FILE")->group(io);
+  command.add_option("--trace-format", o.trace_format,
+                     "Overrides the extension: " + ChoiceList<TraceFormat>())
+      ->type_name("FORMAT")->group(io);
+  command.add_option("--summary", o.summary, "Run summary (outcome, final metrics, model) as JSON")
+      ->type_name("FILE")->group(io);
+  command.add_flag("--quiet,-q", o.quiet, "No progress output on stderr")->group(io);
+  command.add_flag("--progress", o.progress,
+                   "Draw the progress bar even when stderr is not a terminal")->group(io);
+  command.add_flag("--print-config", o.print_config,
+                   "Print the effective spec as JSON and exit (nothing is run)")->group(io);
+}
+
 int Main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
   CLI::App app{"dpadmm: differentially private distributed learning with ADMM", "dpadmm"};
@@ -641,37 +912,36 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(kExitCodeHelp);
 
+  const std::string footer =
+      std::string("The spec is built from the defaults of the algorithm's family, then --config "
+                  "FILE, then the\nflags given here (flags override the file). --print-config "
+                  "shows the result as JSON; it is a\nvalid --config.\n") +
+      kExitCodeHelp;
   CLI::App* run = app.add_subcommand(
       "run",
-      "Run one experiment: N nodes learn one classifier by (private) consensus ADMM.\n"
-      "Without options: the main job, non-private ADMM on generated twonorm data, 10 nodes on a "
-      "random graph with 13 edges.");
+      "Run one experiment of either family; the algorithm selects it.\n"
+      "Consensus (admm, dvp, pvp, madmm, radmm, mradmm, private_mradmm, pdml): N nodes learn one "
+      "classifier\nby (private) consensus ADMM. Sharing (sharing, sgd): parties hold column "
+      "blocks, a coordinator the labels (001).\nWithout options: the main job, non-private ADMM "
+      "on generated twonorm data, 10 nodes on a random\ngraph with 13 edges.");
   run->option_defaults()->always_capture_default();
-  run->footer(std::string("The spec is built from RunSpec's defaults, then --config FILE, then "
-                          "the flags given here\n(flags override the file). --print-config shows "
-                          "the result as JSON; it is a valid --config.\n") +
-              kExitCodeHelp);
-  SpecFlags flags(*run);
-
+  run->footer(footer);
+  SpecFlags flags(*run, /*sharing_alias=*/false);
   OutputOptions o;
-  const std::string io = "Input and output";
-  run->add_option("--config", o.config,
-                  "JSON spec file (shape: see --print-config); command-line flags override it")
-      ->type_name("FILE")->group(io);
-  run->add_option("--trace", o.trace,
-                  "Per-round metrics; format from the extension (.csv or .jsonl)")
-      ->type_name("FILE")->group(io);
-  run->add_option("--trace-format", o.trace_format, "csv | jsonl (overrides the extension)")
-      ->type_name("FORMAT")->group(io);
-  run->add_option("--summary", o.summary, "Run summary (outcome, final metrics, model) as JSON")
-      ->type_name("FILE")->group(io);
-  run->add_flag("--quiet,-q", o.quiet, "No progress output on stderr")->group(io);
-  run->add_flag("--progress", o.progress,
-                "Draw the progress bar even when stderr is not a terminal")->group(io);
-  run->add_flag("--print-config", o.print_config,
-                "Print the effective spec as JSON and exit (nothing is run)")->group(io);
+  AddOutputOptions(*run, o);
 
-  SharingCommand sharing(app);  // `dpadmm sharing` (cli/sharing_command.h)
+  CLI::App* sharing = app.add_subcommand(
+      "sharing",
+      "Alias of `dpadmm run --algorithm sharing` with the vertical family's defaults (001): "
+      "non-private ADMM sharing,\n2 parties, on generated sparse data (2,000 rows x 200 "
+      "features). --algorithm admm | sgd as before.");
+  sharing->option_defaults()->always_capture_default();
+  sharing->footer(footer);
+  SpecFlags sharing_flags(*sharing, /*sharing_alias=*/true);
+  OutputOptions sharing_output;
+  sharing_output.trace = "dpadmm-sharing-trace.csv";
+  sharing_output.summary = "dpadmm-sharing-summary.json";
+  AddOutputOptions(*sharing, sharing_output);
 
   // CLI11 would only say "A subcommand is required" for a misspelt command; name it instead.
   if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "run") != 0 &&
@@ -685,17 +955,13 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << "dpadmm: error: " << e.what() << " (see dpadmm "
-              << (run->parsed() ? "run " : sharing.parsed() ? "sharing " : "")
+              << (run->parsed() ? "run " : sharing->parsed() ? "sharing " : "")
               << "--help)\n";
     return kExitBadInput;
   }
 
   try {
-    if (sharing.parsed()) {
-      CatchStopSignal(SIGINT);
-      CatchStopSignal(SIGTERM);
-      return sharing.Run(&g_stop, started);
-    }
+    if (sharing->parsed()) return Run(sharing_flags, sharing_output, started);
     return Run(flags, o, started);
   } catch (const InputError& e) {
     std::cerr << "dpadmm: error: " << e.what() << '\n';

@@ -1,4 +1,4 @@
-// Recording a run's rounds and comparing two runs bit for bit (consensus-family tests).
+// Recording a run's rounds and comparing two runs bit for bit (both families).
 #pragma once
 
 #include <cstdint>
@@ -39,7 +39,15 @@ inline void ExpectSameBits(const std::vector<RoundMetrics>& a, const std::vector
         {"consensus_gap", &RoundMetrics::consensus_gap},
         {"distance_to_optimum", &RoundMetrics::distance_to_optimum},
         {"privacy_loss", &RoundMetrics::privacy_loss},
-        {"privacy_round", &RoundMetrics::privacy_round}};
+        {"privacy_round", &RoundMetrics::privacy_round},
+        {"test_loss", &RoundMetrics::test_loss},
+        {"primal_residual", &RoundMetrics::primal_residual},
+        {"max_x_norm", &RoundMetrics::max_x_norm},
+        {"y_norm", &RoundMetrics::y_norm},
+        {"epsilon_iteration", &RoundMetrics::epsilon_iteration},
+        {"delta_iteration", &RoundMetrics::delta_iteration},
+        {"epsilon_total", &RoundMetrics::epsilon_total},
+        {"delta_total", &RoundMetrics::delta_total}};
     for (const auto& [name, field] : fields) {
       EXPECT_TRUE(SameBits(a[k].*field, b[k].*field))
           << name << " in round " << a[k].round << ": " << a[k].*field << " vs " << b[k].*field;

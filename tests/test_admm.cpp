@@ -22,9 +22,9 @@ using Recorder = dpadmm::test::RunRecorder;
 
 RunSpec SmallTwonorm(const std::string& topology) {
   RunSpec s;
-  s.data.source = "twonorm";
+  s.data.source = dpadmm::DataSource::kTwonorm;
   s.data.rows = 1200;
-  s.graph.topology = topology;
+  s.graph.topology = dpadmm::ParseChoice<dpadmm::Topology>(topology, "graph.topology");
   s.graph.nodes = 6;
   s.graph.edges = 8;
   s.algorithm.C = 50.0;
@@ -43,7 +43,7 @@ class AdmmTopology : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(AdmmTopology, ReachesCentralizedOptimumWithIdenticalBitsOnBothEngines) {
   RunSpec spec = SmallTwonorm(GetParam());
-  spec.engine = "serial";
+  spec.engine = dpadmm::runtime::EngineKind::kSerial;
   const dpadmm::Experiment experiment(spec);
   Recorder serial;
   const auto s = experiment.Run(&serial);
@@ -55,7 +55,7 @@ TEST_P(AdmmTopology, ReachesCentralizedOptimumWithIdenticalBitsOnBothEngines) {
 
   for (int threads : {1, 2, 3}) {
     RunSpec tbb_spec = spec;
-    tbb_spec.engine = "tbb";
+    tbb_spec.engine = dpadmm::runtime::EngineKind::kTbb;
     tbb_spec.threads = threads;
     Recorder tbb;
     const auto t = dpadmm::Experiment(tbb_spec).Run(&tbb);
@@ -124,15 +124,15 @@ TEST(Admm, DivergenceIsReportedWithNodeAndRound) {
     for (int k = 0; k < 40; ++k) out << (k % 2 ? "1e300,-1e300," : "-1e300,1e300,") << (k % 2 ? 1 : -1) << "\n";
   }
   RunSpec spec;
-  spec.data.source = "csv";
+  spec.data.source = dpadmm::DataSource::kCsv;
   spec.data.train_path = path;
   spec.data.normalize = false;
-  spec.graph.topology = "ring";
+  spec.graph.topology = dpadmm::Topology::kRing;
   spec.graph.nodes = 4;
   spec.compute_optimum = false;
   spec.iterations = 5;
   for (const char* engine : {"serial", "tbb"}) {
-    spec.engine = engine;
+    spec.engine = dpadmm::ParseChoice<dpadmm::runtime::EngineKind>(engine, "engine");
     const auto s = dpadmm::RunExperiment(spec);
     EXPECT_EQ(s.outcome, dpadmm::RunOutcome::kDiverged) << engine;
     EXPECT_NE(s.message.find("node 0"), std::string::npos) << s.message;
@@ -214,4 +214,28 @@ TEST(Admm, NodeDistanceToConsensusMatchesTheGap) {
   EXPECT_GT(*std::max_element(first.begin(), first.end()), 0.1);
   EXPECT_LT(*std::max_element(last.begin(), last.end()),
             1e-3 * *std::max_element(first.begin(), first.end()));
+}
+
+// A CSV whose first line is a header fails naming file and line, and says to use --header.
+TEST(Admm, CsvHeaderWithoutTheFlagSuggestsIt) {
+  const std::string path = ::testing::TempDir() + "/dpadmm_with_header.csv";
+  {
+    std::ofstream out(path);
+    out << "x1,x2,label\n";
+    for (int k = 0; k < 40; ++k) out << k % 7 << ',' << k % 5 << ',' << (k % 2 ? 1 : -1) << '\n';
+  }
+  RunSpec spec;
+  spec.data.source = dpadmm::DataSource::kCsv;
+  spec.data.train_path = path;
+  spec.graph.nodes = 4;
+  try {
+    dpadmm::Experiment e(spec);
+    ADD_FAILURE() << "accepted a header as data";
+  } catch (const dpadmm::InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(path + ":1"), std::string::npos) << m;
+    EXPECT_NE(m.find("--header"), std::string::npos) << m;
+  }
+  spec.data.has_header = true;
+  EXPECT_NO_THROW(dpadmm::Experiment e(spec));
 }

@@ -8,6 +8,8 @@
 // the 21 such checks of this file together (Bonferroni). A fresh seed would fail that rarely.
 #include <gtest/gtest.h>
 
+#include "spec_helpers.h"
+
 #include <cmath>
 #include <limits>
 #include <string>
@@ -44,18 +46,18 @@ void ExpectBinomial(std::int64_t count, std::int64_t n, double q, const std::str
 
 RunSpec Base(const std::string& algorithm) {
   RunSpec s;
-  s.data.source = "twonorm";
+  s.data.source = dpadmm::DataSource::kTwonorm;
   s.data.rows = 1200;
-  s.graph.topology = "random";
+  s.graph.topology = dpadmm::Topology::kRandom;
   s.graph.nodes = 6;
   s.graph.edges = 8;
-  s.algorithm.name = algorithm;
+  s.algorithm.Select(dpadmm::ParseChoice<dpadmm::Algorithm>(algorithm, "algorithm"));
   s.algorithm.C = 1.0;
   s.algorithm.rho = 0.05;
   s.algorithm.eta = 0.05;
   s.iterations = 30;
   s.seed = 5;
-  s.engine = "serial";
+  s.engine = dpadmm::runtime::EngineKind::kSerial;
   return s;
 }
 
@@ -375,7 +377,7 @@ TEST(PdmlRun, WithoutLabelNoiseObjectiveNoiseAndPrimalNoiseItIsConsensusAdmm) {
   // eps -> infinity: at eps = 40 a flip has probability 4e-18 and the debiasing weight is
   // 4e-18, so the run agrees with the non-private one to rounding.
   RunSpec large = Base("pdml");
-  large.algorithm.label_eps = 40.0;
+  dpadmm::test::Pdml(large).label_eps = 40.0;
   Recorder big;
   dpadmm::RunExperiment(large, &big);
   for (std::size_t k = 0; k < admm.rounds.size(); ++k) {
@@ -392,32 +394,32 @@ TEST(PdmlRun, WithoutLabelNoiseObjectiveNoiseAndPrimalNoiseItIsConsensusAdmm) {
 
 TEST(PdmlRun, BitwiseReproducibleAcrossEnginesAndThreadCounts) {
   RunSpec s = Base("pdml");
-  s.algorithm.label_eps_groups = {0.4, 1.0};
-  s.algorithm.label_eps_shares = {0.5, 0.5};
-  s.algorithm.pdml_R = 1.0;
-  s.algorithm.pdml_V = 0.1;
+  dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0};
+  dpadmm::test::Pdml(s).label_eps_shares = {0.5, 0.5};
+  dpadmm::test::Pdml(s).R = 1.0;
+  dpadmm::test::Pdml(s).V = 0.1;
   s.iterations = 15;
   dpadmm::Experiment exp(s);
   Recorder serial;
-  const dpadmm::RunSummary ref = exp.RunOn("serial", 1, &serial);
+  const dpadmm::RunSummary ref = exp.RunOn(dpadmm::runtime::EngineKind::kSerial, 1, &serial);
   for (int threads : {1, 2, 4}) {
     Recorder tbb;
-    const dpadmm::RunSummary r = exp.RunOn("tbb", threads, &tbb);
+    const dpadmm::RunSummary r = exp.RunOn(dpadmm::runtime::EngineKind::kTbb, threads, &tbb);
     SCOPED_TRACE(std::to_string(threads) + " threads");
     dpadmm::test::ExpectSameBits(tbb.rounds, serial.rounds);
     EXPECT_EQ(r.model, ref.model) << threads << " threads";
   }
   // A second Experiment with the same spec draws the same Phase 1 labels and noise.
-  EXPECT_EQ(dpadmm::Experiment(s).RunOn("serial", 1).model, ref.model);
+  EXPECT_EQ(dpadmm::Experiment(s).RunOn(dpadmm::runtime::EngineKind::kSerial, 1).model, ref.model);
 }
 
 TEST(PdmlRun, PerturbationsChangeTheRunAndTheTraceCarriesPrivacyAndNoise) {
   RunSpec s = Base("pdml");
-  s.algorithm.label_eps_groups = {0.4, 1.0};
-  s.algorithm.label_eps_shares = {0.25, 0.75};
-  s.algorithm.pdml_R = 1.0;
-  s.algorithm.pdml_V = 0.2;
-  s.algorithm.pdml_decay = 0.8;
+  dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0};
+  dpadmm::test::Pdml(s).label_eps_shares = {0.25, 0.75};
+  dpadmm::test::Pdml(s).R = 1.0;
+  dpadmm::test::Pdml(s).V = 0.2;
+  dpadmm::test::Pdml(s).decay = 0.8;
   Recorder noisy, clean;
   dpadmm::RunExperiment(s, &noisy);
   dpadmm::RunExperiment(Base("pdml"), &clean);
@@ -450,49 +452,55 @@ TEST(PdmlSpec, DefaultsValidateAndBadParametersNameTheField) {
     edit(s);
     return ThrowsInputError([&] { s.Validate(); }, parts);
   };
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.label_eps = -0.1; }, {"algorithm.label_eps", ">= 0"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.label_eps = std::numeric_limits<double>::infinity(); },
-                  {"algorithm.label_eps", "finite"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.label_eps = std::nan(""); }, {"algorithm.label_eps"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.label_eps_groups = {0.4, 1.0}; s.algorithm.label_eps_shares = {1.0}; },
-                  {"algorithm.label_eps_shares", "one share per group"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.label_eps_groups = {0.4, -1.0}; s.algorithm.label_eps_shares = {0.5, 0.5}; },
-                  {"algorithm.label_eps_groups[1]"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.label_eps_groups = {0.4, 1.0}; s.algorithm.label_eps_shares = {0.5, 0.0}; },
-                  {"algorithm.label_eps_shares[1]", "> 0"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.label_eps_groups = {0.4, 1.0}; s.algorithm.label_eps_shares = {0.5, 0.6}; },
-                  {"algorithm.label_eps_shares", "summing to 1"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.pdml_R = -1.0; }, {"algorithm.pdml_R"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.pdml_V = -0.5; }, {"algorithm.pdml_V"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.pdml_decay = 0.0; }, {"algorithm.pdml_decay", "(0, 1]"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.pdml_decay = 1.5; }, {"algorithm.pdml_decay"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps = -0.1; }, {"algorithm.pdml.label_eps", ">= 0"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps = std::numeric_limits<double>::infinity(); },
+                  {"algorithm.pdml.label_eps", "finite"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps = std::nan(""); }, {"algorithm.pdml.label_eps"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0}; dpadmm::test::Pdml(s).label_eps_shares = {1.0}; },
+                  {"algorithm.pdml.label_eps_shares", "one share per group"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps_groups = {0.4, -1.0}; dpadmm::test::Pdml(s).label_eps_shares = {0.5, 0.5}; },
+                  {"algorithm.pdml.label_eps_groups[1]"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0}; dpadmm::test::Pdml(s).label_eps_shares = {0.5, 0.0}; },
+                  {"algorithm.pdml.label_eps_shares[1]", "> 0"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0}; dpadmm::test::Pdml(s).label_eps_shares = {0.5, 0.6}; },
+                  {"algorithm.pdml.label_eps_shares", "summing to 1"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).R = -1.0; }, {"algorithm.pdml.R"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).V = -0.5; }, {"algorithm.pdml.V"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).decay = 0.0; }, {"algorithm.pdml.decay", "(0, 1]"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).decay = 1.5; }, {"algorithm.pdml.decay"}));
   EXPECT_TRUE(bad([](RunSpec& s) { s.loss.kind = LossKind::kSmoothHinge; }, {"loss.kind", "logistic"}));
   EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.privacy_budget = 1.0; }, {"algorithm.privacy_budget"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.alpha = 1.0; }, {"algorithm.alpha", "not used by 'pdml'"}));
   EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.rho_per_node = true; }, {"algorithm.rho_per_node"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.q1 = 1.04; }, {"algorithm.q1", "not used by 'pdml'"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.dual_step = 0.5; }, {"algorithm.dual_step"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.node_eta = {1, 1, 1, 1, 1, 1}; }, {"algorithm.node_eta", "not used by 'pdml'"}));
+  // The other variants' parameters have no place in PDML's struct: a config naming them fails.
+  for (const char* field : {"alpha", "q1", "dual_step"}) {
+    RunSpec s = Base("pdml");
+    const std::string json =
+        std::string(R"({"algorithm": {"name": "pdml", "pdml": {")") + field + R"(": 1}}})";
+    EXPECT_TRUE(ThrowsInputError([&] { dpadmm::ApplySpecJson(json, "run.json", s); },
+                                 {"unknown field 'algorithm.pdml." + std::string(field) + "'"}));
+  }
   EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.eta = 0.0; }, {"algorithm.eta"}));
 }
 
 TEST(PdmlSpec, JsonRoundTripsThePdmlFields) {
   RunSpec s = Base("pdml");
   s.data.add_bias = true;
-  s.algorithm.label_eps = 0.7;
-  s.algorithm.label_eps_groups = {0.4, 0.0};
-  s.algorithm.label_eps_shares = {0.9, 0.1};
-  s.algorithm.pdml_R = 9.0;
-  s.algorithm.pdml_V = 0.35;
-  s.algorithm.pdml_decay = 0.6;
+  dpadmm::test::Pdml(s).label_eps = 0.7;
+  dpadmm::test::Pdml(s).label_eps_groups = {0.4, 0.0};
+  dpadmm::test::Pdml(s).label_eps_shares = {0.9, 0.1};
+  dpadmm::test::Pdml(s).R = 9.0;
+  dpadmm::test::Pdml(s).V = 0.35;
+  dpadmm::test::Pdml(s).decay = 0.6;
   RunSpec back;
   dpadmm::ApplySpecJson(dpadmm::SpecToJson(s), "test", back);
   EXPECT_EQ(dpadmm::SpecToJson(back), dpadmm::SpecToJson(s));
   EXPECT_TRUE(back.data.add_bias);
-  EXPECT_EQ(back.algorithm.label_eps_groups, s.algorithm.label_eps_groups);
-  EXPECT_EQ(back.algorithm.pdml_decay, 0.6);
+  EXPECT_EQ(dpadmm::test::Pdml(back).label_eps_groups, dpadmm::test::Pdml(s).label_eps_groups);
+  EXPECT_EQ(dpadmm::test::Pdml(back).decay, 0.6);
   EXPECT_TRUE(ThrowsInputError(
-      [&] { dpadmm::ApplySpecJson(R"({"algorithm": {"pdml_R": "big"}})", "run.json", back); },
-      {"run.json", "algorithm.pdml_R"}));
+      [&] { dpadmm::ApplySpecJson(R"({"algorithm": {"pdml": {"R": "big"}}})", "run.json", back); },
+      {"run.json", "algorithm.pdml.R must be a number"}));
 }
 
 TEST(PdmlRun, BiasFeatureAddsOneConstantColumn) {

@@ -1,6 +1,8 @@
 // The private consensus family: DVP, PVP, M-ADMM (PP), R-ADMM, MR-ADMM, private MR-ADMM.
 #include <gtest/gtest.h>
 
+#include "spec_helpers.h"
+
 #include <cmath>
 #include <memory>
 #include <string>
@@ -24,12 +26,12 @@ using Recorder = dpadmm::test::RunRecorder;
 
 RunSpec Base(const std::string& algorithm) {
   RunSpec s;
-  s.data.source = "twonorm";
+  s.data.source = dpadmm::DataSource::kTwonorm;
   s.data.rows = 1200;
-  s.graph.topology = "random";
+  s.graph.topology = dpadmm::Topology::kRandom;
   s.graph.nodes = 5;
   s.graph.edges = 7;
-  s.algorithm.name = algorithm;
+  s.algorithm.Select(dpadmm::ParseChoice<dpadmm::Algorithm>(algorithm, "algorithm"));
   s.algorithm.C = 50.0;
   s.algorithm.rho = 1.0;
   s.algorithm.eta = 1.0;
@@ -53,8 +55,8 @@ TEST(PrivateAdmm, NonPrivateRecycledVariantsReachTheOptimum) {
   for (const char* name : {"radmm", "mradmm"}) {
     RunSpec s = Base(name);
     s.iterations = 600;
-    s.algorithm.gamma = 0.5;
-    if (std::string(name) == "mradmm") s.algorithm.q1 = 1.002;
+    dpadmm::test::Gamma(s) = 0.5;
+    if (std::string(name) == "mradmm") dpadmm::test::Q1(s) = 1.002;
     const auto r = dpadmm::RunExperiment(s);
     EXPECT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << name;
     EXPECT_LT(r.final.distance_to_optimum, 1e-4) << name;
@@ -140,8 +142,8 @@ TEST(PrivateAdmm, PrivacyTotalsMatchThePapersFormulas) {
   // DVP / PVP: plain composition of alpha_i(t) = alpha q2^(t-1).
   for (const char* name : {"dvp", "pvp"}) {
     RunSpec s = Base(name);
-    s.algorithm.alpha = 0.5;
-    s.algorithm.q2 = 1.1;
+    dpadmm::test::Noise(s).alpha = 0.5;
+    dpadmm::test::Noise(s).q2 = 1.1;
     s.iterations = 10;
     s.compute_optimum = false;
     const auto r = dpadmm::RunExperiment(s);
@@ -152,8 +154,8 @@ TEST(PrivateAdmm, PrivacyTotalsMatchThePapersFormulas) {
   // M-ADMM: P(T) = max_i sum_t C (1.4 c1 + alpha_i(t)) / (eta_i(t) V_i B_i)  (002).
   {
     RunSpec s = Base("madmm");
-    s.algorithm.alpha = 3.0;
-    s.algorithm.q1 = 1.05;
+    dpadmm::test::Noise(s).alpha = 3.0;
+    dpadmm::test::Q1(s) = 1.05;
     s.iterations = 12;
     s.compute_optimum = false;
     const dpadmm::Experiment e(s);
@@ -172,8 +174,8 @@ TEST(PrivateAdmm, PrivacyTotalsMatchThePapersFormulas) {
   // Private MR-ADMM: beta = max_i sum_k (2C/B_i)(1.4 c1/(rho/N + 2 eta_i(2k-1) V_i) + alpha_i(k)).
   {
     RunSpec s = Base("private_mradmm");
-    s.algorithm.alpha = 2.0;
-    s.algorithm.q1 = 1.04;
+    dpadmm::test::Noise(s).alpha = 2.0;
+    dpadmm::test::Q1(s) = 1.04;
     s.algorithm.eta = 2.0;
     s.iterations = 9;  // odd rounds 1, 3, 5, 7, 9: k = 1..5
     s.compute_optimum = false;
@@ -196,18 +198,20 @@ TEST(PrivateAdmm, PrivacyTotalsMatchThePapersFormulas) {
 TEST(PrivateAdmm, EveryVariantIsBitwiseReproducibleAcrossEnginesAndThreads) {
   for (const char* name : {"dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm"}) {
     RunSpec s = Base(name);
-    s.algorithm.alpha = std::string(name) == "radmm" || std::string(name) == "mradmm" ? 0.0 : 1.0;
-    s.algorithm.q1 = 1.02;
+    // alpha = 1 for the noisy variants, q1 = 1.02 for those with a growing penalty.
+    const std::string n = name;
+    if (n != "radmm" && n != "mradmm") dpadmm::test::Noise(s).alpha = 1.0;
+    if (n == "madmm" || n == "mradmm" || n == "private_mradmm") dpadmm::test::Q1(s) = 1.02;
     s.algorithm.eta = 2.0;
     s.iterations = 15;
     s.compute_optimum = false;
-    s.engine = "serial";
+    s.engine = dpadmm::runtime::EngineKind::kSerial;
     const dpadmm::Experiment e(s);
     Recorder serial;
     e.Run(&serial);
     for (int threads : {1, 2, 4}) {
       Recorder tbb;
-      e.RunOn("tbb", threads, &tbb);
+      e.RunOn(dpadmm::runtime::EngineKind::kTbb, threads, &tbb);
       ExpectSameBits(serial.rounds, tbb.rounds);
     }
   }
@@ -216,13 +220,13 @@ TEST(PrivateAdmm, EveryVariantIsBitwiseReproducibleAcrossEnginesAndThreads) {
 TEST(PrivateAdmm, NoiseChangesWithTheSeedAndMoreNoiseMeansWorseObjective) {
   RunSpec s = Base("dvp");
   s.iterations = 30;
-  s.algorithm.alpha = 1.0;
+  dpadmm::test::Noise(s).alpha = 1.0;
   const auto a = dpadmm::RunExperiment(s);
   s.seed = 12;
   const auto b = dpadmm::RunExperiment(s);
   EXPECT_NE(a.final.objective, b.final.objective);
   s.seed = 11;
-  s.algorithm.alpha = 1000.0;  // almost no noise
+  dpadmm::test::Noise(s).alpha = 1000.0;  // almost no noise
   const auto quiet = dpadmm::RunExperiment(s);
   EXPECT_LT(quiet.final.objective - quiet.info.optimum_objective,
             a.final.objective - a.info.optimum_objective);
@@ -230,7 +234,7 @@ TEST(PrivateAdmm, NoiseChangesWithTheSeedAndMoreNoiseMeansWorseObjective) {
 
 TEST(PrivateAdmm, BudgetFreezesEveryNodeAndEndsTheRun) {
   RunSpec s = Base("dvp");
-  s.algorithm.alpha = 0.5;
+  dpadmm::test::Noise(s).alpha = 0.5;
   s.algorithm.privacy_budget = 3.2;  // 6 rounds spend 3.0; a 7th would reach 3.5: refused
   s.iterations = 100;
   s.compute_optimum = false;
@@ -251,7 +255,7 @@ TEST(PrivateAdmm, BudgetFreezesEveryNodeAndEndsTheRun) {
 
 TEST(PrivateAdmm, NodesFreezeAloneWithPerNodeBudgets) {
   RunSpec s = Base("dvp");
-  s.algorithm.alpha = 0.5;
+  dpadmm::test::Noise(s).alpha = 0.5;
   s.algorithm.node_privacy_budget = {1.0, 2.0, 0.0, 3.0, 1.5};  // node 2: no budget
   s.iterations = 12;
   s.compute_optimum = false;
@@ -270,7 +274,7 @@ TEST(PrivateAdmm, NodesFreezeAloneWithPerNodeBudgets) {
 
 TEST(PrivateAdmm, HeterogeneousBudgetsPerNode) {
   RunSpec s = Base("dvp");
-  s.algorithm.node_alpha = {0.1, 0.2, 0.3, 0.4, 0.5};
+  dpadmm::test::Noise(s).node_alpha = {0.1, 0.2, 0.3, 0.4, 0.5};
   s.iterations = 4;
   s.compute_optimum = false;
   Recorder rec;
@@ -283,7 +287,7 @@ TEST(PrivateAdmm, HeterogeneousBudgetsPerNode) {
 
 TEST(PrivateAdmm, PrivateMradmmRejectsATooSmallFirstPenalty) {
   RunSpec s = Base("private_mradmm");
-  s.algorithm.alpha = 1.0;
+  dpadmm::test::Noise(s).alpha = 1.0;
   s.algorithm.C = 1750;
   s.algorithm.eta = 1e-4;  // 2 c1 = 0.5 > (B/C)(rho/N + 2 eta V) for B ~ 170
   try {
@@ -297,9 +301,10 @@ TEST(PrivateAdmm, PrivateMradmmRejectsATooSmallFirstPenalty) {
 TEST(PrivateAdmm, PrivateAlgorithmsNeedAlpha) {
   RunSpec s = Base("dvp");
   EXPECT_THROW(s.Validate(), dpadmm::InputError);
-  s.algorithm.alpha = 1;
+  dpadmm::test::Noise(s).alpha = 1;
   EXPECT_NO_THROW(s.Validate());
-  s.algorithm.q1 = 0.9;
+  s = Base("madmm");
+  dpadmm::test::Q1(s) = 0.9;
   EXPECT_THROW(s.Validate(), dpadmm::InputError);
 }
 
@@ -307,7 +312,7 @@ TEST(PrivateAdmm, PrivacyRoundIsPerRoundWhateverMetricsEvery) {
   // DVP with a constant alpha adds the same privacy loss every round; measuring only every
   // tenth round must not change what "privacy_round" means (the loss round t added).
   RunSpec s = Base("dvp");
-  s.algorithm.alpha = 0.5;
+  dpadmm::test::Noise(s).alpha = 0.5;
   s.metrics_every = 10;
   Recorder sparse_metrics;
   dpadmm::RunExperiment(s, &sparse_metrics);

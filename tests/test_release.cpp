@@ -20,6 +20,7 @@
 #include "dpadmm/privacy/noise.h"
 #include "dpadmm/privacy/release.h"
 #include "run_recorder.h"
+#include "spec_helpers.h"
 #include "sharing/programs.h"
 
 namespace dpadmm {
@@ -274,11 +275,11 @@ RunSpec BudgetSpec() {
   RunSpec s;
   s.data.rows = 600;
   s.data.dims = 6;
-  s.graph.topology = "ring";
+  s.graph.topology = dpadmm::Topology::kRing;
   s.graph.nodes = 5;
-  s.algorithm.name = "dvp";
+  s.algorithm.Select(dpadmm::Algorithm::kDvp);
   s.algorithm.eta = 10.0;
-  s.algorithm.alpha = 0.5;
+  test::Noise(s).alpha = 0.5;
   s.algorithm.node_privacy_budget = {1.0, 2.5, 0.75, 4.0, 1.5};
   s.iterations = 12;
   s.compute_optimum = false;
@@ -289,8 +290,8 @@ RunSpec BudgetSpec() {
 TEST(ReleaseRuns, SerialAndTbbEnginesAgreeBitForBitWithBudgets) {
   const Experiment e(BudgetSpec());
   test::RunRecorder serial, tbb;
-  const RunSummary a = e.RunOn("serial", 1, &serial);
-  const RunSummary b = e.RunOn("tbb", 2, &tbb);
+  const RunSummary a = e.RunOn(dpadmm::runtime::EngineKind::kSerial, 1, &serial);
+  const RunSummary b = e.RunOn(dpadmm::runtime::EngineKind::kTbb, 2, &tbb);
   test::ExpectSameBits(serial.rounds, tbb.rounds);
   EXPECT_EQ(a.node_frozen_round, b.node_frozen_round);
   EXPECT_EQ(a.node_frozen_round, (std::vector<std::int64_t>{3, 6, 2, 9, 4}));

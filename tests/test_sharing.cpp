@@ -2,6 +2,7 @@
 // the noise of (16) (statistical), the privacy bounds against hand-computed values, engine
 // determinism, outcomes and bad input. Generated data only.
 #include <cmath>
+#include <fstream>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -15,33 +16,49 @@
 #include "dpadmm/data/generators.h"
 #include "dpadmm/solver/loss.h"
 #include "dpadmm/core/random.h"
-#include "dpadmm/sharing/sharing.h"
+#include "dpadmm/experiment/run.h"
+#include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/sharing_accounting.h"
 #include "sharing/programs.h"
+#include "run_recorder.h"
 #include "test_helpers.h"
+#include "dpadmm/data/loaders.h"
+#include "dpadmm/data/preprocessing.h"
 
 namespace dpadmm {
 namespace {
 
 using test::ThrowsInputError;
 
+// The parameters of the selected sharing algorithm (the spec must have it selected).
+SharingParams& Sh(RunSpec& s) { return s.algorithm.As<SharingParams>(); }
+SgdParams& Sgd(RunSpec& s) {
+  if (s.algorithm.name() == Algorithm::kSharing) {
+    // Keep the party layout chosen so far when switching to the SGD baseline.
+    const PartyLayout layout = Sh(s);
+    s.algorithm.Select(Algorithm::kSgd);
+    static_cast<PartyLayout&>(s.algorithm.As<SgdParams>()) = layout;
+  }
+  return s.algorithm.As<SgdParams>();
+}
+
 // Small generated problems: dense twonorm (20 features) and sparse high-dimensional data.
-SharingSpec SmallSpec(int parties) {
-  SharingSpec s;
-  s.data.source = "twonorm";
+RunSpec SmallSpec(int parties) {
+  RunSpec s = RunSpec::Defaults(Algorithm::kSharing);
+  s.data.source = dpadmm::DataSource::kTwonorm;
   s.data.rows = 500;
   s.data.dims = 20;
-  s.parties = parties;
-  s.lambda = 1e-2;
-  s.rho = 0.01;  // ~ 1/N for N = 350 training rows (see SharingSpec::rho)
-  s.engine = "serial";
+  Sh(s).parties = parties;
+  Sh(s).lambda = 1e-2;
+  Sh(s).rho = 0.01;  // ~ 1/N for N = 350 training rows (see SharingSpec::rho)
+  s.engine = dpadmm::runtime::EngineKind::kSerial;
   return s;
 }
 
-class Recorder : public SharingObserver {
+class Recorder : public RunObserver {
  public:
-  void OnEpoch(const SharingMetrics& m) override { rows.push_back(m); }
-  std::vector<SharingMetrics> rows;
+  void OnRound(const RoundMetrics& m) override { rows.push_back(m); }
+  std::vector<RoundMetrics> rows;
 };
 
 // --- Convergence to the centralized optimum ---------------------------------------------------
@@ -54,33 +71,33 @@ TEST_P(SharingOptimum, NoiseFreeAdmmReachesTheCentralizedOptimum) {
   // relative in the objective; the model must agree to 1e-4 relative (the objective is
   // quadratic near the optimum, so 1e-6 in F corresponds to about 1e-3 in f at worst; we ask
   // more and get it).
-  SharingSpec s = SmallSpec(GetParam());
-  s.epochs = 300;
-  const SharingExperiment e(s);
-  const SharingSummary r = e.Run();
+  RunSpec s = SmallSpec(GetParam());
+  s.iterations = 300;
+  const Experiment e(s);
+  const RunSummary r = e.Run();
   ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
   const double fstar = e.info().central.objective;
   EXPECT_LE(std::abs(r.final.objective - fstar), 1e-6 * fstar)
       << "objective " << r.final.objective << " vs optimum " << fstar;
-  EXPECT_LE((r.model - e.central_model()).norm(), 1e-4 * e.central_model().norm());
+  EXPECT_LE((r.model - e.optimum()).norm(), 1e-4 * e.optimum().norm());
   EXPECT_LT(r.final.primal_residual, 1e-6);
 }
 
 INSTANTIATE_TEST_SUITE_P(SharingParties, SharingOptimum, ::testing::Values(2, 3, 5));
 
 TEST(SharingOptimumSparse, UnevenBlocksOfSparseData) {
-  SharingSpec s;
-  s.data.source = "sparse";
+  RunSpec s = RunSpec::Defaults(Algorithm::kSharing);
+  s.data.source = dpadmm::DataSource::kSparse;
   s.data.rows = 600;
   s.data.dims = 60;
-  s.parties = 3;
-  s.party_features = {30, 20, 10};
-  s.lambda = 1e-2;
-  s.rho = 0.01;
-  s.epochs = 400;
-  s.engine = "serial";
-  const SharingExperiment e(s);
-  const SharingSummary r = e.Run();
+  Sh(s).parties = 3;
+  Sh(s).party_features = {30, 20, 10};
+  Sh(s).lambda = 1e-2;
+  Sh(s).rho = 0.01;
+  s.iterations = 400;
+  s.engine = dpadmm::runtime::EngineKind::kSerial;
+  const Experiment e(s);
+  const RunSummary r = e.Run();
   ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
   const double fstar = e.info().central.objective;
   EXPECT_LE(std::abs(r.final.objective - fstar), 1e-6 * fstar);
@@ -289,13 +306,13 @@ TEST(SharingAccounting, Corollary1AdvancedComposition) {
 }
 
 TEST(SharingAccounting, RunReportsPerIterationAndTotalPrivacy) {
-  SharingSpec s = SmallSpec(2);
-  s.dp = true;
-  s.epsilon = 0.5;
-  s.epochs = 3;
-  const SharingExperiment e(s);
+  RunSpec s = SmallSpec(2);
+  Sh(s).dp = true;
+  Sh(s).epsilon = 0.5;
+  s.iterations = 3;
+  const Experiment e(s);
   Recorder rec;
-  const SharingSummary r = e.Run(&rec);
+  const RunSummary r = e.Run(&rec);
   ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
   ASSERT_EQ(rec.rows.size(), 4u);
   // d_m = 10 for both parties, rho = 0.01, lambda = 0.01, c1 = 1, M = 2, b1 = 1:
@@ -314,16 +331,16 @@ TEST(SharingAccounting, RunReportsPerIterationAndTotalPrivacy) {
 // --- Engines --------------------------------------------------------------------------------
 
 TEST(SharingEngines, SerialAndTbbGiveIdenticalBits) {
-  SharingSpec s = SmallSpec(3);
-  s.dp = true;  // noise included: the streams are keyed by (seed, node, round)
-  s.epsilon = 0.8;
-  s.epochs = 8;
-  s.compute_baselines = false;
-  const SharingExperiment e(s);
+  RunSpec s = SmallSpec(3);
+  Sh(s).dp = true;  // noise included: the streams are keyed by (seed, node, round)
+  Sh(s).epsilon = 0.8;
+  s.iterations = 8;
+  s.compute_optimum = false;
+  const Experiment e(s);
   Recorder a, b, c;
-  const SharingSummary ra = e.RunOn("serial", 0, &a);
-  const SharingSummary rb = e.RunOn("tbb", 2, &b);
-  const SharingSummary rc = e.RunOn("tbb", 4, &c);
+  const RunSummary ra = e.RunOn(dpadmm::runtime::EngineKind::kSerial, 0, &a);
+  const RunSummary rb = e.RunOn(dpadmm::runtime::EngineKind::kTbb, 2, &b);
+  const RunSummary rc = e.RunOn(dpadmm::runtime::EngineKind::kTbb, 4, &c);
   ASSERT_EQ(a.rows.size(), 9u);
   ASSERT_EQ(b.rows.size(), a.rows.size());
   ASSERT_EQ(c.rows.size(), a.rows.size());
@@ -340,22 +357,22 @@ TEST(SharingEngines, SerialAndTbbGiveIdenticalBits) {
     EXPECT_EQ(ra.model[k], rc.model[k]);
   }
   // The noise does change the result (else this test could not fail on a noise mix-up).
-  SharingSpec quiet = s;
-  quiet.dp = false;
-  EXPECT_NE(SharingExperiment(quiet).Run().model, ra.model);
+  RunSpec quiet = s;
+  Sh(quiet).dp = false;
+  EXPECT_NE(Experiment(quiet).Run().model, ra.model);
 }
 
 // --- Outcomes ---------------------------------------------------------------------------------
 
 TEST(SharingOutcome, CancelledBeforeTheFirstRound) {
-  SharingSpec s = SmallSpec(2);
-  s.compute_baselines = false;
+  RunSpec s = SmallSpec(2);
+  s.compute_optimum = false;
   runtime::StopToken stop;
   stop.RequestStop();
-  const SharingSummary r = RunSharing(s, nullptr, &stop);
+  const RunSummary r = RunExperiment(s, nullptr, &stop);
   EXPECT_EQ(r.outcome, RunOutcome::kCancelled);
-  s.algorithm = "sgd";
-  EXPECT_EQ(RunSharing(s, nullptr, &stop).outcome, RunOutcome::kCancelled);
+  Sgd(s);  // the SGD baseline on the same parties
+  EXPECT_EQ(RunExperiment(s, nullptr, &stop).outcome, RunOutcome::kCancelled);
 }
 
 TEST(SharingOutcome, NonFiniteShareFailsTheCoordinatorNamingPartyAndRound) {
@@ -380,16 +397,16 @@ TEST(SharingOutcome, NonFiniteShareFailsTheCoordinatorNamingPartyAndRound) {
 TEST(SharingOutcome, AdmmFailureIsDivergedNamingNodeAndRound) {
   // One Newton step cannot meet a 1e-300 tolerance: the coordinator's z update fails in the
   // first coordinator round (round 2), on both engines, as an outcome.
-  SharingSpec s = SmallSpec(2);
-  s.z_tolerance = 1e-300;
-  s.z_max_iterations = 1;
-  s.compute_baselines = false;
-  const SharingExperiment e(s);
+  RunSpec s = SmallSpec(2);
+  Sh(s).z_tolerance = 1e-300;
+  Sh(s).z_max_iterations = 1;
+  s.compute_optimum = false;
+  const Experiment e(s);
   for (const char* engine : {"serial", "tbb"}) {
-    const SharingSummary r = e.RunOn(engine, 2);
+    const RunSummary r = e.RunOn(ParseChoice<runtime::EngineKind>(engine, "engine"), 2);
     EXPECT_EQ(r.outcome, RunOutcome::kDiverged) << engine;
     EXPECT_NE(r.message.find("coordinator (node 0), round 2"), std::string::npos) << r.message;
-    EXPECT_EQ(r.epochs, 0);
+    EXPECT_EQ(r.rounds, 0);
   }
 }
 
@@ -404,12 +421,12 @@ TEST(SharingOutcome, PartiesAreRefusedLabels) {
 
 TEST(SharingOutcome, DivergenceIsAnOutcomeWithNodeAndRound) {
   // A learning rate far too large for SGD overflows the weights: outcome, not exception.
-  SharingSpec s = SmallSpec(2);
-  s.algorithm = "sgd";
-  s.learning_rate = 1e306;
-  s.epochs = 5;
-  s.compute_baselines = false;
-  const SharingSummary r = RunSharing(s);
+  RunSpec s = SmallSpec(2);
+  Sgd(s);  // the SGD baseline on the same parties
+  Sgd(s).learning_rate = 1e306;
+  s.iterations = 5;
+  s.compute_optimum = false;
+  const RunSummary r = RunExperiment(s);
   EXPECT_EQ(r.outcome, RunOutcome::kDiverged);
   EXPECT_NE(r.message.find("party"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("epoch"), std::string::npos) << r.message;
@@ -418,14 +435,14 @@ TEST(SharingOutcome, DivergenceIsAnOutcomeWithNodeAndRound) {
 // --- SGD baseline -----------------------------------------------------------------------------
 
 TEST(SharingSgd, ApproachesTheOptimumAndIsReproducible) {
-  SharingSpec s = SmallSpec(2);
-  s.algorithm = "sgd";
-  s.epochs = 40;
-  s.learning_rate = 1.0;
-  s.batch_size = 16;
-  s.lr_decay = 0.2;
-  const SharingExperiment e(s);
-  const SharingSummary r = e.Run();
+  RunSpec s = SmallSpec(2);
+  Sgd(s);  // the SGD baseline on the same parties
+  s.iterations = 40;
+  Sgd(s).learning_rate = 1.0;
+  Sgd(s).batch_size = 16;
+  Sgd(s).lr_decay = 0.2;
+  const Experiment e(s);
+  const RunSummary r = e.Run();
   ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
   const double fstar = e.info().central.objective;
   EXPECT_GE(r.final.objective, fstar - 1e-12);
@@ -436,86 +453,134 @@ TEST(SharingSgd, ApproachesTheOptimumAndIsReproducible) {
 // --- Bad input ----------------------------------------------------------------------------------
 
 TEST(SharingSpecValidate, DefaultsValidateAndRun) {
-  SharingSpec s;
+  RunSpec s = RunSpec::Defaults(Algorithm::kSharing);
   EXPECT_NO_THROW(s.Validate());
-  s.epochs = 2;
-  s.engine = "serial";
-  EXPECT_EQ(RunSharing(s).outcome, RunOutcome::kCompleted);
+  s.iterations = 2;
+  s.engine = dpadmm::runtime::EngineKind::kSerial;
+  EXPECT_EQ(RunExperiment(s).outcome, RunOutcome::kCompleted);
 }
 
 TEST(SharingSpecValidate, EachFieldHasItsError) {
-  const auto bad = [](auto&& change, const std::string& field) {
-    SharingSpec s;
-    change(s);
+  const auto bad = [](auto edit, const std::string& field) {
+    RunSpec s = RunSpec::Defaults(Algorithm::kSharing);
+    edit(s);
     return ThrowsInputError([&] { s.Validate(); }, {field});
   };
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.algorithm = "lbfgs"; }, "sharing.algorithm"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.parties = 0; }, "sharing.parties"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.party_features = {3}; }, "sharing.party_features"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.party_features = {3, 0}; }, "sharing.party_features[1]"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.lambda = 0.0; }, "sharing.lambda"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.rho = -1.0; }, "sharing.rho"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.epochs = -1; }, "sharing.epochs"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.engine = "mpi"; }, "sharing.engine"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.threads = -2; }, "sharing.threads"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.z_tolerance = 0.0; }, "sharing.z_tolerance"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.z_max_iterations = 0; }, "sharing.z_max_iterations"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.epsilon = 2.0; }, "sharing.epsilon"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.delta = 1.0; }, "sharing.delta"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.noise_sigma = -1.0; }, "sharing.noise_sigma"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.delta_prime = 0.0; }, "sharing.delta_prime"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.b1 = 0.0; }, "sharing.b1"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.c1 = -1.0; }, "sharing.c1"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.algorithm = "sgd"; s.dp = true; }, "sharing.dp"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.learning_rate = 0.0; }, "sharing.learning_rate"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.lr_decay = -1.0; }, "sharing.lr_decay"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.batch_size = 0; }, "sharing.batch_size"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.sgd_init_sd = -1.0; }, "sharing.sgd_init_sd"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.sparse_informative = 0; }, "sharing.sparse_informative"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.sparse_nnz_per_row = 0; }, "sharing.sparse_nnz_per_row"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.sparse_flip_probability = 0.6; }, "sharing.sparse_flip_probability"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.data.source = "gisette"; }, "data.source"));
-  EXPECT_TRUE(bad([](SharingSpec& s) { s.data.source = "libsvm"; }, "data.train_path"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).parties = 0; }, "algorithm.sharing.parties"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).party_features = {3}; }, "algorithm.sharing.party_features"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).party_features = {3, 0}; }, "algorithm.sharing.party_features[1]"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).lambda = 0.0; }, "algorithm.sharing.lambda"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).rho = -1.0; }, "algorithm.sharing.rho"));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.iterations = -1; }, "iterations"));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.threads = -2; }, "threads"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).z_tolerance = 0.0; }, "algorithm.sharing.z_tolerance"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).z_max_iterations = 0; }, "algorithm.sharing.z_max_iterations"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).epsilon = 2.0; }, "algorithm.sharing.epsilon"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).delta = 1.0; }, "algorithm.sharing.delta"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).noise_sigma = -1.0; }, "algorithm.sharing.noise_sigma"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).delta_prime = 0.0; }, "algorithm.sharing.delta_prime"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).b1 = 0.0; }, "algorithm.sharing.b1"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).c1 = -1.0; }, "algorithm.sharing.c1"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sgd(s).learning_rate = 0.0; }, "algorithm.sgd.learning_rate"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sgd(s).lr_decay = -1.0; }, "algorithm.sgd.lr_decay"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sgd(s).batch_size = 0; }, "algorithm.sgd.batch_size"));
+  EXPECT_TRUE(bad([](RunSpec& s) { Sgd(s).init_sd = -1.0; }, "algorithm.sgd.init_sd"));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.data.sparse_informative = 0; }, "data.sparse_informative"));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.data.sparse_nnz_per_row = 0; }, "data.sparse_nnz_per_row"));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.data.sparse_flip_probability = 0.6; }, "data.sparse_flip_probability"));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.data.source = dpadmm::DataSource::kLibsvm; }, "data.train_path"));
+  // Unknown names (an algorithm, an engine, a data source) fail where they are parsed.
+  EXPECT_TRUE(ThrowsInputError([] { ParseChoice<Algorithm>("lbfgs", "algorithm.name"); },
+                               {"algorithm.name"}));
+  EXPECT_TRUE(ThrowsInputError([] { ParseChoice<runtime::EngineKind>("mpi", "engine"); },
+                               {"engine"}));
+  EXPECT_TRUE(ThrowsInputError([] { ParseChoice<DataSource>("gisette", "data.source"); },
+                               {"data.source"}));
+  // DP is a parameter of ADMM sharing only: the SGD baseline's struct has no such field.
+  RunSpec s = RunSpec::Defaults(Algorithm::kSgd);
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { ApplySpecJson(R"({"algorithm": {"sgd": {"dp": true}}})", "x.json", s); },
+      {"unknown field 'algorithm.sgd.dp'"}));
 }
 
 TEST(SharingSpecValidate, FeatureCountsMustMatchTheData) {
-  SharingSpec s = SmallSpec(2);
-  s.party_features = {12, 9};
-  EXPECT_TRUE(ThrowsInputError([&] { SharingExperiment e(s); }, {"party_features", "21", "20"}));
-  s.party_features.clear();
-  s.parties = 25;
-  EXPECT_TRUE(ThrowsInputError([&] { SharingExperiment e(s); }, {"parties", "25"}));
+  RunSpec s = SmallSpec(2);
+  Sh(s).party_features = {12, 9};
+  EXPECT_TRUE(ThrowsInputError([&] { Experiment e(s); }, {"party_features", "21", "20"}));
+  Sh(s).party_features.clear();
+  Sh(s).parties = 25;
+  EXPECT_TRUE(ThrowsInputError([&] { Experiment e(s); }, {"parties", "25"}));
   s = SmallSpec(2);
-  s.data.source = "libsvm";
+  s.data.source = dpadmm::DataSource::kLibsvm;
   s.data.train_path = "/nonexistent/a9a";
-  EXPECT_TRUE(ThrowsInputError([&] { SharingExperiment e(s); }, {"/nonexistent/a9a"}));
+  EXPECT_TRUE(ThrowsInputError([&] { Experiment e(s); }, {"/nonexistent/a9a"}));
 }
 
 TEST(SharingSpecJson, AppliesFieldsAndRejectsUnknownOnes) {
-  SharingSpec s;
-  ApplySharingSpecJson(R"({"parties": 3, "party_features": [1, 2, 3], "dp": true,
-                           "epsilon": 0.25, "data": {"source": "twonorm", "rows": 99}})",
-                       "x.json", s);
-  EXPECT_EQ(s.parties, 3);
-  EXPECT_EQ(s.party_features, (std::vector<std::int64_t>{1, 2, 3}));
-  EXPECT_TRUE(s.dp);
-  EXPECT_EQ(s.epsilon, 0.25);
-  EXPECT_EQ(s.data.source, "twonorm");
+  RunSpec s = RunSpec::Defaults(Algorithm::kSharing);
+  ApplySpecJson(R"({"algorithm": {"name": "sharing", "sharing": {"parties": 3,
+                   "party_features": [1, 2, 3], "dp": true, "epsilon": 0.25}},
+                   "data": {"source": "twonorm", "rows": 99}})",
+                "x.json", s);
+  EXPECT_EQ(Sh(s).parties, 3);
+  EXPECT_EQ(Sh(s).party_features, (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_TRUE(Sh(s).dp);
+  EXPECT_EQ(Sh(s).epsilon, 0.25);
+  EXPECT_EQ(s.data.source, DataSource::kTwonorm);
   EXPECT_EQ(s.data.rows, 99);
   // Round trip.
-  SharingSpec t;
-  ApplySharingSpecJson(SharingSpecToJson(s), "round-trip", t);
-  EXPECT_EQ(SharingSpecToJson(t), SharingSpecToJson(s));
-  const SharingSpec before = s;
-  EXPECT_TRUE(ThrowsInputError([&] { ApplySharingSpecJson(R"({"rhoo": 1})", "x.json", s); },
-                               {"x.json", "unknown field 'rhoo'"}));
-  EXPECT_TRUE(ThrowsInputError([&] { ApplySharingSpecJson(R"({"rho": "big"})", "x.json", s); },
-                               {"x.json", "rho must be a number"}));
-  EXPECT_TRUE(ThrowsInputError([&] { ApplySharingSpecJson(R"({"data": {"rowz": 3}})", "x.json", s); },
+  RunSpec t = RunSpec::Defaults(Algorithm::kSharing);
+  ApplySpecJson(SpecToJson(s), "round-trip", t);
+  EXPECT_EQ(SpecToJson(t), SpecToJson(s));
+  const RunSpec before = s;
+  EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(R"({"algorithm": {"sharing": {"rhoo": 1}}})", "x.json", s); },
+                               {"x.json", "unknown field 'algorithm.sharing.rhoo'"}));
+  EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(R"({"algorithm": {"sharing": {"rho": "big"}}})", "x.json", s); },
+                               {"x.json", "algorithm.sharing.rho must be a number"}));
+  EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(R"({"data": {"rowz": 3}})", "x.json", s); },
                                {"x.json", "rowz"}));
-  EXPECT_TRUE(ThrowsInputError([&] { ApplySharingSpecJson("{\"rho\": ", "x.json", s); },
+  EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson("{\"rho\": ", "x.json", s); },
                                {"x.json", "syntax"}));
-  EXPECT_EQ(SharingSpecToJson(s), SharingSpecToJson(before));  // unchanged on error
+  EXPECT_EQ(SpecToJson(s), SpecToJson(before));  // unchanged on error
+}
+
+// An Experiment built from in-memory data runs bit for bit like the one that loads the same
+// rows from a file (both families).
+TEST(SharingInMemory, EqualsTheFileBasedRunBitForBit) {
+  const Dataset all = GenerateTwonorm(400, 9, 10);
+  const std::string path = ::testing::TempDir() + "/dpadmm_in_memory.csv";
+  {
+    std::ofstream out(path);
+    out.precision(17);
+    const auto& x = std::get<DenseRows>(all.x);
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+      for (Eigen::Index c = 0; c < x.cols(); ++c) out << x(r, c) << ',';
+      out << all.y[r] << '\n';
+    }
+  }
+  for (Algorithm algorithm : {Algorithm::kAdmm, Algorithm::kDvp, Algorithm::kSharing,
+                              Algorithm::kSgd}) {
+    RunSpec s = RunSpec::Defaults(algorithm);
+    s.data.source = DataSource::kCsv;
+    s.data.train_path = path;
+    s.iterations = 6;
+    s.graph.nodes = 4;
+    s.engine = runtime::EngineKind::kSerial;
+    if (algorithm == Algorithm::kDvp) s.algorithm.As<DvpParams>().alpha = 0.5;
+    if (algorithm == Algorithm::kSharing) Sh(s).rho = 0.01;
+    const Experiment from_file(s);
+    // The same split as the file-based run: the CSV holds every row, the split is seeded.
+    const TrainTest split = SplitTrainTest(LoadCsv(path), s.data.test_fraction, s.seed);
+    const Experiment in_memory(s, split.train, split.test);
+    test::RunRecorder a, b;
+    const RunSummary ra = from_file.Run(&a);
+    const RunSummary rb = in_memory.Run(&b);
+    SCOPED_TRACE(ChoiceName(algorithm));
+    EXPECT_EQ(ra.outcome, rb.outcome);
+    test::ExpectSameBits(a.rounds, b.rounds);
+    EXPECT_EQ(ra.model, rb.model);
+    EXPECT_EQ(rb.info.dataset, "in-memory data");
+  }
 }
 
 }  // namespace

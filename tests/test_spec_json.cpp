@@ -28,7 +28,7 @@ std::string ErrorOf(F&& f) {
 // A spec with every field away from its default, including values that need all 17 digits.
 RunSpec UnusualSpec() {
   RunSpec s;
-  s.data.source = "csv";
+  s.data.source = dpadmm::DataSource::kCsv;
   s.data.train_path = "train \"quoted\".csv";
   s.data.test_path = "dir/test.csv";
   s.data.train_labels_path = "a";
@@ -41,32 +41,36 @@ RunSpec UnusualSpec() {
   s.data.dims = 7;
   s.data.test_fraction = 0.1 + 0.2;  // 0.30000000000000004
   s.data.normalize = false;
-  s.graph.topology = "grid";
+  s.graph.topology = dpadmm::Topology::kGrid;
   s.graph.nodes = 12;
   s.graph.edges = 17;
   s.graph.grid_rows = 3;
   s.graph.file = "edges.txt";
-  s.partition.kind = "proportional";
+  s.partition.kind = dpadmm::PartitionKind::kProportional;
   s.partition.proportions = {1.0 / 3.0, 2.0, 1e-300};
   s.partition.dirichlet_alpha = 0.25;
   s.partition.file = "p.txt";
   s.loss.kind = LossKind::kSmoothHinge;
   s.loss.huber_h = 0.125;
-  s.algorithm.name = "private_mradmm";
+  s.algorithm.Select(dpadmm::Algorithm::kPrivateMradmm);
   s.algorithm.C = 3.141592653589793;
   s.algorithm.rho = 1e-7;
   s.algorithm.rho_per_node = true;
   s.algorithm.eta = 2.5;
   s.algorithm.random_start = true;
-  s.algorithm.q1 = 1.04;
-  s.algorithm.alpha = 0.7;
-  s.algorithm.q2 = 1.1;
-  s.algorithm.gamma = 0.0;
-  s.algorithm.dual_step = 0.3;
-  s.algorithm.node_alpha = {0.1, 0.2};
+  auto& p = s.algorithm.As<PrivateMradmmParams>();
+  p.q1 = 1.04;
+  p.alpha = 0.7;
+  p.q2 = 1.1;
+  p.gamma = 0.0;
+  p.node_alpha = {0.1, 0.2};
   s.algorithm.node_eta = {1.0};
-  s.algorithm.node_q1 = {1.5, 1.25, 1.125};
-  s.algorithm.node_q2 = {2.0};
+  p.node_q1 = {1.5, 1.25, 1.125};
+  p.node_q2 = {2.0};
+  s.data.sparse_informative = 11;
+  s.data.sparse_nnz_per_row = 12;
+  s.data.sparse_flip_probability = 0.125;
+  s.data.add_bias = true;
   s.algorithm.privacy_budget = 12.5;
   s.newton.max_iterations = 17;
   s.newton.gradient_tolerance = 1e-13;
@@ -77,7 +81,7 @@ RunSpec UnusualSpec() {
   s.newton.max_cg_iterations = 77;
   s.iterations = 250;
   s.seed = std::numeric_limits<std::uint64_t>::max();
-  s.engine = "serial";
+  s.engine = dpadmm::runtime::EngineKind::kSerial;
   s.threads = 3;
   s.compute_optimum = false;
   s.tolerance = 1e-9;
@@ -119,7 +123,7 @@ TEST(SpecJson, AbsentFieldsKeepTheirValue) {
   ApplySpecJson(R"({"algorithm": {"eta": 0.75}, "iterations": 7, "seed": 42})", "run.json", s);
   EXPECT_EQ(s.graph.nodes, 30);
   EXPECT_EQ(s.algorithm.eta, 0.75);
-  EXPECT_EQ(s.algorithm.name, "admm");
+  EXPECT_EQ(s.algorithm.name(), Algorithm::kAdmm);
   EXPECT_EQ(s.iterations, 7);
   EXPECT_EQ(s.seed, 42u);
 }
@@ -159,13 +163,19 @@ TEST(SpecJson, WrongTypesAreNamed) {
       {R"({"seed": 1.5})", "seed must be a non-negative integer (uint64), got 1.5"},
       {R"({"seed": "7"})", "seed must be a non-negative integer (uint64), got string"},
       {R"({"data": {"normalize": 1}})", "data.normalize must be true or false, got 1"},
-      {R"({"data": {"source": 3}})", "data.source must be a string, got 3"},
+      {R"({"data": {"source": 3}})", "data.source must be one of twonorm, ringnorm, sparse, libsvm, adult, csv, asc, got 3"},
+      {R"({"data": {"source": "mnist"}})", "data.source must be one of twonorm, ringnorm, sparse, libsvm, adult, csv, asc; got 'mnist'"},
+      {R"({"graph": {"topology": "torus"}})", "graph.topology must be one of ring, star"},
+      {R"({"graph": {"edges": "many"}})", "graph.edges must be an integer or \"auto\", got string"},
+      {R"({"algorithm": {"name": "svm"}})", "algorithm.name must be one of admm, dvp"},
+      {R"({"engine": "gpu"})", "engine must be one of tbb, serial; got 'gpu'"},
+      {R"({"schema": 3})", "schema must be 2"},
       {R"({"data": {"delimiter": ";;"}})", "data.delimiter must be a one-character string"},
       {R"({"data": "twonorm"})", "data must be an object, got string"},
       {R"({"partition": {"proportions": [1, "a"]}})",
        "partition.proportions[1] must be a number, got string"},
       {R"({"partition": {"proportions": 1}})", "partition.proportions must be an array"},
-      {R"({"loss": {"kind": "hinge"}})", "loss.kind: unknown loss 'hinge'"},
+      {R"({"loss": {"kind": "hinge"}})", "loss.kind must be one of logistic, smooth_hinge; got 'hinge'"},
       {R"({"algorithm": {"eta": null}})", "algorithm.eta must be a number, got null"},
       {R"([1, 2])", "the spec must be a JSON object, got array"},
   };
@@ -175,6 +185,68 @@ TEST(SpecJson, WrongTypesAreNamed) {
     EXPECT_NE(message.find(expected), std::string::npos)
         << text << "\n  got: " << message << "\n  expected to contain: " << expected;
     EXPECT_EQ(message.rfind("run.json: ", 0), 0u) << message;
+  }
+}
+
+// The selected algorithm's parameters are the object algorithm.<name>; the family's defaults
+// and fields apply.
+TEST(SpecJson, AlgorithmParametersAndSharingRoundTrip) {
+  RunSpec s;
+  ApplySpecJson(R"({"algorithm": {"name": "dvp", "dvp": {"alpha": 0.5, "node_q2": [1, 2]}}})",
+                "run.json", s);
+  ASSERT_EQ(s.algorithm.name(), Algorithm::kDvp);
+  EXPECT_EQ(s.algorithm.As<DvpParams>().alpha, 0.5);
+  EXPECT_EQ(s.algorithm.As<DvpParams>().node_q2, (std::vector<double>{1, 2}));
+
+  RunSpec v = RunSpec::Defaults(Algorithm::kSharing);
+  auto& p = v.algorithm.As<SharingParams>();
+  p.parties = 3;
+  p.party_features = {100, 60, 40};
+  p.dp = true;
+  p.epsilon = 0.25;
+  p.noise_sigma = 1.0 / 3.0;
+  v.iterations = 7;
+  const std::string json = SpecToJson(v);
+  EXPECT_NE(json.find("\"schema\": 2"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"graph\""), std::string::npos) << "consensus-only groups are not written";
+  RunSpec back;  // the consensus defaults: the JSON carries everything the sharing run needs
+  back = RunSpec::Defaults(Algorithm::kSharing);
+  back.algorithm.Select(Algorithm::kSgd);
+  ApplySpecJson(json, "v.json", back);
+  EXPECT_EQ(SpecToJson(back), json);
+  EXPECT_EQ(back.algorithm.As<SharingParams>().party_features, p.party_features);
+  EXPECT_EQ(PeekAlgorithm(json, "v.json"), Algorithm::kSharing);
+}
+
+TEST(SpecJson, EdgesAutoRoundTrips) {
+  RunSpec s;
+  EXPECT_NE(SpecToJson(s).find("\"edges\": \"auto\""), std::string::npos);
+  ApplySpecJson(R"({"graph": {"edges": 9}})", "r", s);
+  EXPECT_EQ(s.graph.edges, 9);
+  ApplySpecJson(R"({"graph": {"edges": "auto"}})", "r", s);
+  EXPECT_EQ(s.graph.EffectiveEdges(), 13);
+}
+
+// Configs of the previous (schema 1) consensus and sharing formats fail naming the field and
+// what replaced it.
+TEST(SpecJson, OldShapeConfigIsRejectedWithTheReplacement) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"algorithm": {"name": "dvp", "alpha": 0.5}})",
+       "old.json: 'algorithm.alpha' is a schema-1 field; schema 2 replaced it by "
+       "'algorithm.<name>.alpha"},
+      {R"({"algorithm": {"name": "pdml", "pdml_R": 0.1}})", "replaced it by 'algorithm.pdml.R'"},
+      {R"({"epochs": 10, "parties": 2})", "'epochs' is a schema-1 field; schema 2 replaced it by 'iterations'"},
+      {R"({"dp": true})", "replaced it by 'algorithm.sharing.dp'"},
+      {R"({"sgd_init_sd": 0.1})", "replaced it by 'algorithm.sgd.init_sd'"},
+      {R"({"algorithm": "admm", "parties": 2})", "algorithm: a string is the schema-1 shape"},
+      {R"({"algorithm": {"name": "dvp", "madmm": {"q1": 2}}})",
+       "algorithm.madmm holds the parameters of 'madmm' but algorithm.name is 'dvp'"},
+  };
+  for (const auto& [text, expected] : cases) {
+    RunSpec s;
+    const std::string message = ErrorOf([&] { ApplySpecJson(text, "old.json", s); });
+    EXPECT_NE(message.find(expected), std::string::npos)
+        << text << "\n  got: " << message << "\n  expected to contain: " << expected;
   }
 }
 

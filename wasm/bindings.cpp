@@ -4,22 +4,19 @@
 //
 //   const m = await createDpadmmModule();
 //   m.putFile('mydata.libsvm', text);        // "" or an error; the file lands in MEMFS
-//   const s = new m.Session(specJson);       // never throws: check s.ok() / s.error()
-//   s.infoJson(); s.specJson(); s.graphJson();
+//   const s = new m.Session(specJson);       // either family; never throws: s.ok() / s.error()
+//   s.family(); s.infoJson(); s.specJson(); s.graphJson(); s.csvHeader();
 //   const summaryJson = s.run((roundJson, csvRow) => true /* false: stop after this round */);
 //   s.delete();
+//   m.defaultSpecJson('sharing');            // the defaults of an algorithm's family
 //
-//   const v = new m.SharingSession(sharingSpecJson);   // vertical partition: ADMM sharing / SGD
-//   v.ok(); v.error(); v.specJson(); v.infoJson(); v.graphJson();
-//   const summaryJson = v.run((epochJson, csvRow) => true /* false: stop after this epoch */);
-//   v.delete();
-//
+// The spec's algorithm selects the family (consensus or vertical sharing), as in `dpadmm run`:
+// the session starts from that algorithm's defaults (serial engine), then applies the JSON.
 // Every C++ exception stops here and becomes a message (bad spec, malformed file, a loader's
 // "file:line: ..." error): the page shows it, the module never aborts.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <fstream>
@@ -30,9 +27,9 @@
 #include <nlohmann/json.hpp>
 
 #include "dpadmm/core/error.h"
+#include "dpadmm/experiment/choices.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/run_spec.h"
-#include "dpadmm/sharing/sharing.h"
 #include "dpadmm/experiment/spec_json.h"
 
 namespace {
@@ -40,11 +37,11 @@ namespace {
 using emscripten::val;
 using Json = nlohmann::json;
 
-// The spec a browser run starts from: the library's defaults on the serial engine (the only
-// engine of the single-threaded wasm build).
-dpadmm::RunSpec BrowserDefaults() {
-  dpadmm::RunSpec spec;
-  spec.engine = "serial";
+// The spec a browser run starts from: the defaults of the algorithm's family on the serial
+// engine (the only engine of the single-threaded wasm build).
+dpadmm::RunSpec BrowserDefaults(dpadmm::Algorithm algorithm) {
+  dpadmm::RunSpec spec = dpadmm::RunSpec::Defaults(algorithm);
+  spec.engine = dpadmm::runtime::EngineKind::kSerial;
   spec.threads = 1;
   return spec;
 }
@@ -69,23 +66,28 @@ std::string PutFile(const std::string& name, const std::string& contents) {
   return "";
 }
 
-// Forwards each round to a JavaScript callback: (roundJson, csvRow) -> keep going?
+// Forwards each round to a JavaScript callback: (roundJson, csvRow) -> keep going? The JSON is
+// the trace's JSON line (the family's columns), plus node_distance for the consensus family
+// (the demo colours nodes by it).
 class CallbackObserver : public dpadmm::RunObserver {
  public:
-  CallbackObserver(val callback, dpadmm::runtime::StopToken& stop)
-      : callback_(std::move(callback)), stop_(stop) {}
+  CallbackObserver(val callback, dpadmm::Family family, dpadmm::runtime::StopToken& stop)
+      : callback_(std::move(callback)), family_(family), stop_(stop) {}
 
   void OnRound(const dpadmm::RoundMetrics& m) override {
-    Json row = Json::parse(dpadmm::MetricsToJsonLine(m));
-    Json distance = Json::array();
-    for (double d : m.node_distance) distance.push_back(d);
-    row["node_distance"] = std::move(distance);
-    const val keep_going = callback_(row.dump(), dpadmm::MetricsToCsvRow(m));
+    Json row = Json::parse(dpadmm::MetricsToJsonLine(m, family_));
+    if (family_ == dpadmm::Family::kConsensus) {
+      Json distance = Json::array();
+      for (double d : m.node_distance) distance.push_back(d);
+      row["node_distance"] = std::move(distance);
+    }
+    const val keep_going = callback_(row.dump(), dpadmm::MetricsToCsvRow(m, family_));
     if (!keep_going.as<bool>()) stop_.RequestStop();
   }
 
  private:
   val callback_;
+  dpadmm::Family family_;
   dpadmm::runtime::StopToken& stop_;
 };
 
@@ -93,7 +95,8 @@ class Session {
  public:
   explicit Session(const std::string& spec_json) {
     try {
-      dpadmm::RunSpec spec = BrowserDefaults();
+      const auto algorithm = dpadmm::PeekAlgorithm(spec_json, "spec");
+      dpadmm::RunSpec spec = BrowserDefaults(algorithm.value_or(dpadmm::Algorithm::kAdmm));
       dpadmm::ApplySpecJson(spec_json, "spec", spec);
       experiment_.emplace(std::move(spec));
     } catch (const std::exception& e) {
@@ -105,6 +108,10 @@ class Session {
 
   bool ok() const { return experiment_.has_value(); }
   std::string error() const { return error_; }
+  // "consensus" | "sharing" ("" if the spec was rejected).
+  std::string family() const {
+    return experiment_ ? dpadmm::ChoiceName(experiment_->spec().family()) : "";
+  }
 
   std::string specJson() const {
     return experiment_ ? dpadmm::SpecToJson(experiment_->spec()) : ErrorJson(error_);
@@ -112,15 +119,33 @@ class Session {
   std::string infoJson() const {
     return experiment_ ? dpadmm::RunInfoToJson(experiment_->info()) : ErrorJson(error_);
   }
-  // {"nodes": N, "edges": [[i, j], ...], "rows_per_node": [...]}
+  // The trace's CSV header for this run's family.
+  std::string csvHeader() const {
+    return experiment_ ? dpadmm::MetricsCsvHeader(experiment_->spec().family()) : "";
+  }
+  // Consensus: {"family": "consensus", "nodes": N, "edges": [[i, j], ...],
+  // "rows_per_node": [...]}. Sharing, the star of ADMM sharing (node 0 the coordinator holding
+  // the labels, nodes 1..M the parties): {"family": "sharing", "nodes": M + 1,
+  // "edges": [[0, m], ...], "party_features": [d_1, ..., d_M], "rows": N}.
   std::string graphJson() const {
     if (!experiment_) return ErrorJson(error_);
+    const dpadmm::RunInfo& info = experiment_->info();
     Json o = Json::object();
-    o["nodes"] = experiment_->graph().num_nodes();
+    o["family"] = dpadmm::ChoiceName(info.family);
     Json edges = Json::array();
-    for (const auto& [i, j] : experiment_->graph().edges()) edges.push_back(Json::array({i, j}));
-    o["edges"] = std::move(edges);
-    o["rows_per_node"] = experiment_->info().rows_per_node;
+    if (info.family == dpadmm::Family::kConsensus) {
+      o["nodes"] = experiment_->graph().num_nodes();
+      for (const auto& [i, j] : experiment_->graph().edges()) edges.push_back(Json::array({i, j}));
+      o["edges"] = std::move(edges);
+      o["rows_per_node"] = info.rows_per_node;
+    } else {
+      const auto parties = static_cast<std::int64_t>(info.party_features.size());
+      o["nodes"] = parties + 1;
+      for (std::int64_t m = 1; m <= parties; ++m) edges.push_back(Json::array({std::int64_t{0}, m}));
+      o["edges"] = std::move(edges);
+      o["party_features"] = info.party_features;
+      o["rows"] = info.train_rows;
+    }
     return o.dump();
   }
 
@@ -130,7 +155,7 @@ class Session {
     if (!experiment_) return ErrorJson(error_);
     try {
       dpadmm::runtime::StopToken stop;
-      CallbackObserver observer(std::move(callback), stop);
+      CallbackObserver observer(std::move(callback), experiment_->spec().family(), stop);
       return dpadmm::SummaryToJson(experiment_->Run(&observer, &stop));
     } catch (const std::exception& e) {
       return ErrorJson(e.what());
@@ -144,152 +169,25 @@ class Session {
   std::string error_;
 };
 
-// --- ADMM sharing over vertically partitioned features (sharing.h) -----------------------------
-
-// The library's sharing defaults on the serial engine (bitwise identical to tbb).
-dpadmm::SharingSpec SharingBrowserDefaults() {
-  dpadmm::SharingSpec spec;
-  spec.engine = "serial";
-  spec.threads = 1;
-  return spec;
+// The browser defaults of `algorithm` ("" = admm, the main job) as spec JSON, or {"error": ...}.
+std::string DefaultSpecJson(const std::string& algorithm) {
+  try {
+    return dpadmm::SpecToJson(BrowserDefaults(
+        algorithm.empty() ? dpadmm::Algorithm::kAdmm
+                          : dpadmm::ParseChoice<dpadmm::Algorithm>(algorithm, "algorithm")));
+  } catch (const std::exception& e) {
+    return ErrorJson(e.what());
+  }
 }
 
-Json FiniteOrNull(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-
-// One epoch as JSON: the columns of the CSV trace (non-finite values become null).
-std::string SharingMetricsJson(const dpadmm::SharingMetrics& m) {
-  Json o = Json::object();
-  o["epoch"] = m.epoch;
-  o["seconds"] = FiniteOrNull(m.seconds);
-  o["objective"] = FiniteOrNull(m.objective);
-  o["train_loss"] = FiniteOrNull(m.train_loss);
-  o["test_loss"] = FiniteOrNull(m.test_loss);
-  o["test_error"] = FiniteOrNull(m.test_error);
-  o["primal_residual"] = FiniteOrNull(m.primal_residual);
-  o["max_x_norm"] = FiniteOrNull(m.max_x_norm);
-  o["y_norm"] = FiniteOrNull(m.y_norm);
-  o["epsilon_iteration"] = FiniteOrNull(m.epsilon_iteration);
-  o["delta_iteration"] = FiniteOrNull(m.delta_iteration);
-  o["epsilon_total"] = FiniteOrNull(m.epsilon_total);
-  o["delta_total"] = FiniteOrNull(m.delta_total);
-  return o.dump();
+// The trace's CSV header of a family ("consensus" | "sharing"), "" for an unknown name.
+std::string CsvHeader(const std::string& family) {
+  try {
+    return dpadmm::MetricsCsvHeader(dpadmm::ParseChoice<dpadmm::Family>(family, "family"));
+  } catch (const std::exception&) {
+    return "";
+  }
 }
-
-// Forwards each epoch to a JavaScript callback: (epochJson, csvRow) -> keep going?
-class SharingCallbackObserver : public dpadmm::SharingObserver {
- public:
-  SharingCallbackObserver(val callback, dpadmm::runtime::StopToken& stop)
-      : callback_(std::move(callback)), stop_(stop) {}
-
-  void OnEpoch(const dpadmm::SharingMetrics& m) override {
-    const val keep_going = callback_(SharingMetricsJson(m), dpadmm::SharingMetricsToCsvRow(m));
-    if (!keep_going.as<bool>()) stop_.RequestStop();
-  }
-
- private:
-  val callback_;
-  dpadmm::runtime::StopToken& stop_;
-};
-
-class SharingSession {
- public:
-  explicit SharingSession(const std::string& spec_json) {
-    try {
-      dpadmm::SharingSpec spec = SharingBrowserDefaults();
-      dpadmm::ApplySharingSpecJson(spec_json, "sharing spec", spec);
-      spec.Validate();
-      experiment_.emplace(std::move(spec));
-    } catch (const std::exception& e) {
-      error_ = e.what();
-    } catch (...) {
-      error_ = "unknown error while preparing the run";
-    }
-  }
-
-  bool ok() const { return experiment_.has_value(); }
-  std::string error() const { return error_; }
-
-  std::string specJson() const {
-    return experiment_ ? dpadmm::SharingSpecToJson(experiment_->spec()) : ErrorJson(error_);
-  }
-
-  // The data and the partition before any iteration: dataset, rows, features, the parties'
-  // column blocks, privacy parameters (Theorem 3's sigma per party) and the baselines.
-  std::string infoJson() const {
-    if (!experiment_) return ErrorJson(error_);
-    const dpadmm::SharingInfo& i = experiment_->info();
-    Json o = Json::object();
-    o["dataset"] = i.dataset;
-    o["train_rows"] = i.train_rows;
-    o["test_rows"] = i.test_rows;
-    o["features"] = i.features;
-    o["sparse"] = i.sparse;
-    o["parties"] = i.party_features.size();
-    o["party_features"] = i.party_features;
-    o["party_offsets"] = i.party_offsets;
-    o["party_max_row_norm"] = i.party_max_row_norm;
-    o["algorithm"] = i.algorithm;
-    o["engine"] = i.engine;
-    o["dp"] = i.dp;
-    o["epsilon"] = i.epsilon;
-    o["delta"] = i.delta;
-    o["party_sigma"] = i.party_sigma;
-    o["party_epsilon"] = i.party_epsilon;
-    o["privacy_guarantee"] = i.privacy_guarantee;
-    const auto baseline = [](const dpadmm::SharingBaseline& b) {
-      if (!b.computed) return Json(nullptr);
-      Json j = Json::object();
-      j["objective"] = FiniteOrNull(b.objective);
-      j["test_loss"] = FiniteOrNull(b.test_loss);
-      j["test_error"] = FiniteOrNull(b.test_error);
-      return j;
-    };
-    o["central_baseline"] = baseline(i.central);
-    o["local_baseline"] = baseline(i.local);
-    return o.dump();
-  }
-
-  // The star of ADMM sharing: node 0 is the coordinator (holds the labels), nodes 1..M the
-  // parties (each holds a column block). {"nodes": M + 1, "edges": [[0, m], ...],
-  // "party_features": [d_1, ..., d_M], "rows": N}
-  std::string graphJson() const {
-    if (!experiment_) return ErrorJson(error_);
-    const dpadmm::SharingInfo& i = experiment_->info();
-    const auto parties = static_cast<std::int64_t>(i.party_features.size());
-    Json o = Json::object();
-    o["nodes"] = parties + 1;
-    Json edges = Json::array();
-    for (std::int64_t m = 1; m <= parties; ++m) edges.push_back(Json::array({std::int64_t{0}, m}));
-    o["edges"] = std::move(edges);
-    o["party_features"] = i.party_features;
-    o["rows"] = i.train_rows;
-    return o.dump();
-  }
-
-  // Runs every epoch (or until the callback returns false: outcome "cancelled") and returns
-  // SharingSummaryToJson, or {"error": ...}.
-  std::string run(val callback) {
-    if (!experiment_) return ErrorJson(error_);
-    try {
-      dpadmm::runtime::StopToken stop;
-      SharingCallbackObserver observer(std::move(callback), stop);
-      return dpadmm::SharingSummaryToJson(experiment_->Run(&observer, &stop));
-    } catch (const std::exception& e) {
-      return ErrorJson(e.what());
-    } catch (...) {
-      return ErrorJson("unknown error during the run");
-    }
-  }
-
- private:
-  std::optional<dpadmm::SharingExperiment> experiment_;
-  std::string error_;
-};
-
-std::string DefaultSpecJson() { return dpadmm::SpecToJson(BrowserDefaults()); }
-std::string CsvHeader() { return dpadmm::MetricsCsvHeader(); }
-std::string DefaultSharingSpecJson() { return dpadmm::SharingSpecToJson(SharingBrowserDefaults()); }
-std::string SharingCsvHeader() { return dpadmm::SharingCsvHeader(); }
 
 }  // namespace
 
@@ -301,18 +199,10 @@ EMSCRIPTEN_BINDINGS(dpadmm) {
       .constructor<std::string>()
       .function("ok", &Session::ok)
       .function("error", &Session::error)
+      .function("family", &Session::family)
       .function("specJson", &Session::specJson)
       .function("infoJson", &Session::infoJson)
+      .function("csvHeader", &Session::csvHeader)
       .function("graphJson", &Session::graphJson)
       .function("run", &Session::run);
-  emscripten::function("defaultSharingSpecJson", &DefaultSharingSpecJson);
-  emscripten::function("sharingCsvHeader", &SharingCsvHeader);
-  emscripten::class_<SharingSession>("SharingSession")
-      .constructor<std::string>()
-      .function("ok", &SharingSession::ok)
-      .function("error", &SharingSession::error)
-      .function("specJson", &SharingSession::specJson)
-      .function("infoJson", &SharingSession::infoJson)
-      .function("graphJson", &SharingSession::graphJson)
-      .function("run", &SharingSession::run);
 }

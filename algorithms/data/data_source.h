@@ -1,6 +1,6 @@
-// The data sources of a DataSpec, shared by the consensus runs (run.cpp) and ADMM sharing
-// (sharing.cpp): generated sets, or files through the loaders, with a seeded train/test split
-// when no test file is given.
+// The data sources of a DataSpec, shared by both families (experiment/experiment.cpp):
+// generated sets, or files through the loaders, with a seeded train/test split when no test
+// file is given.
 #pragma once
 
 #include <cstdint>
@@ -12,10 +12,10 @@
 
 namespace dpadmm {
 
-// `sparse` gives the sparse generator's settings other than rows and dims (taken from `d`, with
-// informative and nnz_per_row capped at dims). `field` names the spec's source field in errors
-// ("data.source"). Throws InputError for an unknown source or mismatched train/test columns.
-TrainTest LoadDataSource(const DataSpec& d, std::uint64_t seed, SparseHighDimOptions sparse,
-                         const std::string& field);
+// The sparse generator takes rows, dims, sparse_informative, sparse_nnz_per_row and
+// sparse_flip_probability from `d` (informative and nnz_per_row capped at dims). Throws
+// InputError for unreadable files (naming file and line; a CSV whose first line is a header
+// but has_header is false gets a hint to set it) or mismatched train/test columns.
+TrainTest LoadDataSource(const DataSpec& d, std::uint64_t seed);
 
 }  // namespace dpadmm

@@ -1,10 +1,12 @@
 #include "dpadmm/experiment/run_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "dpadmm/core/error.h"
 #include "dpadmm/consensus/pdml.h"
+#include "dpadmm/core/error.h"
+#include "experiment/spec_internal.h"
 
 namespace dpadmm {
 namespace {
@@ -19,181 +21,308 @@ template <class T>
 void Positive(const std::string& field, double v) {
   if (!(v > 0.0) || !std::isfinite(v)) Bad(field, "> 0 and finite", v);
 }
-
-bool OneOf(const std::string& v, std::initializer_list<const char*> options) {
-  for (const char* o : options)
-    if (v == o) return true;
-  return false;
+void NonNegative(const std::string& field, double v, const std::string& note = "") {
+  if (!(v >= 0.0) || !std::isfinite(v)) Bad(field, ">= 0 and finite" + note, v);
+}
+void AtLeastOne(const std::string& field, double v, const std::string& note = "") {
+  if (!(v >= 1.0) || !std::isfinite(v)) Bad(field, ">= 1" + note, v);
 }
 
-std::string Join(std::initializer_list<const char*> options) {
-  std::string s;
-  for (const char* o : options) s += (s.empty() ? "" : ", ") + std::string(o);
-  return s;
-}
-
-void Choice(const std::string& field, const std::string& v,
-            std::initializer_list<const char*> options) {
-  if (!OneOf(v, options)) Bad(field, "one of " + Join(options), "'" + v + "'");
-}
-
-// The PDML fields (000). Checked whatever the algorithm, so a config never carries a bad value
-// unnoticed; the pdml-only rules apply when algorithm.name is "pdml".
-void ValidatePdml(const RunSpec& spec) {
-  const AlgorithmSpec& algorithm = spec.algorithm;
-  const Loss& loss = spec.loss;
-  LabelPrivacySpec labels{algorithm.label_eps, algorithm.label_eps_groups, algorithm.label_eps_shares};
-  labels.Validate("algorithm.");
-  if (!(algorithm.pdml_R >= 0.0) || !std::isfinite(algorithm.pdml_R)) {
-    Bad("algorithm.pdml_R", ">= 0 and finite (0 = no objective perturbation)", algorithm.pdml_R);
+// One value per node, each above `min` (strictly when `strict`). nodes < 0: unknown (graph file).
+void PerNode(const std::string& field, const std::vector<double>& v, int nodes, double min,
+             bool strict) {
+  if (v.empty()) return;
+  if (nodes >= 0 && static_cast<int>(v.size()) != nodes) {
+    Bad(field, "one value per node (" + std::to_string(nodes) + ")",
+        std::to_string(v.size()) + " values");
   }
-  if (!(algorithm.pdml_V >= 0.0) || !std::isfinite(algorithm.pdml_V)) {
-    Bad("algorithm.pdml_V", ">= 0 and finite (0 = no primal perturbation)", algorithm.pdml_V);
-  }
-  if (!(algorithm.pdml_decay > 0.0 && algorithm.pdml_decay <= 1.0)) {
-    Bad("algorithm.pdml_decay", "in (0, 1]", algorithm.pdml_decay);
-  }
-  if (algorithm.name != "pdml") return;
-  if (loss.kind != LossKind::kLogistic) {
-    throw InputError("loss.kind: algorithm 'pdml' needs the logistic loss (the debiased smooth "
-                     "hinge of 000 eq. (19) is not convex), got " + loss.Name());
-  }
-  if (algorithm.privacy_budget != 0.0) {
-    Bad("algorithm.privacy_budget", "0 for 'pdml' (label privacy is fixed in Phase 1; 000 gives "
-        "no per-round accounting for Phase 2)", algorithm.privacy_budget);
-  }
-  const auto unused = [&](const char* field, bool set) {
-    if (set) {
-      throw InputError(std::string("algorithm.") + field + " is not used by 'pdml' (set it to " +
-                       "its default, or use label_eps / pdml_R / pdml_V / pdml_decay)");
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const bool ok = std::isfinite(v[k]) && (strict ? v[k] > min : v[k] >= min);
+    if (!ok) {
+      std::ostringstream rule;
+      rule << (strict ? "> " : ">= ") << min;
+      Bad(field + "[" + std::to_string(k) + "]", rule.str(), v[k]);
     }
-  };
-  unused("alpha", algorithm.alpha != 0.0);
-  unused("node_alpha", !algorithm.node_alpha.empty());
-  unused("node_privacy_budget", !algorithm.node_privacy_budget.empty());
-  unused("node_eta", !algorithm.node_eta.empty());
-  unused("rho_per_node", algorithm.rho_per_node);
-  unused("node_q1", !algorithm.node_q1.empty());
-  unused("node_q2", !algorithm.node_q2.empty());
-  unused("q1", algorithm.q1 != 1.0);
-  unused("q2", algorithm.q2 != 1.0);
-  unused("dual_step", algorithm.dual_step != 0.0);
+  }
 }
 
-}  // namespace
+// The noise schedule; `needs_alpha`: the algorithm is defined by its noise (DVP, PVP, private
+// MR-ADMM), so alpha = 0 is a mistake rather than "no noise".
+void ValidateNoise(const NoiseSchedule& s, const std::string& prefix, int nodes, bool needs_alpha,
+                   const char* algorithm) {
+  NonNegative(prefix + "alpha", s.alpha, " (0 = no noise)");
+  Positive(prefix + "q2", s.q2);
+  if (needs_alpha && s.alpha == 0.0 && s.node_alpha.empty()) {
+    throw InputError(prefix + "alpha must be > 0 for algorithm '" + algorithm +
+                     "' (it sets the noise), got 0");
+  }
+  PerNode(prefix + "node_alpha", s.node_alpha, nodes, 0.0, needs_alpha);
+  PerNode(prefix + "node_q2", s.node_q2, nodes, 0.0, true);
+}
 
-void RunSpec::Validate() const {
-  Choice("data.source", data.source,
-         {"twonorm", "ringnorm", "sparse", "libsvm", "adult", "csv", "asc"});
-  const bool generated = OneOf(data.source, {"twonorm", "ringnorm", "sparse"});
-  if (generated) {
+void ValidatePartyLayout(const PartyLayout& p, const std::string& prefix) {
+  if (p.parties < 1) Bad(prefix + "parties", ">= 1", p.parties);
+  if (!p.party_features.empty()) {
+    if (static_cast<int>(p.party_features.size()) != p.parties) {
+      Bad(prefix + "party_features", "one count per party (" + std::to_string(p.parties) + ")",
+          std::to_string(p.party_features.size()) + " values");
+    }
+    for (std::size_t m = 0; m < p.party_features.size(); ++m) {
+      if (p.party_features[m] < 1) {
+        Bad(prefix + "party_features[" + std::to_string(m) + "]", ">= 1", p.party_features[m]);
+      }
+    }
+  }
+  Positive(prefix + "lambda", p.lambda);
+}
+
+void ValidateData(const DataSpec& data, bool check_source) {
+  if (IsGenerated(data.source)) {
     if (data.rows < 10) Bad("data.rows", ">= 10", data.rows);
     if (data.dims < 1) Bad("data.dims", ">= 1", data.dims);
-  } else if (data.train_path.empty()) {
-    throw InputError("data.train_path is required for data.source '" + data.source + "'");
-  }
-  if (data.source == "adult" && data.test_path.empty()) {
-    throw InputError("data.test_path is required for data.source 'adult' (adult.test)");
-  }
-  if (data.source == "asc" && data.train_labels_path.empty()) {
-    throw InputError("data.train_labels_path is required for data.source 'asc'");
-  }
-  if (data.source == "asc" && !data.test_path.empty() && data.test_labels_path.empty()) {
-    throw InputError("data.test_labels_path is required when data.test_path is given for 'asc'");
+  } else if (check_source) {
+    const std::string name = ChoiceName(data.source);
+    if (data.train_path.empty()) {
+      throw InputError("data.train_path is required for data.source '" + name + "'");
+    }
+    if (data.source == DataSource::kAdult && data.test_path.empty()) {
+      throw InputError("data.test_path is required for data.source 'adult' (adult.test)");
+    }
+    if (data.source == DataSource::kAsc && data.train_labels_path.empty()) {
+      throw InputError("data.train_labels_path is required for data.source 'asc'");
+    }
+    if (data.source == DataSource::kAsc && !data.test_path.empty() &&
+        data.test_labels_path.empty()) {
+      throw InputError("data.test_labels_path is required when data.test_path is given for 'asc'");
+    }
   }
   if (data.test_path.empty() && !(data.test_fraction > 0.0 && data.test_fraction < 1.0)) {
     Bad("data.test_fraction", "in (0, 1)", data.test_fraction);
   }
   if (data.num_features < 0) Bad("data.num_features", ">= 0", data.num_features);
+  if (data.sparse_informative < 1) Bad("data.sparse_informative", ">= 1", data.sparse_informative);
+  if (data.sparse_nnz_per_row < 1) Bad("data.sparse_nnz_per_row", ">= 1", data.sparse_nnz_per_row);
+  if (!(data.sparse_flip_probability >= 0.0 && data.sparse_flip_probability <= 0.5)) {
+    Bad("data.sparse_flip_probability", "in [0, 0.5]", data.sparse_flip_probability);
+  }
+}
 
-  Choice("graph.topology", graph.topology, {"ring", "star", "complete", "grid", "random", "file"});
-  if (graph.topology == "file") {
+void ValidateGraph(const GraphSpec& graph, const PartitionSpec& partition) {
+  if (graph.topology == Topology::kFile) {
     if (graph.file.empty()) throw InputError("graph.file is required for graph.topology 'file'");
   } else {
     if (graph.nodes < 2) Bad("graph.nodes", ">= 2", graph.nodes);
-    if (graph.topology == "ring" && graph.nodes < 3) Bad("graph.nodes", ">= 3 for a ring", graph.nodes);
+    if (graph.topology == Topology::kRing && graph.nodes < 3) {
+      Bad("graph.nodes", ">= 3 for a ring", graph.nodes);
+    }
   }
-  if (graph.topology == "random") {
+  if (graph.topology == Topology::kRandom && graph.edges != GraphSpec::kAutoEdges) {
     const long long max_edges = static_cast<long long>(graph.nodes) * (graph.nodes - 1) / 2;
     if (graph.edges < graph.nodes - 1 || graph.edges > max_edges) {
-      Bad("graph.edges", "in [nodes - 1, nodes (nodes - 1) / 2] = [" +
-                             std::to_string(graph.nodes - 1) + ", " + std::to_string(max_edges) + "]",
+      Bad("graph.edges",
+          "in [nodes - 1, nodes (nodes - 1) / 2] = [" + std::to_string(graph.nodes - 1) + ", " +
+              std::to_string(max_edges) + "] for " + std::to_string(graph.nodes) +
+              " nodes (or \"auto\")",
           graph.edges);
     }
   }
-  if (graph.topology == "grid" && graph.grid_rows != 0 &&
+  if (graph.topology == Topology::kGrid && graph.grid_rows != 0 &&
       (graph.grid_rows < 1 || graph.nodes % graph.grid_rows != 0)) {
     Bad("graph.grid_rows", "a divisor of graph.nodes (or 0 for automatic)", graph.grid_rows);
   }
-
-  Choice("partition.kind", partition.kind, {"even", "proportional", "dirichlet", "file"});
-  if (partition.kind == "proportional") {
-    if (graph.topology != "file" &&
-        static_cast<int>(partition.proportions.size()) != graph.nodes) {
-      Bad("partition.proportions", "one value per node (" + std::to_string(graph.nodes) + ")",
+  const int nodes = graph.topology == Topology::kFile ? -1 : graph.nodes;
+  if (partition.kind == PartitionKind::kProportional) {
+    if (nodes >= 0 && static_cast<int>(partition.proportions.size()) != nodes) {
+      Bad("partition.proportions", "one value per node (" + std::to_string(nodes) + ")",
           std::to_string(partition.proportions.size()) + " values");
     }
     for (std::size_t k = 0; k < partition.proportions.size(); ++k) {
       Positive("partition.proportions[" + std::to_string(k) + "]", partition.proportions[k]);
     }
   }
-  if (partition.kind == "dirichlet") Positive("partition.dirichlet_alpha", partition.dirichlet_alpha);
-  if (partition.kind == "file" && partition.file.empty()) {
+  if (partition.kind == PartitionKind::kDirichlet) {
+    Positive("partition.dirichlet_alpha", partition.dirichlet_alpha);
+  }
+  if (partition.kind == PartitionKind::kFile && partition.file.empty()) {
     throw InputError("partition.file is required for partition.kind 'file'");
   }
+}
 
-  if (loss.kind == LossKind::kSmoothHinge) Positive("loss.huber_h", loss.huber_h);
-  Choice("algorithm.name", algorithm.name,
-         {"admm", "dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm", "pdml"});
-  Positive("algorithm.C", algorithm.C);
-  Positive("algorithm.rho", algorithm.rho);
-  Positive("algorithm.eta", algorithm.eta);
-  if (!(algorithm.q1 >= 1.0) || !std::isfinite(algorithm.q1)) {
-    Bad("algorithm.q1", ">= 1 (penalties must not decrease)", algorithm.q1);
-  }
-  if (!(algorithm.alpha >= 0.0) || !std::isfinite(algorithm.alpha)) {
-    Bad("algorithm.alpha", ">= 0 (0 = no noise)", algorithm.alpha);
-  }
-  Positive("algorithm.q2", algorithm.q2);
-  if (!(algorithm.gamma >= 0.0) || !std::isfinite(algorithm.gamma)) Bad("algorithm.gamma", ">= 0", algorithm.gamma);
-  if (!(algorithm.dual_step >= 0.0) || !std::isfinite(algorithm.dual_step)) {
-    Bad("algorithm.dual_step", ">= 0 (0 = eta_i(1))", algorithm.dual_step);
-  }
-  if (!(algorithm.privacy_budget >= 0.0) || !std::isfinite(algorithm.privacy_budget)) {
-    Bad("algorithm.privacy_budget", ">= 0 (0 = none)", algorithm.privacy_budget);
-  }
-  const bool needs_alpha = algorithm.name == "dvp" || algorithm.name == "pvp" ||
-                           algorithm.name == "private_mradmm";
-  if (needs_alpha && algorithm.alpha == 0.0 && algorithm.node_alpha.empty()) {
-    throw InputError("algorithm.alpha must be > 0 for algorithm '" + algorithm.name +
-                     "' (it sets the noise)");
-  }
-  const auto per_node = [&](const char* field, const std::vector<double>& v, double min, bool strict) {
-    if (v.empty()) return;
-    if (graph.topology != "file" && static_cast<int>(v.size()) != graph.nodes) {
-      Bad(std::string("algorithm.") + field, "one value per node (" + std::to_string(graph.nodes) + ")",
-          std::to_string(v.size()) + " values");
+// The consensus fields of AlgorithmSpec.
+void ValidateConsensusShared(const RunSpec& spec, int nodes) {
+  const AlgorithmSpec& a = spec.algorithm;
+  Positive("algorithm.C", a.C);
+  Positive("algorithm.rho", a.rho);
+  Positive("algorithm.eta", a.eta);
+  NonNegative("algorithm.privacy_budget", a.privacy_budget, " (0 = none)");
+  PerNode("algorithm.node_eta", a.node_eta, nodes, 0.0, true);
+  PerNode("algorithm.node_privacy_budget", a.node_privacy_budget, nodes, 0.0, false);
+  if (a.name() == Algorithm::kPdml) {
+    if (spec.loss.kind != LossKind::kLogistic) {
+      throw InputError("loss.kind: algorithm 'pdml' needs the logistic loss (the debiased smooth "
+                       "hinge of 000 eq. (19) is not convex), got " + std::string(ChoiceName(spec.loss.kind)));
     }
-    for (std::size_t k = 0; k < v.size(); ++k) {
-      const bool ok = std::isfinite(v[k]) && (strict ? v[k] > min : v[k] >= min);
-      if (!ok) {
-        Bad(std::string("algorithm.") + field + "[" + std::to_string(k) + "]",
-            std::string(strict ? "> " : ">= ") + std::to_string(min), v[k]);
-      }
+    if (a.privacy_budget != 0.0) {
+      Bad("algorithm.privacy_budget", "0 for 'pdml' (label privacy is fixed in Phase 1; 000 gives "
+          "no per-round accounting for Phase 2)", a.privacy_budget);
+    }
+    if (a.rho_per_node) {
+      throw InputError("algorithm.rho_per_node is not used by 'pdml' (each server carries a/N)");
+    }
+    if (!a.node_eta.empty()) throw InputError("algorithm.node_eta is not used by 'pdml'");
+    if (!a.node_privacy_budget.empty()) {
+      throw InputError("algorithm.node_privacy_budget is not used by 'pdml'");
+    }
+  }
+}
+
+// The sharing family leaves the consensus-only fields at their defaults: a value there would be
+// silently ignored otherwise.
+void ValidateSharingShared(const RunSpec& spec) {
+  const RunSpec d;
+  const auto unused = [&](const char* field, bool set, const char* instead) {
+    if (set) {
+      throw InputError(std::string(field) + " is not used by algorithm '" +
+                       ChoiceName(spec.algorithm.name()) + "' (sharing family)" + instead);
     }
   };
-  per_node("node_alpha", algorithm.node_alpha, needs_alpha ? 0.0 : 0.0, needs_alpha);
-  per_node("node_eta", algorithm.node_eta, 0.0, true);
-  per_node("node_q1", algorithm.node_q1, 1.0, false);
-  per_node("node_q2", algorithm.node_q2, 0.0, true);
-  per_node("node_privacy_budget", algorithm.node_privacy_budget, 0.0, false);
-  ValidatePdml(*this);
-  newton.Validate();
-  if (iterations < 0) Bad("iterations", ">= 0", iterations);
-  Choice("engine", engine, {"tbb", "serial"});
-  if (threads < 0) Bad("threads", ">= 0 (0 = all cores)", threads);
-  if (metrics_every < 0) Bad("metrics_every", ">= 0", metrics_every);
-  if (!(tolerance >= 0.0) || !std::isfinite(tolerance)) Bad("tolerance", ">= 0", tolerance);
+  const char* rho_hint = "; the sharing penalty is algorithm.sharing.rho, the regulariser "
+                         "algorithm.<name>.lambda";
+  unused("algorithm.C", spec.algorithm.C != d.algorithm.C, "");
+  unused("algorithm.rho", spec.algorithm.rho != d.algorithm.rho, rho_hint);
+  unused("algorithm.eta", spec.algorithm.eta != d.algorithm.eta, rho_hint);
+  unused("algorithm.rho_per_node", spec.algorithm.rho_per_node, "");
+  unused("algorithm.random_start", spec.algorithm.random_start, "");
+  unused("algorithm.node_eta", !spec.algorithm.node_eta.empty(), "");
+  unused("algorithm.privacy_budget", spec.algorithm.privacy_budget != 0.0, "");
+  unused("algorithm.node_privacy_budget", !spec.algorithm.node_privacy_budget.empty(), "");
+  unused("tolerance", spec.tolerance != 0.0, "");
+  unused("metrics_every", spec.metrics_every != 1, "");
+  unused("loss.kind", spec.loss.kind != LossKind::kLogistic, " (the sharing family is logistic)");
 }
+
+}  // namespace
+
+int GraphSpec::AutoEdges(int nodes) {
+  // 1.3 edges per node in integer arithmetic (13 for 10 nodes), then the connected range.
+  const long long n = nodes;
+  const long long wanted = (13 * n + 5) / 10;
+  const long long max_edges = n * (n - 1) / 2;
+  return static_cast<int>(std::clamp(wanted, std::max(n - 1, 0LL), std::max(max_edges, 0LL)));
+}
+
+void DvpParams::Validate(const std::string& prefix, int nodes) const {
+  ValidateNoise(*this, prefix, nodes, true, "dvp");
+}
+void PvpParams::Validate(const std::string& prefix, int nodes) const {
+  ValidateNoise(*this, prefix, nodes, true, "pvp");
+}
+void MadmmParams::Validate(const std::string& prefix, int nodes) const {
+  ValidateNoise(*this, prefix, nodes, false, "madmm");
+  AtLeastOne(prefix + "q1", q1, " (penalties must not decrease)");
+  NonNegative(prefix + "dual_step", dual_step, " (0 = eta_i(1))");
+  PerNode(prefix + "node_q1", node_q1, nodes, 1.0, false);
+}
+void RadmmParams::Validate(const std::string& prefix, int) const {
+  NonNegative(prefix + "gamma", gamma);
+}
+void MradmmParams::Validate(const std::string& prefix, int nodes) const {
+  NonNegative(prefix + "gamma", gamma);
+  AtLeastOne(prefix + "q1", q1, " (penalties must not decrease)");
+  PerNode(prefix + "node_q1", node_q1, nodes, 1.0, false);
+}
+void PrivateMradmmParams::Validate(const std::string& prefix, int nodes) const {
+  ValidateNoise(*this, prefix, nodes, true, "private_mradmm");
+  NonNegative(prefix + "gamma", gamma);
+  AtLeastOne(prefix + "q1", q1, " (penalties must not decrease)");
+  PerNode(prefix + "node_q1", node_q1, nodes, 1.0, false);
+}
+void PdmlParams::Validate(const std::string& prefix, int) const {
+  LabelPrivacySpec{label_eps, label_eps_groups, label_eps_shares}.Validate(prefix);
+  NonNegative(prefix + "R", R, " (0 = no objective perturbation)");
+  NonNegative(prefix + "V", V, " (0 = no primal perturbation)");
+  if (!(decay > 0.0 && decay <= 1.0)) Bad(prefix + "decay", "in (0, 1]", decay);
+}
+void SharingParams::Validate(const std::string& prefix, int) const {
+  ValidatePartyLayout(*this, prefix);
+  Positive(prefix + "rho", rho);
+  Positive(prefix + "z_tolerance", z_tolerance);
+  if (z_max_iterations < 1) Bad(prefix + "z_max_iterations", ">= 1", z_max_iterations);
+  if (!(epsilon > 0.0 && epsilon <= 1.0)) Bad(prefix + "epsilon", "in (0, 1] (001 Theorem 3)", epsilon);
+  NonNegative(prefix + "noise_sigma", noise_sigma, " (0 = from Theorem 3)");
+  if (!(delta > 0.0 && delta < 1.0)) Bad(prefix + "delta", "in (0, 1)", delta);
+  if (!(delta_prime > 0.0 && delta_prime < 1.0)) Bad(prefix + "delta_prime", "in (0, 1)", delta_prime);
+  Positive(prefix + "b1", b1);
+  NonNegative(prefix + "c1", c1);
+}
+void SgdParams::Validate(const std::string& prefix, int) const {
+  ValidatePartyLayout(*this, prefix);
+  Positive(prefix + "learning_rate", learning_rate);
+  NonNegative(prefix + "lr_decay", lr_decay);
+  if (batch_size < 1) Bad(prefix + "batch_size", ">= 1", batch_size);
+  NonNegative(prefix + "init_sd", init_sd);
+}
+
+AlgorithmParams DefaultParams(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::kAdmm: return AdmmParams{};
+    case Algorithm::kDvp: return DvpParams{};
+    case Algorithm::kPvp: return PvpParams{};
+    case Algorithm::kMadmm: return MadmmParams{};
+    case Algorithm::kRadmm: return RadmmParams{};
+    case Algorithm::kMradmm: return MradmmParams{};
+    case Algorithm::kPrivateMradmm: return PrivateMradmmParams{};
+    case Algorithm::kPdml: return PdmlParams{};
+    case Algorithm::kSharing: return SharingParams{};
+    case Algorithm::kSgd: return SgdParams{};
+  }
+  return AdmmParams{};
+}
+
+Algorithm AlgorithmSpec::name() const {
+  return std::visit([](const auto& p) { return std::decay_t<decltype(p)>::kAlgorithm; }, params);
+}
+
+void AlgorithmSpec::Select(Algorithm algorithm) {
+  if (name() != algorithm) params = DefaultParams(algorithm);
+}
+
+RunSpec RunSpec::Defaults(Algorithm algorithm) {
+  RunSpec spec;
+  spec.algorithm.Select(algorithm);
+  if (FamilyOf(algorithm) == Family::kSharing) {
+    spec.data.source = DataSource::kSparse;
+    spec.data.rows = 2000;
+    spec.data.dims = 200;
+    // Every column informative, so that every party's block carries signal and sharing beats
+    // the local-only model.
+    spec.data.sparse_informative = 200;
+    spec.iterations = 20;
+  }
+  return spec;
+}
+
+void ValidateSpec(const RunSpec& spec, bool check_data_source) {
+  ValidateData(spec.data, check_data_source);
+  const Algorithm algorithm = spec.algorithm.name();
+  const std::string prefix = std::string("algorithm.") + ChoiceName(algorithm) + ".";
+  int nodes = -1;
+  if (spec.family() == Family::kConsensus) {
+    ValidateGraph(spec.graph, spec.partition);
+    if (spec.loss.kind == LossKind::kSmoothHinge) Positive("loss.huber_h", spec.loss.huber_h);
+    nodes = spec.graph.topology == Topology::kFile ? -1 : spec.graph.nodes;
+    ValidateConsensusShared(spec, nodes);
+    spec.newton.Validate();
+    if (spec.metrics_every < 0) Bad("metrics_every", ">= 0", spec.metrics_every);
+    NonNegative("tolerance", spec.tolerance);
+  } else {
+    ValidateSharingShared(spec);
+  }
+  std::visit([&](const auto& p) { p.Validate(prefix, nodes); }, spec.algorithm.params);
+  if (spec.iterations < 0) Bad("iterations", ">= 0", spec.iterations);
+  if (spec.threads < 0) Bad("threads", ">= 0 (0 = all cores)", spec.threads);
+}
+
+void RunSpec::Validate() const { ValidateSpec(*this, true); }
 
 }  // namespace dpadmm

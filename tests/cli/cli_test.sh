@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end tests of the dpadmm command: exit codes, error messages and output files.
+# End-to-end tests of the dpadmm command (both families; `sharing_*` cases use the `sharing`
+# alias): exit codes, error messages and output files.
 #
 #   cli_test.sh DPADMM FIXTURES WORKDIR CASE
 #
@@ -40,8 +41,9 @@ one_error_line() {
   grep -q '^dpadmm: error: ' err.txt || fail "stderr does not start with 'dpadmm: error: '"
 }
 
-# Arguments of a small, fast run.
+# Arguments of a small, fast run (consensus family), and of one through the `sharing` alias.
 SMALL=(--iterations 5 --nodes 4 --topology ring --rows 400 --quiet)
+SHARING_SMALL=(--data twonorm --rows 300 --dims 20 --epochs 4 --rho 0.01 --quiet)
 
 case "$CASE" in
   help)
@@ -173,6 +175,108 @@ case "$CASE" in
     [ "$(cut -d, -f1 t4.csv | tr '\n' ' ')" = "round 0 1 2 3 4 " ] ||
       fail "trace should hold rounds 0..4 (flag overrides config)"
     grep -q '4 nodes' out.txt || fail "the config's other fields (4 nodes) were lost"
+    ;;
+  five_nodes_default_edges)
+    # The random graph's edge count is derived from the node count ("auto").
+    expect 0 '' -- "$DPADMM" run --nodes 5 --iterations 2 --rows 300 --quiet
+    grep -q '5 nodes, 7 edges (random)' out.txt || fail "5 nodes should get 7 edges"
+    expect 2 'graph\.edges must be in \[nodes - 1, nodes \(nodes - 1\) / 2\] = \[4, 10\]' -- \
+      "$DPADMM" run --nodes 5 --edges 13
+    ;;
+  csv_header_hint)
+    printf 'a,b,label\n1,2,1\n2,1,-1\n3,3,1\n' > h.csv
+    for k in $(seq 1 30); do echo "$((k % 5)),$((k % 3)),$((k % 2 * 2 - 1))" >> h.csv; done
+    expect 2 'h\.csv:1: .*use --header' -- "$DPADMM" run --data csv --train h.csv --nodes 3
+    one_error_line
+    expect 0 '' -- "$DPADMM" run --data csv --train h.csv --header --nodes 3 --iterations 2 --quiet
+    ;;
+  old_config_rejected)
+    echo '{"algorithm": {"name": "dvp", "alpha": 0.5}}' > old.json
+    expect 2 "old\.json: 'algorithm\.alpha' is a schema-1 field; schema 2 replaced it by 'algorithm\.<name>\.alpha" -- \
+      "$DPADMM" run --config old.json
+    echo '{"algorithm": "admm", "epochs": 10}' > old_sharing.json
+    expect 2 "old_sharing\.json: algorithm: a string is the schema-1 shape" -- \
+      "$DPADMM" sharing --config old_sharing.json
+    ;;
+  unused_flag)
+    expect 2 "--alpha is not used by algorithm 'admm' \(it sets algorithm\.<name>\.alpha of: dvp, pvp, madmm, private_mradmm\)" -- \
+      "$DPADMM" run --alpha 1
+    expect 2 "algorithm\.dvp\.alpha must be > 0 for algorithm 'dvp'" -- "$DPADMM" run --algorithm dvp
+    ;;
+  sharing_through_run)
+    expect 0 '' -- "$DPADMM" run --algorithm sharing --iterations 2 --quiet --trace t.jsonl \
+      --summary s.json
+    grep -q '"primal_residual"' t.jsonl || fail "the sharing trace lacks its columns"
+    grep -q '"consensus_gap"' t.jsonl && fail "the sharing trace has consensus columns"
+    grep -q '"family": "sharing"' s.json || fail "summary lacks the family"
+    expect 0 '' -- "$DPADMM" run --algorithm sgd --parties 4 --print-config
+    cp out.txt sgd.json
+    grep -q '"init_sd"' sgd.json || fail "print-config lacks the SGD parameters"
+    expect 0 '' -- "$DPADMM" run --config sgd.json --print-config
+    cmp -s out.txt sgd.json || fail "--print-config of --config sgd.json differs"
+    ;;
+  # --- the vertical family through the `sharing` alias (001) ---
+  sharing_help)
+    expect 0 '' -- "$DPADMM" sharing --help
+    grep -q -- '--parties M=2' out.txt || fail "--help does not show --parties with its default"
+    grep -q -- '--epsilon' out.txt || fail "--help does not list --epsilon"
+    grep -q 'Exit codes' out.txt || fail "--help does not document the exit codes"
+    ;;
+  sharing_bad_rho)
+    expect 2 '^dpadmm: error: algorithm\.sharing\.rho must be > 0' -- "$DPADMM" sharing --rho 0
+    [ "$(wc -l <err.txt)" -eq 1 ] || fail "expected exactly one line on stderr"
+    ;;
+  sharing_bad_epsilon)
+    expect 2 'algorithm\.sharing\.epsilon must be in \(0, 1\]' -- "$DPADMM" sharing --dp --epsilon 3
+    ;;
+  sharing_party_features_mismatch)
+    expect 2 'algorithm\.sharing\.party_features: the counts sum to 15 but the data has 20 features' -- \
+      "$DPADMM" sharing "${SHARING_SMALL[@]}" --party-features 10,5
+    ;;
+  sharing_config_unknown_key)
+    echo '{"rhoo": 1}' > bad.json
+    expect 2 'bad\.json: unknown field .rhoo.' -- "$DPADMM" sharing --config bad.json
+    ;;
+  sharing_missing_data_file)
+    expect 2 'no/such/a9a' -- "$DPADMM" sharing --data libsvm --train no/such/a9a
+    ;;
+  sharing_print_config_round_trip)
+    expect 0 '' -- "$DPADMM" sharing --parties 3 --dp --epsilon 0.5 --print-config
+    cp out.txt spec.json
+    expect 0 '' -- "$DPADMM" sharing --config spec.json --print-config
+    cmp -s out.txt spec.json || fail "--print-config of --config spec.json differs from spec.json"
+    ;;
+  sharing_small_run)
+    expect 0 '' -- "$DPADMM" sharing "${SHARING_SMALL[@]}" --trace t.csv --summary s.json
+    [ "$(wc -l <t.csv)" -eq 6 ] || fail "trace should have a header and 5 rows (epochs 0..4)"
+    head -1 t.csv | grep -q '^round,seconds,train_loss,objective,test_error,test_loss,primal_residual' ||
+      fail "trace header"
+    grep -q '"outcome": "completed"' s.json || fail "summary outcome"
+    grep -q 'centralized optimum' out.txt || fail "stdout summary lacks the baseline"
+    ;;
+  sharing_dp_run)
+    expect 0 '' -- "$DPADMM" sharing "${SHARING_SMALL[@]}" --dp --epsilon 0.5 --b1 2 --trace t.csv --summary s.json
+    grep -q '"party_sigma"' s.json || fail "summary lacks party_sigma"
+    grep -q '"assumption_b1": 2' s.json || fail "summary lacks the b1 used"
+    grep -q 'total (' out.txt || fail "stdout lacks the total privacy"
+    ;;
+  sharing_sgd_diverged)
+    # (--rho is ADMM sharing's penalty: the SGD baseline has none, so SMALL's --rho is left out.)
+    expect 3 '' -- "$DPADMM" sharing --data twonorm --rows 300 --dims 20 --epochs 4 --quiet \
+      --algorithm sgd --learning-rate 1e306 --no-baselines
+    grep -q 'diverged' out.txt || fail "stdout does not say diverged"
+    ;;
+  sharing_unused_flag)
+    expect 2 "--rho is not used by algorithm 'sgd'" -- "$DPADMM" sharing --algorithm sgd --rho 1
+    expect 2 "--batch-size is not used by algorithm 'sharing' \\(it sets algorithm.<name>.batch_size of: sgd\\)" -- \
+      "$DPADMM" sharing --batch-size 3
+    ;;
+  sharing_same_as_run)
+    # The alias is `run` with the vertical family's defaults: same spec, same numbers.
+    expect 0 '' -- "$DPADMM" sharing "${SHARING_SMALL[@]}" --engine serial --trace a.csv --summary a.json
+    expect 0 '' -- "$DPADMM" run --algorithm sharing --data twonorm --rows 300 --dims 20 \
+      --iterations 4 --rho 0.01 --quiet --engine serial --trace b.csv --summary b.json
+    [ "$(cut -d, -f1,3- a.csv)" = "$(cut -d, -f1,3- b.csv)" ] || fail "traces differ"
     ;;
   *)
     echo "unknown case '$CASE'"

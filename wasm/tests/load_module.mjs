@@ -15,7 +15,8 @@ export async function loadModule(modulePath = process.env.DPADMM_WASM_MODULE) {
   return create({ wasmBinary, print: () => {}, printErr: (s) => process.stderr.write(`${s}\n`) });
 }
 
-// Runs one spec to its end; returns {summary, rounds (parsed JSON), csv (rows)} or {error}.
+// Runs one spec (either family) to its end; returns {summary, rounds (parsed JSON), csv (rows),
+// info, graph, specJson, csvHeader, family} or {error}.
 export function runSpec(module, spec, onRound = () => true) {
   const session = new module.Session(typeof spec === 'string' ? spec : JSON.stringify(spec));
   try {
@@ -31,32 +32,16 @@ export function runSpec(module, spec, onRound = () => true) {
       }),
     );
     if (summary.error) return { error: summary.error };
-    return { summary, rounds, csv, info: JSON.parse(session.infoJson()), graph: JSON.parse(session.graphJson()) };
+    return { summary, rounds, csv, info: JSON.parse(session.infoJson()),
+             graph: JSON.parse(session.graphJson()), specJson: session.specJson(),
+             csvHeader: session.csvHeader(), family: session.family() };
   } finally {
     session.delete();
   }
 }
 
-// Runs one ADMM sharing spec (vertical partition) to its end; returns {summary, epochs (parsed
-// JSON), csv (rows), info, graph} or {error}.
+// A vertical-family run (the same Session): runSpec's result with the rounds also as `epochs`.
 export function runSharingSpec(module, spec, onEpoch = () => true) {
-  const session = new module.SharingSession(typeof spec === 'string' ? spec : JSON.stringify(spec));
-  try {
-    if (!session.ok()) return { error: session.error() };
-    const epochs = [];
-    const csv = [];
-    const summary = JSON.parse(
-      session.run((json, row) => {
-        const m = JSON.parse(json);
-        epochs.push(m);
-        csv.push(row);
-        return onEpoch(m);
-      }),
-    );
-    if (summary.error) return { error: summary.error };
-    return { summary, epochs, csv, info: JSON.parse(session.infoJson()), graph: JSON.parse(session.graphJson()),
-             specJson: session.specJson() };
-  } finally {
-    session.delete();
-  }
+  const r = runSpec(module, spec, onEpoch);
+  return r.error ? r : { ...r, epochs: r.rounds };
 }

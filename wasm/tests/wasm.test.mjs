@@ -12,10 +12,10 @@ import { loadModule, runSharingSpec, runSpec } from './load_module.mjs';
 const module = await loadModule();
 
 test('module', () => {
-  const spec = JSON.parse(module.defaultSpecJson());
+  const spec = JSON.parse(module.defaultSpecJson(''));
   assert.equal(spec.engine, 'serial', 'the browser runs the serial engine');
   assert.equal(spec.algorithm.name, 'admm');
-  const header = module.csvHeader().split(',');
+  const header = module.csvHeader('consensus').split(',');
   assert.deepEqual(header.slice(0, 3), ['round', 'seconds', 'train_loss']);
   assert.match(module.putFile('a/b.csv', '1,2\n'), /plain name/);
   assert.equal(module.putFile('ok.csv', '1,2\n'), '');
@@ -39,7 +39,7 @@ test('default_run', () => {
   assert.equal(r.graph.nodes, 10);
   assert.equal(r.graph.edges.length, 13);
   assert.equal(r.csv.length, 101);
-  assert.equal(r.csv[0].split(',').length, module.csvHeader().split(',').length);
+  assert.equal(r.csv[0].split(',').length, module.csvHeader('consensus').split(',').length);
 });
 
 test('bad_spec', () => {
@@ -98,13 +98,14 @@ test('step_and_stop', () => {
 // equal doubles.
 const NATIVE_SPECS = {
   admm: { iterations: 60, seed: 3 },
-  dvp: { algorithm: { name: 'dvp', alpha: 0.5, eta: 10 }, graph: { nodes: 6, edges: 8 },
+  dvp: { algorithm: { name: 'dvp', eta: 10, dvp: { alpha: 0.5 } }, graph: { nodes: 6, edges: 8 },
          iterations: 40, seed: 11 },
-  private_mradmm: { algorithm: { name: 'private_mradmm', alpha: 1, eta: 1, q1: 1.04 },
+  private_mradmm: { algorithm: { name: 'private_mradmm', eta: 1,
+                                 private_mradmm: { alpha: 1, q1: 1.04 } },
                     iterations: 30, seed: 5 },
-  pdml: { algorithm: { name: 'pdml', C: 1, rho: 0.01, eta: 0.1, label_eps: 1, pdml_R: 1,
-                       pdml_V: 0.5, pdml_decay: 0.8 }, iterations: 30, seed: 4 },
-  sparse_madmm: { algorithm: { name: 'madmm', alpha: 0.8, eta: 1, q1: 1.02 },
+  pdml: { algorithm: { name: 'pdml', C: 1, rho: 0.01, eta: 0.1,
+                       pdml: { label_eps: 1, R: 1, V: 0.5, decay: 0.8 } }, iterations: 30, seed: 4 },
+  sparse_madmm: { algorithm: { name: 'madmm', eta: 1, madmm: { alpha: 0.8, q1: 1.02 } },
                   data: { source: 'sparse', rows: 1500, dims: 60 }, graph: { topology: 'ring', nodes: 5 },
                   iterations: 25, seed: 9 },
 };
@@ -125,7 +126,7 @@ function nativeAndWasm(name, spec) {
   const native = readFileSync(tracePath, 'utf8').trim().split('\n');
   const r = runSpec(module, spec);
   assert.equal(r.error, undefined, r.error);
-  const wasm = [module.csvHeader(), ...r.csv];
+  const wasm = [module.csvHeader('consensus'), ...r.csv];
   writeFileSync(path.join(work, `${name}-wasm.csv`), wasm.join('\n') + '\n');
   assert.equal(wasm.length, native.length, `${name}: row count`);
   return { native, wasm, testRows: r.info.test_rows };
@@ -143,22 +144,31 @@ test('same_bits_as_native', () => {
   }
 });
 
-// --- ADMM sharing (vertically partitioned features, SharingSession) ----------------------------
+// --- The vertical family (ADMM sharing, 001) through the same Session -------------------------
+
+// A schema-2 spec of the vertical family: `params` of algorithm.<name>, `top` the other fields.
+const sharing = (params = {}, top = {}, name = 'sharing') =>
+  ({ algorithm: { name, [name]: params }, ...top });
 
 // The library's default sharing run (generated sparse data, 2,000 rows x 200 features, 2
 // parties, 20 iterations of non-private ADMM sharing): it ends near the centralized model.
 test('sharing_default_run', () => {
-  const defaults = JSON.parse(module.defaultSharingSpecJson());
+  const defaults = JSON.parse(module.defaultSpecJson('sharing'));
   assert.equal(defaults.engine, 'serial');
-  assert.equal(defaults.algorithm, 'admm');
-  assert.deepEqual(module.sharingCsvHeader().split(',').slice(0, 4), ['epoch', 'seconds', 'objective', 'train_loss']);
-  const r = runSharingSpec(module, '{}');
+  assert.equal(defaults.schema, 2);
+  assert.equal(defaults.algorithm.name, 'sharing');
+  assert.equal(defaults.data.source, 'sparse');
+  assert.deepEqual(module.csvHeader('sharing').split(',').slice(0, 6),
+                   ['round', 'seconds', 'train_loss', 'objective', 'test_error', 'test_loss']);
+  const r = runSharingSpec(module, sharing());
   assert.equal(r.error, undefined, r.error);
+  assert.equal(r.family, 'sharing');
+  assert.equal(r.csvHeader, module.csvHeader('sharing'));
   assert.equal(r.summary.outcome, 'completed');
-  assert.equal(r.summary.epochs, 20);
-  assert.deepEqual(r.epochs.map((m) => m.epoch), [...Array(21).keys()]);
+  assert.equal(r.summary.rounds, 20);
+  assert.deepEqual(r.epochs.map((m) => m.round), [...Array(21).keys()]);
   assert.equal(r.csv.length, 21);
-  assert.equal(r.csv[0].split(',').length, module.sharingCsvHeader().split(',').length);
+  assert.equal(r.csv[0].split(',').length, module.csvHeader('sharing').split(',').length);
   const last = r.epochs.at(-1);
   const central = r.info.central_baseline;
   assert.ok(last.test_error < 0.2, `test error ${last.test_error}`);
@@ -166,57 +176,62 @@ test('sharing_default_run', () => {
   assert.ok(last.objective < r.epochs[0].objective);
   assert.ok(last.test_loss < r.epochs[0].test_loss);
   assert.equal(last.epsilon_total, 0, 'no privacy spent without dp');
+  assert.equal(last.consensus_gap, undefined, 'no consensus columns in a sharing run');
   // Star: coordinator 0 and the two parties, 100 features each.
+  assert.equal(r.graph.family, 'sharing');
   assert.equal(r.graph.nodes, 3);
   assert.deepEqual(r.graph.edges, [[0, 1], [0, 2]]);
   assert.deepEqual(r.graph.party_features, [100, 100]);
   assert.equal(r.info.train_rows + r.info.test_rows, 2000);
   // A DP run spends privacy every iteration (Corollary 1's total grows) and says so.
-  const dp = runSharingSpec(module, { dp: true, epsilon: 0.5, epochs: 5, parties: 3 });
+  const dp = runSharingSpec(module, sharing({ dp: true, epsilon: 0.5, parties: 3 }, { iterations: 5 }));
   assert.equal(dp.error, undefined, dp.error);
   assert.equal(dp.info.party_features.length, 3);
   assert.ok(dp.epochs[1].epsilon_iteration > 0);
   assert.ok(dp.epochs[5].epsilon_total > dp.epochs[1].epsilon_total);
   // The SGD baseline, and the callback's false stops a run after that epoch.
-  const sgd = runSharingSpec(module, { algorithm: 'sgd', epochs: 10 }, (m) => m.epoch < 3);
+  const sgd = runSharingSpec(module, sharing({}, { iterations: 10 }, 'sgd'), (m) => m.round < 3);
   assert.equal(sgd.error, undefined, sgd.error);
   assert.equal(sgd.summary.outcome, 'cancelled');
-  assert.equal(sgd.summary.epochs, 3);
+  assert.equal(sgd.summary.rounds, 3);
   assert.equal(sgd.epochs.length, 4);
 });
 
 test('sharing_bad_spec', () => {
-  let r = runSharingSpec(module, '{"rho": 0}');
-  assert.match(r.error, /rho must be > 0/);
-  r = runSharingSpec(module, '{"partys": 3}');
-  assert.match(r.error, /unknown field 'partys'/);
-  r = runSharingSpec(module, '{"parties": 2, "party_features": [150, 20]}');
+  let r = runSharingSpec(module, sharing({ rho: 0 }));
+  assert.match(r.error, /algorithm\.sharing\.rho must be > 0/);
+  r = runSharingSpec(module, sharing({ partys: 3 }));
+  assert.match(r.error, /unknown field 'algorithm\.sharing\.partys'/);
+  r = runSharingSpec(module, sharing({ parties: 2, party_features: [150, 20] }));
   assert.match(r.error, /party_features/);
-  r = runSharingSpec(module, '{"epochs": "many"}');
-  assert.match(r.error, /epochs must be/);
-  r = runSharingSpec(module, '{"algorithm": "newton"}');
-  assert.match(r.error, /algorithm/);
-  r = runSharingSpec(module, '{"engine": "tbb"}');
+  r = runSharingSpec(module, sharing({}, { iterations: 'many' }));
+  assert.match(r.error, /iterations must be/);
+  r = runSharingSpec(module, '{"algorithm": {"name": "newton"}}');
+  assert.match(r.error, /algorithm\.name must be one of/);
+  r = runSharingSpec(module, sharing({}, { engine: 'tbb' }));
   assert.match(r.error, /not available in this build/);
-  r = runSharingSpec(module, '{"data": {"source": "libsvm", "train_path": "nothere.libsvm"}}');
+  r = runSharingSpec(module, sharing({}, { data: { source: 'libsvm', train_path: 'nothere.libsvm' } }));
   assert.match(r.error, /nothere\.libsvm: cannot open file/);
   r = runSharingSpec(module, '[1');
   assert.match(r.error, /JSON syntax error/);
-  r = runSharingSpec(module, { epochs: 2, compute_baselines: false });
+  // The schema-1 shape of the sharing spec is refused naming what replaced the field.
+  r = runSharingSpec(module, '{"parties": 3, "epochs": 2}');
+  assert.match(r.error, /schema-1 field; schema 2 replaced it by/);
+  r = runSharingSpec(module, sharing({}, { iterations: 2, compute_optimum: false }));
   assert.equal(r.summary.outcome, 'completed', 'the module is still usable');
 });
 
-// Seeded sharing runs give the same trace as `dpadmm sharing --config spec.json --trace x.csv`
-// in every column but wall time: ADMM sharing, its DP version (Theorem 3's sigma and an explicit
+// Seeded sharing runs give the same trace as `dpadmm run --config spec.json --trace x.csv` in
+// every column but wall time: ADMM sharing, its DP version (Theorem 3's sigma and an explicit
 // noise level), uneven party blocks, dense data, and the SGD baseline.
 const SHARING_NATIVE_SPECS = {
-  sharing_admm: { parties: 3, epochs: 15, seed: 7 },
-  sharing_dp: { dp: true, epsilon: 0.8, delta: 1e-4, parties: 2, epochs: 12, seed: 5 },
-  sharing_dp_sigma: { dp: true, noise_sigma: 0.05, parties: 4, party_features: [80, 60, 40, 20],
-                      epochs: 10, seed: 13 },
-  sharing_twonorm: { data: { source: 'twonorm', rows: 1500, dims: 20 }, parties: 3, rho: 1e-3,
-                     epochs: 10, seed: 2 },
-  sharing_sgd: { algorithm: 'sgd', learning_rate: 0.5, batch_size: 32, epochs: 8, seed: 3 },
+  sharing_admm: sharing({ parties: 3 }, { iterations: 15, seed: 7 }),
+  sharing_dp: sharing({ dp: true, epsilon: 0.8, delta: 1e-4, parties: 2 }, { iterations: 12, seed: 5 }),
+  sharing_dp_sigma: sharing({ dp: true, noise_sigma: 0.05, parties: 4, party_features: [80, 60, 40, 20] },
+                            { iterations: 10, seed: 13 }),
+  sharing_twonorm: sharing({ parties: 3, rho: 1e-3 },
+                           { data: { source: 'twonorm', rows: 1500, dims: 20 }, iterations: 10, seed: 2 }),
+  sharing_sgd: sharing({ learning_rate: 0.5, batch_size: 32 }, { iterations: 8, seed: 3 }, 'sgd'),
 };
 
 test('sharing_same_bits_as_native', () => {
@@ -232,13 +247,13 @@ test('sharing_same_bits_as_native', () => {
     const r = runSharingSpec(module, spec);
     assert.equal(r.error, undefined, r.error);
     writeFileSync(specPath, r.specJson);
-    execFileSync(cli, ['sharing', '--config', specPath, '--quiet', '--trace', tracePath,
+    execFileSync(cli, ['run', '--config', specPath, '--quiet', '--trace', tracePath,
                        '--summary', path.join(work, `${name}-native.json`)]);
     const native = readFileSync(tracePath, 'utf8').trim().split('\n');
-    const wasm = [module.sharingCsvHeader(), ...r.csv];
+    const wasm = [module.csvHeader('sharing'), ...r.csv];
     writeFileSync(path.join(work, `${name}-wasm.csv`), wasm.join('\n') + '\n');
     assert.equal(wasm.length, native.length, `${name}: row count`);
-    assert.equal(wasm.length, spec.epochs + 2, `${name}: header, epoch 0 and every epoch`);
+    assert.equal(wasm.length, spec.iterations + 2, `${name}: header, round 0 and every round`);
     const seconds = native[0].split(',').indexOf('seconds');
     for (let k = 0; k < native.length; ++k) {
       assert.equal(withoutSeconds(wasm[k], seconds), withoutSeconds(native[k], seconds), `${name}: trace line ${k + 1}`);
@@ -255,16 +270,15 @@ test('sharing_upload_csv', () => {
     lines.push(`${x.join(',')},${x[0] + x[1] - x[2] + x[3] >= 0 ? 1 : 0}`);
   }
   assert.equal(module.putFile('cols.csv', lines.join('\n') + '\n'), '');
-  const r = runSharingSpec(module, {
-    data: { source: 'csv', train_path: 'cols.csv', has_header: true },
-    parties: 2, party_features: [3, 1], rho: 3e-3, epochs: 30,
-  });
+  const r = runSharingSpec(module, sharing({ parties: 2, party_features: [3, 1], rho: 3e-3 }, {
+    data: { source: 'csv', train_path: 'cols.csv', has_header: true }, iterations: 30,
+  }));
   assert.equal(r.error, undefined, r.error);
   assert.equal(r.info.features, 4);
   assert.deepEqual(r.graph.party_features, [3, 1]);
   assert.ok(r.info.local_baseline.test_error > 0.1, `party 1 alone: ${r.info.local_baseline.test_error}`);
   assert.ok(r.epochs.at(-1).test_error < 0.05, `test error ${r.epochs.at(-1).test_error}`);
   assert.equal(module.putFile('bad.csv', 'a,b,label\n1,2,1\n3,x,0\n'), '');
-  const bad = runSharingSpec(module, { data: { source: 'csv', train_path: 'bad.csv', has_header: true } });
+  const bad = runSharingSpec(module, sharing({}, { data: { source: 'csv', train_path: 'bad.csv', has_header: true } }));
   assert.match(bad.error, /^bad\.csv:3: /, bad.error);
 });

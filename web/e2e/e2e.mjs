@@ -7,7 +7,7 @@
 //   4. a shared URL reproduces a private (DVP) run bit for bit;
 //   5. a malformed LIBSVM file shows the C++ loader's message naming the line;
 //   6. the vertical setting (ADMM sharing): a default run finishes near the centralized model; a
-//      DP run on an uneven 3-party split gives the native `dpadmm sharing` trace bit for bit; its
+//      DP run on an uneven 3-party split gives the native `dpadmm run` trace bit for bit; its
 //      shared URL reproduces it; the SGD baseline overlays the earlier runs; a CSV file from
 //      disk is split between two parties; pause, step and stop work in this setting too.
 // Screenshots go to E2E_ARTIFACTS (default ../build-wasm/e2e-artifacts).
@@ -263,7 +263,7 @@ await step('vertical setting: ADMM sharing default run finishes near the central
   await vpage.screenshot({ path: path.join(artifacts, '7-vertical-admm.png') });
 });
 
-await step('vertical setting: DP ADMM sharing, 3 parties, uneven split; trace equals `dpadmm sharing`', async () => {
+await step('vertical setting: DP ADMM sharing, 3 parties, uneven split; trace equals `dpadmm run`', async () => {
   await vpage.selectOption('#sharing-algorithm', 'dp_admm');
   await vpage.fill('#parties', '3');
   await vpage.locator('#parties').dispatchEvent('input');
@@ -285,15 +285,15 @@ await step('vertical setting: DP ADMM sharing, 3 parties, uneven split; trace eq
   vertical.trace = await download(vpage);
   const lines = vertical.trace.trim().split('\n');
   assert.equal(lines.length, 17);
-  assert.match(lines[0], /^epoch,seconds,objective,/);
+  assert.match(lines[0], /^round,seconds,train_loss,objective,test_error,test_loss,/);
   vertical.spec = await vpage.locator('#info').getAttribute('data-spec');
-  assert.deepEqual(JSON.parse(vertical.spec).party_features, [100, 60, 40]);
+  assert.deepEqual(JSON.parse(vertical.spec).algorithm.sharing.party_features, [100, 60, 40]);
   const cli = process.env.DPADMM_NATIVE_CLI;
   assert.ok(cli, 'DPADMM_NATIVE_CLI must name the native dpadmm command');
   const spec = path.join(tmp, 'sharing-spec.json');
   const trace = path.join(tmp, 'sharing-native.csv');
   writeFileSync(spec, vertical.spec);
-  execFileSync(cli, ['sharing', '--config', spec, '--quiet', '--trace', trace, '--summary', path.join(tmp, 'ss.json')]);
+  execFileSync(cli, ['run', '--config', spec, '--quiet', '--trace', trace, '--summary', path.join(tmp, 'ss.json')]);
   assert.deepEqual(dropSeconds(vertical.trace), dropSeconds(readFileSync(trace, 'utf8')));
   await vpage.screenshot({ path: path.join(artifacts, '8-vertical-dp.png') });
 });

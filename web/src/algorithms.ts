@@ -127,7 +127,8 @@ export function algorithmByName(name: string): AlgorithmDef {
 }
 
 // --- Vertical partition: ADMM sharing (001) --------------------------------------------------
-// Fields of the sharing spec (`dpadmm sharing --print-config`); defaults are SharingSpec's.
+// Parameters of the sharing algorithms (algorithm.sharing / algorithm.sgd of `dpadmm run
+// --algorithm sharing --print-config`); defaults are SharingParams' and SgdParams'.
 
 export const SHARING_PARAMS: Record<string, ParamDef> = {
   lambda: {

@@ -45,7 +45,7 @@ export const CHART_SETS: Record<Trace['mode'], ChartSet> = {
   },
   vertical: {
     xLabel: 'epoch',
-    x: (m) => (m as EpochMetrics).epoch,
+    x: (m) => (m as EpochMetrics).round,
     charts: [
       { title: 'Training objective (log loss + λ Σ||x_m||²/2)', value: (m) => (m as EpochMetrics).objective, log: true, unit: '' },
       { title: 'Test log loss', value: (m) => (m as EpochMetrics).test_loss, log: true, unit: '' },

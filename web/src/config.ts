@@ -42,7 +42,7 @@ export const DEFAULT_DIMS: Record<Exclude<DatasetKind, 'file'>, number> = {
   twonorm: 20, ringnorm: 20, sparse: 200,
 };
 
-/** The data each setting starts from (the library's defaults: RunSpec's and SharingSpec's). */
+/** The data each setting starts from (the library's defaults: RunSpec::Defaults of each family). */
 export const MODE_DATA: Record<Mode, { dataset: Exclude<DatasetKind, 'file'>; rows: number; dims: number }> = {
   horizontal: { dataset: 'twonorm', rows: 7400, dims: 20 },
   vertical: { dataset: 'sparse', rows: 2000, dims: 200 },
@@ -77,45 +77,61 @@ export function storedFileName(name: string): string {
   return cleaned === '' ? 'upload' : cleaned;
 }
 
+// AlgorithmSpec's fields shared by the consensus family; every other parameter belongs to the
+// algorithm's own struct, algorithm.<name> (spec schema 2).
+const SHARED_ALGORITHM_FIELDS = new Set(['C', 'rho', 'rho_per_node', 'eta', 'random_start', 'node_eta', 'privacy_budget']);
+// The page's parameter keys that the spec names differently.
+const PARAMETER_NAMES: Record<string, string> = { pdml_R: 'R', pdml_V: 'V', pdml_decay: 'decay' };
+
+function algorithmObject(name: string, params: Record<string, unknown>, shared: Set<string>): Record<string, unknown> {
+  const algorithm: Record<string, unknown> = { name };
+  const own: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (shared.has(key)) algorithm[key] = value;
+    else own[PARAMETER_NAMES[key] ?? key] = value;
+  }
+  if (Object.keys(own).length > 0) algorithm[name] = own;
+  return algorithm;
+}
+
+function dataObject(c: RunConfig): Record<string, unknown> {
+  return c.dataset === 'file'
+    ? { source: c.fileFormat, train_path: storedFileName(c.fileName),
+        ...(c.fileFormat === 'csv' ? { has_header: c.csvHeader } : {}) }
+    : { source: c.dataset, rows: c.rows, dims: c.dims };
+}
+
+/** The spec (schema 2, as `dpadmm run --config` reads it) of a run of either family. */
 export function toSpec(c: RunConfig): Record<string, unknown> {
   if (c.mode === 'vertical') return toSharingSpec(c);
-  const data: Record<string, unknown> =
-    c.dataset === 'file'
-      ? { source: c.fileFormat, train_path: storedFileName(c.fileName),
-          ...(c.fileFormat === 'csv' ? { has_header: c.csvHeader } : {}) }
-      : { source: c.dataset, rows: c.rows, dims: c.dims };
   const graph: Record<string, unknown> = { topology: c.topology, nodes: c.nodes };
   if (c.topology === 'random') graph.edges = c.edges;
   return {
-    data,
+    schema: 2,
+    data: dataObject(c),
     graph,
     loss: { kind: c.loss },
-    algorithm: { name: c.algorithm, ...c.params },
+    algorithm: algorithmObject(c.algorithm, c.params, SHARED_ALGORITHM_FIELDS),
     iterations: c.iterations,
     seed: c.seed,
   };
 }
 
-/** The sharing spec (`dpadmm sharing --config`) of a vertical run. */
+/** The spec of a vertical run: algorithm "sharing" (ADMM sharing, dp on or off) or "sgd". */
 export function toSharingSpec(c: RunConfig): Record<string, unknown> {
-  const data: Record<string, unknown> =
-    c.dataset === 'file'
-      ? { source: c.fileFormat, train_path: storedFileName(c.fileName),
-          ...(c.fileFormat === 'csv' ? { has_header: c.csvHeader } : {}) }
-      : { source: c.dataset, rows: c.rows, dims: c.dims };
   const algorithm = sharingAlgorithmByName(c.sharingAlgorithm);
-  const spec: Record<string, unknown> = {
-    data,
-    algorithm: algorithm.spec.algorithm,
-    dp: algorithm.spec.dp,
-    parties: c.parties,
-    ...c.sharingParams,
-    epochs: c.epochs,
+  const name = algorithm.spec.algorithm === 'sgd' ? 'sgd' : 'sharing';
+  const params: Record<string, unknown> = { parties: c.parties, ...c.sharingParams };
+  if (name === 'sharing') params.dp = algorithm.spec.dp;
+  const split = parsePartyFeatures(c.partyFeatures);
+  if (split.length > 0) params.party_features = split;
+  return {
+    schema: 2,
+    data: dataObject(c),
+    algorithm: algorithmObject(name, params, new Set()),
+    iterations: c.epochs,
     seed: c.seed,
   };
-  const split = parsePartyFeatures(c.partyFeatures);
-  if (split.length > 0) spec.party_features = split;
-  return spec;
 }
 
 // URL: ?data=twonorm&rows=7400&dims=20&topology=random&nodes=10&edges=13&algorithm=dvp

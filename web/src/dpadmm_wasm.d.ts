@@ -4,10 +4,18 @@ declare module '@dpadmm-wasm/dpadmm_wasm.mjs' {
     /** False if the spec or the data was rejected; error() then says why. */
     ok(): boolean;
     error(): string;
-    /** The effective spec (every field), as `dpadmm run --print-config` prints it. */
+    /** "consensus" | "sharing": the family of the spec's algorithm ("" if rejected). */
+    family(): string;
+    /** The effective spec (schema 2), as `dpadmm run --print-config` prints it. */
     specJson(): string;
     infoJson(): string;
-    /** {"nodes": N, "edges": [[i, j], ...], "rows_per_node": [...]} */
+    /** The CSV trace header of this run's family. */
+    csvHeader(): string;
+    /**
+     * Consensus: {"family": "consensus", "nodes": N, "edges": [[i, j], ...], "rows_per_node": [...]};
+     * sharing, the star: {"family": "sharing", "nodes": M + 1, "edges": [[0, m], ...],
+     * "party_features": [...], "rows": N}.
+     */
     graphJson(): string;
     /**
      * Runs to the end; calls onRound(roundJson, csvRow) after every round (false = stop after
@@ -16,22 +24,14 @@ declare module '@dpadmm-wasm/dpadmm_wasm.mjs' {
     run(onRound: (roundJson: string, csvRow: string) => boolean): string;
     delete(): void;
   }
-  /**
-   * ADMM sharing over vertically partitioned features (sharing spec: `dpadmm sharing
-   * --print-config`). Same shape as Session; graphJson() is the star {"nodes": M + 1,
-   * "edges": [[0, m], ...], "party_features": [...], "rows": N}; run() calls back once per
-   * epoch (epoch 0 included) with the epoch's JSON and the CLI's CSV trace row.
-   */
-  export type SharingSession = Session;
   export interface DpadmmModule {
     Session: new (specJson: string) => Session;
-    SharingSession: new (specJson: string) => SharingSession;
-    defaultSharingSpecJson(): string;
-    sharingCsvHeader(): string;
     /** Stores a file in the in-memory file system; "" or an error message. */
     putFile(name: string, contents: string): string;
-    defaultSpecJson(): string;
-    csvHeader(): string;
+    /** The browser defaults of an algorithm's family ("" = admm) as spec JSON. */
+    defaultSpecJson(algorithm: string): string;
+    /** The CSV trace header of a family ("consensus" | "sharing"). */
+    csvHeader(family: string): string;
   }
   export interface ModuleOptions {
     locateFile?: (path: string, prefix: string) => string;

@@ -347,7 +347,7 @@ function onWorkerMessage(m: FromWorker) {
   switch (m.type) {
     case 'started':
       if (m.kind === 'sharing') {
-        $('info').dataset.spec = m.specJson; // for `dpadmm sharing --config`
+        $('info').dataset.spec = m.specJson; // the effective spec, for `dpadmm run --config`
         graph.drawSharing(m.graph as SharingGraph);
         $('info').textContent = sharingInfoText(m.info);
         break;
@@ -366,7 +366,7 @@ function onWorkerMessage(m: FromWorker) {
       charts.schedule(runs);
       if (m.kind === 'sharing') {
         showEpoch(m.metrics);
-        if (phase === 'paused') $('state').textContent = `paused after epoch ${m.metrics.epoch}`;
+        if (phase === 'paused') $('state').textContent = `paused after epoch ${m.metrics.round}`;
         break;
       }
       showRound(m.metrics);
@@ -412,7 +412,7 @@ const percentText = (e: number | null | undefined) => (e === null || e === undef
 function sharingInfoText(i: SharingInfo): string {
   const split = i.party_features.join(' / ');
   let text = `${i.dataset}: ${i.train_rows} training rows, ${i.test_rows} test rows; ` +
-    `${i.features} features split among ${i.parties} parties (${split}); the coordinator holds the labels.`;
+    `${i.features} features split among ${i.party_features.length} parties (${split}); the coordinator holds the labels.`;
   if (i.central_baseline && i.local_baseline) {
     text += ` Reference test error: all features in one place ${percentText(i.central_baseline.test_error)}, ` +
       `party 1's features alone ${percentText(i.local_baseline.test_error)}.`;
@@ -421,8 +421,8 @@ function sharingInfoText(i: SharingInfo): string {
 }
 
 function showEpoch(m: EpochMetrics) {
-  $('round').textContent = `${m.epoch} / ${current?.config.epochs ?? '?'}`;
-  $('round').dataset.value = String(m.epoch);
+  $('round').textContent = `${m.round} / ${current?.config.epochs ?? '?'}`;
+  $('round').dataset.value = String(m.round);
   const acc = $('accuracy');
   if (m.test_error !== null) {
     acc.textContent = `${(100 * (1 - m.test_error)).toFixed(2)} %`;
@@ -539,7 +539,7 @@ function wireControls() {
       current.outcome = 'cancelled';
       const last = current.rounds.at(-1);
       const where = current.mode === 'vertical'
-        ? `epoch ${(last as EpochMetrics | undefined)?.epoch ?? 0}`
+        ? `epoch ${(last as EpochMetrics | undefined)?.round ?? 0}`
         : `round ${(last as RoundMetrics | undefined)?.round ?? 0}`;
       $('outcome').textContent = `Run #${current.id}: cancelled after ${where}.`;
       setPhase('loading');

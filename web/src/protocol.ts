@@ -15,9 +15,10 @@ export interface RoundMetrics {
   node_distance: number[];
 }
 
-/** One epoch of an ADMM sharing / SGD run (vertical setting): the CSV trace's columns. */
+/** One round (iteration / epoch) of an ADMM sharing / SGD run (vertical family): the trace's
+ * columns of that family. */
 export interface EpochMetrics {
-  epoch: number;
+  round: number;
   seconds: number;
   objective: number;
   train_loss: number;
@@ -44,11 +45,9 @@ export interface SharingInfo {
   train_rows: number;
   test_rows: number;
   features: number;
-  parties: number;
   party_features: number[];
   algorithm: string;
   dp: boolean;
-  party_sigma: number[];
   privacy_guarantee: string;
   central_baseline: SharingBaseline | null;
   local_baseline: SharingBaseline | null;
@@ -57,6 +56,7 @@ export interface SharingInfo {
 
 /** The star of ADMM sharing: node 0 = coordinator, nodes 1..M = parties. */
 export interface SharingGraph {
+  family: 'sharing';
   nodes: number;
   edges: [number, number][];
   party_features: number[];
@@ -64,14 +64,15 @@ export interface SharingGraph {
 }
 
 export interface SharingSummary {
-  outcome: 'completed' | 'cancelled' | 'diverged';
+  outcome: 'completed' | 'cancelled' | 'diverged' | 'failed';
   message: string;
-  epochs: number;
+  rounds: number;
   seconds: number;
   final: EpochMetrics;
 }
 
 export interface GraphShape {
+  family: 'consensus';
   nodes: number;
   edges: [number, number][];
   rows_per_node: number[];
@@ -91,7 +92,7 @@ export interface RunInfo {
 }
 
 export interface RunSummary {
-  outcome: 'completed' | 'converged' | 'cancelled' | 'diverged' | 'budget exhausted';
+  outcome: 'completed' | 'converged' | 'cancelled' | 'diverged' | 'budget exhausted' | 'failed';
   message: string;
   rounds: number;
   seconds: number;
@@ -113,7 +114,7 @@ export const STOPPING = 2;
 
 export type ToWorker = {
   type: 'start';
-  /** consensus: a Session (RunSpec); sharing: a SharingSession (SharingSpec). */
+  /** The family of the spec's algorithm (one Session serves both; the page draws them apart). */
   kind: 'consensus' | 'sharing';
   id: number;
   spec: Record<string, unknown>;

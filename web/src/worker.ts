@@ -1,5 +1,5 @@
-// The engine's thread: loads the wasm module and runs experiments (consensus runs and ADMM
-// sharing runs), posting every round / epoch to the page. The C++ run is one synchronous call, so pause/step/stop travel through a
+// The engine's thread: loads the wasm module and runs experiments of either family (one
+// Session; the spec's algorithm selects consensus or ADMM sharing), posting every round to the page. The C++ run is one synchronous call, so pause/step/stop travel through a
 // SharedArrayBuffer that the per-round callback reads (Atomics.wait blocks this worker, never
 // the page). Without cross-origin isolation there is no SharedArrayBuffer: runs then go to
 // the end, and the page stops them by terminating this worker.
@@ -45,14 +45,16 @@ async function start(m: Extract<ToWorker, { type: 'start' }>) {
       return;
     }
   }
-  // Both sessions have the same shape: a consensus Session or an ADMM sharing SharingSession.
+  // One Session for both families: the spec's algorithm selects it.
   const kind = m.kind;
-  const session = kind === 'sharing'
-    ? new module.SharingSession(JSON.stringify(m.spec))
-    : new module.Session(JSON.stringify(m.spec));
+  const session = new module.Session(JSON.stringify(m.spec));
   try {
     if (!session.ok()) {
       post({ type: 'error', id: m.id, message: session.error() });
+      return;
+    }
+    if (session.family() !== kind) {
+      post({ type: 'error', id: m.id, message: `the spec's algorithm is of the ${session.family()} family` });
       return;
     }
     post({
@@ -85,6 +87,8 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
 };
 
 modulePromise.then(
-  (module) => post({ type: 'ready', csvHeader: module.csvHeader(), sharingCsvHeader: module.sharingCsvHeader() }),
+  (module) => post({
+    type: 'ready', csvHeader: module.csvHeader('consensus'), sharingCsvHeader: module.csvHeader('sharing'),
+  }),
   (err: unknown) => post({ type: 'error', id: -1, message: `could not load the engine: ${String(err)}` }),
 );

@@ -13,7 +13,7 @@ struct Counter : dpadmm::RunObserver {
 int main() {
   dpadmm::RunSpec spec;
   spec.data.rows = 600;
-  spec.graph.topology = "ring";
+  spec.graph.topology = dpadmm::Topology::kRing;
   spec.graph.nodes = 4;
   spec.iterations = 100;
   spec.algorithm.C = 50;

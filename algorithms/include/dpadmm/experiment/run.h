@@ -1,17 +1,23 @@
-// Running an experiment: spec in, per-round metrics to an observer, a RunSummary out.
+// Running an experiment of either family: spec in, per-round metrics to an observer, a
+// RunSummary out.
 //
-//   dpadmm::RunSpec spec;                 // defaults: the main job
+//   dpadmm::RunSpec spec;                 // defaults: the main job (consensus ADMM)
 //   spec.graph.nodes = 20;
 //   dpadmm::Experiment exp(spec);         // loads/generates data, builds graph and partition
 //   dpadmm::RunSummary s = exp.Run(&observer, &stop_token);
 //
+//   auto v = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kSharing);  // vertical sharing (001)
+//   dpadmm::Experiment shared(v, train, test);  // in-memory data: no files needed
+//
 // Bad input throws InputError (at construction). Everything that happens during the run is an
-// outcome in the summary: completed, converged, cancelled, diverged (with node and round).
+// outcome in the summary: completed, converged, cancelled, diverged or failed (naming node and
+// round), budget exhausted.
 // Thread safety: an Experiment is immutable after construction; Run() may be called from
 // several threads at once (each call builds its own node programs and engine state).
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,79 +25,134 @@
 #include <Eigen/Dense>
 
 #include "dpadmm/data/dataset.h"
-#include "dpadmm/graph/graph.h"
 #include "dpadmm/data/preprocessing.h"
+#include "dpadmm/experiment/choices.h"
 #include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/graph/graph.h"
 #include "dpadmm/runtime/engine.h"
 
 namespace dpadmm {
 
+// One round (consensus: one ADMM round; sharing: one iteration or SGD epoch). Fields that do
+// not apply to the run's family stay NaN (empty for vectors) and are not written to traces;
+// MetricColumns() says which family each belongs to.
 struct RoundMetrics {
+  static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   std::int64_t round = 0;
   double seconds = 0.0;          // wall time since the start of the run
-  double train_loss = 0.0;       // L(t) = (1/N) sum_i (1/B_i) sum_n L(y f_i(t)^T x)   (papers)
-  double objective = 0.0;        // sum_i [(C/B_i) sum_n L(y f_i^T x) + (rho/N) ||f_i||^2 / 2]
-  double test_error = 0.0;       // misclassification rate of mean_i f_i(t) on the test set
-  double consensus_gap = 0.0;    // max_{i,j} ||f_i(t) - f_j(t)||_2
-  double distance_to_optimum = 0.0;  // max_i ||f_i(t) - f*|| / ||f*|| (NaN if not computed)
+  // Consensus: L(t) = (1/N) sum_i (1/B_i) sum_n L(y f_i(t)^T x) (papers).
+  // Sharing: mean log loss on the training set.
+  double train_loss = 0.0;
+  // Consensus: sum_i [(C/B_i) sum_n L(y f_i^T x) + (rho/N) ||f_i||^2 / 2].
+  // Sharing: mean log loss + lambda sum_m ||x_m||^2 / 2 (released x~).
+  double objective = 0.0;
+  double test_error = 0.0;       // misclassification rate of the model on the test set
+
+  // Consensus family.
+  double consensus_gap = kNaN;          // max_{i,j} ||f_i(t) - f_j(t)||_2
+  double distance_to_optimum = kNaN;    // max_i ||f_i(t) - f*|| / ||f*|| (NaN if not computed)
   // Privacy, as the algorithm's paper states it (0 for non-private algorithms):
   // DVP/PVP: max_i sum_{s<=t} alpha_i(s) (plain composition of the dynamic alpha_i(s)-DP);
   // M-ADMM: P(t) of 002; private MR-ADMM: beta of 003 eq. (32) up to round t.
-  double privacy_loss = 0.0;
-  double privacy_round = 0.0;           // max_i of what round t added
+  double privacy_loss = kNaN;
+  double privacy_round = kNaN;          // max_i of what round t added
   std::vector<double> node_privacy;     // per node: accumulated privacy loss up to round t
   std::vector<double> node_noise;       // per node: noise parameter drawn in round t (0: none)
   // Per node: ||f_i(t) - mean_j f_j(t)||_2, how far node i is from consensus (the browser demo
-  // colours nodes by it). Not part of the CSV/JSON trace formats.
+  // colours nodes by it). Not part of the trace formats.
   std::vector<double> node_distance;
+
+  // Sharing family.
+  double test_loss = kNaN;          // mean log loss on the test set
+  double primal_residual = kNaN;    // ADMM: ||sum_m D_m x_m - z||_2 / sqrt(N); SGD: NaN
+  double max_x_norm = kNaN;         // max_m ||x_m||_2 (compare with b1)
+  double y_norm = kNaN;             // ADMM: ||y||_2 (compare with b1); SGD: NaN
+  // Privacy (0 when dp is off): per iteration and party (001 Theorem 3), and Corollary 1's
+  // total over the iterations so far.
+  double epsilon_iteration = kNaN, delta_iteration = kNaN;
+  double epsilon_total = kNaN, delta_total = kNaN;
+};
+
+// A reference logistic regression of the sharing family (001's experiments).
+struct Baseline {
+  bool computed = false;
+  double objective = 0.0;   // mean log loss + lambda ||f||^2 / 2 at the optimum
+  double train_loss = 0.0;
+  double test_loss = 0.0;   // mean log loss on the test set
+  double test_error = 0.0;
 };
 
 // What the run is about, known before round 0.
 struct RunInfo {
+  Family family = Family::kConsensus;
+  Algorithm algorithm = Algorithm::kAdmm;
   std::string dataset;
   std::int64_t train_rows = 0, test_rows = 0, features = 0;
   bool sparse = false;
   double normalization_factor = 1.0;  // rows were multiplied by this (1 = unchanged)
   double max_row_norm_before = 0.0;
+  std::string loss;
+  runtime::EngineKind engine = runtime::EngineKind::kTbb;
+  // Sharing's SGD baseline does not run on an engine (an in-process loop).
+  bool on_engine = true;
+  int threads = 0;
+  // What the reported privacy loss means for this algorithm (one sentence, names the paper).
+  std::string privacy_guarantee;
+
+  // Consensus family.
   int nodes = 0, edges = 0;
   std::vector<std::int64_t> rows_per_node;
-  std::string algorithm, loss, engine;
-  int threads = 0;
   double optimum_objective = 0.0;  // NaN if not computed
   double optimum_test_error = 0.0; // NaN if not computed
   // Empty when f* was solved to tolerance; otherwise why the distances are approximate or absent.
   std::string optimum_note;
-  // What the reported privacy loss means for this algorithm (one sentence, names the paper).
-  std::string privacy_guarantee;
-};
 
-enum class RunOutcome { kCompleted, kConverged, kCancelled, kDiverged, kBudgetExhausted };
-const char* ToString(RunOutcome outcome);
+  // Sharing family.
+  std::vector<std::int64_t> party_features;  // d_m
+  std::vector<std::int64_t> party_offsets;   // first column of party m
+  std::vector<double> party_max_row_norm;    // max row norm of D_m (Assumption 2.3 wants <= 1)
+  // Privacy (dp only; zeros otherwise): the bounds' parameters as used, Lemma 1's sensitivity and
+  // Theorem 3's sigma per party, the rank of D_m^T D_m.
+  bool dp = false;
+  double epsilon = 0.0, delta = 0.0, delta_prime = 0.0, b1 = 0.0, c1 = 0.0;
+  std::vector<double> party_sensitivity, party_sigma;
+  std::vector<double> party_epsilon;  // per-iteration epsilon of each party
+  std::vector<std::int64_t> party_gram_rank;
+  Baseline central;  // all features
+  Baseline local;    // party 1's features only
+};
 
 struct RunSummary {
   RunOutcome outcome = RunOutcome::kCompleted;
-  std::string message;  // human-readable termination reason (names node and round on divergence)
+  std::string message;  // human-readable termination reason (names node and round on failure)
   RunInfo info;
-  std::int64_t rounds = 0;       // last reported round
+  std::int64_t rounds = 0;       // last reported round (sharing: last completed iteration)
   RoundMetrics final;            // metrics of the last reported round
-  Eigen::VectorXd model;         // mean_i f_i at the last reported round
-  // Per node: the round in which its release refused to exceed its privacy budget and the node
-  // froze (resending its last release from then on), or -1.
+  // Consensus: mean_i f_i. Sharing: [x_1; ...; x_M] (released values).
+  Eigen::VectorXd model;
+  // Consensus: per node, the round in which its release refused to exceed its privacy budget
+  // and the node froze (resending its last release from then on), or -1. Sharing: empty.
   std::vector<std::int64_t> node_frozen_round;
   double seconds = 0.0;
+  double seconds_per_round = 0.0;  // seconds / rounds (0 for 0 rounds)
 };
 
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
   virtual void OnStart(const RunInfo& /*info*/) {}
-  // Called once per round, in order, from one thread at a time.
+  // Called once per reported round, in order, from one thread at a time.
   virtual void OnRound(const RoundMetrics& /*metrics*/) {}
 };
 
 class Experiment {
  public:
+  // Validates `spec`, loads or generates its data and prepares the run.
   explicit Experiment(RunSpec spec);
+  // The same from in-memory data (spec.data's source and paths are ignored; its add_bias and
+  // normalize apply as for loaded data). With the data a file source would load, the run is
+  // bitwise identical to the file-based one. `test` may be empty (no test metrics).
+  Experiment(RunSpec spec, Dataset train, Dataset test);
   ~Experiment();
   Experiment(Experiment&&) noexcept;
   Experiment& operator=(Experiment&&) noexcept;
@@ -100,29 +161,34 @@ class Experiment {
   const RunInfo& info() const;
   const Dataset& train() const;
   const Dataset& test() const;
+  // Consensus only (a 2-node placeholder graph and an empty partition for sharing).
   const Graph& graph() const;
   const Partition& partition() const;
-  // The centralized optimum f* (empty if spec.compute_optimum is false).
+  // Consensus: the centralized optimum f*; sharing: the centralized model on all features.
+  // Empty if spec.compute_optimum is false.
   const Eigen::VectorXd& optimum() const;
 
   RunSummary Run(RunObserver* observer = nullptr,
                  const runtime::StopToken* stop = nullptr) const;
   // The same run on another engine or thread count (same data, graph, partition and seed), e.g.
   // to compare engines; the results are bitwise identical to Run()'s. Throws InputError for an
-  // unknown or unavailable engine or threads < 0.
-  RunSummary RunOn(const std::string& engine, int threads, RunObserver* observer = nullptr,
+  // unavailable engine or threads < 0.
+  RunSummary RunOn(runtime::EngineKind engine, int threads, RunObserver* observer = nullptr,
                    const runtime::StopToken* stop = nullptr) const;
 
+  struct Driver;  // the family's driver (experiment/driver.h)
+
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Driver> driver_;
 };
 
 // Convenience: Experiment(spec).Run(observer, stop).
 RunSummary RunExperiment(const RunSpec& spec, RunObserver* observer = nullptr,
                          const runtime::StopToken* stop = nullptr);
 
-// Test error (fraction misclassified, sign(0) counts as +1) of model f on data.
+// Test error (fraction misclassified, sign(0) counts as +1) of model f on data (NaN if empty).
 double TestError(const Dataset& data, const Eigen::VectorXd& f);
+// Mean log loss (1/N) sum_n log(1 + exp(-y_n x_n^T f)) of model f on data (NaN if empty).
+double MeanLogLoss(const Dataset& data, const Eigen::VectorXd& f);
 
 }  // namespace dpadmm

@@ -1,21 +1,30 @@
-// RunSpec: everything that defines a run, with named defaults. Validate() checks every field
-// and throws InputError naming the field ("algorithm.eta must be > 0, got -1").
-// The defaults are the main job: non-private consensus ADMM, 10 nodes on a random connected
-// graph with 13 edges, logistic regression on generated twonorm data.
+// RunSpec: everything that defines a run of either family, with named defaults. The algorithm
+// selects the family (consensus or vertical sharing) and its own parameter struct;
+// Validate() checks every field and throws InputError naming it
+// ("algorithm.dvp.alpha must be > 0 for algorithm 'dvp' (it sets the noise), got 0").
+//
+// RunSpec{} is the main job: non-private consensus ADMM, 10 nodes on a random connected graph
+// with 13 edges ("auto"), logistic regression on generated twonorm data.
+// RunSpec::Defaults(Algorithm::kSharing) is the sharing family's default: 2 parties on
+// generated sparse data (2,000 rows x 200 features, every column informative).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
+#include "dpadmm/experiment/choices.h"
+#include "dpadmm/runtime/engine.h"
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/solver/loss.h"
 
 namespace dpadmm {
 
 struct DataSpec {
-  // "twonorm" | "ringnorm" | "sparse" (generated) | "libsvm" | "adult" | "csv" | "asc"
-  std::string source = "twonorm";
+  DataSource source = DataSource::kTwonorm;
   std::string train_path;   // file sources
   std::string test_path;    // optional for libsvm/csv/asc (else a seeded split); required for adult
   std::string train_labels_path;  // asc only
@@ -26,6 +35,11 @@ struct DataSpec {
   bool has_header = false;        // csv
   std::int64_t rows = 7400;       // generated sources: rows before the split
   std::int64_t dims = 20;         // twonorm/ringnorm; sparse: features
+  // sparse only: informative columns (the first ones), nonzeros per row, label-flip
+  // probability (generators.h, SparseHighDimOptions; informative and nnz clamped to dims).
+  std::int64_t sparse_informative = 50;
+  std::int64_t sparse_nnz_per_row = 100;
+  double sparse_flip_probability = 0.05;
   double test_fraction = 0.3;     // when no test file: share of rows held out, in (0, 1)
   bool normalize = true;          // scale rows so the largest norm (train and test) is 1
   // Append a constant feature 1 to every row (train and test) before normalisation: an
@@ -33,55 +47,200 @@ struct DataSpec {
   bool add_bias = false;
 };
 
+// Consensus family only.
 struct GraphSpec {
-  // "ring" | "star" | "complete" | "grid" | "random" | "file"
-  std::string topology = "random";
+  Topology topology = Topology::kRandom;
   int nodes = 10;
-  int edges = 13;           // random only
+  // random only; kAutoEdges = derived from the node count (AutoEdges: 13 for 10 nodes).
+  static constexpr int kAutoEdges = 0;
+  int edges = kAutoEdges;
   int grid_rows = 0;        // grid: rows x (nodes / rows); 0 = as square as possible
   std::string file;         // file only
+
+  // About 1.3 edges per node (the main job's 13 edges on 10 nodes), within [n - 1, n(n-1)/2].
+  static int AutoEdges(int nodes);
+  // `edges`, or AutoEdges(nodes) when it is kAutoEdges.
+  int EffectiveEdges() const { return edges == kAutoEdges ? AutoEdges(nodes) : edges; }
 };
 
+// Consensus family only.
 struct PartitionSpec {
-  std::string kind = "even";        // "even" | "proportional" | "dirichlet" | "file"
+  PartitionKind kind = PartitionKind::kEven;
   std::vector<double> proportions;  // proportional: one per node
   double dirichlet_alpha = 1.0;     // dirichlet
   std::string file;                 // file
 };
 
-// The consensus family. Names:
-//   "admm"            simplified decentralized ADMM, 004 eqs. (9)-(11)
-//   "dvp"             dual variable perturbation, 004 Algorithm 2, eqs. (13)-(16)
-//   "pvp"             primal variable perturbation (exact update, release f + noise)
-//   "madmm"           M-ADMM with penalty perturbation, 002 (q1 = 1: the DVP-like special case)
-//   "radmm"           Recycled ADMM, 003 Algorithm 1, eqs. (10)-(13)
-//   "mradmm"          Modified R-ADMM, 003 Algorithm 2, eqs. (14)-(17)
-//   "private_mradmm"  private MR-ADMM, 003 Algorithm 3, eqs. (18)-(19)
-//   "pdml"            PDML, 000: randomized-response labels (Phase 1), debiased loss (19),
-//                     objective perturbation (14) and primal perturbation (15)-(17). Uses C
-//                     (the paper's (1) has C = 1), rho (= the paper's a, carried as a/N per
-//                     node), eta (= the paper's beta) and the label_eps / pdml_* fields below;
-//                     the other variants' parameters must keep their defaults (Validate).
-// Per-node vectors (node_alpha, node_eta, node_q1, node_q2), when not empty, hold one value per
-// node and replace the scalar for that node (heterogeneous budgets and penalties).
+// --- Per-algorithm parameters -------------------------------------------------------------
+// Each struct lists its fields once (Visit: used by the JSON reader/writer and the CLI) and
+// validates them naming the field under `prefix` ("algorithm.dvp."). Per-node vectors, when not
+// empty, hold one value per node and replace the scalar for that node.
+
+// admm, radmm share nothing beyond AlgorithmSpec's consensus fields (radmm adds gamma).
+struct AdmmParams {
+  static constexpr Algorithm kAlgorithm = Algorithm::kAdmm;
+  template <class S, class V> static void Visit(S&, V&&) {}
+  void Validate(const std::string&, int) const {}
+};
+
+// The noise schedule of the perturbation variants: alpha_i(t) = alpha q2^(t-1) (002, 004).
+// alpha = 0 turns the noise off (the non-private algorithm).
+struct NoiseSchedule {
+  double alpha = 0.0;
+  double q2 = 1.0;
+  std::vector<double> node_alpha, node_q2;
+};
+
+struct DvpParams : NoiseSchedule {  // 004 Algorithm 2
+  static constexpr Algorithm kAlgorithm = Algorithm::kDvp;
+  template <class S, class V> static void Visit(S& s, V&& v) {
+    v("alpha", s.alpha); v("q2", s.q2); v("node_alpha", s.node_alpha); v("node_q2", s.node_q2);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+struct PvpParams : NoiseSchedule {  // primal variable perturbation
+  static constexpr Algorithm kAlgorithm = Algorithm::kPvp;
+  template <class S, class V> static void Visit(S& s, V&& v) { DvpParams::Visit(s, v); }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+struct MadmmParams : NoiseSchedule {  // 002
+  static constexpr Algorithm kAlgorithm = Algorithm::kMadmm;
+  // Penalty growth eta_i(t) = eta q1^(t-1) (002: eta_i(t+1) = theta q1^t); >= 1.
+  double q1 = 1.0;
+  double dual_step = 0.0;  // dual step theta (0 = eta_i(1))
+  std::vector<double> node_q1;
+  template <class S, class V> static void Visit(S& s, V&& v) {
+    DvpParams::Visit(s, v); v("q1", s.q1); v("dual_step", s.dual_step); v("node_q1", s.node_q1);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+struct RadmmParams {  // 003 Algorithm 1
+  static constexpr Algorithm kAlgorithm = Algorithm::kRadmm;
+  double gamma = 0.5;  // even-step term gamma >= 0 (003 eq. (10))
+  template <class S, class V> static void Visit(S& s, V&& v) { v("gamma", s.gamma); }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+struct MradmmParams {  // 003 Algorithm 2
+  static constexpr Algorithm kAlgorithm = Algorithm::kMradmm;
+  double gamma = 0.5;
+  double q1 = 1.0;  // eta_i(2k-1) = eta q1^k (003 Fig. 5: 1.04^k); >= 1
+  std::vector<double> node_q1;
+  template <class S, class V> static void Visit(S& s, V&& v) {
+    v("gamma", s.gamma); v("q1", s.q1); v("node_q1", s.node_q1);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+struct PrivateMradmmParams : NoiseSchedule {  // 003 Algorithm 3, alpha_i(k) = alpha q2^(k-1)
+  static constexpr Algorithm kAlgorithm = Algorithm::kPrivateMradmm;
+  double gamma = 0.5;
+  double q1 = 1.0;
+  std::vector<double> node_q1;
+  template <class S, class V> static void Visit(S& s, V&& v) {
+    v("gamma", s.gamma); v("q1", s.q1); v("node_q1", s.node_q1); DvpParams::Visit(s, v);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+// PDML (000). Uses C (the paper's (1) has C = 1), rho (= the paper's a, carried as a/N per
+// node) and eta (= the paper's beta) of AlgorithmSpec.
+struct PdmlParams {
+  static constexpr Algorithm kAlgorithm = Algorithm::kPdml;
+  // Label privacy of every user: eps-LDP by randomized response (000 (12)-(13)); 0 = labels
+  // reported truthfully (no Phase 1 randomization, plain loss). Finite, >= 0.
+  double label_eps = 0.0;
+  // Heterogeneous label privacy: group k has eps label_eps_groups[k] (0 = truthful) and each
+  // user joins it with probability label_eps_shares[k] (seeded draw; shares > 0, sum 1).
+  std::vector<double> label_eps_groups, label_eps_shares;
+  double R = 0.0;       // bound R of the objective noise ||eta_i||_2 <= R (14); 0 = none
+  double V = 0.0;       // primal noise theta_i(t) ~ N(0, decay^(t-1) V^2 I) (16); 0 = none
+  double decay = 0.8;   // decay rate of that variance, in (0, 1] (000 Fig. 3-4: 0.8)
+  template <class S, class V> static void Visit(S& s, V&& v) {
+    v("label_eps", s.label_eps); v("label_eps_groups", s.label_eps_groups);
+    v("label_eps_shares", s.label_eps_shares); v("R", s.R); v("V", s.V); v("decay", s.decay);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+// How the feature columns are split over the parties (both sharing algorithms).
+struct PartyLayout {
+  int parties = 2;  // M >= 1
+  // Feature count of each party, in column order (party 1 first); must sum to the number of
+  // features. Empty: an even split (the first d mod M parties get one more column).
+  std::vector<std::int64_t> party_features;
+  double lambda = 1e-4;  // regulariser weight of (1/N) sum log-loss + lambda sum ||x_m||^2 / 2
+};
+
+// ADMM sharing, 001 Algorithm 1 (eqs. (6)-(8)); with dp its private version (16).
+struct SharingParams : PartyLayout {
+  static constexpr Algorithm kAlgorithm = Algorithm::kSharing;
+  // ADMM penalty, > 0. The loss is the AVERAGE over N rows, so its curvature is at most 1/(4N):
+  // rho of about 0.3/N .. 1/N works well (a9a, N = 32,561: 1e-5). The default suits the
+  // default data (N = 1,400).
+  double rho = 5e-4;
+  // The coordinator's per-sample z update (safeguarded Newton): stop when every sample's
+  // Newton step is below z_tolerance * max(1, |z_n|); fail (diverged) after z_max_iterations.
+  double z_tolerance = 1e-13;
+  int z_max_iterations = 100;
+  // Differential privacy, 001 (16): x~_m = x_m + xi_m, xi_m ~ N(0, sigma_m^2 (D_m^T D_m)^{-1})
+  // with sigma_m from Theorem 3 and the sensitivity bound of Lemma 1.
+  bool dp = false;
+  double epsilon = 1.0;       // per iteration and party, in (0, 1] (Theorem 3)
+  // > 0: use this sigma for every party instead of Theorem 3's; the reported epsilon is then
+  // Theorem 3's value for it (max over parties), which may exceed its range eps <= 1.
+  double noise_sigma = 0.0;
+  double delta = 1e-5;        // per iteration and party, in (0, 1)
+  double delta_prime = 1e-5;  // Corollary 1's delta', in (0, 1)
+  double b1 = 1.0;            // Assumption 2.1: bound on ||x_m|| and ||y|| (assumed, not enforced)
+  double c1 = 1.0;            // Assumption 2.2: bound on |R''| (1 for R = ||.||^2/2), >= 0
+  template <class S, class V> static void Visit(S& s, V&& v) {
+    v("parties", s.parties); v("party_features", s.party_features); v("lambda", s.lambda);
+    v("rho", s.rho); v("z_tolerance", s.z_tolerance); v("z_max_iterations", s.z_max_iterations);
+    v("dp", s.dp); v("epsilon", s.epsilon); v("noise_sigma", s.noise_sigma);
+    v("delta", s.delta); v("delta_prime", s.delta_prime); v("b1", s.b1); v("c1", s.c1);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+// The SGD-based method for distributed features (001's baseline, FDML).
+struct SgdParams : PartyLayout {
+  static constexpr Algorithm kAlgorithm = Algorithm::kSgd;
+  double learning_rate = 0.5;  // step of epoch e: learning_rate / (1 + lr_decay (e - 1)), > 0
+  double lr_decay = 0.0;       // >= 0
+  int batch_size = 64;         // >= 1
+  double init_sd = 0.01;       // initial weights ~ N(0, init_sd^2) (001: "random numbers"), >= 0
+  template <class S, class V> static void Visit(S& s, V&& v) {
+    v("parties", s.parties); v("party_features", s.party_features); v("lambda", s.lambda);
+    v("learning_rate", s.learning_rate); v("lr_decay", s.lr_decay);
+    v("batch_size", s.batch_size); v("init_sd", s.init_sd);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+// One alternative per Algorithm, in the order of the enum.
+using AlgorithmParams =
+    std::variant<AdmmParams, DvpParams, PvpParams, MadmmParams, RadmmParams, MradmmParams,
+                 PrivateMradmmParams, PdmlParams, SharingParams, SgdParams>;
+
+// Default parameters of `algorithm`.
+AlgorithmParams DefaultParams(Algorithm algorithm);
+
 struct AlgorithmSpec {
-  std::string name = "admm";
+  AlgorithmParams params;  // the algorithm is the alternative held (name())
+  Algorithm name() const;
+
+  // Shared by the consensus family (the sharing family must leave them at their defaults).
   double C = 1750.0;          // loss weight C (per node: C / B_i)
   double rho = 0.22;          // regulariser weight
   bool rho_per_node = false;  // false: each node carries rho / N (003's O(f, D_i));
                               // true: each node carries rho (004's DR-ERM (3))
-  double eta = 0.5;           // ADMM penalty; M-ADMM theta; MR-ADMM base penalty
+  double eta = 0.5;           // ADMM penalty; M-ADMM theta; MR-ADMM base penalty; PDML beta
   bool random_start = false;  // f_i(0) ~ N(0, 1/d) per coordinate (seeded) instead of 0
-  // Penalty growth: M-ADMM eta_i(t) = eta q1^(t-1) (002: eta_i(t+1) = theta q1^t);
-  // MR-ADMM eta_i(2k-1) = eta q1^k (003 Fig. 5: eta_i(2k-1) = 1.04^k). Must be >= 1.
-  double q1 = 1.0;
-  // Privacy per iteration: alpha_i(t) = alpha q2^(t-1) (002); private MR-ADMM alpha_i(k) =
-  // alpha q2^(k-1). alpha = 0 turns the noise off (the non-private algorithm).
-  double alpha = 0.0;
-  double q2 = 1.0;
-  double gamma = 0.5;         // R-ADMM/MR-ADMM even-step term gamma >= 0 (003 eq. (10))
-  double dual_step = 0.0;     // M-ADMM dual step theta (0 = eta_i(1))
-  std::vector<double> node_alpha, node_eta, node_q1, node_q2;
+  std::vector<double> node_eta;
   // Every node's privacy budget (as the paper of the algorithm states the loss), enforced by
   // the node's release: a round that would take the node's spent loss above it is refused and
   // the node freezes (resends its last release). The run ends with outcome "budget exhausted"
@@ -90,17 +249,35 @@ struct AlgorithmSpec {
   // Per-node budgets (one per node, each >= 0, 0 = none); replace privacy_budget when not empty.
   std::vector<double> node_privacy_budget;
 
-  // PDML (name "pdml", 000) only.
-  // Label privacy of every user: eps-LDP by randomized response (000 (12)-(13)); 0 = labels
-  // reported truthfully (no Phase 1 randomization, plain loss). Finite, >= 0.
-  double label_eps = 0.0;
-  // Heterogeneous label privacy: group k has eps label_eps_groups[k] (0 = truthful) and each
-  // user joins it with probability label_eps_shares[k] (seeded draw; shares > 0, sum 1).
-  // Non-empty groups replace label_eps.
-  std::vector<double> label_eps_groups, label_eps_shares;
-  double pdml_R = 0.0;       // bound R of the objective noise ||eta_i||_2 <= R (14); 0 = none
-  double pdml_V = 0.0;       // primal noise theta_i(t) ~ N(0, decay^(t-1) V^2 I) (16); 0 = none
-  double pdml_decay = 0.8;   // decay rate of that variance, in (0, 1] (000 Fig. 3-4: 0.8)
+  // The parameters of algorithm P (precondition: P is the selected algorithm's struct;
+  // std::bad_variant_access otherwise).
+  template <class P>
+  P& As() { return std::get<P>(params); }
+  template <class P>
+  const P& As() const { return std::get<P>(params); }
+  // Switches to `algorithm` with its default parameters (no-op if it is already selected).
+  void Select(Algorithm algorithm);
+
+  // The field named `key` (as in the JSON, e.g. "alpha") of the selected algorithm's struct if
+  // it has one of type T, else nullptr: access by name, for front ends and sweeps.
+  template <class T>
+  T* Field(std::string_view key) {
+    T* out = nullptr;
+    std::visit(
+        [&](auto& p) {
+          std::decay_t<decltype(p)>::Visit(p, [&](const char* k, auto& field) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(field)>, T>) {
+              if (key == k) out = &field;
+            }
+          });
+        },
+        params);
+    return out;
+  }
+  template <class T>
+  const T* Field(std::string_view key) const {
+    return const_cast<AlgorithmSpec*>(this)->Field<T>(key);
+  }
 };
 
 struct RunSpec {
@@ -110,17 +287,26 @@ struct RunSpec {
   Loss loss;
   AlgorithmSpec algorithm;
   NewtonOptions newton;
-  int iterations = 100;        // ADMM rounds after round 0
-  std::uint64_t seed = 1;
-  std::string engine = "tbb";  // "tbb" | "serial"
+  int iterations = 100;        // ADMM rounds after round 0 (sharing: iterations / SGD epochs)
+  std::uint64_t seed = 1;      // data, graph, partition, noise, SGD order
+  runtime::EngineKind engine = runtime::EngineKind::kTbb;
   int threads = 0;             // 0 = all cores
-  bool compute_optimum = true; // solve the centralized problem and report the distance to it
-  // Stop early ("converged") once the relative change of the averaged model between rounds
-  // is below this and the consensus gap relative to ||mean f|| is below it too; 0 = never.
+  // Consensus: solve the centralized problem and report the distance to it. Sharing: solve the
+  // centralized and the first party's local logistic regressions (baselines in RunInfo).
+  bool compute_optimum = true;
+  // Consensus only. Stop early ("converged") once the relative change of the averaged model
+  // between rounds is below this and the consensus gap relative to ||mean f|| is below it too;
+  // 0 = never.
   double tolerance = 0.0;
-  // Compute metrics (and call the observer) every this many rounds, and always for the last
-  // reported round; 0 = only for round 0 and the last round. Metrics cost O(N^2 d + test rows).
+  // Consensus only. Compute metrics (and call the observer) every this many rounds, and always
+  // for the last reported round; 0 = only for round 0 and the last round.
   int metrics_every = 1;
+
+  Family family() const { return FamilyOf(algorithm.name()); }
+
+  // The defaults of `algorithm`'s family with that algorithm selected (the sharing family's
+  // data default differs: generated sparse 2,000 x 200, every column informative).
+  static RunSpec Defaults(Algorithm algorithm);
 
   void Validate() const;
 };

@@ -1,22 +1,20 @@
-#include "dpadmm/experiment/run.h"
-
+// The consensus family's driver (000, 002, 003, 004): graph and partition, the centralized
+// optimum, one node program per node on the engine, and the per-round metrics sink.
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <limits>
-#include <stdexcept>
 
 #include "consensus/consensus_admm.h"
-#include "data/data_source.h"
 #include "consensus/pdml_node.h"
-#include "dpadmm/privacy/accounting.h"
-#include "dpadmm/core/error.h"
-#include "dpadmm/data/generators.h"
-#include "dpadmm/data/loaders.h"
-#include "dpadmm/solver/local_solver.h"
 #include "dpadmm/consensus/pdml.h"
+#include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
+#include "dpadmm/data/loaders.h"
+#include "dpadmm/privacy/accounting.h"
+#include "dpadmm/solver/local_solver.h"
+#include "experiment/driver.h"
 
 namespace dpadmm {
 namespace {
@@ -24,11 +22,14 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Graph BuildGraph(const GraphSpec& g, std::uint64_t seed) {
-  if (g.topology == "ring") return MakeRing(g.nodes);
-  if (g.topology == "star") return MakeStar(g.nodes);
-  if (g.topology == "complete") return MakeComplete(g.nodes);
-  if (g.topology == "random") return MakeRandomConnected(g.nodes, g.edges, seed);
-  if (g.topology == "file") return LoadEdgeList(g.file);
+  switch (g.topology) {
+    case Topology::kRing: return MakeRing(g.nodes);
+    case Topology::kStar: return MakeStar(g.nodes);
+    case Topology::kComplete: return MakeComplete(g.nodes);
+    case Topology::kRandom: return MakeRandomConnected(g.nodes, g.EffectiveEdges(), seed);
+    case Topology::kFile: return LoadEdgeList(g.file);
+    case Topology::kGrid: break;
+  }
   int rows = g.grid_rows;
   if (rows == 0) {
     rows = 1;
@@ -39,15 +40,15 @@ Graph BuildGraph(const GraphSpec& g, std::uint64_t seed) {
 }
 
 Partition BuildPartition(const PartitionSpec& p, std::int64_t rows, int nodes, std::uint64_t seed) {
-  if (p.kind == "even") return PartitionEven(rows, nodes, seed);
-  if (p.kind == "proportional") {
+  if (p.kind == PartitionKind::kEven) return PartitionEven(rows, nodes, seed);
+  if (p.kind == PartitionKind::kProportional) {
     if (static_cast<int>(p.proportions.size()) != nodes) {
       throw InputError("partition.proportions must have one value per node (" +
                        std::to_string(nodes) + "), got " + std::to_string(p.proportions.size()));
     }
     return PartitionProportional(rows, p.proportions, seed);
   }
-  if (p.kind == "dirichlet") return PartitionDirichlet(rows, nodes, p.dirichlet_alpha, seed);
+  if (p.kind == PartitionKind::kDirichlet) return PartitionDirichlet(rows, nodes, p.dirichlet_alpha, seed);
   return LoadPartition(p.file, rows, nodes);
 }
 
@@ -94,7 +95,6 @@ std::string PrivacyGuarantee(ConsensusVariant v, bool noisy) {
 // engine calls it from whichever thread completes a round, one round at a time, in order).
 class MetricsSink : public runtime::RoundSink {
  public:
-  // private_nodes[i]: node i's releases cost privacy, so its budget (if any) may freeze it.
   MetricsSink(const RunSpec& spec, const Dataset& test, const std::vector<Dataset>& slices,
               const Eigen::VectorXd& optimum, int nodes, std::int64_t dim, RunObserver* observer,
               std::vector<char> private_nodes)
@@ -121,22 +121,11 @@ class MetricsSink : public runtime::RoundSink {
     last_round_ = round;
     const int every = spec_.metrics_every;
     const bool due = round == 0 || round == spec_.iterations || (every > 0 && round % every == 0);
-    if (round < spec_.iterations &&
-        std::find(private_nodes_.begin(), private_nodes_.end(), 1) != private_nodes_.end()) {
-      // Each node's release enforces its own budget (the node freezes alone); the run ends
-      // once every private node has frozen. The sink only reads the flags.
+    if (round < spec_.iterations && EveryPrivateNodeFrozen()) {
       budget_exhausted_ = true;
-      for (int i = 0; i < nodes_; ++i) {
-        const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
-        if (private_nodes_[i] && r[dim_ + ConsensusReport::kFrozen] == 0.0) {
-          budget_exhausted_ = false;
-        }
-      }
-      if (budget_exhausted_) {
-        if (measured_round_ != round) Measure(round);
-        Emit();
-        return false;
-      }
+      if (measured_round_ != round) Measure(round);
+      Emit();
+      return false;
     }
     if (!due && spec_.tolerance <= 0.0) return true;
     previous_mean_ = mean_;
@@ -166,15 +155,6 @@ class MetricsSink : public runtime::RoundSink {
   const Eigen::VectorXd& mean() const { return mean_; }
   bool converged() const { return converged_; }
   bool budget_exhausted() const { return budget_exhausted_; }
-  // Per node: the round its release was refused (it froze), or -1; from the last report.
-  std::vector<std::int64_t> frozen_rounds() const {
-    std::vector<std::int64_t> rounds(static_cast<std::size_t>(nodes_), -1);
-    for (int i = 0; i < nodes_ && !table_.empty(); ++i) {
-      rounds[i] = static_cast<std::int64_t>(
-          table_[i * width_ + dim_ + ConsensusReport::kFrozenRound]);
-    }
-    return rounds;
-  }
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
@@ -182,6 +162,10 @@ class MetricsSink : public runtime::RoundSink {
   void Measure(std::int64_t round) {
     RoundMetrics m;
     m.round = round;
+    m.consensus_gap = 0.0;
+    m.distance_to_optimum = 0.0;
+    m.privacy_loss = 0.0;
+    m.privacy_round = 0.0;
     const double reg = 0.5 * (spec_.algorithm.rho_per_node ? spec_.algorithm.rho : spec_.algorithm.rho / nodes_);
     mean_.setZero();
     m.node_privacy.resize(nodes_);
@@ -223,6 +207,28 @@ class MetricsSink : public runtime::RoundSink {
     measured_round_ = round;
   }
   double PreviousPrivacy(int i) const { return previous_privacy_[i]; }
+
+  // Each node's release enforces its own budget (the node freezes alone, resending its last
+  // release); the run ends once every private node has frozen. The sink only reads the flags.
+  bool EveryPrivateNodeFrozen() const {
+    bool any_private = false;
+    for (int i = 0; i < nodes_; ++i) {
+      if (!private_nodes_[i]) continue;
+      any_private = true;
+      const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
+      if (r[dim_ + ConsensusReport::kFrozen] == 0.0) return false;
+    }
+    return any_private;
+  }
+  // Per node: the round its release was refused (it froze), or -1; from the last report.
+  std::vector<std::int64_t> frozen_rounds() const {
+    std::vector<std::int64_t> rounds(static_cast<std::size_t>(nodes_), -1);
+    for (int i = 0; i < nodes_ && !table_.empty(); ++i) {
+      rounds[i] = static_cast<std::int64_t>(
+          table_[static_cast<std::size_t>(i) * width_ + dim_ + ConsensusReport::kFrozenRound]);
+    }
+    return rounds;
+  }
   void Emit() {
     emitted_round_ = last_.round;
     if (observer_ != nullptr) observer_->OnRound(last_);
@@ -247,137 +253,131 @@ class MetricsSink : public runtime::RoundSink {
   std::size_t width_ = 0;
   std::int64_t last_round_ = -1, measured_round_ = -1, emitted_round_ = -1;
   RoundMetrics last_;
-  std::vector<char> private_nodes_;
   bool converged_ = false;
   bool budget_exhausted_ = false;
+  std::vector<char> private_nodes_;  // node i's releases cost privacy (its budget may freeze it)
 };
 
-}  // namespace
 
-const char* ToString(RunOutcome outcome) {
-  switch (outcome) {
-    case RunOutcome::kCompleted: return "completed";
-    case RunOutcome::kConverged: return "converged";
-    case RunOutcome::kCancelled: return "cancelled";
-    case RunOutcome::kDiverged: return "diverged";
-    case RunOutcome::kBudgetExhausted: return "budget exhausted";
-  }
-  return "unknown";
-}
+class ConsensusDriver : public Experiment::Driver {
+ public:
+  void Prepare() override;
+  void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
+           const runtime::StopToken* stop, RunSummary& summary) const override;
 
-double TestError(const Dataset& data, const Eigen::VectorXd& f) {
-  if (data.rows() == 0) return kNaN;
-  const Eigen::VectorXd scores = VisitRows(data, [&](const auto& x) -> Eigen::VectorXd { return x * f; });
-  std::int64_t wrong = 0;
-  for (Eigen::Index n = 0; n < scores.size(); ++n) {
-    const double predicted = scores[n] >= 0.0 ? 1.0 : -1.0;
-    wrong += predicted != data.y[n];
-  }
-  return static_cast<double>(wrong) / static_cast<double>(data.rows());
-}
-
-struct Experiment::Impl {
-  RunSpec spec;
-  RunInfo info;
-  Dataset train, test;
-  Graph graph{2, {{0, 1}}};
-  Partition partition;
-  std::vector<Dataset> slices;
-  runtime::Topology topology;
-  Eigen::VectorXd optimum;
-  std::vector<ReportedLabels> reported;  // pdml: Phase 1 labels per node (true ones stay in slices)
+ private:
+  std::vector<Dataset> slices_;
+  runtime::Topology topology_;
+  std::vector<ReportedLabels> reported_;  // pdml: Phase 1 labels per node (true ones in slices_)
 };
 
-Experiment::Experiment(RunSpec spec) : impl_(std::make_unique<Impl>()) {
-  spec.Validate();
-  if (!runtime::EngineAvailable(runtime::ParseEngineKind(spec.engine))) {
-    throw InputError("engine: '" + spec.engine + "' is not available in this build (use serial)");
+ConsensusVariant VariantOf(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::kDvp: return ConsensusVariant::kDvp;
+    case Algorithm::kPvp: return ConsensusVariant::kPvp;
+    case Algorithm::kMadmm: return ConsensusVariant::kMadmm;
+    case Algorithm::kRadmm: return ConsensusVariant::kRadmm;
+    case Algorithm::kMradmm: return ConsensusVariant::kMradmm;
+    case Algorithm::kPrivateMradmm: return ConsensusVariant::kPrivateMradmm;
+    default: return ConsensusVariant::kAdmm;  // admm; pdml has its own node program
   }
-  Impl& m = *impl_;
-  m.spec = std::move(spec);
-  const RunSpec& s = m.spec;
+}
 
-  TrainTest data = LoadDataSource(s.data, s.seed, SparseHighDimOptions{}, "data.source");
-  m.train = std::move(data.train);
-  m.test = std::move(data.test);
-  if (s.data.add_bias) {
-    AddBiasFeature(m.train);
-    AddBiasFeature(m.test);
-  }
-  m.info.max_row_norm_before = std::max(m.train.MaxRowNorm(), m.test.MaxRowNorm());
-  if (s.data.normalize) m.info.normalization_factor = NormalizeRows(m.train, m.test);
+// The node parameters of the selected variant's struct; fields a variant does not have keep
+// ConsensusNodeParams' defaults (which are the variants' "off" values).
+struct VariantFields {
+  double alpha = 0.0, q2 = 1.0, q1 = 1.0, gamma = 0.5, dual_step = 0.0;
+  const std::vector<double>* node_alpha = nullptr;
+  const std::vector<double>* node_q2 = nullptr;
+  const std::vector<double>* node_q1 = nullptr;
+};
 
-  m.graph = BuildGraph(s.graph, s.seed);
-  m.partition = BuildPartition(s.partition, m.train.rows(), m.graph.num_nodes(), s.seed);
-  for (const auto& rows : m.partition) m.slices.push_back(m.train.Subset(rows));
-  m.topology.neighbors = m.graph.adjacency();
-  if (s.algorithm.name == "private_mradmm") {
+VariantFields FieldsOf(const AlgorithmParams& params) {
+  VariantFields f;
+  std::visit(
+      [&](const auto& p) {
+        using P = std::decay_t<decltype(p)>;
+        if constexpr (std::is_base_of_v<NoiseSchedule, P>) {
+          f.alpha = p.alpha;
+          f.q2 = p.q2;
+          f.node_alpha = &p.node_alpha;
+          f.node_q2 = &p.node_q2;
+        }
+        if constexpr (requires { p.q1; }) f.q1 = p.q1;
+        if constexpr (requires { p.node_q1; }) f.node_q1 = &p.node_q1;
+        if constexpr (requires { p.gamma; }) f.gamma = p.gamma;
+        if constexpr (requires { p.dual_step; }) f.dual_step = p.dual_step;
+      },
+      params);
+  return f;
+}
+
+double PerNode(const std::vector<double>* values, double scalar, int node) {
+  return values == nullptr ? scalar : PerNode(*values, scalar, node);
+}
+
+void ConsensusDriver::Prepare() {
+  const RunSpec& s = spec;
+  const Algorithm algorithm = s.algorithm.name();
+  graph = BuildGraph(s.graph, s.seed);
+  partition = BuildPartition(s.partition, train.rows(), graph.num_nodes(), s.seed);
+  for (const auto& rows : partition) slices_.push_back(train.Subset(rows));
+  topology_.neighbors = graph.adjacency();
+  const VariantFields vf = FieldsOf(s.algorithm.params);
+  if (algorithm == Algorithm::kPrivateMradmm) {
     // 003 Algorithm 3: 2 c1 < (B_i / C)(rho/N + 2 eta_i(1) V_i) for every node, eta_i(1) = eta q1.
-    const int n = m.graph.num_nodes();
+    const int n = graph.num_nodes();
     const double rho_total = s.algorithm.rho_per_node ? s.algorithm.rho * n : s.algorithm.rho;
     for (int i = 0; i < n; ++i) {
       const double eta1 = PerNode(s.algorithm.node_eta, s.algorithm.eta, i) *
-                          PerNode(s.algorithm.node_q1, s.algorithm.q1, i);
-      if (!MrAdmmFirstPenaltyOk(s.algorithm.C, static_cast<double>(m.slices[i].rows()),
-                                s.loss.CurvatureBound(), rho_total, n, eta1, m.graph.degree(i))) {
+                          PerNode(vf.node_q1, vf.q1, i);
+      if (!MrAdmmFirstPenaltyOk(s.algorithm.C, static_cast<double>(slices_[i].rows()),
+                                s.loss.CurvatureBound(), rho_total, n, eta1, graph.degree(i))) {
         throw InputError("algorithm.eta: node " + std::to_string(i) + " violates 003 Algorithm 3's "
                          "condition 2 c1 < (B_i/C)(rho/N + 2 eta_i(1) V_i) with eta_i(1) = " +
-                         std::to_string(eta1) + ", B_i = " + std::to_string(m.slices[i].rows()) +
-                         ", V_i = " + std::to_string(m.graph.degree(i)) + ": increase eta");
+                         std::to_string(eta1) + ", B_i = " + std::to_string(slices_[i].rows()) +
+                         ", V_i = " + std::to_string(graph.degree(i)) + ": increase eta");
       }
     }
   }
 
-  RunInfo& info = m.info;
-  info.dataset = s.data.source == "twonorm" || s.data.source == "ringnorm" || s.data.source == "sparse"
-                     ? s.data.source + " (generated)"
-                     : s.data.source + ": " + s.data.train_path;
-  info.train_rows = m.train.rows();
-  info.test_rows = m.test.rows();
-  info.features = m.train.cols();
-  info.sparse = m.train.is_sparse();
-  info.nodes = m.graph.num_nodes();
-  info.edges = m.graph.num_edges();
-  for (const auto& slice : m.slices) info.rows_per_node.push_back(slice.rows());
-  info.algorithm = s.algorithm.name;
-  if (s.algorithm.name == "pdml") {
+  info.nodes = graph.num_nodes();
+  info.edges = graph.num_edges();
+  for (const auto& slice : slices_) info.rows_per_node.push_back(slice.rows());
+  if (algorithm == Algorithm::kPdml) {
     // 000 Phase 1, once per run: each user randomizes their own label (seeded per node).
-    const LabelPrivacySpec labels{s.algorithm.label_eps, s.algorithm.label_eps_groups,
-                                  s.algorithm.label_eps_shares};
-    for (int i = 0; i < m.graph.num_nodes(); ++i) {
-      m.reported.push_back(RandomizeLabels(m.slices[i].y, labels, s.seed, static_cast<std::uint64_t>(i)));
+    const PdmlParams& p = s.algorithm.As<PdmlParams>();
+    const LabelPrivacySpec labels{p.label_eps, p.label_eps_groups, p.label_eps_shares};
+    for (int i = 0; i < graph.num_nodes(); ++i) {
+      reported_.push_back(
+          RandomizeLabels(slices_[i].y, labels, s.seed, static_cast<std::uint64_t>(i)));
     }
-    info.privacy_guarantee = PdmlPrivacyGuarantee(m.reported, s.algorithm.pdml_R,
-                                                  s.algorithm.pdml_V, s.algorithm.pdml_decay);
+    info.privacy_guarantee = PdmlPrivacyGuarantee(reported_, p.R, p.V, p.decay);
   } else {
-    info.privacy_guarantee = PrivacyGuarantee(ParseConsensusVariant(s.algorithm.name),
-                                              IsPrivate(ParseConsensusVariant(s.algorithm.name),
-                                                        s.algorithm.alpha) ||
-                                                  !s.algorithm.node_alpha.empty());
+    const ConsensusVariant variant = VariantOf(algorithm);
+    const bool noisy = IsPrivate(variant, vf.alpha) ||
+                       (vf.node_alpha != nullptr && !vf.node_alpha->empty());
+    info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
   }
-  info.loss = s.loss.Name();
-  info.engine = s.engine;
-  info.threads = s.threads;
-  info.optimum_objective = kNaN;
-  info.optimum_test_error = kNaN;
 
   if (s.compute_optimum) {
     // The centralized problem sum_i [(C/B_i) sum_{n in D_i} L + (rho/N) ||f||^2/2], solved by
     // the same Newton solver with per-sample weights C/B_{node(n)} and a = rho.
-    Eigen::VectorXd weights(m.train.rows());
-    for (const auto& rows : m.partition) {
+    Eigen::VectorXd weights(train.rows());
+    for (const auto& rows : partition) {
       for (std::int64_t r : rows) weights[r] = s.algorithm.C / static_cast<double>(rows.size());
     }
     NewtonOptions newton = s.newton;
     newton.max_iterations = std::max(newton.max_iterations, 200);
-    LocalSolver central(m.train, weights, s.loss, newton);
-    m.optimum = Eigen::VectorXd::Zero(m.train.cols());
-    const double rho_total = s.algorithm.rho_per_node ? s.algorithm.rho * m.graph.num_nodes() : s.algorithm.rho;
-    const SolveReport r = central.Solve(rho_total, Eigen::VectorXd::Zero(m.train.cols()), m.optimum);
+    LocalSolver central(train, weights, s.loss, newton);
+    optimum = Eigen::VectorXd::Zero(train.cols());
+    const double rho_total =
+        s.algorithm.rho_per_node ? s.algorithm.rho * graph.num_nodes() : s.algorithm.rho;
+    const SolveReport r = central.Solve(rho_total, Eigen::VectorXd::Zero(train.cols()), optimum);
     // An unsolved reference is an outcome to report, not a reason to refuse the run: a finite
     // best point still gives approximate distances; a non-finite one gives none.
-    if (!m.optimum.allFinite() || !std::isfinite(r.objective)) {
-      m.optimum.resize(0);
+    if (!optimum.allFinite() || !std::isfinite(r.objective)) {
+      optimum.resize(0);
       info.optimum_note = std::string("the centralized Newton solve ended with ") +
                           ToString(r.status) + " (non-finite): no distance to the optimum";
     } else {
@@ -388,104 +388,73 @@ Experiment::Experiment(RunSpec spec) : impl_(std::make_unique<Impl>()) {
                             "): f* and the distances to it are approximate";
       }
       info.optimum_objective = r.objective;
-      info.optimum_test_error = TestError(m.test, m.optimum);
+      info.optimum_test_error = TestError(test, optimum);
     }
   }
 }
 
-Experiment::~Experiment() = default;
-Experiment::Experiment(Experiment&&) noexcept = default;
-Experiment& Experiment::operator=(Experiment&&) noexcept = default;
+void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* observer,
+                          const runtime::StopToken* stop, RunSummary& summary) const {
+  const RunSpec& s = spec;
+  const int n = graph.num_nodes();
+  const std::int64_t d = train.cols();
+  const Algorithm algorithm = s.algorithm.name();
+  const VariantFields vf = FieldsOf(s.algorithm.params);
 
-const RunSpec& Experiment::spec() const { return impl_->spec; }
-const RunInfo& Experiment::info() const { return impl_->info; }
-const Dataset& Experiment::train() const { return impl_->train; }
-const Dataset& Experiment::test() const { return impl_->test; }
-const Graph& Experiment::graph() const { return impl_->graph; }
-const Partition& Experiment::partition() const { return impl_->partition; }
-const Eigen::VectorXd& Experiment::optimum() const { return impl_->optimum; }
-
-RunSummary Experiment::Run(RunObserver* observer, const runtime::StopToken* stop) const {
-  return RunOn(impl_->spec.engine, impl_->spec.threads, observer, stop);
-}
-
-RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver* observer,
-                             const runtime::StopToken* stop) const {
-  runtime::EngineKind kind;
-  try {
-    kind = runtime::ParseEngineKind(engine);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(std::string("engine: ") + e.what());
-  }
-  if (!runtime::EngineAvailable(kind)) {
-    throw InputError("engine: '" + engine + "' is not available in this build (use serial)");
-  }
-  if (threads < 0) throw InputError("threads must be >= 0 (0 = all cores), got " + std::to_string(threads));
-  const Impl& m = *impl_;
-  const RunSpec& s = m.spec;
-  const int n = m.graph.num_nodes();
-  const std::int64_t d = m.train.cols();
-
-  const bool pdml = s.algorithm.name == "pdml";
-  const ConsensusVariant variant = pdml ? ConsensusVariant::kAdmm : ParseConsensusVariant(s.algorithm.name);
   std::vector<std::unique_ptr<runtime::NodeProgram>> nodes;
   std::vector<runtime::NodeProgram*> programs;
   std::vector<char> private_nodes(static_cast<std::size_t>(n), 0);
   for (int i = 0; i < n; ++i) {
-    ConsensusNodeParams p;
-    p.variant = variant;
-    p.C = s.algorithm.C;
-    p.rho_node = s.algorithm.rho_per_node ? s.algorithm.rho : s.algorithm.rho / n;
-    p.num_nodes = n;
-    p.eta = PerNode(s.algorithm.node_eta, s.algorithm.eta, i);
-    p.q1 = PerNode(s.algorithm.node_q1, s.algorithm.q1, i);
-    p.alpha = PerNode(s.algorithm.node_alpha, s.algorithm.alpha, i);
-    p.q2 = PerNode(s.algorithm.node_q2, s.algorithm.q2, i);
-    p.gamma = s.algorithm.gamma;
-    p.dual_step = s.algorithm.dual_step;
-    p.seed = s.seed;
-    p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
-    private_nodes[i] = !pdml && IsPrivate(variant, p.alpha);
     Eigen::VectorXd f0 = Eigen::VectorXd::Zero(d);
     if (s.algorithm.random_start) {
       Stream rng(s.seed, static_cast<std::uint64_t>(i), 0, Purpose::kInitialState);
       const double sd = 1.0 / std::sqrt(static_cast<double>(d));
       for (std::int64_t k = 0; k < d; ++k) f0[k] = sd * rng.Normal();
     }
-    if (pdml) {
-      // 000 Phase 2: the server sees only the reported labels (Phase 1, built in the
-      // constructor); its own slice with the true labels stays with the evaluator.
-      Dataset reported = m.slices[i];
-      reported.y = m.reported[i].y;
+    if (algorithm == Algorithm::kPdml) {
+      // 000 Phase 2: the server sees only the reported labels (Phase 1, built in Prepare); its
+      // own slice with the true labels stays with the evaluator.
+      const PdmlParams& pp = s.algorithm.As<PdmlParams>();
+      Dataset reported = slices_[i];
+      reported.y = reported_[i].y;
       PdmlNodeParams q;
       q.C = s.algorithm.C;
       q.rho_node = s.algorithm.rho / n;
       q.beta = s.algorithm.eta;
-      q.R = s.algorithm.pdml_R;
-      q.V = s.algorithm.pdml_V;
-      q.decay = s.algorithm.pdml_decay;
+      q.R = pp.R;
+      q.V = pp.V;
+      q.decay = pp.decay;
       q.seed = s.seed;
-      nodes.push_back(std::make_unique<PdmlNode>(i, reported, m.reported[i].eps, m.graph.degree(i),
+      nodes.push_back(std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i),
                                                  s.loss, s.newton, q, std::move(f0)));
     } else {
-      nodes.push_back(MakeConsensusNode(i, m.slices[i], m.graph.degree(i), s.loss, s.newton, p,
+      ConsensusNodeParams p;
+      p.variant = VariantOf(algorithm);
+      p.C = s.algorithm.C;
+      p.rho_node = s.algorithm.rho_per_node ? s.algorithm.rho : s.algorithm.rho / n;
+      p.num_nodes = n;
+      p.eta = PerNode(s.algorithm.node_eta, s.algorithm.eta, i);
+      p.q1 = PerNode(vf.node_q1, vf.q1, i);
+      p.alpha = PerNode(vf.node_alpha, vf.alpha, i);
+      p.q2 = PerNode(vf.node_q2, vf.q2, i);
+      p.gamma = vf.gamma;
+      p.dual_step = vf.dual_step;
+      p.seed = s.seed;
+      p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
+      private_nodes[i] = IsPrivate(p.variant, p.alpha);
+      nodes.push_back(MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, s.newton, p,
                                         std::move(f0)));
     }
     programs.push_back(nodes.back().get());
   }
 
-  RunSummary summary;
-  summary.info = m.info;
-  summary.info.engine = engine;
-  summary.info.threads = threads;
-  if (observer != nullptr) observer->OnStart(summary.info);
-  MetricsSink sink(s, m.test, m.slices, m.optimum, n, d, observer, std::move(private_nodes));
+  MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes));
   runtime::EngineOptions options;
-  options.kind = kind;
+  options.kind = engine;
   options.threads = threads;
   options.last_round = s.iterations;
   options.stop = stop;
-  const runtime::EngineResult result = runtime::Run(programs, m.topology, options, sink);
+  const runtime::EngineResult result = runtime::Run(programs, topology_, options, sink);
   sink.Finish();
 
   summary.rounds = result.last_reported_round;
@@ -515,15 +484,16 @@ RunSummary Experiment::RunOn(const std::string& engine, int threads, RunObserver
       summary.message = "cancelled after round " + std::to_string(result.last_reported_round);
       break;
     case runtime::EngineOutcome::kFailed:
-      summary.outcome = RunOutcome::kDiverged;
+      summary.outcome = OutcomeOfFailure(result.failure);
       summary.message = result.failure.message;
       break;
   }
-  return summary;
 }
 
-RunSummary RunExperiment(const RunSpec& spec, RunObserver* observer, const runtime::StopToken* stop) {
-  return Experiment(spec).Run(observer, stop);
+}  // namespace
+
+std::unique_ptr<Experiment::Driver> MakeConsensusDriver() {
+  return std::make_unique<ConsensusDriver>();
 }
 
 }  // namespace dpadmm

@@ -1,0 +1,128 @@
+#include "dpadmm/experiment/choices.h"
+
+#include "dpadmm/core/error.h"
+
+namespace dpadmm {
+
+void ThrowBadChoice(std::string_view field, std::string_view got, const std::string& options) {
+  throw InputError(std::string(field) + " must be one of " + options + "; got '" +
+                   std::string(got) + "'");
+}
+
+template <>
+std::span<const Choice<Algorithm>> Choices() {
+  static constexpr Choice<Algorithm> kTable[] = {
+      {Algorithm::kAdmm, "admm", "simplified decentralized ADMM (004 eqs. (9)-(11)), not private"},
+      {Algorithm::kDvp, "dvp", "dual variable perturbation (004 Algorithm 2)"},
+      {Algorithm::kPvp, "pvp", "primal variable perturbation (exact update, release f + noise)"},
+      {Algorithm::kMadmm, "madmm", "M-ADMM with penalty perturbation (002)"},
+      {Algorithm::kRadmm, "radmm", "Recycled ADMM (003 Algorithm 1), not private"},
+      {Algorithm::kMradmm, "mradmm", "Modified R-ADMM (003 Algorithm 2), not private"},
+      {Algorithm::kPrivateMradmm, "private_mradmm", "private MR-ADMM (003 Algorithm 3)"},
+      {Algorithm::kPdml, "pdml", "PDML: label privacy by randomized response (000)"},
+      {Algorithm::kSharing, "sharing",
+       "ADMM sharing over vertically partitioned features (001 Algorithm 1; private with dp)"},
+      {Algorithm::kSgd, "sgd", "SGD baseline for vertically partitioned features (001)"},
+  };
+  return kTable;
+}
+
+Family FamilyOf(Algorithm algorithm) {
+  return algorithm == Algorithm::kSharing || algorithm == Algorithm::kSgd ? Family::kSharing
+                                                                          : Family::kConsensus;
+}
+
+template <>
+std::span<const Choice<Family>> Choices() {
+  static constexpr Choice<Family> kTable[] = {
+      {Family::kConsensus, "consensus", "nodes hold rows and agree on one model over a graph"},
+      {Family::kSharing, "sharing", "parties hold column blocks, a coordinator the labels"},
+  };
+  return kTable;
+}
+
+template <>
+std::span<const Choice<DataSource>> Choices() {
+  static constexpr Choice<DataSource> kTable[] = {
+      {DataSource::kTwonorm, "twonorm", "generated: two Gaussians (Breiman)"},
+      {DataSource::kRingnorm, "ringnorm", "generated: ringnorm (Breiman)"},
+      {DataSource::kSparse, "sparse", "generated: sparse high-dimensional"},
+      {DataSource::kLibsvm, "libsvm", "LIBSVM text file"},
+      {DataSource::kAdult, "adult", "raw UCI Adult CSV (adult.data + adult.test)"},
+      {DataSource::kCsv, "csv", "CSV with a label column"},
+      {DataSource::kAsc, "asc", "whitespace matrix with a separate labels file"},
+  };
+  return kTable;
+}
+
+bool IsGenerated(DataSource source) {
+  return source == DataSource::kTwonorm || source == DataSource::kRingnorm ||
+         source == DataSource::kSparse;
+}
+
+template <>
+std::span<const Choice<Topology>> Choices() {
+  static constexpr Choice<Topology> kTable[] = {
+      {Topology::kRing, "ring", "a cycle"},
+      {Topology::kStar, "star", "node 0 connected to all others"},
+      {Topology::kComplete, "complete", "every pair connected"},
+      {Topology::kGrid, "grid", "a 2-D grid"},
+      {Topology::kRandom, "random", "a random connected graph with graph.edges edges"},
+      {Topology::kFile, "file", "an edge list file"},
+  };
+  return kTable;
+}
+
+template <>
+std::span<const Choice<PartitionKind>> Choices() {
+  static constexpr Choice<PartitionKind> kTable[] = {
+      {PartitionKind::kEven, "even", "equal shares (seeded shuffle)"},
+      {PartitionKind::kProportional, "proportional", "shares proportional to given weights"},
+      {PartitionKind::kDirichlet, "dirichlet", "shares drawn from a Dirichlet distribution"},
+      {PartitionKind::kFile, "file", "line k of a file names the node of training row k"},
+  };
+  return kTable;
+}
+
+template <>
+std::span<const Choice<TraceFormat>> Choices() {
+  static constexpr Choice<TraceFormat> kTable[] = {
+      {TraceFormat::kCsv, "csv", "one header line, one row per round"},
+      {TraceFormat::kJsonLines, "jsonl", "one JSON object per round and line"},
+  };
+  return kTable;
+}
+
+template <>
+std::span<const Choice<RunOutcome>> Choices() {
+  static constexpr Choice<RunOutcome> kTable[] = {
+      {RunOutcome::kCompleted, "completed", "ran every iteration"},
+      {RunOutcome::kConverged, "converged", "stopped early at the tolerance"},
+      {RunOutcome::kCancelled, "cancelled", "stopped on request"},
+      {RunOutcome::kDiverged, "diverged", "a node produced a non-finite value"},
+      {RunOutcome::kBudgetExhausted, "budget exhausted",
+       "stopped before a round that would exceed the privacy budget"},
+      {RunOutcome::kFailed, "failed", "a node program failed (exception)"},
+  };
+  return kTable;
+}
+
+template <>
+std::span<const Choice<LossKind>> Choices() {
+  static constexpr Choice<LossKind> kTable[] = {
+      {LossKind::kLogistic, "logistic", "log(1 + exp(-z))"},
+      {LossKind::kSmoothHinge, "smooth_hinge", "Huber hinge with half-width loss.huber_h"},
+  };
+  return kTable;
+}
+
+template <>
+std::span<const Choice<runtime::EngineKind>> Choices() {
+  static constexpr Choice<runtime::EngineKind> kTable[] = {
+      {runtime::EngineKind::kTbb, "tbb", "parallel (oneTBB)"},
+      {runtime::EngineKind::kSerial, "serial", "one thread; bitwise-identical results"},
+  };
+  return kTable;
+}
+
+}  // namespace dpadmm

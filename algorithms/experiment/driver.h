@@ -1,0 +1,50 @@
+// Internal to experiment/: the one interface behind Experiment. experiment.cpp validates the
+// spec, loads and preprocesses the data and fills the family-independent part of RunInfo; a
+// family driver (consensus_driver.cpp, sharing_driver.cpp) prepares the rest and runs.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "dpadmm/experiment/run.h"
+
+namespace dpadmm {
+
+struct Experiment::Driver {
+  RunSpec spec;
+  RunInfo info;
+  Dataset train, test;
+  Graph graph{2, {{0, 1}}};
+  Partition partition;
+  Eigen::VectorXd optimum;
+
+  virtual ~Driver() = default;
+  // Everything after data loading that may reject the spec (InputError).
+  virtual void Prepare() = 0;
+  // `summary` arrives with info, engine and threads filled in; the driver runs, fills the rest
+  // and calls the observer.
+  virtual void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
+                   const runtime::StopToken* stop, RunSummary& summary) const = 0;
+};
+
+std::unique_ptr<Experiment::Driver> MakeConsensusDriver();
+std::unique_ptr<Experiment::Driver> MakeSharingDriver();
+
+// Seconds since `start`.
+inline double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The summary's outcome and message for an engine failure: an exception in a node program is
+// `failed`, a non-finite value `diverged`.
+// TODO(engine fault kinds): the runtime's NodeFailure gains a kind (FailureKind: kStepFailed,
+// kNonFinite, kException); once it is in this tree the body becomes
+//   return failure.kind == runtime::FailureKind::kException ? RunOutcome::kFailed
+//                                                           : RunOutcome::kDiverged;
+// Until then every engine failure maps to `diverged`, as before.
+inline RunOutcome OutcomeOfFailure(const runtime::NodeFailure& /*failure*/) {
+  return RunOutcome::kDiverged;
+}
+
+}  // namespace dpadmm

@@ -1,0 +1,427 @@
+// The vertical family's driver (001): the column split, the baselines, ADMM sharing on the
+// engines (a coordinator and M parties on a star) and the SGD baseline loop.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "dpadmm/core/error.h"
+#include "dpadmm/core/random.h"
+#include "dpadmm/privacy/sharing_accounting.h"
+#include "dpadmm/solver/local_solver.h"
+#include "dpadmm/solver/loss.h"
+#include "experiment/driver.h"
+#include "sharing/programs.h"
+
+namespace dpadmm {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Baseline SolveBaseline(const Dataset& train, const Dataset& test, double lambda,
+                       Eigen::VectorXd& f) {
+  // min (1/N) sum_n L(y_n x_n^T f) + (lambda/2) ||f||^2: LocalSolver with w_n = 1/N, a = lambda.
+  NewtonOptions newton;
+  newton.max_iterations = 200;
+  newton.gradient_tolerance = 1e-12;
+  LocalSolver solver(train, 1.0 / static_cast<double>(train.rows()), Loss{}, newton);
+  f = Eigen::VectorXd::Zero(train.cols());
+  const SolveReport r = solver.Solve(lambda, Eigen::VectorXd::Zero(train.cols()), f);
+  if (r.status != SolveStatus::kConverged || !f.allFinite()) {
+    throw std::runtime_error(std::string("sharing baseline: Newton solver ended with ") +
+                             ToString(r.status));
+  }
+  Baseline b;
+  b.computed = true;
+  b.objective = r.objective;
+  b.train_loss = r.loss_sum;
+  b.test_loss = MeanLogLoss(test, f);
+  b.test_error = TestError(test, f);
+  return b;
+}
+
+// The party layout of either sharing algorithm.
+const PartyLayout& LayoutOf(const RunSpec& s) {
+  if (s.algorithm.name() == Algorithm::kSharing) return s.algorithm.As<SharingParams>();
+  return s.algorithm.As<SgdParams>();
+}
+
+// Metrics of the concatenated model [x_1; ...; x_M]. `train_loss` is the coordinator's when it
+// has it (ADMM), else computed here. `dp`: the privacy columns (else 0).
+RoundMetrics Measure(const SharingParams* dp, double lambda, double epsilon, const Dataset& test,
+                     double train_loss, const std::vector<Eigen::VectorXd>& parts,
+                     const Eigen::VectorXd& model, std::int64_t round) {
+  RoundMetrics m;
+  m.round = round;
+  m.train_loss = train_loss;
+  m.max_x_norm = 0.0;
+  double reg = 0.0;
+  for (const auto& x : parts) {
+    reg += x.squaredNorm();
+    m.max_x_norm = std::max(m.max_x_norm, x.norm());
+  }
+  m.objective = train_loss + 0.5 * lambda * reg;
+  m.test_loss = MeanLogLoss(test, model);
+  m.test_error = TestError(test, model);
+  m.epsilon_iteration = m.delta_iteration = m.epsilon_total = m.delta_total = 0.0;
+  if (dp != nullptr) {
+    m.epsilon_iteration = epsilon;
+    m.delta_iteration = dp->delta;
+    m.epsilon_total = SharingTotalEpsilon(epsilon, round, dp->delta_prime);
+    m.delta_total = SharingTotalDelta(dp->delta, round, dp->delta_prime);
+  }
+  return m;
+}
+
+class SharingSink : public runtime::RoundSink {
+ public:
+  SharingSink(const SharingParams& params, const Dataset& test, const RunInfo& info,
+              RunObserver* observer)
+      : params_(params), test_(test), info_(info), observer_(observer),
+        start_(std::chrono::steady_clock::now()),
+        model_(Eigen::VectorXd::Zero(info.features)) {}
+
+  bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
+    if (round % 2 == 1) return true;  // the party phase: iteration incomplete
+    const int M = static_cast<int>(info_.party_features.size());
+    std::vector<Eigen::VectorXd> parts;
+    for (int p = 0; p < M; ++p) {
+      const auto r = t[p + 1];
+      parts.emplace_back(Eigen::Map<const Eigen::VectorXd>(r.data(), info_.party_features[p]));
+      model_.segment(info_.party_offsets[p], info_.party_features[p]) = parts.back();
+    }
+    const auto c = t[0];
+    last_ = Measure(params_.dp ? &params_ : nullptr, params_.lambda, info_.epsilon, test_, c[0],
+                    parts, model_, round / 2);
+    const double n = static_cast<double>(info_.train_rows);
+    last_.primal_residual = c[1] / std::sqrt(n);
+    last_.y_norm = c[2];
+    last_.seconds = elapsed();
+    epoch_ = round / 2;
+    if (observer_ != nullptr) observer_->OnRound(last_);
+    return true;
+  }
+
+  double elapsed() const { return SecondsSince(start_); }
+  const RoundMetrics& last() const { return last_; }
+  const Eigen::VectorXd& model() const { return model_; }
+  std::int64_t epoch() const { return epoch_; }
+
+ private:
+  const SharingParams& params_;
+  const Dataset& test_;
+  const RunInfo& info_;
+  RunObserver* observer_;
+  std::chrono::steady_clock::time_point start_;
+  Eigen::VectorXd model_;
+  RoundMetrics last_;
+  std::int64_t epoch_ = -1;
+};
+
+// The SGD-based method for distributed features (001's baseline, FDML of Hu et al. 2019), run
+// as a plain in-process loop (it is a baseline; its per-batch protocol is simulated, not sent
+// through the engine). Per mini-batch B: every party computes its partial scores D_m[B] w_m;
+// the scores are summed and go through the loss; party m steps its own weights by
+//   w_m <- w_m - eta_e ( (1/|B|) sum_{n in B} L'(y_n s_n) y_n D_m[n]^T + lambda w_m ),
+// the mini-batch gradient of the training objective with respect to w_m. Rows are visited in
+// a fresh seeded random order each epoch (Stream(seed, 0, epoch, kSampling)); initial weights
+// are N(0, sgd_init_sd^2) (Stream(seed, m, 0, kInitialState)).
+void SgdStep(const DenseRows& x, const std::vector<std::int64_t>& rows, std::size_t begin,
+             std::size_t end, const Eigen::VectorXd& coeff, double step, Eigen::VectorXd& w) {
+  for (std::size_t k = begin; k < end; ++k) {
+    w -= (step * coeff[static_cast<Eigen::Index>(k - begin)]) * x.row(rows[k]).transpose();
+  }
+}
+
+void SgdStep(const SparseRows& x, const std::vector<std::int64_t>& rows, std::size_t begin,
+             std::size_t end, const Eigen::VectorXd& coeff, double step, Eigen::VectorXd& w) {
+  for (std::size_t k = begin; k < end; ++k) {
+    const double c = step * coeff[static_cast<Eigen::Index>(k - begin)];
+    for (SparseRows::InnerIterator it(x, rows[k]); it; ++it) w[it.col()] -= c * it.value();
+  }
+}
+
+template <class Matrix>
+double RowDot(const Matrix& x, std::int64_t row, const Eigen::VectorXd& w) {
+  return x.row(row).dot(w);
+}
+
+class SharingDriver : public Experiment::Driver {
+ public:
+  void Prepare() override;
+  void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
+           const runtime::StopToken* stop, RunSummary& summary) const override;
+
+ private:
+  void RunAdmm(runtime::EngineKind engine, int threads, RunObserver* observer,
+               const runtime::StopToken* stop, RunSummary& summary) const;
+  void RunSgd(RunObserver* observer, const runtime::StopToken* stop, RunSummary& summary) const;
+
+  std::vector<Dataset> blocks_;  // D_m, without labels
+  std::vector<std::unique_ptr<sharing::XUpdate>> xupdates_;
+  std::vector<std::unique_ptr<sharing::GramNoise>> noises_;
+  Eigen::VectorXd local_;
+  runtime::Topology topology_;
+};
+
+void SharingDriver::Prepare() {
+  const RunSpec& s = spec;
+  const PartyLayout& layout = LayoutOf(s);
+  const std::string prefix = std::string("algorithm.") + ChoiceName(s.algorithm.name()) + ".";
+  const std::int64_t d = train.cols();
+  const int M = layout.parties;
+  std::vector<std::int64_t> sizes = layout.party_features;
+  if (sizes.empty()) {
+    if (d < M) {
+      throw InputError(prefix + "parties: " + std::to_string(M) + " parties need at least as "
+                       "many features, the data has " + std::to_string(d));
+    }
+    for (int p = 0; p < M; ++p) sizes.push_back(d / M + (p < d % M ? 1 : 0));
+  }
+  const std::int64_t total = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
+  if (total != d) {
+    throw InputError(prefix + "party_features: the counts sum to " + std::to_string(total) +
+                     " but the data has " + std::to_string(d) + " features");
+  }
+  info.party_features = sizes;
+  std::int64_t offset = 0;
+  for (int p = 0; p < M; ++p) {
+    info.party_offsets.push_back(offset);
+    blocks_.push_back(sharing::ColumnBlock(train, offset, sizes[p]));
+    blocks_.back().y.resize(0);  // parties hold features only; the labels stay with the coordinator
+    info.party_max_row_norm.push_back(blocks_.back().MaxRowNorm());
+    offset += sizes[p];
+  }
+
+  if (s.algorithm.name() == Algorithm::kSharing) {
+    const SharingParams& sp = s.algorithm.As<SharingParams>();
+    info.dp = sp.dp;
+    for (int p = 0; p < M; ++p) {
+      const Eigen::MatrixXd gram = sharing::Gram(blocks_[p]);
+      xupdates_.push_back(std::make_unique<sharing::XUpdate>(gram, sp.lambda, sp.rho));
+      if (sp.dp) {
+        noises_.push_back(std::make_unique<sharing::GramNoise>(gram));
+        const double sens = SharingSensitivity(sizes[p], sp.rho, sp.lambda, sp.c1, M, sp.b1);
+        const double sigma = sp.noise_sigma > 0.0 ? sp.noise_sigma
+                                                  : SharingGaussianSigma(sp.epsilon, sp.delta, sens);
+        info.party_epsilon.push_back(sp.noise_sigma > 0.0
+                                         ? SharingEpsilonForSigma(sigma, sp.delta, sens)
+                                         : sp.epsilon);
+        if (!std::isfinite(sigma)) {
+          throw InputError(prefix + "b1: the noise scale sigma of party " + std::to_string(p + 1) +
+                           " overflows (b1 = " + std::to_string(sp.b1) + ")");
+        }
+        info.party_sensitivity.push_back(sens);
+        info.party_sigma.push_back(sigma);
+        info.party_gram_rank.push_back(noises_.back()->rank());
+      }
+    }
+    topology_.neighbors.assign(static_cast<std::size_t>(M + 1), {});
+    for (int p = 1; p <= M; ++p) {
+      topology_.neighbors[0].push_back(p);
+      topology_.neighbors[static_cast<std::size_t>(p)].push_back(0);
+    }
+    if (sp.dp) {
+      info.epsilon = *std::max_element(info.party_epsilon.begin(), info.party_epsilon.end());
+      info.delta = sp.delta;
+      info.delta_prime = sp.delta_prime;
+      info.b1 = sp.b1;
+      info.c1 = sp.c1;
+      info.privacy_guarantee =
+          "(epsilon, delta)-DP per iteration for each party's released D_m x~_m (001 Theorem 3, "
+          "sensitivity of Lemma 1), neighbouring data sets differing in one feature column; over "
+          "T iterations (epsilon', T delta + delta')-DP by advanced composition (001 Corollary "
+          "1). Assumes ||x_m||, ||y|| <= b1 (not enforced: compare max_x_norm, y_norm in the "
+          "trace), |R''| <= c1 and rows of D_m with norm <= 1" +
+          std::string(sp.noise_sigma > 0.0
+                          ? "; sigma was set directly (noise_sigma) and epsilon is Theorem 3's "
+                            "value for it" +
+                                std::string(info.epsilon > 1.0 ? ", which exceeds Theorem 3's "
+                                                                 "range eps <= 1: no guarantee"
+                                                               : "")
+                          : "");
+    }
+  }
+  if (!info.dp) info.privacy_guarantee = "none: the algorithm is not private";
+
+  if (s.compute_optimum) {
+    info.central = SolveBaseline(train, test, layout.lambda, optimum);
+    const Dataset test_block = sharing::ColumnBlock(test, 0, sizes[0]);
+    info.local = SolveBaseline(sharing::ColumnBlock(train, 0, sizes[0]), test_block,
+                               layout.lambda, local_);
+  }
+}
+
+void SharingDriver::Run(runtime::EngineKind engine, int threads, RunObserver* observer,
+                        const runtime::StopToken* stop, RunSummary& summary) const {
+  if (spec.algorithm.name() == Algorithm::kSharing) {
+    RunAdmm(engine, threads, observer, stop, summary);
+  } else {
+    RunSgd(observer, stop, summary);
+  }
+}
+
+void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver* observer,
+                            const runtime::StopToken* stop, RunSummary& summary) const {
+  const RunSpec& s = spec;
+  const SharingParams& sp = s.algorithm.As<SharingParams>();
+  const int M = sp.parties;
+  const std::size_t width = std::max<std::size_t>(
+      sharing::kCoordinatorFields,
+      static_cast<std::size_t>(*std::max_element(info.party_features.begin(),
+                                                 info.party_features.end())));
+  sharing::CoordinatorParams cp;
+  cp.parties = M;
+  cp.rho = sp.rho;
+  cp.z_tolerance = sp.z_tolerance;
+  cp.z_max_iterations = sp.z_max_iterations;
+  cp.report_width = width;
+  sharing::SharingCoordinator coordinator(train.y, cp);
+  std::vector<std::unique_ptr<sharing::SharingParty>> parties;
+  std::vector<runtime::NodeProgram*> programs = {&coordinator};
+  for (int p = 0; p < M; ++p) {
+    sharing::PartyParams pp;
+    pp.party = p + 1;
+    pp.lambda = sp.lambda;
+    pp.rho = sp.rho;
+    pp.sigma = sp.dp ? info.party_sigma[p] : 0.0;
+    pp.epsilon = sp.dp ? info.party_epsilon[p] : 0.0;
+    pp.seed = s.seed;
+    pp.report_width = width;
+    parties.push_back(std::make_unique<sharing::SharingParty>(
+        blocks_[p], *xupdates_[p], sp.dp ? noises_[p].get() : nullptr, pp));
+    programs.push_back(parties.back().get());
+  }
+  SharingSink sink(sp, test, info, observer);
+  runtime::EngineOptions options;
+  options.kind = engine;
+  options.threads = threads;
+  options.last_round = 2 * static_cast<std::int64_t>(s.iterations);
+  options.stop = stop;
+  const runtime::EngineResult result = runtime::Run(programs, topology_, options, sink);
+  summary.rounds = std::max<std::int64_t>(sink.epoch(), 0);
+  summary.final = sink.last();
+  summary.model = sink.model();
+  summary.seconds = sink.elapsed();
+  switch (result.outcome) {
+    case runtime::EngineOutcome::kCompleted:
+    case runtime::EngineOutcome::kStopped:
+      summary.outcome = RunOutcome::kCompleted;
+      summary.message = "completed " + std::to_string(s.iterations) + " iterations";
+      break;
+    case runtime::EngineOutcome::kCancelled:
+      summary.outcome = RunOutcome::kCancelled;
+      summary.message = "cancelled after iteration " + std::to_string(summary.rounds);
+      break;
+    case runtime::EngineOutcome::kFailed:
+      summary.outcome = OutcomeOfFailure(result.failure);
+      summary.message = result.failure.message;
+      break;
+  }
+}
+
+void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop,
+                           RunSummary& summary) const {
+  const RunSpec& s = spec;
+  const SgdParams& sg = s.algorithm.As<SgdParams>();
+  const int M = sg.parties;
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const std::int64_t n = train.rows();
+  std::vector<Eigen::VectorXd> w(static_cast<std::size_t>(M));
+  Eigen::VectorXd model(info.features);
+  for (int p = 0; p < M; ++p) {
+    Stream init(s.seed, static_cast<std::uint64_t>(p + 1), 0, Purpose::kInitialState);
+    w[p].resize(info.party_features[p]);
+    for (Eigen::Index k = 0; k < w[p].size(); ++k) w[p][k] = sg.init_sd * init.Normal();
+  }
+  const auto measure = [&](std::int64_t epoch) {
+    Eigen::VectorXd scores = Eigen::VectorXd::Zero(n);
+    for (int p = 0; p < M; ++p) {
+      scores += sharing::Times(blocks_[p], w[p]);
+      model.segment(info.party_offsets[p], info.party_features[p]) = w[p];
+    }
+    RoundMetrics x = Measure(nullptr, sg.lambda, 0.0, test,
+                             sharing::MeanLogLossOfScores(scores, train.y), w, model, epoch);
+    x.primal_residual = kNaN;
+    x.y_norm = kNaN;
+    x.seconds = elapsed();
+    return x;
+  };
+  summary.final = measure(0);
+  if (observer != nullptr) observer->OnRound(summary.final);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  Eigen::VectorXd coeff(sg.batch_size);
+  std::vector<double> batch_scores(static_cast<std::size_t>(sg.batch_size));
+  summary.outcome = RunOutcome::kCompleted;
+  summary.message = "completed " + std::to_string(s.iterations) + " epochs";
+  for (int e = 1; e <= s.iterations; ++e) {
+    if (stop != nullptr && stop->stop_requested()) {
+      summary.outcome = RunOutcome::kCancelled;
+      summary.message = "cancelled after epoch " + std::to_string(e - 1);
+      break;
+    }
+    std::iota(order.begin(), order.end(), std::int64_t{0});
+    Stream shuffle(s.seed, 0, static_cast<std::uint64_t>(e), Purpose::kSampling);
+    for (std::int64_t k = n - 1; k > 0; --k) {
+      std::swap(order[k], order[shuffle.UniformInt(static_cast<std::uint64_t>(k + 1))]);
+    }
+    const double step = sg.learning_rate / (1.0 + sg.lr_decay * (e - 1));
+    for (std::int64_t b = 0; b < n; b += sg.batch_size) {
+      const std::int64_t end = std::min<std::int64_t>(n, b + sg.batch_size);
+      const std::size_t size = static_cast<std::size_t>(end - b);
+      // Partial scores of every party, summed (what the parties send).
+      std::fill(batch_scores.begin(), batch_scores.end(), 0.0);
+      for (int p = 0; p < M; ++p) {
+        VisitRows(blocks_[p], [&](const auto& x) {
+          for (std::size_t k = 0; k < size; ++k) batch_scores[k] += RowDot(x, order[b + k], w[p]);
+        });
+      }
+      // The loss's derivative per sample (what the label holder sends back).
+      for (std::size_t k = 0; k < size; ++k) {
+        const double y = train.y[order[b + k]];
+        coeff[static_cast<Eigen::Index>(k)] =
+            Loss{}.D1(y * batch_scores[k]) * y / static_cast<double>(size);
+      }
+      for (int p = 0; p < M; ++p) {
+        w[p] *= (1.0 - step * sg.lambda);
+        VisitRows(blocks_[p], [&](const auto& x) {
+          SgdStep(x, order, static_cast<std::size_t>(b), static_cast<std::size_t>(end), coeff,
+                  step, w[p]);
+        });
+      }
+    }
+    int bad = -1;
+    for (int p = 0; p < M && bad < 0; ++p) {
+      if (!w[p].allFinite()) bad = p;
+    }
+    if (bad >= 0) {
+      summary.outcome = RunOutcome::kDiverged;
+      summary.message = "party " + std::to_string(bad + 1) + ", epoch " + std::to_string(e) +
+                        ": SGD weights are not finite (learning_rate too large?)";
+      break;
+    }
+    summary.final = measure(e);
+    summary.rounds = e;
+    if (observer != nullptr) observer->OnRound(summary.final);
+  }
+  summary.model = model;
+  summary.seconds = elapsed();
+}
+
+}  // namespace
+
+double MeanLogLoss(const Dataset& data, const Eigen::VectorXd& f) {
+  if (data.rows() == 0) return kNaN;
+  return sharing::MeanLogLossOfScores(sharing::Times(data, f), data.y);
+}
+
+std::unique_ptr<Experiment::Driver> MakeSharingDriver() {
+  return std::make_unique<SharingDriver>();
+}
+
+}  // namespace dpadmm

@@ -1,0 +1,12 @@
+// Internal to experiment/: validation with or without the data source's files (an Experiment
+// built from in-memory data has none).
+#pragma once
+
+#include "dpadmm/experiment/run_spec.h"
+
+namespace dpadmm {
+
+// RunSpec::Validate() is ValidateSpec(spec, true).
+void ValidateSpec(const RunSpec& spec, bool check_data_source);
+
+}  // namespace dpadmm
