@@ -42,6 +42,7 @@
 #include "dpadmm/experiment/run_spec.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/runtime/engine.h"
+#include "predict_command.h"
 #include "sharing_command.h"
 
 #ifndef DPADMM_VERSION
@@ -580,6 +581,7 @@ struct OutputOptions {
   std::string trace = "dpadmm-trace.csv";
   std::string trace_format;
   std::string summary = "dpadmm-summary.json";
+  std::string model_out;
   bool quiet = false;
   bool progress = false;
   bool print_config = false;
@@ -627,6 +629,7 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
     std::cerr << "dpadmm: error: could not write " << (trace_ok ? o.summary : o.trace) << '\n';
     return kExitInternal;
   }
+  if (!o.model_out.empty() && !SaveRunModel(summary, spec, o.model_out)) return kExitInternal;
   return ExitCodeOf(summary.outcome);
 }
 
@@ -661,6 +664,9 @@ int Main(int argc, char** argv) {
       ->type_name("FORMAT")->group(io);
   run->add_option("--summary", o.summary, "Run summary (outcome, final metrics, model) as JSON")
       ->type_name("FILE")->group(io);
+  run->add_option("--model-out", o.model_out,
+                  "Save the learned model as JSON for `dpadmm predict` (dpadmm::Model)")
+      ->type_name("FILE")->group(io);
   run->add_flag("--quiet,-q", o.quiet, "No progress output on stderr")->group(io);
   run->add_flag("--progress", o.progress,
                 "Draw the progress bar even when stderr is not a terminal")->group(io);
@@ -668,12 +674,13 @@ int Main(int argc, char** argv) {
                 "Print the effective spec as JSON and exit (nothing is run)")->group(io);
 
   SharingCommand sharing(app);  // `dpadmm sharing` (cli/sharing_command.h)
+  PredictCommand predict(app);  // `dpadmm predict` (cli/predict_command.h)
 
   // CLI11 would only say "A subcommand is required" for a misspelt command; name it instead.
   if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "run") != 0 &&
-      std::strcmp(argv[1], "sharing") != 0) {
+      std::strcmp(argv[1], "sharing") != 0 && std::strcmp(argv[1], "predict") != 0) {
     std::cerr << "dpadmm: error: unknown command '" << argv[1]
-              << "' (available: run, sharing; see dpadmm --help)\n";
+              << "' (available: run, sharing, predict; see dpadmm --help)\n";
     return kExitBadInput;
   }
   try {
@@ -681,7 +688,7 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << "dpadmm: error: " << e.what() << " (see dpadmm "
-              << (run->parsed() ? "run " : sharing.parsed() ? "sharing " : "")
+              << (run->parsed() ? "run " : sharing.parsed() ? "sharing " : predict.parsed() ? "predict " : "")
               << "--help)\n";
     return kExitBadInput;
   }
@@ -692,6 +699,7 @@ int Main(int argc, char** argv) {
       CatchStopSignal(SIGTERM);
       return sharing.Run(&g_stop, started);
     }
+    if (predict.parsed()) return predict.Run();
     return Run(flags, o, started);
   } catch (const InputError& e) {
     std::cerr << "dpadmm: error: " << e.what() << '\n';

@@ -187,6 +187,11 @@ Eigen::VectorXd Sigmoids(const Eigen::VectorXd& scores) { return scores.unaryExp
 
 }  // namespace
 
+double Model::ScoreToProbability(double score) const {
+  RequireProbability(*this);
+  return Sigmoid(score);
+}
+
 double Model::PredictProba(std::span<const double> x) const {
   RequireProbability(*this);
   return Sigmoid(DecisionFunction(x));

@@ -14,7 +14,8 @@ std::string Where(int node, std::int64_t round) {
          (round < 0 ? std::string(", set-up") : ", round " + std::to_string(round));
 }
 
-// Call inside a catch block: names the method and keeps what().
+}  // namespace
+
 NodeFailure CaughtException(int node, std::int64_t round, const char* method) {
   std::string what;
   try {
@@ -28,16 +29,14 @@ NodeFailure CaughtException(int node, std::int64_t round, const char* method) {
           Where(node, round) + ": " + method + " threw: " + what};
 }
 
-NodeFailure NonFinite(int node, std::int64_t round, const char* what, std::span<const double> v,
-                      std::size_t index) {
+NodeFailure NonFiniteValue(int node, std::int64_t round, const char* what,
+                           std::span<const double> v, std::size_t index) {
   char value[32];  // "nan", "inf" or "-inf" (printf's spelling on every platform)
   std::snprintf(value, sizeof(value), "%g", v[index]);
   return {node, round, FailureKind::kNonFinite,
           Where(node, round) + ": non-finite " + what + "[" + std::to_string(index) +
               "] = " + value};
 }
-
-}  // namespace
 
 std::optional<NodeFailure> QueryShapes(std::span<NodeProgram* const> programs, Shapes& shapes) {
   const std::size_t n = programs.size();
@@ -66,45 +65,6 @@ std::optional<NodeFailure> QueryShapes(std::span<NodeProgram* const> programs, S
     }
   }
   shapes.report_width = report[0];
-  return std::nullopt;
-}
-
-std::optional<NodeFailure> ComputeRound(NodeProgram& program, int node, std::int64_t round,
-                                        Wiring& wiring) {
-  StepResult step;
-  if (round == 0) {
-    try {
-      step = program.Start(wiring.outboxes[node]);
-    } catch (...) {
-      return CaughtException(node, round, "Start");
-    }
-  } else {
-    wiring.Collect(node);
-    try {
-      step = program.Step(round, wiring.inboxes[node], wiring.outboxes[node]);
-    } catch (...) {
-      wiring.Release(node);
-      return CaughtException(node, round, "Step");
-    }
-    wiring.Release(node);
-  }
-  if (!step.ok) return NodeFailure{node, round, FailureKind::kStepFailed, std::move(step.error)};
-  const std::span<const double> message = wiring.outboxes[node].message();
-  const std::size_t bad = FirstNonFinite(message);
-  if (bad != message.size()) return NonFinite(node, round, "message", message, bad);
-  return std::nullopt;
-}
-
-std::optional<NodeFailure> ReportRound(const NodeProgram& program, int node, std::int64_t round,
-                                       std::span<double> row, std::size_t finite_prefix) {
-  try {
-    program.Report(round, row);
-  } catch (...) {
-    return CaughtException(node, round, "Report");
-  }
-  const std::span<const double> checked(row.data(), finite_prefix);
-  const std::size_t bad = FirstNonFinite(checked);
-  if (bad != checked.size()) return NonFinite(node, round, "report", checked, bad);
   return std::nullopt;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "dpadmm/runtime/engine.h"
@@ -42,13 +43,64 @@ inline std::size_t FirstNonFinite(std::span<const double> v) {
   return k;
 }
 
-// Round 0: Start. Round r >= 1: Collect the inbox, Step, Release the inbox. Then checks the
-// outbox's message for NaN/Inf. Returns the failure, if any; the message is not broadcast.
-std::optional<NodeFailure> ComputeRound(NodeProgram& program, int node, std::int64_t round,
-                                        Wiring& wiring);
+// Slow paths, out of line: the failure records (call CaughtException inside a catch block).
+NodeFailure CaughtException(int node, std::int64_t round, const char* method);
+NodeFailure NonFiniteValue(int node, std::int64_t round, const char* what,
+                           std::span<const double> values, std::size_t index);
 
-// Report(round) into `row`, then checks its first `finite_prefix` values.
-std::optional<NodeFailure> ReportRound(const NodeProgram& program, int node, std::int64_t round,
-                                       std::span<double> row, std::size_t finite_prefix);
+// Round 0: Start. Round r >= 1: Collect the inbox, Step, Release the inbox. Then checks the
+// outbox's message for NaN/Inf. On a fault returns false and fills `failure`; the message must
+// then not be broadcast. Inline: this is the engines' per-step hot path.
+inline bool ComputeRound(NodeProgram& program, int node, std::int64_t round, Wiring& wiring,
+                         NodeFailure& failure) {
+  StepResult step;
+  if (round == 0) {
+    try {
+      step = program.Start(wiring.outboxes[node]);
+    } catch (...) {
+      failure = CaughtException(node, round, "Start");
+      return false;
+    }
+  } else {
+    wiring.Collect(node);
+    try {
+      step = program.Step(round, wiring.inboxes[node], wiring.outboxes[node]);
+    } catch (...) {
+      wiring.Release(node);
+      failure = CaughtException(node, round, "Step");
+      return false;
+    }
+    wiring.Release(node);
+  }
+  if (!step.ok) [[unlikely]] {
+    failure = NodeFailure{node, round, FailureKind::kStepFailed, std::move(step.error)};
+    return false;
+  }
+  const std::span<const double> message = wiring.outboxes[node].message();
+  const std::size_t bad = FirstNonFinite(message);
+  if (bad != message.size()) [[unlikely]] {
+    failure = NonFiniteValue(node, round, "message", message, bad);
+    return false;
+  }
+  return true;
+}
+
+// Report(round) into `row`, then checks its first `finite_prefix` values; as ComputeRound.
+inline bool ReportRound(const NodeProgram& program, int node, std::int64_t round,
+                        std::span<double> row, std::size_t finite_prefix, NodeFailure& failure) {
+  try {
+    program.Report(round, row);
+  } catch (...) {
+    failure = CaughtException(node, round, "Report");
+    return false;
+  }
+  const std::span<const double> checked(row.data(), finite_prefix);
+  const std::size_t bad = FirstNonFinite(checked);
+  if (bad != checked.size()) [[unlikely]] {
+    failure = NonFiniteValue(node, round, "report", checked, bad);
+    return false;
+  }
+  return true;
+}
 
 }  // namespace dpadmm::runtime::detail

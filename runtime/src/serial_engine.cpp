@@ -19,7 +19,8 @@ EngineResult RunSerial(std::span<NodeProgram* const> programs, const Topology& t
                              w.report_width);
   };
   EngineResult result;
-  const auto fail = [&](NodeFailure failure) {
+  NodeFailure failure;
+  const auto fail = [&] {
     result.outcome = EngineOutcome::kFailed;
     result.failure = std::move(failure);
     return result;
@@ -31,11 +32,9 @@ EngineResult RunSerial(std::span<NodeProgram* const> programs, const Topology& t
       return result;
     }
     for (int i = 0; i < n; ++i) {
-      if (auto failure = ComputeRound(*programs[i], i, r, w)) return fail(std::move(*failure));
+      if (!ComputeRound(*programs[i], i, r, w, failure)) return fail();
       w.Broadcast(i);
-      if (auto failure = ReportRound(*programs[i], i, r, row(i), shapes.finite_report[i])) {
-        return fail(std::move(*failure));
-      }
+      if (!ReportRound(*programs[i], i, r, row(i), shapes.finite_report[i], failure)) return fail();
     }
     result.last_reported_round = r;
     // An exception from the sink is the caller's: it propagates unchanged.

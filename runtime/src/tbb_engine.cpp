@@ -21,7 +21,6 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <queue>
 #include <vector>
 
@@ -98,15 +97,16 @@ class TbbRun {
   EngineResult Execute() {
     // Round 0 runs on the calling thread: Start, broadcast, report.
     for (int i = 0; i < n_; ++i) {
-      std::optional<NodeFailure> failure = ComputeRound(*programs_[i], i, 0, wiring_);
-      if (!failure) {
+      NodeFailure failure;
+      bool ok = ComputeRound(*programs_[i], i, 0, wiring_, failure);
+      if (ok) {
         wiring_.Broadcast(i);
-        failure = ReportRound(*programs_[i], i, 0, Row(0, i), finite_report_[i]);
+        ok = ReportRound(*programs_[i], i, 0, Row(0, i), finite_report_[i], failure);
       }
-      if (failure) {
+      if (!ok) {
         EngineResult r;
         r.outcome = EngineOutcome::kFailed;
-        r.failure = std::move(*failure);
+        r.failure = std::move(failure);
         return r;
       }
     }
@@ -175,8 +175,9 @@ class TbbRun {
     // before this node broadcasts its round r message below.
     pending_[i].count[r % 2].fetch_add(Degree(i) + 1, std::memory_order_relaxed);
 
-    if (auto failure = ComputeRound(*programs_[i], i, r, wiring_)) {
-      RecordFailure(std::move(*failure));
+    NodeFailure failure;
+    if (!ComputeRound(*programs_[i], i, r, wiring_, failure)) {
+      RecordFailure(std::move(failure));
       return;
     }
     wiring_.Broadcast(i);
@@ -186,9 +187,9 @@ class TbbRun {
     }
     // A failing Report leaves round r incomplete (never emitted) and node i's round r + 1
     // unstarted; neighbours that already started r + 1 are discarded with it.
-    if (auto failure = ReportRound(*programs_[i], i, r, Row(static_cast<int>(r % window_), i),
-                                   finite_report_[i])) {
-      RecordFailure(std::move(*failure));
+    if (!ReportRound(*programs_[i], i, r, Row(static_cast<int>(r % window_), i),
+                     finite_report_[i], failure)) {
+      RecordFailure(std::move(failure));
       return;
     }
     if (more) Notify(i, r + 1);

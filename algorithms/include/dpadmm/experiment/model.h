@@ -114,6 +114,10 @@ class Model {
   [[nodiscard]] Eigen::VectorXd PredictProba(
       const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) const;
 
+  /// The probability PredictProba gives for a row with this score (logistic loss only; throws
+  /// std::logic_error otherwise).
+  [[nodiscard]] double ScoreToProbability(double score) const;
+
   /// Any other dense Eigen expression: a compile-time row or column vector is one row (a
   /// double is returned), anything else a matrix of rows (a vector is returned), evaluated
   /// into the types above first.
