@@ -90,8 +90,10 @@ std::string Shortest(double v) {
 }  // namespace
 
 bool SaveRunModel(const RunSummary& summary, const RunSpec& spec, const std::string& path) {
-  if (summary.model.size() == 0 || !summary.model.allFinite()) {
-    std::cerr << "dpadmm: model not saved to " << path << ": the run has no finite model ("
+  // A diverged run's last reported model is finite but not a trained model: not saved either.
+  if (summary.outcome == RunOutcome::kDiverged || summary.model.size() == 0 ||
+      !summary.model.allFinite()) {
+    std::cerr << "dpadmm: model not saved to " << path << ": the run has no usable model ("
               << ToString(summary.outcome) << ")\n";
     return true;
   }

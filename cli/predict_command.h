@@ -15,9 +15,9 @@
 
 namespace dpadmm::cli {
 
-// `dpadmm run --model-out FILE`: saves the run's model (dpadmm::Model::FromRun). A run without
-// a finite model (diverged, or failed before round 0) saves nothing and says so on stderr; that
-// is not an error (the outcome decides the exit code). Returns false, after printing the
+// `dpadmm run --model-out FILE`: saves the run's model (dpadmm::Model::FromRun). A diverged run
+// (or one without a finite model) saves nothing and says so on stderr; that is not an error
+// (the outcome decides the exit code). Returns false, after printing the
 // error, if the file cannot be written.
 bool SaveRunModel(const RunSummary& summary, const RunSpec& spec, const std::string& path);
 

@@ -14,8 +14,8 @@ int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : "dpadmm-embed-model.json";
 
   // 1. Train: 6 parties on a ring learn one logistic-regression model with dual variable
-  //    perturbation (004), on generated twonorm data. --noise-seed makes it reproducible
-  //    (simulation noise); a real deployment leaves the noise keyed from OS entropy.
+  //    perturbation (004), on generated twonorm data. The model records the privacy the run
+  //    spent and what that figure means.
   dpadmm::RunSpec spec;
   spec.data.source = "twonorm";
   spec.data.rows = 3000;
