@@ -4,9 +4,9 @@
 // inbox. Both engines use them, so they report the same failure text for the same fault.
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <utility>
@@ -29,17 +29,23 @@ struct Shapes {
 // std::invalid_argument if report sizes are 0, differ between nodes, or a prefix exceeds them.
 std::optional<NodeFailure> QueryShapes(std::span<NodeProgram* const> programs, Shapes& shapes);
 
+// The bits of a double (memcpy rather than std::bit_cast, which Emscripten 3.1.6's libc++
+// lacks; compilers emit a plain move for both).
+inline std::uint64_t Bits(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof(b));
+  return b;
+}
+
 // Index of the first NaN/Inf in `v`, or v.size() if every value is finite. The common case is
 // one branch-free pass (an OR over the exponent bits), which the compiler vectorises.
 inline std::size_t FirstNonFinite(std::span<const double> v) {
   constexpr std::uint64_t kExponent = 0x7ff0000000000000ull;  // all ones: NaN or Inf
   std::uint64_t bad = 0;
-  for (const double x : v) {
-    bad |= static_cast<std::uint64_t>((std::bit_cast<std::uint64_t>(x) & kExponent) == kExponent);
-  }
+  for (const double x : v) bad |= static_cast<std::uint64_t>((Bits(x) & kExponent) == kExponent);
   if (bad == 0) return v.size();
   std::size_t k = 0;
-  while ((std::bit_cast<std::uint64_t>(v[k]) & kExponent) != kExponent) ++k;
+  while ((Bits(v[k]) & kExponent) != kExponent) ++k;
   return k;
 }
 
