@@ -2,6 +2,7 @@
 //
 //   dpadmm run [options]      one experiment; see `dpadmm run --help`
 //   dpadmm sharing [options]  vertically partitioned features (001); cli/sharing_command.h
+//   dpadmm predict [options]  apply a saved model to a data file; cli/predict_command.h
 //
 // The spec is built in three layers: RunSpec's defaults, then the --config JSON file, then only
 // the flags given on the command line. Per-round metrics go to a trace file (CSV or JSON lines)
@@ -688,7 +689,10 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << "dpadmm: error: " << e.what() << " (see dpadmm "
-              << (run->parsed() ? "run " : sharing.parsed() ? "sharing " : predict.parsed() ? "predict " : "")
+              << (run->parsed()       ? "run "
+                  : sharing.parsed()  ? "sharing "
+                  : predict.parsed()  ? "predict "
+                                      : "")
               << "--help)\n";
     return kExitBadInput;
   }

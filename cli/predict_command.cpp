@@ -22,7 +22,8 @@ namespace {
 [[noreturn]] void Fail(const std::string& message) { throw InputError(message); }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Delimited rows without a label column: every field is a feature. (The library's CSV loader
@@ -51,7 +52,9 @@ DenseRows LoadUnlabelled(const std::string& path, char delimiter, bool header) {
         if (p == end) break;
       }
       const char* stop = p;
-      while (stop < end && (delimiter == ' ' ? (*stop != ' ' && *stop != '\t') : *stop != delimiter)) ++stop;
+      while (stop < end &&
+             (delimiter == ' ' ? (*stop != ' ' && *stop != '\t') : *stop != delimiter))
+        ++stop;
       const char* a = p;
       const char* b = stop;
       while (a < b && (*a == ' ' || *a == '\t')) ++a;
@@ -59,8 +62,9 @@ DenseRows LoadUnlabelled(const std::string& path, char delimiter, bool header) {
       double v = 0.0;
       const auto r = std::from_chars(a, b, v);
       if (a == b || r.ec != std::errc() || r.ptr != b || !std::isfinite(v)) {
-        ThrowAt(path, line_no, "field " + std::to_string(fields + 1) + ": '" +
-                                   std::string(a, b) + "' is not a finite number");
+        ThrowAt(path, line_no,
+                "field " + std::to_string(fields + 1) + ": '" + std::string(a, b) +
+                    "' is not a finite number");
       }
       values.push_back(v);
       ++fields;
@@ -69,15 +73,17 @@ DenseRows LoadUnlabelled(const std::string& path, char delimiter, bool header) {
     }
     if (cols < 0) cols = fields;
     if (fields != cols) {
-      ThrowAt(path, line_no, std::to_string(fields) + " fields, expected " + std::to_string(cols) +
-                                 " (as in the first row)");
+      ThrowAt(path, line_no,
+              std::to_string(fields) + " fields, expected " + std::to_string(cols) +
+                  " (as in the first row)");
     }
     ++rows;
   }
   if (rows == 0) Fail(path + ": no data rows");
   DenseRows x(rows, cols);
   for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t c = 0; c < cols; ++c) x(r, c) = values[static_cast<std::size_t>(r * cols + c)];
+    for (std::int64_t c = 0; c < cols; ++c)
+      x(r, c) = values[static_cast<std::size_t>(r * cols + c)];
   return x;
 }
 
@@ -117,13 +123,15 @@ PredictCommand::PredictCommand(CLI::App& app) {
       "training\nnormalisation and intercept itself.\nExit codes: 0 done; 2 bad input (model, "
       "data or flags); 1 internal error.");
   sub_->add_option("--model", model_, "Model file (JSON, format dpadmm.model)")
-      ->type_name("FILE")->required();
+      ->type_name("FILE")
+      ->required();
   sub_->add_option("--data", data_, "Rows to predict")->type_name("FILE")->required();
-  sub_->add_option("--format", format_,
-                   "libsvm | csv (default: csv for a .csv file, else libsvm)")
-      ->type_name("FORMAT")->check(CLI::IsMember({"libsvm", "csv"}));
+  sub_->add_option("--format", format_, "libsvm | csv (default: csv for a .csv file, else libsvm)")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"libsvm", "csv"}));
   sub_->add_option("--label-column", label_column_,
-                   "csv: the label column, < 0 counts from the end")->type_name("K");
+                   "csv: the label column, < 0 counts from the end")
+      ->type_name("K");
   sub_->add_option("--delimiter", delimiter_, "csv: field separator (one character; ' ' = blanks)")
       ->type_name("C");
   sub_->add_flag("--header", header_, "csv: the first line is a header");
@@ -135,7 +143,9 @@ PredictCommand::PredictCommand(CLI::App& app) {
 
 int PredictCommand::Run() const {
   const Model model = Model::Load(model_);
-  const std::string format = !format_.empty() ? format_ : EndsWith(data_, ".csv") ? "csv" : "libsvm";
+  const std::string format = !format_.empty()          ? format_
+                             : EndsWith(data_, ".csv") ? "csv"
+                                                       : "libsvm";
   if (delimiter_.size() != 1) Fail("--delimiter must be one character, got '" + delimiter_ + "'");
   if (no_labels_ && format != "csv") Fail("--no-labels applies to csv data only");
 
@@ -184,7 +194,8 @@ int PredictCommand::Run() const {
          << model.loss().Name() << " loss)\n";
   if (labelled) {
     std::int64_t right = 0;
-    for (Eigen::Index n = 0; n < scores.size(); ++n) right += (scores[n] >= 0.0 ? 1.0 : -1.0) == data.y[n];
+    for (Eigen::Index n = 0; n < scores.size(); ++n)
+      right += (scores[n] >= 0.0 ? 1.0 : -1.0) == data.y[n];
     char line[96];
     std::snprintf(line, sizeof(line), "  accuracy %.2f%% (%lld of %lld rows right)\n",
                   100.0 * static_cast<double>(right) / static_cast<double>(scores.size()),

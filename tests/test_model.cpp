@@ -62,7 +62,7 @@ std::string AsCsv(const Dataset& d) {
 struct TrainedRun {
   RunSpec spec;
   RunSummary summary;
-  Dataset raw_test;          // the test file as a user would load it
+  Dataset raw_test;            // the test file as a user would load it
   Eigen::VectorXd run_scores;  // the run's own scores on its (normalised) test rows
 };
 
@@ -77,7 +77,8 @@ TrainedRun Train(const std::string& format, bool add_bias, LossKind loss) {
   const std::string ext = format == "csv" ? ".csv" : ".libsvm";
   t.spec.data.train_path =
       WriteTempFile("train" + ext, format == "csv" ? AsCsv(train) : AsLibsvm(train));
-  t.spec.data.test_path = WriteTempFile("test" + ext, format == "csv" ? AsCsv(test) : AsLibsvm(test));
+  t.spec.data.test_path =
+      WriteTempFile("test" + ext, format == "csv" ? AsCsv(test) : AsLibsvm(test));
   t.spec.graph.topology = "ring";
   t.spec.graph.nodes = 4;
   t.spec.iterations = 25;
@@ -89,8 +90,8 @@ TrainedRun Train(const std::string& format, bool add_bias, LossKind loss) {
   const Experiment experiment(t.spec);
   t.summary = experiment.Run();
   t.raw_test = format == "csv" ? LoadCsv(t.spec.data.test_path)
-                               : LoadLibsvm(t.spec.data.test_path, experiment.info().features -
-                                                                       (add_bias ? 1 : 0));
+                               : LoadLibsvm(t.spec.data.test_path,
+                                            experiment.info().features - (add_bias ? 1 : 0));
   t.run_scores = VisitRows(experiment.test(),
                            [&](const auto& x) -> Eigen::VectorXd { return x * t.summary.model; });
   return t;
@@ -107,9 +108,9 @@ TEST(Model, PredictOnRawRowsMatchesTheRunsTestErrorBitForBit) {
     bool bias;
     LossKind loss;
   };
-  for (const Case& c : {Case{"libsvm", false, LossKind::kLogistic},
-                        Case{"csv", true, LossKind::kLogistic},
-                        Case{"libsvm", true, LossKind::kSmoothHinge}}) {
+  for (const Case& c :
+       {Case{"libsvm", false, LossKind::kLogistic}, Case{"csv", true, LossKind::kLogistic},
+        Case{"libsvm", true, LossKind::kSmoothHinge}}) {
     SCOPED_TRACE(std::string(c.format) + (c.bias ? " with intercept" : ""));
     const TrainedRun t = Train(c.format, c.bias, c.loss);
     ASSERT_EQ(t.summary.outcome, RunOutcome::kCompleted);
@@ -131,11 +132,10 @@ TEST(Model, PredictOnRawRowsMatchesTheRunsTestErrorBitForBit) {
     EXPECT_LT(t.summary.final.test_error, 0.1);  // a model worth predicting with
 
     // One row at a time: the same answers (a plain dot product, equal up to rounding).
-    const Eigen::VectorXd predicted = VisitRows(
-        t.raw_test, [&](const auto& x) -> Eigen::VectorXd { return model.Predict(x); });
-    const DenseRows dense = VisitRows(t.raw_test, [](const auto& x) -> DenseRows {
-      return DenseRows(x);
-    });
+    const Eigen::VectorXd predicted =
+        VisitRows(t.raw_test, [&](const auto& x) -> Eigen::VectorXd { return model.Predict(x); });
+    const DenseRows dense =
+        VisitRows(t.raw_test, [](const auto& x) -> DenseRows { return DenseRows(x); });
     for (Eigen::Index r = 0; r < dense.rows(); ++r) {
       const Eigen::VectorXd row = dense.row(r).transpose();
       EXPECT_NEAR(model.DecisionFunction(row), scores[r], 1e-12 * (1.0 + std::abs(scores[r])));
@@ -156,8 +156,8 @@ TEST(Model, PredictOnRawRowsMatchesTheRunsTestErrorBitForBit) {
     EXPECT_TRUE(SameBits(t.raw_test.is_sparse() ? sparse_scores : dense_scores, scores));
     EXPECT_TRUE(SameBits(model.Predict(Eigen::MatrixXd(dense)), model.Predict(dense)));
     EXPECT_TRUE(SameBits(model.Predict(sparse_int), model.Predict(sparse)));
-    EXPECT_EQ(model.DecisionFunction(dense.row(3)), model.DecisionFunction(Eigen::VectorXd(
-                                                        dense.row(3).transpose())));
+    EXPECT_EQ(model.DecisionFunction(dense.row(3)),
+              model.DecisionFunction(Eigen::VectorXd(dense.row(3).transpose())));
   }
 }
 
@@ -201,10 +201,10 @@ TEST(Model, RefusesRowsOfTheWrongWidthAndBadModels) {
   EXPECT_TRUE(ThrowsInputError(
       [&] { Model((Eigen::VectorXd(2) << 1, nan).finished(), Loss{}, 1.0, false, "", {}); },
       {"weights[1]", "not finite"}));
-  EXPECT_TRUE(ThrowsInputError(
-      [&] { Model(Eigen::VectorXd::Ones(2), Loss{}, 0.0, false, "", {}); }, {"row_scale"}));
-  EXPECT_TRUE(ThrowsInputError(
-      [&] { Model(Eigen::VectorXd::Ones(1), Loss{}, 1.0, true, "", {}); }, {"intercept"}));
+  EXPECT_TRUE(ThrowsInputError([&] { Model(Eigen::VectorXd::Ones(2), Loss{}, 0.0, false, "", {}); },
+                               {"row_scale"}));
+  EXPECT_TRUE(ThrowsInputError([&] { Model(Eigen::VectorXd::Ones(1), Loss{}, 1.0, true, "", {}); },
+                               {"intercept"}));
 
   RunSummary diverged;
   diverged.outcome = RunOutcome::kDiverged;
@@ -213,8 +213,7 @@ TEST(Model, RefusesRowsOfTheWrongWidthAndBadModels) {
   EXPECT_TRUE(ThrowsInputError([&] { (void)Model::FromRun(diverged, RunSpec{}); },
                                {"not finite", "node 3 diverged in round 7"}));
   diverged.model.resize(0);
-  EXPECT_TRUE(ThrowsInputError([&] { (void)Model::FromRun(diverged, RunSpec{}); },
-                               {"no model"}));
+  EXPECT_TRUE(ThrowsInputError([&] { (void)Model::FromRun(diverged, RunSpec{}); }, {"no model"}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,8 +275,8 @@ TEST(ModelJson, BadFilesAreRefusedNamingFileAndField) {
   const auto refused = [&](const std::string& text, std::initializer_list<std::string> parts) {
     const std::string path = WriteTempFile("bad_model.json", text);
     std::vector<std::string> all(parts);
-    return ThrowsInputError([&] { (void)Model::Load(path); }, {path + ": ", all.at(0),
-                                                               all.size() > 1 ? all[1] : ""});
+    return ThrowsInputError([&] { (void)Model::Load(path); },
+                            {path + ": ", all.at(0), all.size() > 1 ? all[1] : ""});
   };
   using J = nlohmann::ordered_json;
 
@@ -294,30 +293,31 @@ TEST(ModelJson, BadFilesAreRefusedNamingFileAndField) {
                       {"format must be \"dpadmm.model\"", "sklearn"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["version"] = 2; }),
                       {"version 2 is not supported", "reads version 1"}));
-  EXPECT_TRUE(refused(edited([](J& j) { j["version"] = "1"; }),
-                      {"version must be an integer", "string"}));
+  EXPECT_TRUE(
+      refused(edited([](J& j) { j["version"] = "1"; }), {"version must be an integer", "string"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["loss"] = "hinge"; }), {"loss", "unknown loss 'hinge'"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["huber_h"] = -1; }), {"huber_h must be > 0"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["features"] = 5; }),
                       {"weights has 7 values", "features (5) + intercept (1) makes 6"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["features"] = 0; }), {"features must be an integer"}));
-  EXPECT_TRUE(refused(edited([](J& j) { j["weights"].erase(0); }),
-                      {"weights has 6 values", "makes 7"}));
+  EXPECT_TRUE(
+      refused(edited([](J& j) { j["weights"].erase(0); }), {"weights has 6 values", "makes 7"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["weights"][3] = nullptr; }),
                       {"weights[3] must be a number", "null"}));  // how JSON writes NaN
   EXPECT_TRUE(refused(edited([](J& j) { j["weights"][1] = "0.5"; }),
                       {"weights[1] must be a number", "string"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["weights"] = 1.0; }), {"weights must be an array"}));
-  EXPECT_TRUE(refused(edited([](J& j) { j["intercept"] = 1; }), {"intercept must be true or false"}));
+  EXPECT_TRUE(
+      refused(edited([](J& j) { j["intercept"] = 1; }), {"intercept must be true or false"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["row_scale"] = 0; }), {"row_scale must be > 0"}));
-  EXPECT_TRUE(refused(edited([](J& j) { j["row_scale"] = nullptr; }),
-                      {"row_scale must be a number"}));
+  EXPECT_TRUE(
+      refused(edited([](J& j) { j["row_scale"] = nullptr; }), {"row_scale must be a number"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["privacy"].erase("meaning"); }),
                       {"missing field 'privacy.meaning'"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["privacy"]["value"] = "lots"; }),
                       {"privacy.value must be a number or null"}));
-  EXPECT_TRUE(refused(edited([](J& j) { j["privacy"]["delta"] = 0; }),
-                      {"unknown field 'privacy.delta'"}));
+  EXPECT_TRUE(
+      refused(edited([](J& j) { j["privacy"]["delta"] = 0; }), {"unknown field 'privacy.delta'"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["spec"] = J::object(); }), {"spec must be a string"}));
   // A number that overflows a double is refused (it could only be read as Inf).
   std::string huge = good;

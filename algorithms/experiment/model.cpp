@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/charconv_compat.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
 #include "dpadmm/experiment/spec_json.h"
@@ -24,7 +25,7 @@ constexpr const char* kFormatName = "dpadmm.model";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The fields of format version 1, in the order ToJson writes them.
-constexpr const char* kFields[] = {"format",    "version", "loss",    "huber_h", "features",
+constexpr const char* kFields[] = {"format",    "version",   "loss",    "huber_h", "features",
                                    "intercept", "row_scale", "weights", "privacy", "spec"};
 
 [[noreturn]] void Bad(const std::string& where, const std::string& message) {
@@ -70,7 +71,8 @@ Model::Model(Eigen::VectorXd weights, Loss loss, double row_scale, bool intercep
   if (!std::isfinite(row_scale_) || !(row_scale_ > 0.0)) {
     throw InputError("model: row_scale must be finite and > 0");
   }
-  if (loss_.kind == LossKind::kSmoothHinge && !(loss_.huber_h > 0.0 && std::isfinite(loss_.huber_h))) {
+  if (loss_.kind == LossKind::kSmoothHinge &&
+      !(loss_.huber_h > 0.0 && std::isfinite(loss_.huber_h))) {
     throw InputError("model: huber_h must be finite and > 0");
   }
 }
@@ -127,7 +129,8 @@ Eigen::VectorXd Model::DecisionFunction(const SparseRows& x) const {
   std::vector<Eigen::Triplet<double, std::int64_t>> entries;
   entries.reserve(static_cast<std::size_t>(x.nonZeros() + (intercept_ ? x.rows() : 0)));
   for (std::int64_t r = 0; r < x.outerSize(); ++r) {
-    for (SparseRows::InnerIterator it(x, r); it; ++it) entries.emplace_back(r, it.col(), it.value());
+    for (SparseRows::InnerIterator it(x, r); it; ++it)
+      entries.emplace_back(r, it.col(), it.value());
     if (intercept_) entries.emplace_back(r, x.cols(), 1.0);
   }
   SparseRows rows(x.rows(), weights_.size());
@@ -230,22 +233,38 @@ double Model::TestError(const Dataset& data) const {
 // JSON
 
 std::string Model::ToJson() const {
-  OrderedJson j;
-  j["format"] = kFormatName;
-  j["version"] = kFormatVersion;
-  j["loss"] = loss_.Name();
-  j["huber_h"] = loss_.huber_h;
-  j["features"] = features();
-  j["intercept"] = intercept_;
-  j["row_scale"] = row_scale_;
-  // nlohmann writes doubles in the shortest form that reads back to the same bits.
-  j["weights"] = std::vector<double>(weights_.data(), weights_.data() + weights_.size());
-  OrderedJson privacy;
-  privacy["value"] = std::isfinite(privacy_.value) ? OrderedJson(privacy_.value) : OrderedJson();
-  privacy["meaning"] = privacy_.meaning;
-  j["privacy"] = std::move(privacy);
-  j["spec"] = spec_json_;
-  return j.dump(2);
+  // Written by hand so that every double takes the project's one number format: the shortest
+  // text that reads back to the same bits (detail::AppendShortest, as in the CSV traces).
+  const auto number = [](std::string& out, double v) {
+    if (v == 0.0 && std::signbit(v)) {
+      out += "-0.0";  // "-0" would read back as the integer 0, losing the sign
+    } else if (std::isfinite(v)) {
+      detail::AppendShortest(out, v);
+    } else {
+      out += "null";
+    }
+  };
+  const auto text = [](const std::string& v) { return OrderedJson(v).dump(); };
+  std::string out = "{\n";
+  out += "  \"format\": " + text(kFormatName) + ",\n";
+  out += "  \"version\": " + std::to_string(kFormatVersion) + ",\n";
+  out += "  \"loss\": " + text(loss_.Name()) + ",\n";
+  out += "  \"huber_h\": ";
+  number(out, loss_.huber_h);
+  out += ",\n  \"features\": " + std::to_string(features()) + ",\n";
+  out += std::string("  \"intercept\": ") + (intercept_ ? "true" : "false") + ",\n";
+  out += "  \"row_scale\": ";
+  number(out, row_scale_);
+  out += ",\n  \"weights\": [";
+  for (Eigen::Index k = 0; k < weights_.size(); ++k) {
+    out += k == 0 ? "\n    " : ",\n    ";
+    number(out, weights_[k]);
+  }
+  out += "\n  ],\n  \"privacy\": {\n    \"value\": ";
+  number(out, privacy_.value);
+  out += ",\n    \"meaning\": " + text(privacy_.meaning) + "\n  },\n";
+  out += "  \"spec\": " + text(spec_json_) + "\n}";
+  return out;
 }
 
 Model Model::FromJson(const std::string& json_text, const std::string& where) {
@@ -309,8 +328,7 @@ Model Model::FromJson(const std::string& json_text, const std::string& where) {
 
   const OrderedJson& weights = field("weights");
   if (!weights.is_array()) wrong("weights", "an array of numbers", weights);
-  const std::int64_t want =
-      features.get<std::int64_t>() + (intercept.get<bool>() ? 1 : 0);
+  const std::int64_t want = features.get<std::int64_t>() + (intercept.get<bool>() ? 1 : 0);
   if (static_cast<std::int64_t>(weights.size()) != want) {
     Bad(where, "weights has " + std::to_string(weights.size()) + " values, but features (" +
                    std::to_string(features.get<std::int64_t>()) + ")" +

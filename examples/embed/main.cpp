@@ -53,8 +53,8 @@ int main(int argc, char** argv) {
               100.0 * accuracy, loaded.Predict(first), proba[0], loaded.DecisionFunction(first));
 
   // The saved model predicts exactly what the trained one does.
-  const bool same = (loaded.DecisionFunction(rows).array() ==
-                     model.DecisionFunction(rows).array()).all();
+  const bool same =
+      (loaded.DecisionFunction(rows).array() == model.DecisionFunction(rows).array()).all();
   const bool ok = summary.outcome == dpadmm::RunOutcome::kCompleted && same && accuracy > 0.9;
   std::printf("%s\n", ok ? "ok" : "FAILED");
   return ok ? 0 : 1;

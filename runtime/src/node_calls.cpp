@@ -33,9 +33,9 @@ NodeFailure NonFiniteValue(int node, std::int64_t round, const char* what,
                            std::span<const double> v, std::size_t index) {
   char value[32];  // "nan", "inf" or "-inf" (printf's spelling on every platform)
   std::snprintf(value, sizeof(value), "%g", v[index]);
-  return {node, round, FailureKind::kNonFinite,
-          Where(node, round) + ": non-finite " + what + "[" + std::to_string(index) +
-              "] = " + value};
+  return {
+      node, round, FailureKind::kNonFinite,
+      Where(node, round) + ": non-finite " + what + "[" + std::to_string(index) + "] = " + value};
 }
 
 std::optional<NodeFailure> QueryShapes(std::span<NodeProgram* const> programs, Shapes& shapes) {

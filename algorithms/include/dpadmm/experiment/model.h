@@ -58,8 +58,8 @@ class Model {
   /// @param intercept whether a constant feature 1 was appended to every row before scaling
   /// @param spec_json the spec the model was trained with (opaque text, kept verbatim)
   /// @param privacy   the privacy the training run spent
-  Model(Eigen::VectorXd weights, Loss loss, double row_scale, bool intercept,
-        std::string spec_json, PrivacySpent privacy);
+  Model(Eigen::VectorXd weights, Loss loss, double row_scale, bool intercept, std::string spec_json,
+        PrivacySpent privacy);
 
   /// The model of a finished run: summary.model (the mean of the nodes' models at the last
   /// reported round), spec.loss, summary.info.normalization_factor, spec.data.add_bias,
@@ -74,9 +74,7 @@ class Model {
   [[nodiscard]] double row_scale() const { return row_scale_; }
   [[nodiscard]] bool intercept() const { return intercept_; }
   /// The number of raw features a row must have.
-  [[nodiscard]] std::int64_t features() const {
-    return weights_.size() - (intercept_ ? 1 : 0);
-  }
+  [[nodiscard]] std::int64_t features() const { return weights_.size() - (intercept_ ? 1 : 0); }
   [[nodiscard]] const std::string& spec_json() const { return spec_json_; }
   [[nodiscard]] const PrivacySpent& privacy() const { return privacy_; }
   /// True for the logistic loss: PredictProba is P(y = +1 | x) = sigmoid(decision).
@@ -101,7 +99,8 @@ class Model {
   [[nodiscard]] Eigen::VectorXd Predict(const DenseRows& x) const;
   [[nodiscard]] Eigen::VectorXd Predict(const Eigen::MatrixXd& x) const;
   [[nodiscard]] Eigen::VectorXd Predict(const SparseRows& x) const;
-  [[nodiscard]] Eigen::VectorXd Predict(const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) const;
+  [[nodiscard]] Eigen::VectorXd Predict(
+      const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) const;
 
   /// Logistic loss: P(y = +1 | x) = 1 / (1 + exp(-score)), the model logistic regression fits.
   /// The smooth hinge loss is not a likelihood, so it has no probability: throws
