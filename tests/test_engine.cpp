@@ -368,7 +368,8 @@ struct FaultRun {
 };
 
 FaultRun RunFaulty(const rt::Topology& t, rt::EngineKind kind, int threads, std::int64_t rounds,
-                   Fault fault, std::vector<std::pair<int, std::int64_t>> faults) {
+                   Fault fault, std::vector<std::pair<int, std::int64_t>> faults,
+                   int window = 0) {
   std::vector<std::unique_ptr<FaultyProgram>> owned;
   std::vector<rt::NodeProgram*> programs;
   for (int i = 0; i < t.num_nodes(); ++i) {
@@ -384,6 +385,7 @@ FaultRun RunFaulty(const rt::Topology& t, rt::EngineKind kind, int threads, std:
   options.kind = kind;
   options.threads = threads;
   options.last_round = rounds;
+  options.report_window = window;
   FaultRun o;
   o.result = rt::Run(programs, t, options, o.recorder);
   return o;
@@ -464,6 +466,24 @@ TEST(EngineFaults, LowestRoundThenNodeWinsAmongSeveralFaults) {
         EXPECT_EQ(o.result.last_reported_round, 11);
         EXPECT_EQ(o.recorder.rows.size(), 12u);
       }
+    }
+  }
+}
+
+TEST(EngineFaults, WithParkedNodesStillEndCleanly) {
+  // A long ring with a report window of 2 makes nodes park on busy slots; a fault must still
+  // end the run with the same failure and the same delivered rounds, parked nodes or not.
+  const rt::Topology t = Ring(50);
+  const auto ref = Reference(t, 29);
+  for (Fault fault : {Fault::kThrow, Fault::kNaNMessage, Fault::kThrowInReport}) {
+    for (int rep = 0; rep < 5; ++rep) {
+      const auto o = RunFaulty(t, rt::EngineKind::kTbb, 4, 60, fault, {{20, 30}, {44, 31}},
+                               /*window=*/2);
+      EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
+      EXPECT_EQ(o.result.failure.node, 20);
+      EXPECT_EQ(o.result.failure.round, 30);
+      EXPECT_EQ(o.result.last_reported_round, 29);
+      EXPECT_EQ(o.recorder.rows, ref);
     }
   }
 }
