@@ -89,8 +89,8 @@ enum class EngineOutcome {
 };
 const char* ToString(EngineOutcome outcome);
 
-// How a node failed. The experiment layer maps kNonFinite (and the algorithms' own
-// divergence checks, kStepFailed) to "diverged" and kException to "failed".
+// How a node failed, so that a caller can tell a divergence (kNonFinite, or kStepFailed from an
+// algorithm's own check) from a crash (kException).
 enum class FailureKind {
   kStepFailed,  // Start or Step returned StepResult::Fail; message is the program's text
   kNonFinite,   // the engine found NaN/Inf in a broadcast message or a checked report value
