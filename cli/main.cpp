@@ -2,6 +2,7 @@
 //
 //   dpadmm run [options]      one experiment of either family; see `dpadmm run --help`
 //   dpadmm sharing [options]  alias: the vertical family (001) with its defaults and old flags
+//   dpadmm predict [options]  apply a saved model to a data file; cli/predict_command.h
 //
 // The spec is built in three layers: the defaults of the algorithm's family
 // (RunSpec::Defaults), then the --config JSON file, then only the flags given on the command
@@ -45,6 +46,7 @@
 #include "dpadmm/experiment/run_spec.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/runtime/engine.h"
+#include "predict_command.h"
 
 #ifndef DPADMM_VERSION
 #define DPADMM_VERSION "unknown"
@@ -820,6 +822,7 @@ struct OutputOptions {
   std::string trace = "dpadmm-trace.csv";
   std::string trace_format;
   std::string summary = "dpadmm-summary.json";
+  std::string model_out;
   bool quiet = false;
   bool progress = false;
   bool print_config = false;
@@ -882,6 +885,7 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
     std::cerr << "dpadmm: error: could not write " << (trace_ok ? o.summary : o.trace) << '\n';
     return kExitInternal;
   }
+  if (!o.model_out.empty() && !SaveRunModel(summary, spec, o.model_out)) return kExitInternal;
   return ExitCodeOf(summary.outcome);
 }
 
@@ -897,6 +901,9 @@ void AddOutputOptions(CLI::App& command, OutputOptions& o) {
                      "Overrides the extension: " + ChoiceList<TraceFormat>())
       ->type_name("FORMAT")->group(io);
   command.add_option("--summary", o.summary, "Run summary (outcome, final metrics, model) as JSON")
+      ->type_name("FILE")->group(io);
+  command.add_option("--model-out", o.model_out,
+                     "Save the learned model as JSON for `dpadmm predict` (dpadmm::Model)")
       ->type_name("FILE")->group(io);
   command.add_flag("--quiet,-q", o.quiet, "No progress output on stderr")->group(io);
   command.add_flag("--progress", o.progress,
@@ -943,11 +950,13 @@ int Main(int argc, char** argv) {
   sharing_output.summary = "dpadmm-sharing-summary.json";
   AddOutputOptions(*sharing, sharing_output);
 
+  PredictCommand predict(app);  // `dpadmm predict` (cli/predict_command.h)
+
   // CLI11 would only say "A subcommand is required" for a misspelt command; name it instead.
   if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "run") != 0 &&
-      std::strcmp(argv[1], "sharing") != 0) {
+      std::strcmp(argv[1], "sharing") != 0 && std::strcmp(argv[1], "predict") != 0) {
     std::cerr << "dpadmm: error: unknown command '" << argv[1]
-              << "' (available: run, sharing; see dpadmm --help)\n";
+              << "' (available: run, sharing, predict; see dpadmm --help)\n";
     return kExitBadInput;
   }
   try {
@@ -955,12 +964,16 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << "dpadmm: error: " << e.what() << " (see dpadmm "
-              << (run->parsed() ? "run " : sharing->parsed() ? "sharing " : "")
+              << (run->parsed()       ? "run "
+                  : sharing->parsed() ? "sharing "
+                  : predict.parsed()  ? "predict "
+                                      : "")
               << "--help)\n";
     return kExitBadInput;
   }
 
   try {
+    if (predict.parsed()) return predict.Run();
     if (sharing->parsed()) return Run(sharing_flags, sharing_output, started);
     return Run(flags, o, started);
   } catch (const InputError& e) {

@@ -23,3 +23,27 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/dpadmmConfigVersion
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/dpadmmConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/dpadmmConfigVersion.cmake
         DESTINATION ${DPADMM_CMAKE_DIR})
+
+# pkg-config (lib/pkgconfig/dpadmm.pc) for builds that do not use CMake. The headers need C++20
+# (compile with -std=c++20). With the default static libraries, link with
+# `pkg-config --static --libs dpadmm` so that oneTBB (Libs.private) is on the line too.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(DPADMM_PC_TO_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  message(WARNING "dpadmm.pc: absolute CMAKE_INSTALL_LIBDIR, the .pc file is not relocatable")
+else()
+  file(RELATIVE_PATH DPADMM_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+  string(REGEX REPLACE "/$" "" DPADMM_PC_TO_PREFIX "${DPADMM_PC_TO_PREFIX}")
+endif()
+if(DPADMM_WITH_TBB)
+  set(DPADMM_PC_LIBS_PRIVATE "-ltbb -pthread")
+else()
+  set(DPADMM_PC_LIBS_PRIVATE "")
+endif()
+# The MPI engine's library (Open MPI's pkg-config module for its C API), when built with it.
+set(DPADMM_PC_REQUIRES_PRIVATE "")
+if(DPADMM_WITH_MPI)
+  set(DPADMM_PC_REQUIRES_PRIVATE "ompi-c")
+endif()
+configure_file(cmake/dpadmm.pc.in ${CMAKE_CURRENT_BINARY_DIR}/dpadmm.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/dpadmm.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

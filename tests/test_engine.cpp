@@ -3,8 +3,12 @@
 
 #include <atomic>
 #include <cmath>
+#include <iterator>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "dpadmm/runtime/engine.h"
@@ -286,4 +290,342 @@ TEST(Engine, SeveralRunsShareTheProcessConcurrently) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(good.load(), 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Faults: a node that throws, broadcasts or reports NaN/Inf, or returns Fail at a chosen
+// (node, round) ends the run with kFailed naming it, on every engine and thread count, and the
+// sink has seen exactly the rounds before it.
+
+namespace {
+
+enum class Fault {
+  kFail,             // Step/Start returns StepResult::Fail
+  kThrow,            // Step/Start throws std::runtime_error
+  kThrowUnknown,     // Step/Start throws an int
+  kNaNMessage,       // broadcasts NaN
+  kInfMessage,       // broadcasts -Inf
+  kOversizeMessage,  // Outbox::Prepare beyond MaxMessageSize (throws std::length_error)
+  kThrowInReport,    // Report throws
+  kNaNReport,        // Report writes NaN into the checked prefix
+};
+
+// ToyProgram's process with a planted fault at (fault_node, fault_round). The report's first
+// value is the round (checked), the second x (checked), the third a NaN "not available" marker
+// that the engine must ignore (outside FiniteReportPrefix()).
+class FaultyProgram : public rt::NodeProgram {
+ public:
+  FaultyProgram(int id, int fault_node, std::int64_t fault_round, Fault fault)
+      : id_(id), fault_node_(fault_node), fault_round_(fault_round), fault_(fault), x_(id) {}
+  std::size_t MaxMessageSize() const override { return 2; }
+  std::size_t ReportSize() const override { return 3; }
+  std::size_t FiniteReportPrefix() const override { return 2; }
+  rt::StepResult Start(rt::Outbox& out) override { return Finish(0, out); }
+  rt::StepResult Step(std::int64_t round, const rt::Inbox& in, rt::Outbox& out) override {
+    double sum = 0.0;
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      if (in[k][0] != static_cast<double>(round - 1)) return rt::StepResult::Fail("wrong round");
+      if (!std::isfinite(in[k][1])) return rt::StepResult::Fail("received a non-finite value");
+      sum += in[k][1];
+    }
+    x_ = 0.5 * x_ + 0.5 * sum / static_cast<double>(in.size()) +
+         std::sin(static_cast<double>(round + id_)) / (1.0 + static_cast<double>(round));
+    return Finish(round, out);
+  }
+  void Report(std::int64_t round, std::span<double> out) const override {
+    const bool here = Here(round);
+    if (here && fault_ == Fault::kThrowInReport) throw std::runtime_error("report exploded");
+    out[0] = static_cast<double>(round);
+    out[1] = here && fault_ == Fault::kNaNReport ? std::nan("") : x_;
+    out[2] = std::nan("");
+  }
+
+ private:
+  bool Here(std::int64_t round) const { return id_ == fault_node_ && round == fault_round_; }
+  rt::StepResult Finish(std::int64_t round, rt::Outbox& out) {
+    const bool here = Here(round);
+    if (here && fault_ == Fault::kFail) return rt::StepResult::Fail("planted failure");
+    if (here && fault_ == Fault::kThrow) throw std::runtime_error("planted exception");
+    if (here && fault_ == Fault::kThrowUnknown) throw 42;
+    if (here && fault_ == Fault::kOversizeMessage) out.Prepare(3);
+    auto m = out.Prepare(2);
+    m[0] = static_cast<double>(round);
+    m[1] = x_;
+    if (here && fault_ == Fault::kNaNMessage) m[1] = std::nan("");
+    if (here && fault_ == Fault::kInfMessage) m[0] = -HUGE_VAL;
+    return rt::StepResult::Ok();
+  }
+  int id_;
+  int fault_node_;
+  std::int64_t fault_round_;
+  Fault fault_;
+  double x_;
+};
+
+struct FaultRun {
+  rt::EngineResult result;
+  Recorder recorder;
+};
+
+FaultRun RunFaulty(const rt::Topology& t, rt::EngineKind kind, int threads, std::int64_t rounds,
+                   Fault fault, std::vector<std::pair<int, std::int64_t>> faults,
+                   int window = 0) {
+  std::vector<std::unique_ptr<FaultyProgram>> owned;
+  std::vector<rt::NodeProgram*> programs;
+  for (int i = 0; i < t.num_nodes(); ++i) {
+    int node = -1;
+    std::int64_t round = -1;
+    for (const auto& [n, r] : faults) {
+      if (n == i) node = n, round = r;
+    }
+    owned.push_back(std::make_unique<FaultyProgram>(i, node, round, fault));
+    programs.push_back(owned.back().get());
+  }
+  rt::EngineOptions options;
+  options.kind = kind;
+  options.threads = threads;
+  options.last_round = rounds;
+  options.report_window = window;
+  FaultRun o;
+  o.result = rt::Run(programs, t, options, o.recorder);
+  return o;
+}
+
+struct FaultCase {
+  Fault fault;
+  rt::FailureKind kind;
+  std::string message;  // for node 5, round 17
+};
+
+const FaultCase kFaultCases[] = {
+    {Fault::kFail, rt::FailureKind::kStepFailed, "planted failure"},
+    {Fault::kThrow, rt::FailureKind::kException,
+     "node 5, round 17: Step threw: planted exception"},
+    {Fault::kThrowUnknown, rt::FailureKind::kException,
+     "node 5, round 17: Step threw: an exception not derived from std::exception"},
+    {Fault::kNaNMessage, rt::FailureKind::kNonFinite,
+     "node 5, round 17: non-finite message[1] = nan"},
+    {Fault::kInfMessage, rt::FailureKind::kNonFinite,
+     "node 5, round 17: non-finite message[0] = -inf"},
+    {Fault::kOversizeMessage, rt::FailureKind::kException,
+     "node 5, round 17: Step threw: Outbox::Prepare: message of 3 doubles exceeds "
+     "MaxMessageSize 2"},
+    {Fault::kThrowInReport, rt::FailureKind::kException,
+     "node 5, round 17: Report threw: report exploded"},
+    {Fault::kNaNReport, rt::FailureKind::kNonFinite,
+     "node 5, round 17: non-finite report[1] = nan"},
+};
+
+std::vector<rt::Topology> FaultTopologies() {
+  return {Ring(12), Star(9), Complete(7), Ring(40)};
+}
+
+}  // namespace
+
+class EngineFaults : public ::testing::TestWithParam<int> {};
+
+TEST_P(EngineFaults, EndTheRunNamingNodeRoundAndKindOnEveryEngine) {
+  const FaultCase& c = kFaultCases[GetParam()];
+  for (const rt::Topology& t : FaultTopologies()) {
+    const auto ref = Reference(t, 16);
+    for (const auto& [kind, threads] : std::vector<std::pair<rt::EngineKind, int>>{
+             {rt::EngineKind::kSerial, 0},
+             {rt::EngineKind::kTbb, 1},
+             {rt::EngineKind::kTbb, 2},
+             {rt::EngineKind::kTbb, 4}}) {
+      SCOPED_TRACE(std::string(rt::ToString(kind)) + " threads " + std::to_string(threads) +
+                   " nodes " + std::to_string(t.num_nodes()));
+      const auto o = RunFaulty(t, kind, threads, 30, c.fault, {{5, 17}});
+      EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
+      EXPECT_EQ(o.result.failure.node, 5);
+      EXPECT_EQ(o.result.failure.round, 17);
+      EXPECT_EQ(o.result.failure.kind, c.kind);
+      EXPECT_EQ(o.result.failure.message, c.message);
+      // The trace so far is kept: exactly rounds 0..16, in order, with the right values.
+      EXPECT_EQ(o.result.last_reported_round, 16);
+      EXPECT_TRUE(o.recorder.in_order);
+      EXPECT_EQ(o.recorder.rows, ref);
+    }
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Kinds, EngineFaults,
+                         ::testing::Range(0, static_cast<int>(std::size(kFaultCases))));
+
+TEST(EngineFaults, LowestRoundThenNodeWinsAmongSeveralFaults) {
+  // Faults at (9, 12), (3, 12) and (1, 13): (3, 12) is reported whatever the schedule.
+  const rt::Topology t = Ring(16);
+  for (Fault fault : {Fault::kThrow, Fault::kNaNMessage, Fault::kThrowInReport}) {
+    for (const auto& [kind, threads] : std::vector<std::pair<rt::EngineKind, int>>{
+             {rt::EngineKind::kSerial, 0}, {rt::EngineKind::kTbb, 1}, {rt::EngineKind::kTbb, 2},
+             {rt::EngineKind::kTbb, 4}}) {
+      for (int rep = 0; rep < 5; ++rep) {
+        const auto o = RunFaulty(t, kind, threads, 30, fault, {{9, 12}, {3, 12}, {1, 13}});
+        EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
+        EXPECT_EQ(o.result.failure.node, 3);
+        EXPECT_EQ(o.result.failure.round, 12);
+        EXPECT_EQ(o.result.last_reported_round, 11);
+        EXPECT_EQ(o.recorder.rows.size(), 12u);
+      }
+    }
+  }
+}
+
+TEST(EngineFaults, WithParkedNodesStillEndCleanly) {
+  // A long ring with a report window of 2 makes nodes park on busy slots; a fault must still
+  // end the run with the same failure and the same delivered rounds, parked nodes or not.
+  const rt::Topology t = Ring(50);
+  const auto ref = Reference(t, 29);
+  for (Fault fault : {Fault::kThrow, Fault::kNaNMessage, Fault::kThrowInReport}) {
+    for (int rep = 0; rep < 5; ++rep) {
+      const auto o = RunFaulty(t, rt::EngineKind::kTbb, 4, 60, fault, {{20, 30}, {44, 31}},
+                               /*window=*/2);
+      EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
+      EXPECT_EQ(o.result.failure.node, 20);
+      EXPECT_EQ(o.result.failure.round, 30);
+      EXPECT_EQ(o.result.last_reported_round, 29);
+      EXPECT_EQ(o.recorder.rows, ref);
+    }
+  }
+}
+
+TEST(EngineFaults, InRoundZero) {
+  for (Fault fault : {Fault::kThrow, Fault::kNaNMessage, Fault::kNaNReport}) {
+    for (auto kind : {rt::EngineKind::kSerial, rt::EngineKind::kTbb}) {
+      const auto o = RunFaulty(Ring(6), kind, 2, 5, fault, {{4, 0}, {2, 0}});
+      EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
+      EXPECT_EQ(o.result.failure.node, 2);
+      EXPECT_EQ(o.result.failure.round, 0);
+      EXPECT_EQ(o.result.last_reported_round, -1);
+      EXPECT_TRUE(o.recorder.rows.empty());
+    }
+  }
+  const auto o = RunFaulty(Ring(6), rt::EngineKind::kTbb, 2, 5, Fault::kThrow, {{4, 0}});
+  EXPECT_EQ(o.result.failure.message, "node 4, round 0: Start threw: planted exception");
+}
+
+TEST(EngineFaults, InTheLastRound) {
+  for (auto kind : {rt::EngineKind::kSerial, rt::EngineKind::kTbb}) {
+    const auto o = RunFaulty(Ring(8), kind, 4, 20, Fault::kNaNReport, {{7, 20}});
+    EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
+    EXPECT_EQ(o.result.failure.node, 7);
+    EXPECT_EQ(o.result.failure.round, 20);
+    EXPECT_EQ(o.result.last_reported_round, 19);
+    EXPECT_EQ(o.recorder.rows.size(), 20u);
+  }
+}
+
+TEST(EngineFaults, ThrowingSetUpMethodsFailInRoundMinusOne) {
+  class BadSize : public FaultyProgram {
+   public:
+    explicit BadSize(int id, const char* which) : FaultyProgram(id, -1, -1, Fault::kFail),
+                                                  which_(which) {}
+    std::size_t MaxMessageSize() const override {
+      if (std::string(which_) == "MaxMessageSize") throw std::runtime_error("no size");
+      return FaultyProgram::MaxMessageSize();
+    }
+    std::size_t ReportSize() const override {
+      if (std::string(which_) == "ReportSize") throw std::runtime_error("no size");
+      return FaultyProgram::ReportSize();
+    }
+    std::size_t FiniteReportPrefix() const override {
+      if (std::string(which_) == "FiniteReportPrefix") throw std::runtime_error("no size");
+      return FaultyProgram::FiniteReportPrefix();
+    }
+
+   private:
+    const char* which_;
+  };
+  for (const char* which : {"MaxMessageSize", "ReportSize", "FiniteReportPrefix"}) {
+    for (auto kind : {rt::EngineKind::kSerial, rt::EngineKind::kTbb}) {
+      FaultyProgram a(0, -1, -1, Fault::kFail), c(2, -1, -1, Fault::kFail);
+      BadSize b(1, which);
+      std::vector<rt::NodeProgram*> programs{&a, &b, &c};
+      Recorder rec;
+      rt::EngineOptions o;
+      o.kind = kind;
+      o.last_round = 3;
+      const auto r = rt::Run(programs, Ring(3), o, rec);
+      EXPECT_EQ(r.outcome, rt::EngineOutcome::kFailed);
+      EXPECT_EQ(r.failure.node, 1);
+      EXPECT_EQ(r.failure.round, -1);
+      EXPECT_EQ(r.failure.kind, rt::FailureKind::kException);
+      EXPECT_EQ(r.failure.message, std::string("node 1, set-up: ") + which + " threw: no size");
+      EXPECT_TRUE(rec.rows.empty());
+    }
+  }
+}
+
+TEST(EngineFaults, ReportPrefixLongerThanReportIsRejected) {
+  class Wide : public FaultyProgram {
+   public:
+    Wide() : FaultyProgram(0, -1, -1, Fault::kFail) {}
+    std::size_t FiniteReportPrefix() const override { return 4; }
+  };
+  Wide a, b;
+  std::vector<rt::NodeProgram*> programs{&a, &b};
+  rt::Topology t;
+  t.neighbors = {{1}, {0}};
+  Recorder rec;
+  rt::EngineOptions o;
+  o.last_round = 1;
+  EXPECT_THROW(rt::Run(programs, t, o, rec), std::invalid_argument);
+}
+
+TEST(EngineFaults, FailureKindNames) {
+  EXPECT_STREQ(rt::ToString(rt::FailureKind::kStepFailed), "step_failed");
+  EXPECT_STREQ(rt::ToString(rt::FailureKind::kNonFinite), "non_finite");
+  EXPECT_STREQ(rt::ToString(rt::FailureKind::kException), "exception");
+}
+
+// An exception thrown by the sink is the caller's: Run() rethrows it unchanged after every task
+// has finished, and the rounds before it were delivered (once each, in order).
+TEST(EngineFaults, SinkExceptionIsRethrownAfterTheRunStops) {
+  struct ThrowingSink : Recorder {
+    std::int64_t throw_at = 0;
+    bool OnRound(std::int64_t round, const rt::ReportTable& t) override {
+      if (round == throw_at) throw std::domain_error("sink gave up");
+      return Recorder::OnRound(round, t);
+    }
+  };
+  for (const rt::Topology& t : FaultTopologies()) {
+    const auto ref = Reference(t, 30);
+    for (std::int64_t at : {0, 1, 9, 30}) {
+      for (const auto& [kind, threads] : std::vector<std::pair<rt::EngineKind, int>>{
+               {rt::EngineKind::kSerial, 0}, {rt::EngineKind::kTbb, 1},
+               {rt::EngineKind::kTbb, 2}, {rt::EngineKind::kTbb, 4}}) {
+        SCOPED_TRACE(std::string(rt::ToString(kind)) + " threads " + std::to_string(threads) +
+                     " at " + std::to_string(at));
+        std::vector<std::unique_ptr<ToyProgram>> owned;
+        std::vector<rt::NodeProgram*> programs;
+        for (int i = 0; i < t.num_nodes(); ++i) {
+          owned.push_back(std::make_unique<ToyProgram>(i, -1, -1));
+          programs.push_back(owned.back().get());
+        }
+        rt::EngineOptions options;
+        options.kind = kind;
+        options.threads = threads;
+        options.last_round = 30;
+        ThrowingSink sink;
+        sink.throw_at = at;
+        try {
+          (void)rt::Run(programs, t, options, sink);
+          ADD_FAILURE() << "no exception";
+        } catch (const std::domain_error& e) {
+          EXPECT_STREQ(e.what(), "sink gave up");
+        }
+        EXPECT_TRUE(sink.in_order);
+        const std::vector<std::vector<double>> before(ref.begin(), ref.begin() + at);
+        EXPECT_EQ(sink.rows, before);
+      }
+    }
+  }
+}
+
+// The engines are usable again after a fault (no state leaks from an abandoned run).
+TEST(EngineFaults, ARunAfterAFaultIsExact) {
+  const rt::Topology t = Ring(10);
+  (void)RunFaulty(t, rt::EngineKind::kTbb, 4, 30, Fault::kThrow, {{3, 5}});
+  const auto o = RunToy(t, rt::EngineKind::kTbb, 4, 30);
+  EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kCompleted);
+  EXPECT_EQ(o.recorder.rows, Reference(t, 30));
 }

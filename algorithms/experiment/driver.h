@@ -36,15 +36,12 @@ inline double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The summary's outcome and message for an engine failure: an exception in a node program is
-// `failed`, a non-finite value `diverged`.
-// TODO(engine fault kinds): the runtime's NodeFailure gains a kind (FailureKind: kStepFailed,
-// kNonFinite, kException); once it is in this tree the body becomes
-//   return failure.kind == runtime::FailureKind::kException ? RunOutcome::kFailed
-//                                                           : RunOutcome::kDiverged;
-// Until then every engine failure maps to `diverged`, as before.
-inline RunOutcome OutcomeOfFailure(const runtime::NodeFailure& /*failure*/) {
-  return RunOutcome::kDiverged;
+// The summary's outcome for an engine failure: an exception thrown by a node program is
+// `failed` (a fault of the program or its environment); a non-finite value, or a step the
+// algorithm itself failed (its own divergence checks), is `diverged`.
+inline RunOutcome OutcomeOfFailure(const runtime::NodeFailure& failure) {
+  return failure.kind == runtime::FailureKind::kException ? RunOutcome::kFailed
+                                                          : RunOutcome::kDiverged;
 }
 
 }  // namespace dpadmm

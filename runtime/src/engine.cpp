@@ -4,6 +4,7 @@
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/runtime/mpi.h"
 #include "engines.h"
+#include "node_calls.h"
 #include "wiring.h"
 
 namespace dpadmm::runtime {
@@ -33,6 +34,15 @@ bool EngineAvailable(EngineKind kind) {
   return false;
 }
 
+const char* ToString(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::kStepFailed: return "step_failed";
+    case FailureKind::kNonFinite: return "non_finite";
+    case FailureKind::kException: return "exception";
+  }
+  return "unknown";
+}
+
 const char* ToString(EngineOutcome outcome) {
   switch (outcome) {
     case EngineOutcome::kCompleted: return "completed";
@@ -48,11 +58,20 @@ EngineResult Run(std::span<NodeProgram* const> programs, const Topology& topolog
   // The MPI engine gets only this rank's programs and validates across ranks itself.
   if (options.kind == EngineKind::kMpi) return RunMpi(programs, topology, options, sink);
   detail::ValidateRun(programs, topology, options);
-  if (options.kind == EngineKind::kSerial) return detail::RunSerial(programs, topology, options, sink);
-  if (!detail::TbbEngineBuilt()) {
+  if (options.kind == EngineKind::kTbb && !detail::TbbEngineBuilt()) {
     throw std::invalid_argument("engine 'tbb' is not available in this build (use serial)");
   }
-  return detail::RunTbb(programs, topology, options, sink);
+  detail::Shapes shapes;
+  if (auto failure = detail::QueryShapes(programs, shapes)) {
+    EngineResult result;
+    result.outcome = EngineOutcome::kFailed;
+    result.failure = std::move(*failure);
+    return result;
+  }
+  if (options.kind == EngineKind::kSerial) {
+    return detail::RunSerial(programs, topology, options, shapes, sink);
+  }
+  return detail::RunTbb(programs, topology, options, shapes, sink);
 }
 
 namespace detail {
@@ -80,30 +99,23 @@ void ValidateRun(std::span<NodeProgram* const> programs, const Topology& topolog
       }
     }
   }
-  if (programs[0]->ReportSize() == 0) throw std::invalid_argument("ReportSize must be > 0");
-  for (int i = 1; i < n; ++i) {
-    if (programs[i]->ReportSize() != programs[0]->ReportSize()) {
-      throw std::invalid_argument("node programs disagree on ReportSize");
-    }
-  }
   if (options.last_round < 0) throw std::invalid_argument("last_round must be >= 0");
   if (options.threads < 0) throw std::invalid_argument("threads must be >= 0");
   if (options.channel_capacity < 2) throw std::invalid_argument("channel_capacity must be >= 2");
   if (options.report_window < 0) throw std::invalid_argument("report_window must be >= 0");
 }
 
-Wiring::Wiring(std::span<NodeProgram* const> programs, const Topology& topology,
-               std::size_t channel_capacity)
-    : in(topology.num_nodes()), out(topology.num_nodes()) {
+Wiring::Wiring(const std::vector<std::size_t>& max_message, std::size_t width,
+               const Topology& topology, std::size_t channel_capacity)
+    : in(topology.num_nodes()), out(topology.num_nodes()), report_width(width) {
   const int n = topology.num_nodes();
-  report_width = programs[0]->ReportSize();
   inboxes.reserve(n);
   outboxes.reserve(n);
   for (int i = 0; i < n; ++i) {
     inboxes.emplace_back(topology.neighbors[i].size());
-    outboxes.emplace_back(programs[i]->MaxMessageSize());
+    outboxes.emplace_back(max_message[i]);
     for (int j : topology.neighbors[i]) {
-      in[i].push_back(std::make_unique<SpscChannel>(channel_capacity, programs[j]->MaxMessageSize()));
+      in[i].push_back(std::make_unique<SpscChannel>(channel_capacity, max_message[j]));
     }
   }
   // Node j writes to the channel at position k of in[i] where neighbors[i][k] == j.

@@ -41,6 +41,7 @@
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/runtime/spsc_channel.h"
 #include "mpi_parallel.h"
+#include "node_calls.h"
 
 namespace dpadmm::runtime {
 namespace detail {
@@ -350,11 +351,11 @@ class MpiRun {
            [&] { return MissingData(r - 1); }, /*progress_resets=*/false);
       if (Done()) return;
     }
-    std::vector<StepResult> steps(L.local.size());
+    std::vector<NodeFailure> steps(L.local.size());  // node >= 0: node a failed in round r
     auto run = [&](int a) { steps[a] = StepNode(a, r); };
     pool_->For(static_cast<int>(L.boundary.size()), [&](int k) { run(L.boundary[k]); });
     bool ok = true;
-    for (int a : L.boundary) ok = ok && steps[a].ok;
+    for (int a : L.boundary) ok = ok && steps[a].node < 0;
     if (r >= 1) {
       // Every boundary node has read its remote round r-1 messages: re-post those buffers.
       for (std::size_t p = 0; p < peers_.size(); ++p) PostReceive(p);
@@ -367,8 +368,9 @@ class MpiRun {
     // Reports, and the lowest failing local node (local ids increase with node ids).
     NodeFailure failure;
     for (std::size_t a = 0; a < L.local.size(); ++a) {
-      if (!steps[a].ok) {
-        failure = {L.local[a], r, std::move(steps[a].error), rank_};
+      if (steps[a].node >= 0) {
+        failure = std::move(steps[a]);
+        failure.rank = rank_;
         break;
       }
     }
@@ -376,10 +378,14 @@ class MpiRun {
     SendReports(r, failure);
   }
 
-  // Runs node a's round r; exceptions thrown by the program become a failed step.
-  StepResult StepNode(int a, std::int64_t r) {
-    StepResult step;
+  // Runs node a's round r. A fault (the program's Fail, an exception it throws, NaN/Inf in the
+  // message it broadcasts) is returned as that node's failure, with the kind and text the other
+  // engines give (node_calls.h); node = -1 when the step succeeded.
+  NodeFailure StepNode(int a, std::int64_t r) {
+    const int node = layout_->local[a];
+    const char* method = r == 0 ? "Start" : "Step";
     try {
+      StepResult step;
       if (r == 0) {
         step = programs_[a]->Start(outboxes_[a]);
       } else {
@@ -387,19 +393,21 @@ class MpiRun {
         step = programs_[a]->Step(r, inboxes_[a], outboxes_[a]);
         for (auto& c : in_[a]) if (c) c->Pop();
       }
-      if (!step.ok) return step;
+      if (!step.ok) return {node, r, FailureKind::kStepFailed, std::move(step.error)};
+      const std::span<const double> message = outboxes_[a].message();
+      const std::size_t bad = detail::FirstNonFinite(message);
+      if (bad < message.size()) return detail::NonFiniteValue(node, r, "message", message, bad);
       for (SpscChannel* c : out_[a]) {
-        if (!c->TryPush(outboxes_[a].message())) {
-          return StepResult::Fail("channel full: schedule invariant broken");
+        if (!c->TryPush(message)) {
+          return {node, r, FailureKind::kException, "channel full: schedule invariant broken"};
         }
       }
+      method = "Report";
       programs_[a]->Report(r, Row(a));
-    } catch (const std::exception& e) {
-      return StepResult::Fail(std::string("exception: ") + e.what());
     } catch (...) {
-      return StepResult::Fail("exception of unknown type");
+      return detail::CaughtException(node, r, method);
     }
-    return step;
+    return {};
   }
 
   void Collect(int a, std::int64_t r) {
@@ -539,6 +547,7 @@ class MpiRun {
     std::vector<char>& b = out.first;
     PutI64(b, r);
     PutI64(b, failure.node);
+    PutI64(b, static_cast<std::int64_t>(failure.kind));
     PutI64(b, static_cast<std::int64_t>(failure.message.size()));
     const std::size_t at = b.size();
     b.resize(at + m * width_ * sizeof(double) + failure.message.size());
@@ -589,6 +598,7 @@ class MpiRun {
     std::size_t at = 0;
     const std::int64_t r = GetI64(b, at);
     const std::int64_t node = GetI64(b, at);
+    const auto kind = static_cast<FailureKind>(GetI64(b, at));
     const std::int64_t len = GetI64(b, at);
     if (r <= last_emitted_) return;
     const auto& nodes = nodes_of_rank_[src];
@@ -602,7 +612,7 @@ class MpiRun {
     }
     at += nodes.size() * width_ * sizeof(double);
     if (node >= 0) {
-      AddFailure(a, {static_cast<int>(node), r,
+      AddFailure(a, {static_cast<int>(node), r, kind,
                      std::string(b.data() + at, static_cast<std::size_t>(len)), src});
     }
     a.from[src] = 1;
@@ -655,6 +665,7 @@ class MpiRun {
     PutI64(b, result_.failure.node);
     PutI64(b, result_.failure.round);
     PutI64(b, result_.failure.rank);
+    PutI64(b, static_cast<std::int64_t>(result_.failure.kind));
     PutI64(b, heartbeats_sent_);
     b.insert(b.end(), result_.failure.message.begin(), result_.failure.message.end());
     outcome_msg_ = std::move(b);
@@ -679,6 +690,7 @@ class MpiRun {
     result_.failure.node = static_cast<int>(GetI64(b, at));
     result_.failure.round = GetI64(b, at);
     result_.failure.rank = static_cast<int>(GetI64(b, at));
+    result_.failure.kind = static_cast<FailureKind>(GetI64(b, at));
     heartbeats_announced_ = GetI64(b, at);
     result_.failure.message.assign(b.data() + at, b.size() - at);
     decided_ = true;

@@ -11,11 +11,14 @@
 // the emitter role. A node whose round needs a slot that an older round still occupies parks on
 // that slot and is re-spawned when the slot is released (no waiting inside tasks).
 //
-// A failed step stops the run after its round: rounds above it are not started, every node
-// still runs that round, and the failure with the lowest (round, node) is reported, so the
-// result is the same as the serial engine's.
+// A node fault (a Fail, an exception, a NaN/Inf; see node_calls.h) stops the run after its
+// round: rounds above it are not started, every node still runs that round, and the failure
+// with the lowest (round, node) is reported, so the result is the same as the serial engine's.
+// No exception from a program leaves a task. An exception from the sink is caught by the
+// emitter, stops the run like a fault, and is rethrown by Execute() once every task is done.
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <queue>
@@ -25,6 +28,7 @@
 #include <oneapi/tbb/task_group.h>
 
 #include "engines.h"
+#include "node_calls.h"
 #include "wiring.h"
 
 namespace dpadmm::runtime::detail {
@@ -64,13 +68,14 @@ void AtomicMin(std::atomic<std::int64_t>& a, std::int64_t v) {
 class TbbRun {
  public:
   TbbRun(std::span<NodeProgram* const> programs, const Topology& topology,
-         const EngineOptions& options, RoundSink& sink)
+         const EngineOptions& options, const Shapes& shapes, RoundSink& sink)
       : programs_(programs),
         topology_(topology),
         options_(options),
         sink_(sink),
         n_(topology.num_nodes()),
-        wiring_(programs, topology, options.channel_capacity),
+        finite_report_(shapes.finite_report),
+        wiring_(shapes.max_message, shapes.report_width, topology, options.channel_capacity),
         width_(wiring_.report_width),
         window_(options.report_window > 0
                     ? options.report_window
@@ -92,20 +97,23 @@ class TbbRun {
   EngineResult Execute() {
     // Round 0 runs on the calling thread: Start, broadcast, report.
     for (int i = 0; i < n_; ++i) {
-      StepResult step = programs_[i]->Start(wiring_.outboxes[i]);
-      if (!step.ok) {
+      NodeFailure failure;
+      bool ok = ComputeRound(*programs_[i], i, 0, wiring_, failure);
+      if (ok) {
+        wiring_.Broadcast(i);
+        ok = ReportRound(*programs_[i], i, 0, Row(0, i), finite_report_[i], failure);
+      }
+      if (!ok) {
         EngineResult r;
         r.outcome = EngineOutcome::kFailed;
-        r.failure = {i, 0, std::move(step.error)};
+        r.failure = std::move(failure);
         return r;
       }
-      wiring_.Broadcast(i);
-      programs_[i]->Report(0, Row(0, i));
     }
     slots_[0].count.store(n_, std::memory_order_relaxed);
     OnRoundComplete(0);
 
-    if (options_.last_round >= 1 && !sink_stopped_.load()) {
+    if (options_.last_round >= 1 && !sink_stopped_.load() && !sink_error_) {
       const int threads = options_.threads > 0 ? options_.threads : tbb::task_arena::automatic;
       tbb::task_arena arena(threads);
       arena.execute([&] {
@@ -113,6 +121,7 @@ class TbbRun {
         group_.wait();
       });
     }
+    if (sink_error_) std::rethrow_exception(sink_error_);
 
     EngineResult result;
     result.last_reported_round = last_emitted_;
@@ -166,11 +175,9 @@ class TbbRun {
     // before this node broadcasts its round r message below.
     pending_[i].count[r % 2].fetch_add(Degree(i) + 1, std::memory_order_relaxed);
 
-    wiring_.Collect(i);
-    StepResult step = programs_[i]->Step(r, wiring_.inboxes[i], wiring_.outboxes[i]);
-    wiring_.Release(i);
-    if (!step.ok) {
-      RecordFailure(i, r, std::move(step.error));
+    NodeFailure failure;
+    if (!ComputeRound(*programs_[i], i, r, wiring_, failure)) {
+      RecordFailure(std::move(failure));
       return;
     }
     wiring_.Broadcast(i);
@@ -178,7 +185,13 @@ class TbbRun {
     if (more) {
       for (int j : topology_.neighbors[i]) Notify(j, r + 1);
     }
-    programs_[i]->Report(r, Row(static_cast<int>(r % window_), i));
+    // A failing Report leaves round r incomplete (never emitted) and node i's round r + 1
+    // unstarted; neighbours that already started r + 1 are discarded with it.
+    if (!ReportRound(*programs_[i], i, r, Row(static_cast<int>(r % window_), i),
+                     finite_report_[i], failure)) {
+      RecordFailure(std::move(failure));
+      return;
+    }
     if (more) Notify(i, r + 1);
     if (slot.count.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) OnRoundComplete(r);
   }
@@ -187,11 +200,12 @@ class TbbRun {
     if (pending_[j].count[r % 2].fetch_sub(1, std::memory_order_acq_rel) == 1) Spawn(j, r);
   }
 
-  void RecordFailure(int i, std::int64_t r, std::string message) {
+  void RecordFailure(NodeFailure failure) {
+    const std::int64_t r = failure.round;
     {
       std::lock_guard<std::mutex> lock(fail_mu_);
-      if (!failed_ || r < failure_.round || (r == failure_.round && i < failure_.node)) {
-        failure_ = {i, r, std::move(message)};
+      if (!failed_ || r < failure_.round || (r == failure_.round && failure.node < failure_.node)) {
+        failure_ = std::move(failure);
         failed_ = true;
       }
     }
@@ -219,7 +233,18 @@ class TbbRun {
       }
       Slot& slot = slots_[e % window_];
       const double* data = slot_data_.data() + static_cast<std::size_t>(e % window_) * n_ * width_;
-      if (!sink_.OnRound(e, ReportTable(data, n_, width_))) {
+      bool go_on = false;
+      try {
+        go_on = sink_.OnRound(e, ReportTable(data, n_, width_));
+      } catch (...) {
+        // Keep the emitter role: no later round may reach the sink. Only this thread writes
+        // sink_error_ (it is the emitter); Execute() reads it after group_.wait().
+        sink_error_ = std::current_exception();
+        AtomicMin(stop_round_, e - 1);
+        AtomicMin(fail_round_, e);
+        return;
+      }
+      if (!go_on) {
         sink_stopped_.store(true);
         AtomicMin(stop_round_, e);
       }
@@ -245,6 +270,7 @@ class TbbRun {
   const EngineOptions& options_;
   RoundSink& sink_;
   const int n_;
+  const std::vector<std::size_t>& finite_report_;
   Wiring wiring_;
   const std::size_t width_;
   const int window_;
@@ -266,6 +292,8 @@ class TbbRun {
   bool failed_ = false;
   NodeFailure failure_;
 
+  std::exception_ptr sink_error_;  // written by the emitter only
+
   tbb::task_group group_;
 };
 
@@ -274,8 +302,8 @@ class TbbRun {
 bool TbbEngineBuilt() { return true; }
 
 EngineResult RunTbb(std::span<NodeProgram* const> programs, const Topology& topology,
-                    const EngineOptions& options, RoundSink& sink) {
-  TbbRun run(programs, topology, options, sink);
+                    const EngineOptions& options, const Shapes& shapes, RoundSink& sink) {
+  TbbRun run(programs, topology, options, shapes, sink);
   return run.Execute();
 }
 

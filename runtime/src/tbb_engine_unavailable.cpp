@@ -8,7 +8,7 @@ namespace dpadmm::runtime::detail {
 bool TbbEngineBuilt() { return false; }
 
 EngineResult RunTbb(std::span<NodeProgram* const>, const Topology&, const EngineOptions&,
-                    RoundSink&) {
+                    const Shapes&, RoundSink&) {
   throw std::invalid_argument("engine 'tbb' is not available in this build (use serial)");
 }
 

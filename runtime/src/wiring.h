@@ -12,7 +12,7 @@
 namespace dpadmm::runtime::detail {
 
 // Throws std::invalid_argument on size mismatch, asymmetric or self-looped topology,
-// null programs, or options out of range.
+// null programs, or options out of range. Calls no program method (see QueryShapes).
 void ValidateRun(std::span<NodeProgram* const> programs, const Topology& topology,
                  const EngineOptions& options);
 
@@ -26,8 +26,9 @@ struct Wiring {
   std::vector<Outbox> outboxes;
   std::size_t report_width = 0;
 
-  Wiring(std::span<NodeProgram* const> programs, const Topology& topology,
-         std::size_t channel_capacity);
+  // max_message[i]: node i's MaxMessageSize() (asked once, before the run).
+  Wiring(const std::vector<std::size_t>& max_message, std::size_t width,
+         const Topology& topology, std::size_t channel_capacity);
 
   // Broadcast node j's outbox to its out-channels. Capacity is guaranteed by the schedule
   // (a node is never more than one round ahead of a neighbour's consumption).

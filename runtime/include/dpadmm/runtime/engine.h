@@ -91,13 +91,29 @@ enum class EngineOutcome {
   kCompleted,   // every round up to last_round was reported
   kStopped,     // the sink returned false
   kCancelled,   // the StopToken was triggered
-  kFailed,      // a node's step failed; see failure
+  kFailed,      // a node failed (returned Fail, threw, or produced NaN/Inf); see failure
 };
 const char* ToString(EngineOutcome outcome);
 
+// How a node failed, so that a caller can tell a divergence (kNonFinite, or kStepFailed from an
+// algorithm's own check) from a crash (kException).
+enum class FailureKind {
+  kStepFailed,  // Start or Step returned StepResult::Fail; message is the program's text
+  kNonFinite,   // the engine found NaN/Inf in a broadcast message or a checked report value
+  kException,   // a NodeProgram method threw; message keeps what()
+};
+// "step_failed" | "non_finite" | "exception".
+const char* ToString(FailureKind kind);
+
 struct NodeFailure {
   int node = -1;
+  // The round of the failing call; -1 for the set-up calls made before round 0
+  // (MaxMessageSize, ReportSize, FiniteReportPrefix).
   std::int64_t round = -1;
+  FailureKind kind = FailureKind::kStepFailed;
+  // kStepFailed: the program's own text, unchanged. kNonFinite: names node, round, where and
+  // the value ("node 3, round 7: non-finite message[12] = nan"). kException: names node, round,
+  // the method and keeps what() ("node 3, round 7: Step threw: <what()>").
   std::string message;
   int rank = 0;  // MPI: the rank hosting the node (0 for the other engines)
 };
@@ -109,8 +125,15 @@ struct EngineResult {
 };
 
 // programs[i] runs node i (kMpi: this rank's nodes only, see RunMpi in mpi.h). Throws
-// std::invalid_argument on inconsistent input (size mismatch,
-// asymmetric topology, unavailable engine).
+// std::invalid_argument on inconsistent input (size mismatch, asymmetric topology, unavailable
+// engine, report sizes that differ between nodes).
+// Node faults are outcomes, never exceptions: if a NodeProgram method throws, a step returns
+// Fail, or a broadcast message (or the first FiniteReportPrefix() report values) holds NaN/Inf,
+// the run ends with kFailed and `failure` names the fault with the lowest (round, node), the same
+// on every engine and thread count. Rounds before it have been delivered to the sink; none at
+// or after it. An exception thrown by the RoundSink is the caller's own: the engine stops
+// starting steps, lets running ones finish, and rethrows it unchanged from Run() (rounds before
+// the throwing call have been delivered).
 EngineResult Run(std::span<NodeProgram* const> programs, const Topology& topology,
                  const EngineOptions& options, RoundSink& sink);
 

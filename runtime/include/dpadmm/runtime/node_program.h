@@ -54,7 +54,10 @@ class Outbox {
 };
 
 // A node's step either succeeds or fails with a message (for example a NaN in its update).
-// A failure ends the run; the engine reports the failure of the lowest (round, node).
+// A failure ends the run; the engine reports the failure of the lowest (round, node). The
+// engine also ends the run, as a failure of that node and round, when a method throws or when
+// a broadcast message holds NaN/Inf (see engine.h), so a program need not catch its own
+// exceptions.
 struct StepResult {
   bool ok = true;
   std::string error;
@@ -69,6 +72,11 @@ class NodeProgram {
   virtual std::size_t MaxMessageSize() const = 0;
   // Exact length of the record Report() writes.
   virtual std::size_t ReportSize() const = 0;
+  // How many leading report values (typically the node's model) the engine checks for NaN/Inf
+  // after each Report(); a non-finite one ends the run as a failure of this node. The values
+  // after them may hold NaN as "not available" (a loss evaluated elsewhere). Default 0: the
+  // report is not checked. Must be <= ReportSize().
+  virtual std::size_t FiniteReportPrefix() const { return 0; }
   // Round 0.
   virtual StepResult Start(Outbox& out) = 0;
   // Round r >= 1.

@@ -1,0 +1,336 @@
+// dpadmm::Model: predictions on raw rows reproduce the run's test error bit for bit, the JSON
+// format round-trips every double, and every malformed model file is refused with a message
+// that names the file and the field.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/charconv_compat.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/data/generators.h"
+#include "dpadmm/data/loaders.h"
+#include "dpadmm/experiment/choices.h"
+#include "dpadmm/experiment/model.h"
+#include "dpadmm/experiment/run.h"
+#include "dpadmm/experiment/spec_json.h"
+#include "test_helpers.h"
+
+namespace dpadmm {
+namespace {
+
+using test::ThrowsInputError;
+using test::WriteTempFile;
+
+std::string Num(double v) {
+  std::string s;
+  detail::AppendShortest(s, v);
+  return s;
+}
+
+// Generated twonorm rows (raw, not normalised) as LIBSVM or CSV text.
+std::string AsLibsvm(const Dataset& d) {
+  const auto& x = std::get<DenseRows>(d.x);
+  std::ostringstream out;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    out << (d.y[r] > 0 ? "+1" : "-1");
+    for (Eigen::Index c = 0; c < x.cols(); ++c) {
+      if (x(r, c) != 0.0) out << ' ' << c + 1 << ':' << Num(x(r, c));
+    }
+    out << '\n';
+  }
+  return out.str();
+}
+std::string AsCsv(const Dataset& d) {
+  const auto& x = std::get<DenseRows>(d.x);
+  std::ostringstream out;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    for (Eigen::Index c = 0; c < x.cols(); ++c) out << Num(x(r, c)) << ',';
+    out << (d.y[r] > 0 ? "1" : "-1") << '\n';
+  }
+  return out.str();
+}
+
+struct TrainedRun {
+  RunSpec spec;
+  RunSummary summary;
+  Dataset raw_test;            // the test file as a user would load it
+  Eigen::VectorXd run_scores;  // the run's own scores on its (normalised) test rows
+};
+
+// Trains on generated data written to files, so that the raw test rows are at hand.
+TrainedRun Train(const std::string& format, bool add_bias, LossKind loss) {
+  const Dataset train = GenerateTwonorm(400, 11, 8);
+  const Dataset test = GenerateTwonorm(300, 12, 8);
+  TrainedRun t;
+  t.spec.data.source = ParseChoice<DataSource>(format, "data.source");
+  t.spec.data.add_bias = add_bias;
+  t.spec.loss.kind = loss;
+  const std::string ext = format == "csv" ? ".csv" : ".libsvm";
+  t.spec.data.train_path =
+      WriteTempFile("train" + ext, format == "csv" ? AsCsv(train) : AsLibsvm(train));
+  t.spec.data.test_path =
+      WriteTempFile("test" + ext, format == "csv" ? AsCsv(test) : AsLibsvm(test));
+  t.spec.graph.topology = Topology::kRing;
+  t.spec.graph.nodes = 4;
+  t.spec.iterations = 25;
+  t.spec.engine = runtime::EngineKind::kSerial;
+  t.spec.compute_optimum = false;
+  t.spec.algorithm.C = 50;
+  t.spec.algorithm.rho = 1;
+  t.spec.algorithm.eta = 1;
+  const Experiment experiment(t.spec);
+  t.summary = experiment.Run();
+  t.raw_test = format == "csv" ? LoadCsv(t.spec.data.test_path)
+                               : LoadLibsvm(t.spec.data.test_path,
+                                            experiment.info().features - (add_bias ? 1 : 0));
+  t.run_scores = VisitRows(experiment.test(),
+                           [&](const auto& x) -> Eigen::VectorXd { return x * t.summary.model; });
+  return t;
+}
+
+bool SameBits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+TEST(Model, PredictOnRawRowsMatchesTheRunsTestErrorBitForBit) {
+  struct Case {
+    const char* format;
+    bool bias;
+    LossKind loss;
+  };
+  for (const Case& c :
+       {Case{"libsvm", false, LossKind::kLogistic}, Case{"csv", true, LossKind::kLogistic},
+        Case{"libsvm", true, LossKind::kSmoothHinge}}) {
+    SCOPED_TRACE(std::string(c.format) + (c.bias ? " with intercept" : ""));
+    const TrainedRun t = Train(c.format, c.bias, c.loss);
+    ASSERT_EQ(t.summary.outcome, RunOutcome::kCompleted);
+    ASSERT_NE(t.summary.info.normalization_factor, 1.0);  // rows were really scaled
+    const Model model = Model::FromRun(t.summary, t.spec);
+    EXPECT_EQ(model.features(), 8);
+    EXPECT_EQ(model.intercept(), c.bias);
+    EXPECT_EQ(model.weights().size(), c.bias ? 9 : 8);
+    EXPECT_EQ(model.row_scale(), t.summary.info.normalization_factor);
+    EXPECT_EQ(model.spec_json(), SpecToJson(t.spec));
+    EXPECT_EQ(model.loss().kind, c.loss);
+    EXPECT_EQ(model.privacy().meaning, t.summary.info.privacy_guarantee);
+    EXPECT_EQ(model.privacy().value, 0.0);  // non-private ADMM
+
+    const Eigen::VectorXd scores = VisitRows(
+        t.raw_test, [&](const auto& x) -> Eigen::VectorXd { return model.DecisionFunction(x); });
+    EXPECT_TRUE(SameBits(scores, t.run_scores));
+    EXPECT_EQ(model.TestError(t.raw_test), t.summary.final.test_error);
+    EXPECT_LT(t.summary.final.test_error, 0.1);  // a model worth predicting with
+
+    // One row at a time: the same answers (a plain dot product, equal up to rounding).
+    const Eigen::VectorXd predicted =
+        VisitRows(t.raw_test, [&](const auto& x) -> Eigen::VectorXd { return model.Predict(x); });
+    const DenseRows dense =
+        VisitRows(t.raw_test, [](const auto& x) -> DenseRows { return DenseRows(x); });
+    for (Eigen::Index r = 0; r < dense.rows(); ++r) {
+      const Eigen::VectorXd row = dense.row(r).transpose();
+      EXPECT_NEAR(model.DecisionFunction(row), scores[r], 1e-12 * (1.0 + std::abs(scores[r])));
+      if (std::abs(scores[r]) > 1e-9) {
+        EXPECT_EQ(model.Predict(row), predicted[r]);
+        EXPECT_EQ(model.Predict(std::span<const double>(row.data(), 8)), predicted[r]);
+      }
+    }
+    // Column-major and int-indexed sparse inputs give the same bits as the library's types
+    // (dense and sparse products sum in different orders, so each is compared with its kind).
+    const Eigen::VectorXd dense_scores = model.DecisionFunction(dense);
+    EXPECT_TRUE(SameBits(model.DecisionFunction(Eigen::MatrixXd(dense)), dense_scores));
+    EXPECT_TRUE(SameBits(model.DecisionFunction(dense.topRows(dense.rows())), dense_scores));
+    const SparseRows sparse = dense.sparseView();
+    const Eigen::VectorXd sparse_scores = model.DecisionFunction(sparse);
+    const Eigen::SparseMatrix<double, Eigen::RowMajor> sparse_int = dense.sparseView();
+    EXPECT_TRUE(SameBits(model.DecisionFunction(sparse_int), sparse_scores));
+    EXPECT_TRUE(SameBits(t.raw_test.is_sparse() ? sparse_scores : dense_scores, scores));
+    EXPECT_TRUE(SameBits(model.Predict(Eigen::MatrixXd(dense)), model.Predict(dense)));
+    EXPECT_TRUE(SameBits(model.Predict(sparse_int), model.Predict(sparse)));
+    EXPECT_EQ(model.DecisionFunction(dense.row(3)),
+              model.DecisionFunction(Eigen::VectorXd(dense.row(3).transpose())));
+  }
+}
+
+TEST(Model, ProbabilitiesForTheLogisticLossOnly) {
+  const Eigen::VectorXd w = (Eigen::VectorXd(2) << 2.0, -1.0).finished();
+  const Model logistic(w, Loss{}, 0.5, false, "{}", {});
+  const Eigen::VectorXd x = (Eigen::VectorXd(2) << 3.0, 1.0).finished();  // score 0.5 * 5 = 2.5
+  EXPECT_DOUBLE_EQ(logistic.DecisionFunction(x), 2.5);
+  EXPECT_NEAR(logistic.PredictProba(x), 1.0 / (1.0 + std::exp(-2.5)), 1e-15);
+  EXPECT_EQ(logistic.Predict(x), 1.0);
+  DenseRows rows(3, 2);
+  rows << 3, 1, -3, -1, 0, 0;
+  const Eigen::VectorXd p = logistic.PredictProba(rows);
+  EXPECT_NEAR(p[0] + p[1], 1.0, 1e-15);  // sigmoid(-z) = 1 - sigmoid(z)
+  EXPECT_EQ(p[2], 0.5);
+  EXPECT_EQ(logistic.Predict(rows), (Eigen::VectorXd(3) << 1, -1, 1).finished());  // sign(0) = +1
+  // Extreme scores neither overflow nor produce NaN.
+  const Eigen::VectorXd far = (Eigen::VectorXd(2) << 1e6, 0.0).finished();
+  EXPECT_EQ(logistic.PredictProba(far), 1.0);
+  EXPECT_EQ(logistic.PredictProba(Eigen::VectorXd(-far)), 0.0);
+
+  Loss hinge;
+  hinge.kind = LossKind::kSmoothHinge;
+  const Model smooth(w, hinge, 1.0, false, "{}", {});
+  EXPECT_FALSE(smooth.has_probability());
+  EXPECT_THROW((void)smooth.PredictProba(x), std::logic_error);
+  EXPECT_THROW((void)smooth.PredictProba(rows), std::logic_error);
+  EXPECT_EQ(smooth.Predict(x), 1.0);
+}
+
+TEST(Model, RefusesRowsOfTheWrongWidthAndBadModels) {
+  const Model m((Eigen::VectorXd(3) << 1, 2, 3).finished(), Loss{}, 1.0, true, "{}", {});
+  EXPECT_EQ(m.features(), 2);
+  EXPECT_TRUE(ThrowsInputError([&] { (void)m.DecisionFunction(Eigen::VectorXd::Ones(3)); },
+                               {"3 features", "expects 2"}));
+  EXPECT_TRUE(ThrowsInputError([&] { (void)m.Predict(DenseRows::Ones(4, 1)); },
+                               {"1 features", "expects 2"}));
+  EXPECT_DOUBLE_EQ(m.DecisionFunction(Eigen::VectorXd::Ones(2)), 6.0);  // 1 + 2 + intercept 3
+
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { Model((Eigen::VectorXd(2) << 1, nan).finished(), Loss{}, 1.0, false, "", {}); },
+      {"weights[1]", "not finite"}));
+  EXPECT_TRUE(ThrowsInputError([&] { Model(Eigen::VectorXd::Ones(2), Loss{}, 0.0, false, "", {}); },
+                               {"row_scale"}));
+  EXPECT_TRUE(ThrowsInputError([&] { Model(Eigen::VectorXd::Ones(1), Loss{}, 1.0, true, "", {}); },
+                               {"intercept"}));
+
+  RunSummary diverged;
+  diverged.outcome = RunOutcome::kDiverged;
+  diverged.message = "node 3 diverged in round 7";
+  diverged.model = (Eigen::VectorXd(2) << 1, nan).finished();
+  EXPECT_TRUE(ThrowsInputError([&] { (void)Model::FromRun(diverged, RunSpec{}); },
+                               {"not finite", "node 3 diverged in round 7"}));
+  diverged.model.resize(0);
+  EXPECT_TRUE(ThrowsInputError([&] { (void)Model::FromRun(diverged, RunSpec{}); }, {"no model"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+Model Awkward() {
+  Eigen::VectorXd w(7);
+  w << 0.1, 1.0 / 3.0, -0.0, 5e-324, 1.7976931348623157e308, -2.2250738585072014e-308,
+      123456789.123456789;
+  Loss hinge;
+  hinge.kind = LossKind::kSmoothHinge;
+  hinge.huber_h = 0.3;
+  return Model(w, hinge, 0.012345678901234567, true, SpecToJson(RunSpec{}),
+               PrivacySpent{2.0 / 3.0, "DVP: plain composition (004), simulation noise"});
+}
+
+TEST(ModelJson, SaveLoadRoundTripsBitForBit) {
+  const Model m = Awkward();
+  const std::string path = WriteTempFile("model.json", "");
+  m.Save(path);
+  const Model back = Model::Load(path);
+  EXPECT_TRUE(SameBits(back.weights(), m.weights()));
+  EXPECT_TRUE(std::signbit(back.weights()[2]));
+  const double a = back.row_scale(), b = m.row_scale();
+  EXPECT_EQ(std::memcmp(&a, &b, sizeof(double)), 0);
+  EXPECT_EQ(back.loss().kind, LossKind::kSmoothHinge);
+  EXPECT_EQ(back.loss().huber_h, 0.3);
+  EXPECT_TRUE(back.intercept());
+  EXPECT_EQ(back.spec_json(), m.spec_json());
+  EXPECT_EQ(back.privacy().value, 2.0 / 3.0);
+  EXPECT_EQ(back.privacy().meaning, m.privacy().meaning);
+  EXPECT_EQ(back.ToJson(), m.ToJson());
+
+  // The spec inside is a usable spec.
+  RunSpec spec;
+  spec.iterations = 7;
+  ApplySpecJson(back.spec_json(), "model spec", spec);
+  EXPECT_EQ(spec.iterations, RunSpec{}.iterations);
+
+  const nlohmann::json j = nlohmann::json::parse(m.ToJson());
+  EXPECT_EQ(j["format"], "dpadmm.model");
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["features"], 6);
+
+  // A privacy figure that is not a number is written as null and read back as NaN.
+  const Model no_privacy(Eigen::VectorXd::Ones(2), Loss{}, 1.0, false, "{}",
+                         PrivacySpent{std::numeric_limits<double>::quiet_NaN(), "n/a"});
+  EXPECT_TRUE(std::isnan(Model::FromJson(no_privacy.ToJson(), "x").privacy().value));
+}
+
+// Every way a model file can be wrong, each with the file and the field in the message.
+TEST(ModelJson, BadFilesAreRefusedNamingFileAndField) {
+  const std::string good = Awkward().ToJson();
+  const auto edited = [&](const std::function<void(nlohmann::ordered_json&)>& edit) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(good);
+    edit(j);
+    return j.dump(1);
+  };
+  const auto refused = [&](const std::string& text, std::initializer_list<std::string> parts) {
+    const std::string path = WriteTempFile("bad_model.json", text);
+    std::vector<std::string> all(parts);
+    return ThrowsInputError([&] { (void)Model::Load(path); },
+                            {path + ": ", all.at(0), all.size() > 1 ? all[1] : ""});
+  };
+  using J = nlohmann::ordered_json;
+
+  EXPECT_TRUE(refused("{\"format\": ", {"JSON syntax error"}));
+  EXPECT_TRUE(refused("[1, 2]", {"must be a JSON object", "array"}));
+  for (const char* field : {"format", "version", "loss", "huber_h", "features", "intercept",
+                            "row_scale", "weights", "privacy", "spec"}) {
+    SCOPED_TRACE(field);
+    EXPECT_TRUE(refused(edited([&](J& j) { j.erase(field); }),
+                        {std::string("missing field '") + field + "'"}));
+  }
+  EXPECT_TRUE(refused(edited([](J& j) { j["weigths"] = 1; }), {"unknown field 'weigths'"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["format"] = "sklearn"; }),
+                      {"format must be \"dpadmm.model\"", "sklearn"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["version"] = 2; }),
+                      {"version 2 is not supported", "reads version 1"}));
+  EXPECT_TRUE(
+      refused(edited([](J& j) { j["version"] = "1"; }), {"version must be an integer", "string"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["loss"] = "hinge"; }), {"loss", "unknown loss 'hinge'"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["huber_h"] = -1; }), {"huber_h must be > 0"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["features"] = 5; }),
+                      {"weights has 7 values", "features (5) + intercept (1) makes 6"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["features"] = 0; }), {"features must be an integer"}));
+  EXPECT_TRUE(
+      refused(edited([](J& j) { j["weights"].erase(0); }), {"weights has 6 values", "makes 7"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["weights"][3] = nullptr; }),
+                      {"weights[3] must be a number", "null"}));  // how JSON writes NaN
+  EXPECT_TRUE(refused(edited([](J& j) { j["weights"][1] = "0.5"; }),
+                      {"weights[1] must be a number", "string"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["weights"] = 1.0; }), {"weights must be an array"}));
+  EXPECT_TRUE(
+      refused(edited([](J& j) { j["intercept"] = 1; }), {"intercept must be true or false"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["row_scale"] = 0; }), {"row_scale must be > 0"}));
+  EXPECT_TRUE(
+      refused(edited([](J& j) { j["row_scale"] = nullptr; }), {"row_scale must be a number"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["privacy"].erase("meaning"); }),
+                      {"missing field 'privacy.meaning'"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["privacy"]["value"] = "lots"; }),
+                      {"privacy.value must be a number or null"}));
+  EXPECT_TRUE(
+      refused(edited([](J& j) { j["privacy"]["delta"] = 0; }), {"unknown field 'privacy.delta'"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["spec"] = J::object(); }), {"spec must be a string"}));
+  // A number that overflows a double is refused (it could only be read as Inf).
+  std::string huge = good;
+  huge.replace(huge.find("0.1"), 3, "1e999");
+  EXPECT_TRUE(refused(huge, {"number overflow", "1e999"}));
+
+  const std::string missing = ::testing::TempDir() + "dpadmm_no_such_model.json";
+  EXPECT_TRUE(ThrowsInputError([&] { (void)Model::Load(missing); },
+                               {missing + ": cannot open the model file"}));
+  EXPECT_TRUE(ThrowsInputError([&] { Awkward().Save(::testing::TempDir() + "no/such/dir/m.json"); },
+                               {"no/such/dir/m.json: cannot write the model"}));
+}
+
+}  // namespace
+}  // namespace dpadmm
