@@ -60,6 +60,8 @@ class ConsensusNode : public runtime::NodeProgram {
                 double privacy_budget);
 
   std::size_t MaxMessageSize() const final { return static_cast<std::size_t>(dim_); }
+  // The engine checks the reported model f_i for NaN/Inf (the loss field may be NaN by design).
+  std::size_t FiniteReportPrefix() const final { return static_cast<std::size_t>(dim_); }
   std::size_t ReportSize() const final {
     return static_cast<std::size_t>(dim_) + ConsensusReport::kFields;
   }

@@ -130,6 +130,10 @@ class SharingParty : public runtime::NodeProgram {
 
   std::size_t MaxMessageSize() const override { return static_cast<std::size_t>(rows_); }
   std::size_t ReportSize() const override { return params_.report_width; }
+  // The engine checks the reported weights x~_m for NaN/Inf.
+  std::size_t FiniteReportPrefix() const override {
+    return static_cast<std::size_t>(x_.size());
+  }
   runtime::StepResult Start(runtime::Outbox& out) override;
   runtime::StepResult Step(std::int64_t round, const runtime::Inbox& in,
                            runtime::Outbox& out) override;
