@@ -64,7 +64,7 @@ void EngineOverhead(benchmark::State& state) {
     o.last_round = kRounds;
     NullSink sink;
     const auto t0 = std::chrono::steady_clock::now();
-    rt::Run(ptrs, topology, o, sink);
+    (void)rt::Run(ptrs, topology, o, sink);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     state.SetIterationTime(s / static_cast<double>(nodes * (kRounds + 1)));
   }

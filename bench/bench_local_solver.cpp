@@ -144,7 +144,7 @@ std::unique_ptr<Recording> Record(const Dataset& all, std::string label,
         rec->g.push_back(g);
       }
       next[i] = f[i];
-      solvers[i].Solve(a, g, next[i]);
+      (void)solvers[i].Solve(a, g, next[i]);
     }
     f = next;
   }
@@ -320,7 +320,7 @@ void AdultAdmmRound(benchmark::State& state) {
         if (round >= 2) lambda[i] += (0.5 * kEta) * (V * f[i] - sum);
         g = 2.0 * lambda[i] - kEta * (V * f[i] + sum);
         next[i] = f[i];
-        solvers[i].Solve(kRho / kNodes + 2.0 * kEta * V, g, next[i]);
+        (void)solvers[i].Solve(kRho / kNodes + 2.0 * kEta * V, g, next[i]);
       }
       std::swap(f, next);
     }

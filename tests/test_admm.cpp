@@ -100,7 +100,7 @@ TEST(Admm, RandomStartIsSeededAndStillConverges) {
   RunSpec spec = SmallTwonorm("complete");
   spec.algorithm.random_start = true;
   Recorder a, b;
-  dpadmm::RunExperiment(spec, &a);
+  (void)dpadmm::RunExperiment(spec, &a);
   const auto s = dpadmm::RunExperiment(spec, &b);
   ExpectSameBits(a.rounds, b.rounds);
   EXPECT_GT(a.rounds.front().consensus_gap, 0.0);
@@ -197,7 +197,7 @@ TEST(Admm, NodeDistanceToConsensusMatchesTheGap) {
   spec.algorithm.random_start = true;
   spec.iterations = 60;
   Recorder rec;
-  dpadmm::RunExperiment(spec, &rec);
+  (void)dpadmm::RunExperiment(spec, &rec);
   ASSERT_EQ(rec.rounds.size(), 61u);
   for (const RoundMetrics& m : rec.rounds) {
     ASSERT_EQ(m.node_distance.size(), 6u);

@@ -245,11 +245,11 @@ TEST(LocalSolverTest, SolveValidatesSizesAndA) {
   EXPECT_EQ(solver.rows(), 20);
   EXPECT_EQ(solver.loss().kind, LossKind::kLogistic);
   Eigen::VectorXd f = Eigen::VectorXd::Zero(4);
-  EXPECT_TRUE(ThrowsInputError([&] { solver.Solve(1.0, Eigen::VectorXd::Zero(3), f); },
+  EXPECT_TRUE(ThrowsInputError([&] { (void)solver.Solve(1.0, Eigen::VectorXd::Zero(3), f); },
                                {"g has 3 entries, expected 4"}));
   Eigen::VectorXd wrong = Eigen::VectorXd::Zero(5);
-  EXPECT_TRUE(ThrowsInputError([&] { solver.Solve(1.0, p.g, wrong); }, {"f has 5 entries"}));
-  EXPECT_TRUE(ThrowsInputError([&] { solver.Solve(0.0, p.g, f); }, {"a must be > 0"}));
+  EXPECT_TRUE(ThrowsInputError([&] { (void)solver.Solve(1.0, p.g, wrong); }, {"f has 5 entries"}));
+  EXPECT_TRUE(ThrowsInputError([&] { (void)solver.Solve(0.0, p.g, f); }, {"a must be > 0"}));
   // An empty f is a cold start from 0.
   Eigen::VectorXd empty;
   EXPECT_EQ(solver.Solve(1.0, p.g, empty).status, SolveStatus::kConverged);
@@ -588,7 +588,7 @@ TEST(LocalSolverTest, StateCarriedBetweenCallsMatchesAFreshSolver) {
   for (int round = 0; round < 8; ++round) {
     for (int c = 0; c < 10; ++c) g[c] += 0.05 * s.Normal();
     const double a = round < 4 ? 0.3 : 0.6;  // a change invalidates the kept factor
-    kept.Solve(a, g, f);
+    (void)kept.Solve(a, g, f);
     const double loss = kept.LossAndGradient(f, grad);
     LocalSolver fresh(p.sparse, p.weights, Logistic());
     Eigen::VectorXd fresh_grad;

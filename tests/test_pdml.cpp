@@ -366,8 +366,8 @@ TEST(PdmlRun, WithoutLabelNoiseObjectiveNoiseAndPrimalNoiseItIsConsensusAdmm) {
   // label_eps = 0 (no randomization), R = 0, V = 0: (15)-(17) are the consensus ADMM of 004
   // (9)-(11) with beta = eta and gamma = 2 lambda.
   Recorder admm, pdml;
-  dpadmm::RunExperiment(Base("admm"), &admm);
-  dpadmm::RunExperiment(Base("pdml"), &pdml);
+  (void)dpadmm::RunExperiment(Base("admm"), &admm);
+  (void)dpadmm::RunExperiment(Base("pdml"), &pdml);
   ASSERT_EQ(admm.rounds.size(), pdml.rounds.size());
   for (std::size_t k = 0; k < admm.rounds.size(); ++k) {
     EXPECT_NEAR(pdml.rounds[k].objective, admm.rounds[k].objective, 1e-12 * admm.rounds[k].objective);
@@ -379,7 +379,7 @@ TEST(PdmlRun, WithoutLabelNoiseObjectiveNoiseAndPrimalNoiseItIsConsensusAdmm) {
   RunSpec large = Base("pdml");
   dpadmm::test::Pdml(large).label_eps = 40.0;
   Recorder big;
-  dpadmm::RunExperiment(large, &big);
+  (void)dpadmm::RunExperiment(large, &big);
   for (std::size_t k = 0; k < admm.rounds.size(); ++k) {
     EXPECT_NEAR(big.rounds[k].objective, admm.rounds[k].objective, 1e-10 * admm.rounds[k].objective);
   }
@@ -421,8 +421,8 @@ TEST(PdmlRun, PerturbationsChangeTheRunAndTheTraceCarriesPrivacyAndNoise) {
   dpadmm::test::Pdml(s).V = 0.2;
   dpadmm::test::Pdml(s).decay = 0.8;
   Recorder noisy, clean;
-  dpadmm::RunExperiment(s, &noisy);
-  dpadmm::RunExperiment(Base("pdml"), &clean);
+  (void)dpadmm::RunExperiment(s, &noisy);
+  (void)dpadmm::RunExperiment(Base("pdml"), &clean);
   EXPECT_NE(noisy.rounds.back().objective, clean.rounds.back().objective);
   // Summary: label eps-LDP with the drawn eps range, Phase 2 parameters, no composed guarantee.
   const std::string& g = noisy.info.privacy_guarantee;

@@ -46,8 +46,8 @@ TEST(PrivateAdmm, MadmmWithoutNoiseAndConstantPenaltyIsAdmmBitForBit) {
   RunSpec admm = Base("admm");
   RunSpec madmm = Base("madmm");  // q1 = 1, alpha = 0, dual step = eta_i(1) = eta
   Recorder a, b;
-  dpadmm::RunExperiment(admm, &a);
-  dpadmm::RunExperiment(madmm, &b);
+  (void)dpadmm::RunExperiment(admm, &a);
+  (void)dpadmm::RunExperiment(madmm, &b);
   ExpectSameBits(a.rounds, b.rounds);
 }
 
@@ -105,7 +105,7 @@ TEST(PrivateAdmm, EvenRoundsOfRecycledAdmmNeverReadTheData) {
     dpadmm::runtime::EngineOptions o;
     o.kind = dpadmm::runtime::EngineKind::kSerial;  // the sink reads the nodes between rounds
     o.last_round = 12;
-    dpadmm::runtime::Run(programs, topo, o, counter);
+    (void)dpadmm::runtime::Run(programs, topo, o, counter);
     ASSERT_EQ(counter.passes.size(), 13u);
     for (std::size_t r = 1; r < counter.passes.size(); ++r) {
       for (int i = 0; i < 3; ++i) {
@@ -278,7 +278,7 @@ TEST(PrivateAdmm, HeterogeneousBudgetsPerNode) {
   s.iterations = 4;
   s.compute_optimum = false;
   Recorder rec;
-  dpadmm::RunExperiment(s, &rec);
+  (void)dpadmm::RunExperiment(s, &rec);
   const auto& last = rec.rounds.back();
   ASSERT_EQ(last.node_privacy.size(), 5u);
   for (int i = 0; i < 5; ++i) EXPECT_NEAR(last.node_privacy[i], 4 * 0.1 * (i + 1), 1e-12);
@@ -315,10 +315,10 @@ TEST(PrivateAdmm, PrivacyRoundIsPerRoundWhateverMetricsEvery) {
   dpadmm::test::Noise(s).alpha = 0.5;
   s.metrics_every = 10;
   Recorder sparse_metrics;
-  dpadmm::RunExperiment(s, &sparse_metrics);
+  (void)dpadmm::RunExperiment(s, &sparse_metrics);
   s.metrics_every = 1;
   Recorder every;
-  dpadmm::RunExperiment(s, &every);
+  (void)dpadmm::RunExperiment(s, &every);
   ASSERT_EQ(sparse_metrics.rounds.size(), 5u);  // rounds 0, 10, 20, 30, 40
   for (const RoundMetrics& m : sparse_metrics.rounds) {
     if (m.round == 0) continue;

@@ -94,7 +94,7 @@ class GramNoise {
 // c in lockstep; a step leaving the sample's bracket (kept from the sign of phi') or not
 // shrinking fast enough is replaced by bisection (rtsafe). A sample stops when its step is
 // <= tolerance * max(1, |z_n|).
-struct ZUpdateReport {
+struct [[nodiscard]] ZUpdateReport {
   bool converged = true;
   int iterations = 0;
   std::int64_t worst_sample = -1;  // a sample that did not converge (when !converged)

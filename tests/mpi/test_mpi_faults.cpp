@@ -32,7 +32,7 @@ TEST(MpiFaults, StalledRankEndsEveryRankWithMpiError) {
   Recorder rec;
   const auto start = std::chrono::steady_clock::now();
   try {
-    rt::Run(programs, t, o, rec);
+    (void)rt::Run(programs, t, o, rec);
     ADD_FAILURE() << "no MpiError";
   } catch (const rt::MpiError& e) {
     const std::string what = e.what();
@@ -60,7 +60,7 @@ TEST(MpiFaults, ThrowingSinkEndsEveryRankWithMpiError) {
   o.last_round = 100000;
   o.peer_timeout_seconds = 10;
   try {
-    rt::Run(programs, t, o, sink);
+    (void)rt::Run(programs, t, o, sink);
     ADD_FAILURE() << "no MpiError";
   } catch (const rt::MpiError& e) {
     EXPECT_NE(std::string(e.what()).find("sink broke"), std::string::npos) << e.what();

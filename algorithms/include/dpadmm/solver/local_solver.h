@@ -56,7 +56,7 @@ enum class SolveStatus {
 };
 const char* ToString(SolveStatus s);
 
-struct SolveReport {
+struct [[nodiscard]] SolveReport {
   SolveStatus status = SolveStatus::kConverged;
   int iterations = 0;
   double gradient_norm = 0.0;

@@ -118,7 +118,7 @@ struct NodeFailure {
   int rank = 0;  // MPI: the rank hosting the node (0 for the other engines)
 };
 
-struct EngineResult {
+struct [[nodiscard]] EngineResult {
   EngineOutcome outcome = EngineOutcome::kCompleted;
   std::int64_t last_reported_round = -1;
   NodeFailure failure;  // valid when outcome == kFailed

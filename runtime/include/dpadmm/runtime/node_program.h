@@ -58,7 +58,7 @@ class Outbox {
 // engine also ends the run, as a failure of that node and round, when a method throws or when
 // a broadcast message holds NaN/Inf (see engine.h), so a program need not catch its own
 // exceptions.
-struct StepResult {
+struct [[nodiscard]] StepResult {
   bool ok = true;
   std::string error;
   static StepResult Ok() { return {}; }
