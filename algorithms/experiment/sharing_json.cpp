@@ -151,6 +151,9 @@ void ApplySharingSpecJson(const std::string& json_text, const std::string& where
     root = Json::parse(json_text);
   } catch (const Json::parse_error& e) {
     Fail(where, std::string("JSON syntax error: ") + e.what());
+  } catch (const Json::out_of_range& e) {
+    // A number literal beyond the double range (e.g. 1e999) is bad input, not a crash.
+    Fail(where, std::string("JSON number out of range: ") + e.what());
   }
   if (!root.is_object()) Fail(where, "the spec must be a JSON object, got " + TypeName(root));
   SharingSpec out = spec;
