@@ -71,10 +71,11 @@ tbb_build() {
 }
 tsan_configure() {
   cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DTBB_DIR="$tbb_config" \
+    -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DTBB_DIR:PATH="$tbb_config" \
     -DDPADMM_BUILD_BENCH=OFF -DDPADMM_BUILD_CLI=OFF >/dev/null
   # Refuse to run against the uninstrumented system library (dozens of false reports).
-  grep -q "TBB_DIR:PATH=$tbb_config" build-tsan/CMakeCache.txt
+  grep -qx "TBB_DIR:PATH=$tbb_config" build-tsan/CMakeCache.txt ||
+    { echo "sanitizers: build-tsan does not use $tbb_config" >&2; return 1; }
 }
 tsan_build() { cmake --build build-tsan --target dpadmm_tests channel_stress_test; }
 tsan_filter='*Engine*:SpscChannel*'

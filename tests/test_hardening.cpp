@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "dpadmm/core/error.h"
+#include "dpadmm/data/loaders.h"
+#include "dpadmm/graph/graph.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/sharing/sharing.h"
@@ -40,6 +42,34 @@ TEST(Hardening, DISABLED_SpecJsonNumberOverflowIsInputError) {
   RunSpec spec;
   EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(R"({"seed": 1e999})", "r.json", spec); },
                                {"r.json"}));
+}
+
+// A numeric attribute spanning more than the double range (max - min = inf) was scaled as
+// inf / inf = NaN. Corpus: tests/fuzz/corpus/adult/crash_range_overflow.
+TEST(Hardening, AdultNumericRangeBeyondDoubleRangeScalesToUnitInterval) {
+  const std::string row =
+      ", Private, 1, HS-grad, 9, Never-married, Sales, Own-child, White, Male, 0, 0, 40, "
+      "United-States, ";
+  const std::string train =
+      test::WriteTempFile("adult_inf.data", "-1.5e308" + row + "<=50K\n1.5e308" + row + ">50K\n");
+  const std::string test_file = test::WriteTempFile("adult_inf.test", "0" + row + ">50K.\n");
+  const AdultData a = LoadAdult(train, test_file);
+  EXPECT_NO_THROW(a.train.Validate());
+  EXPECT_NO_THROW(a.test.Validate());
+  const auto& x = std::get<SparseRows>(a.train.x);
+  EXPECT_EQ(x.coeff(0, 0), 0.0);  // age: the minimum
+  EXPECT_EQ(x.coeff(1, 0), 1.0);  // age: the maximum
+  EXPECT_DOUBLE_EQ(std::get<SparseRows>(a.test.x).coeff(0, 0), 0.5);  // 0 is half way
+}
+
+// A one-line edge list naming node 2147483646 sized the adjacency at two billion nodes before
+// finding the graph disconnected (std::bad_alloc or an out-of-memory kill instead of an
+// InputError). Corpus: tests/fuzz/corpus/edge_list/crash_huge_id.
+TEST(Hardening, EdgeListWithHugeNodeIdIsDisconnectedNotAnAllocation) {
+  const std::string path = test::WriteTempFile("huge.txt", "0 2147483646\n");
+  EXPECT_TRUE(ThrowsInputError([&] { LoadEdgeList(path); }, {path, "disconnected"}));
+  EXPECT_TRUE(ThrowsInputError([&] { Graph(2000000000, {{0, 1}}, "g"); }, {"g", "disconnected"}));
+  EXPECT_EQ(LoadEdgeList(test::WriteTempFile("pair.txt", "0 1\n")).num_nodes(), 2);
 }
 
 // ---- Planted race (ThreadSanitizer self-test) -------------------------------------------------

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -287,7 +288,12 @@ Dataset EncodeAdult(const AdultFile& f, const AdultEncoding& e) {
     const AdultRecord& r = f.records[i];
     for (std::size_t k = 0; k < r.numeric.size(); ++k) {
       const double range = e.max[k] - e.min[k];
-      const double scaled = range > 0.0 ? (r.numeric[k] - e.min[k]) / range : 0.0;
+      double scaled = range > 0.0 ? (r.numeric[k] - e.min[k]) / range : 0.0;
+      if (std::isinf(range)) {
+        // max - min beyond the double range (e.g. -1e308 and 1e308) would give inf / inf = NaN:
+        // scale with halved operands instead (the same ratio, up to rounding).
+        scaled = (r.numeric[k] / 2 - e.min[k] / 2) / (e.max[k] / 2 - e.min[k] / 2);
+      }
       if (scaled != 0.0) {
         inner.push_back(static_cast<std::int64_t>(k));
         values.push_back(scaled);

@@ -79,6 +79,13 @@ Graph::Graph(int num_nodes, std::vector<std::pair<int, int>> edges, const std::s
     const std::string problem = CheckEdge(num_nodes, edges_[k], seen);
     if (!problem.empty()) throw InputError(where + ": edge " + std::to_string(k) + ": " + problem);
   }
+  // A connected graph needs num_nodes - 1 edges. Checked before allocating the adjacency, which
+  // a one-line edge list such as "0 2147483646" would otherwise size at two billion nodes.
+  if (static_cast<long long>(edges_.size()) < static_cast<long long>(num_nodes) - 1) {
+    throw InputError(where + ": graph is disconnected: " + std::to_string(num_nodes) +
+                     " nodes but only " + std::to_string(edges_.size()) +
+                     " edges (a connected graph needs at least nodes - 1)");
+  }
   neighbors_.resize(static_cast<std::size_t>(num_nodes));
   for (const auto& [i, j] : edges_) {
     neighbors_[static_cast<std::size_t>(i)].push_back(j);
