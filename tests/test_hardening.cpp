@@ -72,6 +72,20 @@ TEST(Hardening, EdgeListWithHugeNodeIdIsDisconnectedNotAnAllocation) {
   EXPECT_EQ(LoadEdgeList(test::WriteTempFile("pair.txt", "0 1\n")).num_nodes(), 2);
 }
 
+// A LIBSVM feature index near 1e13 made the sparse matrix reserve min(rows * cols,
+// 2 max(rows, cols)) entries (terabytes) instead of the one entry it holds.
+// Corpus: tests/fuzz/corpus/libsvm/crash_huge_index.
+TEST(Hardening, LibsvmHugeFeatureIndexStoresOnlyItsEntries) {
+  const std::string path = test::WriteTempFile("huge.libsvm", "2 31313131231223:22\n1 1:1\n");
+  const Dataset d = LoadLibsvm(path);
+  EXPECT_EQ(d.cols(), 31313131231223);
+  EXPECT_EQ(d.nonzeros(), 2);
+  const auto& x = std::get<SparseRows>(d.x);
+  EXPECT_EQ(x.coeff(0, 31313131231222), 22.0);
+  EXPECT_EQ(x.coeff(1, 0), 1.0);
+  EXPECT_TRUE(x.isCompressed());
+}
+
 // ---- Planted race (ThreadSanitizer self-test) -------------------------------------------------
 
 namespace rt = runtime;

@@ -81,12 +81,18 @@ void RequireRows(const std::string& path, std::int64_t rows) {
   if (rows == 0) ThrowAt(path, 0, "empty file: no data rows");
 }
 
-// Compressed row-major storage from CSR arrays (inner indices sorted within each row).
+// Compressed row-major storage from CSR arrays (inner indices sorted within each row). The
+// arrays are copied in directly: assigning an Eigen::Map instead reserves
+// min(rows * cols, 2 max(rows, cols)) entries, so one LIBSVM index near 1e13 asked for
+// terabytes.
 SparseRows MakeSparse(std::int64_t cols, const std::vector<std::int64_t>& outer,
                       const std::vector<std::int64_t>& inner, const std::vector<double>& values) {
-  return Eigen::Map<const SparseRows>(static_cast<Eigen::Index>(outer.size() - 1), cols,
-                                      static_cast<Eigen::Index>(values.size()), outer.data(),
-                                      inner.data(), values.data());
+  SparseRows m(static_cast<Eigen::Index>(outer.size() - 1), cols);
+  m.resizeNonZeros(static_cast<Eigen::Index>(values.size()));
+  std::copy(outer.begin(), outer.end(), m.outerIndexPtr());
+  std::copy(inner.begin(), inner.end(), m.innerIndexPtr());
+  std::copy(values.begin(), values.end(), m.valuePtr());
+  return m;
 }
 
 // ---- LIBSVM ----------------------------------------------------------------------------------
