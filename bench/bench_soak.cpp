@@ -121,7 +121,7 @@ bool EngineSoak(int nodes, std::int64_t rounds, int threads) {
 }
 
 bool ChannelSoak(std::uint64_t messages) {
-  rt::SpscChannel channel(64, 1);
+  rt::SpscChannel channel(1024, 1);
   const auto t0 = std::chrono::steady_clock::now();
   std::thread producer([&] {
     double m[1];
@@ -134,7 +134,10 @@ bool ChannelSoak(std::uint64_t messages) {
   for (std::uint64_t k = 0; k < messages;) {
     bool ok = false;
     const std::span<const double> m = channel.Front(&ok);
-    if (!ok) continue;
+    if (!ok) {
+      std::this_thread::yield();  // let the producer run when the cores are oversubscribed
+      continue;
+    }
     const auto v = static_cast<std::uint64_t>(m[0]);
     out_of_order += (v != k || m.size() != 1);
     checksum += v;
