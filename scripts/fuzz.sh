@@ -36,7 +36,8 @@ for h in "${harnesses[@]}"; do
       -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "tests/fuzz/corpus/$h" \
       >"$log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  line=$(printf '%-14s %10s executions in %4d s' "$h" "${runs:-?}" $((SECONDS - t0)))
+  elapsed=$((SECONDS - t0))
+  line=$(printf '%-14s %10s executions in %4d s' "$h" "${runs:-?}" "$elapsed")
   if [ "$status" -ne 0 ]; then
     line+="  FINDING (exit $status, see $log and $artifacts/)"
     failed+=("$h")
