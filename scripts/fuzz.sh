@@ -41,7 +41,8 @@ for h in "${harnesses[@]}"; do
   if [ "$status" -ne 0 ]; then
     line+="  FINDING (exit $status, see $log and $artifacts/)"
     failed+=("$h")
-    grep -E "ERROR|runtime error|terminate called|property violated|SUMMARY" "$log" | head -5 || true
+    grep -aE "ERROR|runtime error|terminate called|what\(\)|property violated" "$log" |
+      head -5 || true
   fi
   echo "$line"
   summary+=("$line")
