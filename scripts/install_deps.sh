@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev googletest
           libbenchmark-dev libtbb-dev libeigen3-dev librandom123-dev libcli11-dev
           nlohmann-json3-dev gnuplot-nox
-          emscripten chromium)  # browser demo: wasm build and its end-to-end test
+          emscripten chromium  # browser demo: wasm build and its end-to-end test
+          clang-14 libfuzzer-14-dev libclang-rt-14-dev)  # scripts/fuzz.sh (libFuzzer, ASan, UBSan)
 
 missing=()
 for p in "${packages[@]}"; do

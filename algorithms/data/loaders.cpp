@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -80,12 +81,18 @@ void RequireRows(const std::string& path, std::int64_t rows) {
   if (rows == 0) ThrowAt(path, 0, "empty file: no data rows");
 }
 
-// Compressed row-major storage from CSR arrays (inner indices sorted within each row).
+// Compressed row-major storage from CSR arrays (inner indices sorted within each row). The
+// arrays are copied in directly: assigning an Eigen::Map instead reserves
+// min(rows * cols, 2 max(rows, cols)) entries, so one LIBSVM index near 1e13 asked for
+// terabytes.
 SparseRows MakeSparse(std::int64_t cols, const std::vector<std::int64_t>& outer,
                       const std::vector<std::int64_t>& inner, const std::vector<double>& values) {
-  return Eigen::Map<const SparseRows>(static_cast<Eigen::Index>(outer.size() - 1), cols,
-                                      static_cast<Eigen::Index>(values.size()), outer.data(),
-                                      inner.data(), values.data());
+  SparseRows m(static_cast<Eigen::Index>(outer.size() - 1), cols);
+  m.resizeNonZeros(static_cast<Eigen::Index>(values.size()));
+  std::copy(outer.begin(), outer.end(), m.outerIndexPtr());
+  std::copy(inner.begin(), inner.end(), m.innerIndexPtr());
+  std::copy(values.begin(), values.end(), m.valuePtr());
+  return m;
 }
 
 // ---- LIBSVM ----------------------------------------------------------------------------------
@@ -287,7 +294,12 @@ Dataset EncodeAdult(const AdultFile& f, const AdultEncoding& e) {
     const AdultRecord& r = f.records[i];
     for (std::size_t k = 0; k < r.numeric.size(); ++k) {
       const double range = e.max[k] - e.min[k];
-      const double scaled = range > 0.0 ? (r.numeric[k] - e.min[k]) / range : 0.0;
+      double scaled = range > 0.0 ? (r.numeric[k] - e.min[k]) / range : 0.0;
+      if (std::isinf(range)) {
+        // max - min beyond the double range (e.g. -1e308 and 1e308) would give inf / inf = NaN:
+        // scale with halved operands instead (the same ratio, up to rounding).
+        scaled = (r.numeric[k] / 2 - e.min[k] / 2) / (e.max[k] / 2 - e.min[k] / 2);
+      }
       if (scaled != 0.0) {
         inner.push_back(static_cast<std::int64_t>(k));
         values.push_back(scaled);

@@ -500,16 +500,24 @@ OrderedJson InfoObject(const RunInfo& info) {
 void AppendNumber(std::string& out, double v) { detail::AppendShortest(out, v); }
 void AppendNumber(std::string& out, std::int64_t v) { out += std::to_string(v); }
 
-}  // namespace
-
-void ApplySpecJson(const std::string& json_text, const std::string& where, RunSpec& spec) {
-  Json root;
+// Parses a JSON document (comments allowed). Syntax errors and numbers beyond the double range
+// ({"eta": 1e999}) are InputErrors naming `where`.
+Json ParseJsonText(const std::string& json_text, const std::string& where) {
   try {
-    root = Json::parse(json_text, /*cb=*/nullptr, /*allow_exceptions=*/true,
+    return Json::parse(json_text, /*cb=*/nullptr, /*allow_exceptions=*/true,
                        /*ignore_comments=*/true);
   } catch (const Json::parse_error& e) {
     ThrowSyntaxError(json_text, where, e);
+  } catch (const Json::out_of_range& e) {
+    throw InputError((where.empty() ? std::string("JSON") : where) +
+                     ": a number is outside the range of a double (" + e.what() + ")");
   }
+}
+
+}  // namespace
+
+void ApplySpecJson(const std::string& json_text, const std::string& where, RunSpec& spec) {
+  const Json root = ParseJsonText(json_text, where);
   const SpecReader reader(root, where);
   reader.CheckKeys();
   RunSpec updated = spec;  // all or nothing: `spec` is untouched if a field is bad
@@ -527,12 +535,7 @@ void ApplySpecJson(const std::string& json_text, const std::string& where, RunSp
 }
 
 std::optional<Algorithm> PeekAlgorithm(const std::string& json_text, const std::string& where) {
-  Json root;
-  try {
-    root = Json::parse(json_text, nullptr, true, true);
-  } catch (const Json::parse_error& e) {
-    ThrowSyntaxError(json_text, where, e);
-  }
+  const Json root = ParseJsonText(json_text, where);
   const auto algorithm = root.is_object() ? root.find("algorithm") : root.end();
   if (!root.is_object() || algorithm == root.end() || !algorithm->is_object()) return std::nullopt;
   const auto name = algorithm->find("name");

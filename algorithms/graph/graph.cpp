@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -59,6 +60,31 @@ std::vector<int> BfsDistances(const std::vector<std::vector<int>>& adjacency, in
   return dist;
 }
 
+// The smallest node id unreachable from node 0, for a graph known to be disconnected, in
+// O(edges log edges) memory and time whatever the node count: only edge endpoints can be
+// reachable, so the answer is among the first (reachable count + 1) ids.
+int SmallestUnreachable(const std::vector<std::pair<int, int>>& edges) {
+  std::map<int, std::vector<int>> adjacency;
+  for (const auto& [i, j] : edges) {
+    adjacency[i].push_back(j);
+    adjacency[j].push_back(i);
+  }
+  std::set<int> reached{0};
+  std::vector<int> stack{0};
+  while (!stack.empty()) {
+    const int u = stack.back();
+    stack.pop_back();
+    const auto it = adjacency.find(u);
+    if (it == adjacency.end()) continue;
+    for (int v : it->second) {
+      if (reached.insert(v).second) stack.push_back(v);
+    }
+  }
+  int k = 1;
+  while (reached.count(k) != 0) ++k;
+  return k;
+}
+
 void RequireNodes(const char* builder, int nodes, int minimum) {
   if (nodes < minimum) {
     throw InputError(std::string(builder) + ": needs at least " + std::to_string(minimum) +
@@ -78,6 +104,12 @@ Graph::Graph(int num_nodes, std::vector<std::pair<int, int>> edges, const std::s
   for (std::size_t k = 0; k < edges_.size(); ++k) {
     const std::string problem = CheckEdge(num_nodes, edges_[k], seen);
     if (!problem.empty()) throw InputError(where + ": edge " + std::to_string(k) + ": " + problem);
+  }
+  // A connected graph needs num_nodes - 1 edges. Checked before allocating the adjacency, which
+  // a one-line edge list such as "0 2147483646" would otherwise size at two billion nodes.
+  if (static_cast<long long>(edges_.size()) < static_cast<long long>(num_nodes) - 1) {
+    throw InputError(where + ": graph is disconnected: node " +
+                     std::to_string(SmallestUnreachable(edges_)) + " unreachable from node 0");
   }
   neighbors_.resize(static_cast<std::size_t>(num_nodes));
   for (const auto& [i, j] : edges_) {

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Sanitizer runs, each step timed:
+#   asan  the whole project with AddressSanitizer + UndefinedBehaviorSanitizer (CMakePresets.json
+#         "asan", build-asan/) and the whole ctest suite except the `package` label;
+#   tsan  oneTBB 2021.8 built from the Debian source package with -fsanitize=thread (cached in
+#         build-tsan-tbb/), the project's tests with ThreadSanitizer against it (build-tsan/),
+#         and the engine, channel and engine-comparison tests with halt_on_error=1;
+#   race  proof that the TSan build catches a race: a planted race among TBB-engine nodes
+#         (PlantedRace.* in tests/test_hardening.cpp, skipped unless DPADMM_PLANT_RACE=1) must
+#         be reported, or this step fails.
+# Usage: scripts/sanitizers.sh [asan|tsan|race]...   (default: all three)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(asan tsan race)
+root=$PWD
+times=()
+
+timed() {  # timed NAME COMMAND...: runs and records the wall time
+  local name=$1 t0=$SECONDS
+  shift
+  "$@"
+  times+=("$(printf '%-28s %5d s' "$name" $((SECONDS - t0)))")
+  echo "sanitizers: $name took $((SECONDS - t0)) s"
+}
+
+# ---- ASan + UBSan ------------------------------------------------------------------------------
+asan_configure() { cmake --preset asan >/dev/null; }
+asan_build() { cmake --build build-asan; }
+asan_test() {
+  # Leaks are errors; UBSan stops at the first report (the preset also sets
+  # -fno-sanitize-recover). The `package` label (consumer_find_package) is excluded: it
+  # installs this build and links a separate, uninstrumented consumer project against the
+  # instrumented static libraries, which fails at link time on the __asan_*/__ubsan_* symbols;
+  # it tests packaging, which the release build covers.
+  (cd build-asan &&
+   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+     ctest --output-on-failure -j2 --label-exclude package)
+}
+
+# ---- ThreadSanitizer with an instrumented oneTBB -----------------------------------------------
+tbb_dir=$root/build-tsan-tbb
+tbb_config=$tbb_dir/install/lib/cmake/TBB
+tbb_build() {
+  if [ -f "$tbb_config/TBBConfig.cmake" ]; then
+    echo "sanitizers: reusing the instrumented oneTBB in $tbb_dir/install"
+    return
+  fi
+  # The Debian source package through a private apt configuration (no change to the system's
+  # sources): deb-src of the release this machine runs.
+  local apt=$tbb_dir/apt codename
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$tbb_dir/src"
+  echo "deb-src http://deb.debian.org/debian $codename main" >"$apt/sources.list"
+  local opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+              -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+              -o "Debug::NoLocking=1")
+  apt-get "${opts[@]}" update -q
+  (cd "$tbb_dir/src" && apt-get "${opts[@]}" source --download-only onetbb)
+  local orig
+  orig=$(ls "$tbb_dir"/src/onetbb_*.orig.tar.* | head -1)
+  rm -rf "$tbb_dir/onetbb"
+  mkdir -p "$tbb_dir/onetbb"
+  tar xf "$orig" -C "$tbb_dir/onetbb" --strip-components=1
+  cmake -S "$tbb_dir/onetbb" -B "$tbb_dir/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_INSTALL_PREFIX="$tbb_dir/install" -DTBB_SANITIZE=thread -DTBB_TEST=OFF \
+    -DTBB_EXAMPLES=OFF -DTBBMALLOC_BUILD=OFF -DTBB_STRICT=OFF >/dev/null
+  cmake --build "$tbb_dir/build"
+  cmake --install "$tbb_dir/build" >/dev/null
+}
+tsan_configure() {
+  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DTBB_DIR:PATH="$tbb_config" \
+    -DDPADMM_BUILD_BENCH=OFF -DDPADMM_BUILD_CLI=OFF >/dev/null
+  # Refuse to run against the uninstrumented system library (dozens of false reports).
+  grep -qx "TBB_DIR:PATH=$tbb_config" build-tsan/CMakeCache.txt ||
+    { echo "sanitizers: build-tsan does not use $tbb_config" >&2; return 1; }
+}
+tsan_build() { cmake --build build-tsan --target dpadmm_tests channel_stress_test; }
+tsan_filter='*Engine*:SpscChannel*'
+tsan_test() {
+  ldd build-tsan/tests/dpadmm_tests | grep -q "$tbb_dir/install" ||
+    { echo "sanitizers: dpadmm_tests is not linked to the instrumented oneTBB" >&2; return 1; }
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    build-tsan/tests/dpadmm_tests --gtest_filter="$tsan_filter" --gtest_brief=1
+  TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/channel_stress_test --gtest_brief=1
+}
+race_test() {
+  local log=build-tsan/planted_race.log status=0
+  DPADMM_PLANT_RACE=1 TSAN_OPTIONS=halt_on_error=1 \
+    build-tsan/tests/dpadmm_tests --gtest_filter='PlantedRace.*' >"$log" 2>&1 || status=$?
+  if [ "$status" -ne 0 ] && grep -q "WARNING: ThreadSanitizer: data race" "$log"; then
+    echo "sanitizers: the planted race was caught (exit $status):"
+    grep -A12 "WARNING: ThreadSanitizer: data race" "$log" | head -14
+  else
+    echo "sanitizers: the planted race was NOT caught (exit $status); see $log" >&2
+    return 1
+  fi
+}
+
+start=$SECONDS
+for step in "${steps[@]}"; do
+  case $step in
+    asan)
+      timed "asan: configure" asan_configure
+      timed "asan: build" asan_build
+      timed "asan: ctest" asan_test ;;
+    tsan)
+      timed "tsan: oneTBB (cached)" tbb_build
+      timed "tsan: configure" tsan_configure
+      timed "tsan: build" tsan_build
+      timed "tsan: engine/channel tests" tsan_test ;;
+    race)
+      [ -x build-tsan/tests/dpadmm_tests ] || { tbb_build; tsan_configure; tsan_build; }
+      timed "tsan: planted race" race_test ;;
+    *) echo "unknown step '$step' (asan, tsan, race)" >&2; exit 2 ;;
+  esac
+done
+echo "sanitizers: total $((SECONDS - start)) s"
+printf '%s\n' "${times[@]}"

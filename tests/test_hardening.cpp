@@ -1,0 +1,140 @@
+// Regression tests for inputs found by the libFuzzer harnesses (tests/fuzz; each input is also
+// in the harness's seed corpus), and a planted data race that proves the ThreadSanitizer build
+// of scripts/sanitizers.sh catches races between TBB-engine nodes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dpadmm/core/error.h"
+#include "dpadmm/data/loaders.h"
+#include "dpadmm/graph/graph.h"
+#include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/runtime/engine.h"
+#include "dpadmm/sharing/sharing.h"
+#include "test_helpers.h"
+
+namespace dpadmm {
+namespace {
+
+using test::ThrowsInputError;
+
+// nlohmann::json reports a number literal beyond the double range as out_of_range, not as a
+// parse_error; it used to escape the JSON spec readers and end the process (std::terminate).
+// Corpus: tests/fuzz/corpus/spec_json/crash_*number_overflow*.json.
+TEST(Hardening, SpecJsonNumberOverflowIsInputError) {
+  for (const char* text :
+       {R"({"seed": 1e999})",
+        R"({"schema": 2, "algorithm": {"name": "sharing", "sharing": {"rho": 1e999}}})",
+        R"({"schema": 2, "algorithm": {"name": "sharing", "sharing": {"party_features": [-1e400]}}})"}) {
+    RunSpec spec;
+    const std::string before = SpecToJson(spec);
+    EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(text, "r.json", spec); },
+                                 {"r.json", "outside the range of a double"}))
+        << text;
+    EXPECT_EQ(SpecToJson(spec), before) << "a rejected config changed the spec";
+  }
+}
+
+// A numeric attribute spanning more than the double range (max - min = inf) was scaled as
+// inf / inf = NaN. Corpus: tests/fuzz/corpus/adult/crash_range_overflow.
+TEST(Hardening, AdultNumericRangeBeyondDoubleRangeScalesToUnitInterval) {
+  const std::string row =
+      ", Private, 1, HS-grad, 9, Never-married, Sales, Own-child, White, Male, 0, 0, 40, "
+      "United-States, ";
+  const std::string train =
+      test::WriteTempFile("adult_inf.data", "-1.5e308" + row + "<=50K\n1.5e308" + row + ">50K\n");
+  const std::string test_file = test::WriteTempFile("adult_inf.test", "0" + row + ">50K.\n");
+  const AdultData a = LoadAdult(train, test_file);
+  EXPECT_NO_THROW(a.train.Validate());
+  EXPECT_NO_THROW(a.test.Validate());
+  const auto& x = std::get<SparseRows>(a.train.x);
+  EXPECT_EQ(x.coeff(0, 0), 0.0);  // age: the minimum
+  EXPECT_EQ(x.coeff(1, 0), 1.0);  // age: the maximum
+  EXPECT_DOUBLE_EQ(std::get<SparseRows>(a.test.x).coeff(0, 0), 0.5);  // 0 is half way
+}
+
+// A one-line edge list naming node 2147483646 sized the adjacency at two billion nodes before
+// finding the graph disconnected (std::bad_alloc or an out-of-memory kill instead of an
+// InputError). Corpus: tests/fuzz/corpus/edge_list/crash_huge_id.
+TEST(Hardening, EdgeListWithHugeNodeIdIsDisconnectedNotAnAllocation) {
+  const std::string path = test::WriteTempFile("huge.txt", "0 2147483646\n");
+  EXPECT_TRUE(ThrowsInputError([&] { LoadEdgeList(path); }, {path, "disconnected"}));
+  EXPECT_TRUE(ThrowsInputError([&] { Graph(2000000000, {{0, 1}}, "g"); }, {"g", "disconnected"}));
+  EXPECT_EQ(LoadEdgeList(test::WriteTempFile("pair.txt", "0 1\n")).num_nodes(), 2);
+}
+
+// A LIBSVM feature index near 1e13 made the sparse matrix reserve min(rows * cols,
+// 2 max(rows, cols)) entries (terabytes) instead of the one entry it holds.
+// Corpus: tests/fuzz/corpus/libsvm/crash_huge_index.
+TEST(Hardening, LibsvmHugeFeatureIndexStoresOnlyItsEntries) {
+  const std::string path = test::WriteTempFile("huge.libsvm", "2 31313131231223:22\n1 1:1\n");
+  const Dataset d = LoadLibsvm(path);
+  EXPECT_EQ(d.cols(), 31313131231223);
+  EXPECT_EQ(d.nonzeros(), 2);
+  const auto& x = std::get<SparseRows>(d.x);
+  EXPECT_EQ(x.coeff(0, 31313131231222), 22.0);
+  EXPECT_EQ(x.coeff(1, 0), 1.0);
+  EXPECT_TRUE(x.isCompressed());
+}
+
+// ---- Planted race (ThreadSanitizer self-test) -------------------------------------------------
+
+namespace rt = runtime;
+
+// Every node increments one shared counter without synchronisation: a data race between nodes
+// that the TBB engine runs on different threads. It breaks the NodeProgram contract on purpose.
+class RacyProgram : public rt::NodeProgram {
+ public:
+  explicit RacyProgram(long* shared) : shared_(shared) {}
+  std::size_t MaxMessageSize() const override { return 1; }
+  std::size_t ReportSize() const override { return 1; }
+  rt::StepResult Start(rt::Outbox& out) override {
+    out.Prepare(1)[0] = 0.0;
+    return rt::StepResult::Ok();
+  }
+  rt::StepResult Step(std::int64_t round, const rt::Inbox&, rt::Outbox& out) override {
+    ++*shared_;  // the race
+    out.Prepare(1)[0] = static_cast<double>(round);
+    return rt::StepResult::Ok();
+  }
+  void Report(std::int64_t, std::span<double> out) const override { out[0] = 0.0; }
+
+ private:
+  long* shared_;
+};
+
+class NullSink : public rt::RoundSink {
+ public:
+  bool OnRound(std::int64_t, const rt::ReportTable&) override { return true; }
+};
+
+// Skipped unless DPADMM_PLANT_RACE=1: run only by scripts/sanitizers.sh (step "race"), which
+// requires ThreadSanitizer to report it.
+TEST(PlantedRace, UnsynchronisedCounterAcrossTbbNodes) {
+  const char* plant = std::getenv("DPADMM_PLANT_RACE");
+  if (plant == nullptr || std::string(plant) != "1") GTEST_SKIP() << "set DPADMM_PLANT_RACE=1";
+  if (!rt::EngineAvailable(rt::EngineKind::kTbb)) GTEST_SKIP() << "no TBB engine";
+  constexpr int kNodes = 8;
+  long shared = 0;
+  std::vector<std::unique_ptr<RacyProgram>> owned;
+  std::vector<rt::NodeProgram*> programs;
+  rt::Topology ring;
+  for (int i = 0; i < kNodes; ++i) {
+    owned.push_back(std::make_unique<RacyProgram>(&shared));
+    programs.push_back(owned.back().get());
+    ring.neighbors.push_back({(i + kNodes - 1) % kNodes, (i + 1) % kNodes});
+  }
+  rt::EngineOptions options;
+  options.kind = rt::EngineKind::kTbb;
+  options.threads = 2;
+  options.last_round = 200;
+  NullSink sink;
+  rt::Run(programs, ring, options, sink);
+  EXPECT_GT(shared, 0);
+}
+
+}  // namespace
+}  // namespace dpadmm
