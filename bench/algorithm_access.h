@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sweeps' access to algorithm parameters by name, whichever parameter struct the selected
 // algorithm has (run_spec.h). A sweep sets one setting for several algorithms: a parameter the
 // selected algorithm does not have is left alone on writes and reads as its neutral value

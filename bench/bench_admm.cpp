@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One consensus-ADMM iteration (every node's local solve and messages) on UCI Adult with the
 // papers' preprocessing, for N = 5, 20, 100 nodes, serial vs TBB with 1 and 2 threads.
 // Reported time is per ADMM round: a run of kRounds rounds from f = 0 (warm starts as in a real
@@ -65,7 +66,8 @@ void AdmmIterationAdult(benchmark::State& state) {
     state.SetIterationTime(sec / kRounds);
     benchmark::DoNotOptimize(s.final.train_loss);
   }
-  state.SetLabel(std::string(dpadmm::ChoiceName(spec.engine)) + " threads=" + std::to_string(threads));
+  state.SetLabel(std::string(dpadmm::ChoiceName(spec.engine)) +
+                 " threads=" + std::to_string(threads));
 }
 
 }  // namespace

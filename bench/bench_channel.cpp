@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SPSC channel: throughput (one producer thread, one consumer thread) and round-trip latency
 // (ping-pong over two channels), each beside a mutex + std::deque queue as the baseline.
 #include <benchmark/benchmark.h>
@@ -57,7 +58,8 @@ void Throughput(benchmark::State& state) {
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(state.iterations() * kMessages);
-  state.SetBytesProcessed(state.iterations() * kMessages * static_cast<std::int64_t>(len * sizeof(double)));
+  state.SetBytesProcessed(state.iterations() * kMessages *
+                          static_cast<std::int64_t>(len * sizeof(double)));
 }
 
 template <class Queue>
@@ -87,8 +89,18 @@ void RoundTrip(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(Throughput<SpscChannel>)->Name("Throughput/spsc")->Arg(8)->Arg(104)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(Throughput<MutexQueue>)->Name("Throughput/mutex_deque")->Arg(8)->Arg(104)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(Throughput<SpscChannel>)
+    ->Name("Throughput/spsc")
+    ->Arg(8)
+    ->Arg(104)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(Throughput<MutexQueue>)
+    ->Name("Throughput/mutex_deque")
+    ->Arg(8)
+    ->Arg(104)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(RoundTrip<SpscChannel>)->Name("RoundTrip/spsc")->Arg(8)->Arg(104)->UseRealTime();
 BENCHMARK(RoundTrip<MutexQueue>)->Name("RoundTrip/mutex_deque")->Arg(8)->Arg(104)->UseRealTime();
 

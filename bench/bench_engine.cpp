@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime's own cost per node-round: 1000 nodes whose step does almost nothing (average
 // one number over the neighbours), so the time is scheduling, counters and channels.
 // Reported time is per node-round (manual time = run time / (nodes * rounds)).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LocalSolver: the local problem of every consensus variant, on the problems a node actually
 // sees. A 5-node consensus ADMM run (graph: ring plus two chords, C = 1750, rho = 0.22,
 // eta = 0.1, as in bench_admm) is recorded once; the benchmarks replay node 0's local problems
@@ -28,12 +29,12 @@
 #include <utility>
 #include <vector>
 
+#include "dpadmm/core/random.h"
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/loaders.h"
-#include "dpadmm/solver/local_solver.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/core/random.h"
+#include "dpadmm/solver/local_solver.h"
 
 namespace {
 

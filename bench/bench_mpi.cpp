@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MPI engine against the TBB engine on the same node program (the averaging program of the
 // MPI tests, messages padded to `width` doubles), under mpirun with 1-4 ranks:
 //
@@ -92,11 +93,16 @@ int main(int argc, char** argv) {
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a];
     const long long v = std::atoll(argv[a + 1]);
-    if (k == "--nodes") c.nodes = static_cast<int>(v);
-    else if (k == "--rounds") c.rounds = v;
-    else if (k == "--width") c.width = static_cast<std::size_t>(v);
-    else if (k == "--reps") c.reps = static_cast<int>(v);
-    else if (k == "--latency-rounds") c.latency_rounds = v;
+    if (k == "--nodes")
+      c.nodes = static_cast<int>(v);
+    else if (k == "--rounds")
+      c.rounds = v;
+    else if (k == "--width")
+      c.width = static_cast<std::size_t>(v);
+    else if (k == "--reps")
+      c.reps = static_cast<int>(v);
+    else if (k == "--latency-rounds")
+      c.latency_rounds = v;
   }
   const bool root = mpi.rank() == 0;
   if (root) {

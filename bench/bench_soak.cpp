@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Soak runs (plain executable, not Google Benchmark): long runs that must stay flat.
 //  (a) the TBB engine: a cheap averaging program on N nodes for R rounds, resident memory
 //      (/proc/self/statm) sampled at start, after warm-up and at the end: the engine's buffers
@@ -89,8 +90,8 @@ bool EngineSoak(int nodes, std::int64_t rounds, int threads) {
   std::vector<std::unique_ptr<AveragingProgram>> owned;
   std::vector<rt::NodeProgram*> programs;
   for (int i = 0; i < nodes; ++i) {
-    topology.neighbors.push_back({(i + nodes - 2) % nodes, (i + nodes - 1) % nodes,
-                                  (i + 1) % nodes, (i + 2) % nodes});
+    topology.neighbors.push_back(
+        {(i + nodes - 2) % nodes, (i + nodes - 1) % nodes, (i + 1) % nodes, (i + 2) % nodes});
     owned.push_back(std::make_unique<AveragingProgram>(i));
     programs.push_back(owned.back().get());
   }
@@ -150,13 +151,13 @@ bool ChannelSoak(std::uint64_t messages) {
   const std::uint64_t expected =
       messages % 2 == 0 ? (messages / 2) * (messages - 1) : messages * ((messages - 1) / 2);
   const bool ok = checksum == expected && out_of_order == 0;
-  std::printf("channel soak: %llu messages in %.2f s (%.1f M msg/s), checksum %llu (expected "
-              "%llu), out of order %llu: %s\n",
-              static_cast<unsigned long long>(messages), seconds,
-              static_cast<double>(messages) / seconds / 1e6,
-              static_cast<unsigned long long>(checksum),
-              static_cast<unsigned long long>(expected),
-              static_cast<unsigned long long>(out_of_order), ok ? "OK" : "FAILED");
+  std::printf(
+      "channel soak: %llu messages in %.2f s (%.1f M msg/s), checksum %llu (expected "
+      "%llu), out of order %llu: %s\n",
+      static_cast<unsigned long long>(messages), seconds,
+      static_cast<double>(messages) / seconds / 1e6, static_cast<unsigned long long>(checksum),
+      static_cast<unsigned long long>(expected), static_cast<unsigned long long>(out_of_order),
+      ok ? "OK" : "FAILED");
   return ok;
 }
 

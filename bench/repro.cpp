@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dpadmm_repro: reproduces the papers' figures on UCI Adult (see bench/README.md, "Paper
 // reproductions"). One subcommand per figure; each writes <out>/<figure>.csv (one row per run
 // and round), <figure>_summary.csv (mean/min/max over runs), <figure>_table.md (final values),
@@ -12,6 +13,7 @@
 // run r uses spec.seed = r + 1, so it draws its own noise, and all algorithms of a figure see the
 // same seeds (common random numbers). Runs execute concurrently, K at a time, each on the TBB
 // engine with one thread (the engines give bitwise identical results).
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -31,12 +33,11 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
-#include "dpadmm/privacy/accounting.h"
-#include "dpadmm/experiment/run.h"
 #include "algorithm_access.h"
+#include "dpadmm/experiment/run.h"
+#include "dpadmm/privacy/accounting.h"
 #include "repro_sharing.h"
 
 namespace fs = std::filesystem;
@@ -59,10 +60,10 @@ struct Options {
 
 // A network and a data layout, fixed for all runs of a figure.
 struct Setting {
-  std::string tag;                  // "N5_even"
+  std::string tag;  // "N5_even"
   int nodes = 5;
   int edges = 7;
-  std::string partition = "even";   // "even" | "linear" (shares 1 : ... : 4, see Prepare)
+  std::string partition = "even";  // "even" | "linear" (shares 1 : ... : 4, see Prepare)
   bool rho_per_node = false;
   double rho = 0.22;
   // Filled by Prepare():
@@ -120,7 +121,8 @@ class Recorder : public dpadmm::RunObserver {
 // Settings, specs, running
 
 std::string TempDir() {
-  static const fs::path dir = fs::temp_directory_path() / ("dpadmm_repro_" + std::to_string(getpid()));
+  static const fs::path dir =
+      fs::temp_directory_path() / ("dpadmm_repro_" + std::to_string(getpid()));
   fs::create_directories(dir);
   return dir.string();
 }
@@ -142,9 +144,10 @@ std::string Describe(const Setting& s) {
   const auto [vmin, vmax] = std::minmax_element(s.degree.begin(), s.degree.end());
   const auto [bmin, bmax] = std::minmax_element(s.rows.begin(), s.rows.end());
   std::ostringstream d;
-  d << "- " << s.tag << ": " << s.nodes << " nodes, " << s.edges << " edges, degree " << *vmin << ".."
-    << *vmax << ", rows per node " << *bmin << ".." << *bmax << "; centralized optimum f*: L = "
-    << std::fixed << std::setprecision(4) << s.optimum_loss << ", test error = " << s.optimum_error << "\n";
+  d << "- " << s.tag << ": " << s.nodes << " nodes, " << s.edges << " edges, degree " << *vmin
+    << ".." << *vmax << ", rows per node " << *bmin << ".." << *bmax
+    << "; centralized optimum f*: L = " << std::fixed << std::setprecision(4) << s.optimum_loss
+    << ", test error = " << s.optimum_error << "\n";
   return d.str();
 }
 
@@ -158,7 +161,8 @@ void Prepare(const Options& o, const std::string& figure, Setting& s) {
   spec.graph.edges = s.edges;
   if (s.partition == "linear") {
     spec.partition.kind = dpadmm::PartitionKind::kProportional;
-    for (int i = 0; i < s.nodes; ++i) spec.partition.proportions.push_back(1.0 + 3.0 * i / (s.nodes - 1));
+    for (int i = 0; i < s.nodes; ++i)
+      spec.partition.proportions.push_back(1.0 + 3.0 * i / (s.nodes - 1));
   }
   spec.algorithm.rho = s.rho;
   spec.algorithm.rho_per_node = s.rho_per_node;
@@ -229,10 +233,12 @@ std::vector<Result> RunAll(const Options& o, const std::vector<Job>& jobs, int i
         r.outcome = dpadmm::ToString(s.outcome);
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const std::lock_guard lock(mu);
-        std::fprintf(stderr, "[%zu/%zu] %-14s %s alpha=%-4g run %d: L(T)=%.4f E(T)=%.4f P(T)=%.4g %s (%.1f s)\n",
-                     ++done, jobs.size(), j.series.id.c_str(), j.setting->tag.c_str(), j.alpha, j.run,
-                     s.final.train_loss, s.final.test_error, s.final.privacy_loss,
-                     s.outcome == dpadmm::RunOutcome::kCompleted ? "" : s.message.c_str(), r.seconds);
+        std::fprintf(
+            stderr,
+            "[%zu/%zu] %-14s %s alpha=%-4g run %d: L(T)=%.4f E(T)=%.4f P(T)=%.4g %s (%.1f s)\n",
+            ++done, jobs.size(), j.series.id.c_str(), j.setting->tag.c_str(), j.alpha, j.run,
+            s.final.train_loss, s.final.test_error, s.final.privacy_loss,
+            s.outcome == dpadmm::RunOutcome::kCompleted ? "" : s.message.c_str(), r.seconds);
       } catch (...) {
         const std::lock_guard lock(mu);
         if (!error) error = std::current_exception();
@@ -258,19 +264,26 @@ double TotalPrivacy(const AlgorithmSpec& a, const Setting& s, int T) {
   for (int i = 0; i < n; ++i) {
     auto& t = terms[static_cast<std::size_t>(i)];
     if (a.name() == dpadmm::Algorithm::kDvp || a.name() == dpadmm::Algorithm::kPvp) {
-      for (int r = 1; r <= T; ++r) t.push_back(dpadmm::GeometricSchedule(dpadmm::bench::Get(a, "alpha"), dpadmm::bench::Get(a, "q2"), r));
+      for (int r = 1; r <= T; ++r)
+        t.push_back(dpadmm::GeometricSchedule(dpadmm::bench::Get(a, "alpha"),
+                                              dpadmm::bench::Get(a, "q2"), r));
     } else if (a.name() == dpadmm::Algorithm::kMadmm) {
       for (int r = 1; r <= T; ++r) {
-        t.push_back(dpadmm::MadmmIterationLoss(a.C, kC1, dpadmm::GeometricSchedule(dpadmm::bench::Get(a, "alpha"), dpadmm::bench::Get(a, "q2"), r),
-                                               dpadmm::GeometricSchedule(a.eta, dpadmm::bench::Get(a, "q1"), r), s.degree[i],
-                                               s.rows[i]));
+        t.push_back(dpadmm::MadmmIterationLoss(
+            a.C, kC1,
+            dpadmm::GeometricSchedule(dpadmm::bench::Get(a, "alpha"), dpadmm::bench::Get(a, "q2"),
+                                      r),
+            dpadmm::GeometricSchedule(a.eta, dpadmm::bench::Get(a, "q1"), r), s.degree[i],
+            s.rows[i]));
       }
     } else if (a.name() == dpadmm::Algorithm::kPrivateMradmm) {
       const double rho_total = s.rho_per_node ? s.rho * n : s.rho;
       for (int k = 1; 2 * k - 1 <= T; ++k) {  // odd rounds 2k - 1, penalty eta q1^k
-        t.push_back(dpadmm::MrAdmmIterationLoss(a.C, s.rows[i], kC1, rho_total, n,
-                                                a.eta * std::pow(dpadmm::bench::Get(a, "q1"), k), s.degree[i],
-                                                dpadmm::GeometricSchedule(dpadmm::bench::Get(a, "alpha"), dpadmm::bench::Get(a, "q2"), k)));
+        t.push_back(dpadmm::MrAdmmIterationLoss(
+            a.C, s.rows[i], kC1, rho_total, n, a.eta * std::pow(dpadmm::bench::Get(a, "q1"), k),
+            s.degree[i],
+            dpadmm::GeometricSchedule(dpadmm::bench::Get(a, "alpha"), dpadmm::bench::Get(a, "q2"),
+                                      k)));
       }
     } else {
       t.push_back(0.0);
@@ -288,8 +301,9 @@ double MatchAlpha(AlgorithmSpec a, const Setting& s, int T, double target) {
   };
   double lo = 1e-12, hi = 1.0;
   if (total(lo) > target) {
-    throw std::runtime_error(dpadmm::bench::Name(a) + ": its bound is " + std::to_string(total(lo)) +
-                             " with no noise term at all, above the target " + std::to_string(target));
+    throw std::runtime_error(
+        dpadmm::bench::Name(a) + ": its bound is " + std::to_string(total(lo)) +
+        " with no noise term at all, above the target " + std::to_string(target));
   }
   while (total(hi) < target) hi *= 2.0;
   for (int it = 0; it < 200 && hi - lo > 1e-13 * hi; ++it) {
@@ -327,9 +341,7 @@ std::string Num(double v) {
   return b;
 }
 
-std::string Key(const Job& j) {
-  return j.series.id + "/" + j.setting->tag + "/a" + Num(j.alpha);
-}
+std::string Key(const Job& j) { return j.series.id + "/" + j.setting->tag + "/a" + Num(j.alpha); }
 
 void WriteLong(const std::string& path, const std::string& figure, const std::vector<Job>& jobs,
                const std::vector<Result>& results) {
@@ -339,11 +351,13 @@ void WriteLong(const std::string& path, const std::string& figure, const std::ve
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     const Job& j = jobs[k];
     const AlgorithmSpec& a = j.series.alg;
-    const std::string head = figure + "," + j.series.id + "," + dpadmm::bench::Name(a) + "," + j.setting->tag + "," +
-                             std::to_string(j.setting->nodes) + "," + Num(j.alpha) + "," +
-                             Num(dpadmm::bench::Get(a, "alpha")) + "," + Num(a.eta) + "," + Num(dpadmm::bench::Get(a, "q1")) + "," + Num(dpadmm::bench::Get(a, "q2")) +
-                             "," + Num(dpadmm::bench::Get(a, "gamma")) + "," + std::to_string(j.run) + "," +
-                             std::to_string(j.run + 1) + ",";
+    const std::string head = figure + "," + j.series.id + "," + dpadmm::bench::Name(a) + "," +
+                             j.setting->tag + "," + std::to_string(j.setting->nodes) + "," +
+                             Num(j.alpha) + "," + Num(dpadmm::bench::Get(a, "alpha")) + "," +
+                             Num(a.eta) + "," + Num(dpadmm::bench::Get(a, "q1")) + "," +
+                             Num(dpadmm::bench::Get(a, "q2")) + "," +
+                             Num(dpadmm::bench::Get(a, "gamma")) + "," + std::to_string(j.run) +
+                             "," + std::to_string(j.run + 1) + ",";
     for (const RoundMetrics& m : results[k].rounds) {
       f << head << m.round << ',' << Num(m.train_loss) << ',' << Num(m.test_error) << ','
         << Num(m.privacy_loss) << ',' << Num(m.distance_to_optimum) << ',' << Num(m.consensus_gap)
@@ -374,7 +388,8 @@ std::vector<Group> GroupRuns(const std::vector<Job>& jobs, const std::vector<Res
 template <class F>
 Stat Over(const Group& g, std::size_t round, F field) {
   std::vector<double> v;
-  for (const Result* r : g.runs) v.push_back(round < r->rounds.size() ? field(r->rounds[round]) : kNaN);
+  for (const Result* r : g.runs)
+    v.push_back(round < r->rounds.size() ? field(r->rounds[round]) : kNaN);
   return Summarize(v);
 }
 
@@ -410,10 +425,12 @@ std::string Range(const Stat& s, int digits = 4) {
   return b;
 }
 
-// Final-round table, one row per group: | setting | alpha | series | alpha used | P(T) | L(T) | E(T) |
+// Final-round table, one row per group: | setting | alpha | series | alpha used | P(T) | L(T) |
+// E(T) |
 std::string Table(const std::vector<Group>& groups) {
   std::ostringstream t;
-  t << "| setting | alpha | algorithm | per-iteration alpha | privacy bound P(T) | L(T) mean [min, max] "
+  t << "| setting | alpha | algorithm | per-iteration alpha | privacy bound P(T) | L(T) mean [min, "
+       "max] "
        "| E(T) mean [min, max] | runs |\n|---|---|---|---|---|---|---|---|\n";
   for (const Group& g : groups) {
     std::size_t last = std::numeric_limits<std::size_t>::max();
@@ -421,10 +438,11 @@ std::string Table(const std::vector<Group>& groups) {
     if (last == 0) continue;
     const Stat p = Over(g, last - 1, Privacy);
     const AlgorithmSpec& a = g.first->series.alg;
-    t << "| " << g.first->setting->tag << " | " << Num(g.first->alpha) << " | " << g.first->series.title
-      << " | " << (dpadmm::bench::Get(a, "alpha") > 0 ? Num(dpadmm::bench::Get(a, "alpha")) : "-") << " | " << Num(p.mean) << " | "
-      << Range(Over(g, last - 1, Loss)) << " | " << Range(Over(g, last - 1, Error)) << " | "
-      << g.runs.size() << " |\n";
+    t << "| " << g.first->setting->tag << " | " << Num(g.first->alpha) << " | "
+      << g.first->series.title << " | "
+      << (dpadmm::bench::Get(a, "alpha") > 0 ? Num(dpadmm::bench::Get(a, "alpha")) : "-") << " | "
+      << Num(p.mean) << " | " << Range(Over(g, last - 1, Loss)) << " | "
+      << Range(Over(g, last - 1, Error)) << " | " << g.runs.size() << " |\n";
   }
   return t.str();
 }
@@ -435,7 +453,8 @@ void WriteText(const std::string& path, const std::string& text) { std::ofstream
 void Plot(const Options& o, const std::string& figure, const std::string& script) {
   WriteText(o.out + "/" + figure + ".gp", script);
   if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
-    std::fprintf(stderr, "gnuplot NOT FOUND: wrote %s/%s.csv and %s.gp but no PNG; install gnuplot "
+    std::fprintf(stderr,
+                 "gnuplot NOT FOUND: wrote %s/%s.csv and %s.gp but no PNG; install gnuplot "
                  "(Debian: apt-get install gnuplot-nox) and run: cd %s && gnuplot %s.gp\n",
                  o.out.c_str(), figure.c_str(), figure.c_str(), o.out.c_str(), figure.c_str());
     return;
@@ -459,8 +478,9 @@ std::string Curve(const std::string& summary, const std::string& key, int column
   s << "'" << summary << "' using 5:(" << cond << " ? $" << column << " : NaN) with " << with << ' '
     << style << width << " title '" << title << "'";
   if (bars > 0) {
-    s << ", '' using 5:(" << cond << " && int($5) % " << bars << " == 0 ? $" << column << " : NaN):"
-      << column + 1 << ":" << column + 2 << " with yerrorbars " << style.substr(0, style.find(" pt ")) << " pt 0 notitle";
+    s << ", '' using 5:(" << cond << " && int($5) % " << bars << " == 0 ? $" << column
+      << " : NaN):" << column + 1 << ":" << column + 2 << " with yerrorbars "
+      << style.substr(0, style.find(" pt ")) << " pt 0 notitle";
   }
   return s.str();
 }
@@ -470,7 +490,8 @@ std::string PlotHeader(const std::string& figure, int width, int height) {
   s << "# " << figure << ": written by dpadmm_repro; run from this directory with `gnuplot "
     << figure << ".gp`\n"
     << "set terminal png noenhanced size " << width << "," << height << " font 'DejaVu Sans,9'\n"
-    << "set output '" << figure << ".png'\nset datafile separator ','\nset key top right font ',8'\n"
+    << "set output '" << figure
+    << ".png'\nset datafile separator ','\nset key top right font ',8'\n"
     << "set grid\n";
   return s.str();
 }
@@ -485,15 +506,16 @@ std::string Elapsed(std::chrono::steady_clock::time_point t0) {
 }
 
 void WriteFigure(const Options& o, const std::string& figure, const std::vector<Job>& jobs,
-            const std::vector<Result>& results, const std::string& notes,
-            std::chrono::steady_clock::time_point t0) {
+                 const std::vector<Result>& results, const std::string& notes,
+                 std::chrono::steady_clock::time_point t0) {
   WriteLong(o.out + "/" + figure + ".csv", figure, jobs, results);
   const std::vector<Group> groups = GroupRuns(jobs, results);
   WriteSummary(o.out + "/" + figure + "_summary.csv", groups);
   const std::string table = notes + "\n" + Table(groups);
   WriteText(o.out + "/" + figure + "_table.md", table);
-  std::cout << "## " << figure << "\n\n" << table << "\n(" << figure << ": " << jobs.size()
-            << " runs, " << Elapsed(t0) << ")\n\n";
+  std::cout << "## " << figure << "\n\n"
+            << table << "\n(" << figure << ": " << jobs.size() << " runs, " << Elapsed(t0)
+            << ")\n\n";
 }
 
 AlgorithmSpec Alg(const std::string& name, double eta, double q1 = 1.0, double q2 = 1.0,
@@ -536,10 +558,13 @@ void Fig5(const Options& o) {
   double margin = std::numeric_limits<double>::infinity();
   for (int i = 0; i < s.nodes; ++i) {
     const double eta1 = 1.0;  // R-ADMM's eta_i(1); MR-ADMM's is 1.04
-    margin = std::min(margin, (s.rows[i] / 1750.0) * (s.rho / s.nodes + 2.0 * eta1 * s.degree[i]) / (2 * kC1));
+    margin = std::min(
+        margin, (s.rows[i] / 1750.0) * (s.rho / s.nodes + 2.0 * eta1 * s.degree[i]) / (2 * kC1));
   }
-  notes << "Algorithm 3 condition 2 c1 < (B_i/C)(rho/N + 2 eta_i(1) V_i) with eta_i(1) = 1 (R-ADMM) "
-           "holds with ratio min_i RHS/LHS = " << Num(margin) << " (MR-ADMM: eta_i(1) = 1.04, larger).\n";
+  notes
+      << "Algorithm 3 condition 2 c1 < (B_i/C)(rho/N + 2 eta_i(1) V_i) with eta_i(1) = 1 (R-ADMM) "
+         "holds with ratio min_i RHS/LHS = "
+      << Num(margin) << " (MR-ADMM: eta_i(1) = 1.04, larger).\n";
 
   std::vector<Job> jobs;
   jobs.push_back({&s, admm, 0.0, 0, false});
@@ -547,8 +572,8 @@ void Fig5(const Options& o) {
     Series m = mradmm;
     dpadmm::bench::Set(m.alg, "alpha", alpha);
     const double beta = TotalPrivacy(m.alg, s, T);
-    notes << "alpha = " << alpha << ": private MR-ADMM's beta after T = " << T << " rounds = "
-          << Num(beta) << "; matched per-iteration alphas:";
+    notes << "alpha = " << alpha << ": private MR-ADMM's beta after T = " << T
+          << " rounds = " << Num(beta) << "; matched per-iteration alphas:";
     for (int r = 0; r < runs; ++r) jobs.push_back({&s, m, alpha, r, false});
     for (Series x : matched) {
       dpadmm::bench::Set(x.alg, "alpha", MatchAlpha(x.alg, s, T, beta));
@@ -576,23 +601,28 @@ void Fig5(const Options& o) {
   all.insert(all.end(), matched.begin(), matched.end());
   std::ostringstream gp;
   gp << PlotHeader(fig, 1800, 1500)
-     << "set multiplot layout 3,3 title '003 Fig. 5 on Adult: N = 5 (7 edges), rho = 0.22, C = 1750, "
+     << "set multiplot layout 3,3 title '003 Fig. 5 on Adult: N = 5 (7 edges), rho = 0.22, C = "
+        "1750, "
         "gamma = 0.5; mean of "
-     << runs << " runs, bars = min..max every 10 rounds; noise matched to private MR-ADMM total bound'\n";
+     << runs
+     << " runs, bars = min..max every 10 rounds; noise matched to private MR-ADMM total bound'\n";
   const struct {
     int column;
     const char* ylabel;
     const char* extra;
-  } rows[] = {{7, "L(t) (average training loss)",
-               "set logscale y\nset yrange [0.33:5]\nset ytics (0.35, 0.4, 0.5, 0.7, 1, 1.5, 2, 3, 5)\n"},
-              {13, "privacy bound P(t) (as reported)", "unset logscale y\nset yrange [0:*]\nset ytics autofreq\n"},
-              {10, "test error", "unset logscale y\nset yrange [0.15:0.35]\nset ytics autofreq\n"}};
+  } rows[] = {
+      {7, "L(t) (average training loss)",
+       "set logscale y\nset yrange [0.33:5]\nset ytics (0.35, 0.4, 0.5, 0.7, 1, 1.5, 2, 3, 5)\n"},
+      {13, "privacy bound P(t) (as reported)",
+       "unset logscale y\nset yrange [0:*]\nset ytics autofreq\n"},
+      {10, "test error", "unset logscale y\nset yrange [0.15:0.35]\nset ytics autofreq\n"}};
   for (const auto& row : rows) {
     for (double alpha : alphas) {
-      gp << row.extra << "set xlabel 'iteration t'\nset ylabel '" << row.ylabel << "'\nset title 'alpha = "
-         << alpha << "'\nplot ";
+      gp << row.extra << "set xlabel 'iteration t'\nset ylabel '" << row.ylabel
+         << "'\nset title 'alpha = " << alpha << "'\nplot ";
       if (row.column != 13) {
-        gp << Curve(sum, "admm/" + s.tag + "/a0", row.column, admm.title, admm.style, 0) << ", \\\n  ";
+        gp << Curve(sum, "admm/" + s.tag + "/a0", row.column, admm.title, admm.style, 0)
+           << ", \\\n  ";
       }
       for (std::size_t k = 0; k < all.size(); ++k) {
         const std::string key = all[k].id + "/" + s.tag + "/a" + Num(alpha);
@@ -617,13 +647,16 @@ void Fig1(const Options& o) {
   Prepare(o, fig, small);
   Prepare(o, fig, large);
   std::vector<Job> jobs;
-  const auto add = [&](const Setting& s, const Series& x) { jobs.push_back({&s, x, 0.0, 0, true}); };
+  const auto add = [&](const Setting& s, const Series& x) {
+    jobs.push_back({&s, x, 0.0, 0, true});
+  };
   // (a) R-ADMM, eta = 0.5, several gamma; ADMM (eta = 0.5) as reference.
   const char* gamma_colors[] = {"#dd0000", "#0000dd", "#cc00cc"};
   const std::vector<double> gammas = {0.0, 0.5, 2.0};
   for (const Setting* s : {&small, &large}) {
     const std::string marks = s == &small ? " pt 6 pi 8 ps 0.8" : "";  // N = 5: circles
-    add(*s, {"admm_eta0.5", "ADMM eta=0.5, " + s->tag, "lc rgb '#00aa00'" + marks, Alg("admm", 0.5)});
+    add(*s,
+        {"admm_eta0.5", "ADMM eta=0.5, " + s->tag, "lc rgb '#00aa00'" + marks, Alg("admm", 0.5)});
     for (std::size_t g = 0; g < gammas.size(); ++g) {
       add(*s, {"radmm_g" + Num(gammas[g]), "R-ADMM gamma=" + Num(gammas[g]) + ", " + s->tag,
                std::string("lc rgb '") + gamma_colors[g] + "'" + marks,
@@ -632,7 +665,8 @@ void Fig1(const Options& o) {
   }
   // (b), (c): N = 5, gamma = 0.5; reference R-ADMM with eta = 1.
   add(small, {"radmm_eta1", "R-ADMM eta=1", "lc rgb '#000000' lw 3", Alg("radmm", 1.0)});
-  const std::vector<double> eta_b = {1.0, 1.03, 1.02, 0.8, 1.01}, q2_b = {0.01, 0.005, 0.003, 0.015, 0.01};
+  const std::vector<double> eta_b = {1.0, 1.03, 1.02, 0.8, 1.01},
+                            q2_b = {0.01, 0.005, 0.003, 0.015, 0.01};
   const char* palette[] = {"#dd0000", "#ff8800", "#00aa00", "#0000dd", "#cc00cc"};
   for (int k = 1; k <= 5; ++k) {
     Series x{"mradmm_b" + std::to_string(k), "MR-ADMM node q1 = 1+" + std::to_string(k) + "q2",
@@ -648,10 +682,13 @@ void Fig1(const Options& o) {
   }
   const std::vector<Result> results = RunAll(o, jobs, T);
   WriteFigure(o, fig, jobs, results,
-         "Non-private, deterministic: one run per configuration.\n" + Describe(small) + Describe(large), t0);
+              "Non-private, deterministic: one run per configuration.\n" + Describe(small) +
+                  Describe(large),
+              t0);
 
   const std::string sum = fig + "_summary.csv";
-  const auto panel = [&](std::ostringstream& gp, const std::vector<std::size_t>& which, int column) {
+  const auto panel = [&](std::ostringstream& gp, const std::vector<std::size_t>& which,
+                         int column) {
     gp << "plot ";
     for (std::size_t n = 0; n < which.size(); ++n) {
       const Job& j = jobs[which[n]];
@@ -678,7 +715,8 @@ void Fig1(const Options& o) {
     for (int p = 0; p < 3; ++p) {
       gp << "set title '" << titles[p] << "'\n";
       if (row == 0) {
-        gp << "unset logscale y\nset yrange [0.33:0.45]\nset ylabel 'L(t) (average training loss)'\n";
+        gp << "unset logscale y\nset yrange [0.33:0.45]\nset ylabel 'L(t) (average training "
+              "loss)'\n";
       } else {
         gp << "set logscale y\nset yrange [*:*]\nset ylabel 'max_i ||f_i(t) - f*|| / ||f*||'\n";
       }
@@ -704,8 +742,12 @@ void Fig3(const Options& o) {
   std::vector<Job> jobs;
   for (std::size_t e = 0; e < etas.size(); ++e) {
     const std::string style = std::string("lc rgb '") + colors[e] + "'";
-    jobs.push_back({&s, {"admm_eta" + Num(etas[e]), "ADMM non-private, eta=" + Num(etas[e]),
-                         style, Alg("admm", etas[e])}, 0.0, 0, false});
+    jobs.push_back({&s,
+                    {"admm_eta" + Num(etas[e]), "ADMM non-private, eta=" + Num(etas[e]), style,
+                     Alg("admm", etas[e])},
+                    0.0,
+                    0,
+                    false});
     for (double alpha : alphas) {
       Series x{"dvp_eta" + Num(etas[e]), "DVP eta=" + Num(etas[e]), style, Alg("dvp", etas[e])};
       dpadmm::bench::Set(x.alg, "alpha", alpha);
@@ -726,8 +768,9 @@ void Fig3(const Options& o) {
     const std::size_t last = g.runs.front()->rounds.size() - 1;
     const Stat l = Over(g, last, Loss), e = Over(g, last, Error);
     const auto row = [&](double alpha) {
-      fin << g.first->series.id << ',' << Num(alpha) << ',' << Num(l.mean) << ',' << Num(l.min) << ','
-          << Num(l.max) << ',' << Num(e.mean) << ',' << Num(e.min) << ',' << Num(e.max) << '\n';
+      fin << g.first->series.id << ',' << Num(alpha) << ',' << Num(l.mean) << ',' << Num(l.min)
+          << ',' << Num(l.max) << ',' << Num(e.mean) << ',' << Num(e.min) << ',' << Num(e.max)
+          << '\n';
     };
     if (g.first->series.alg.name() == dpadmm::Algorithm::kAdmm) {
       row(alphas.front());  // the non-private baseline as a horizontal line over the alpha range
@@ -740,23 +783,29 @@ void Fig3(const Options& o) {
 
   std::ostringstream gp;
   gp << PlotHeader(fig, 1400, 560)
-     << "set multiplot layout 1,2 title '004 Fig. 3(c,d) on Adult: DVP, N = 5 (7 edges), rho = 10^-2.5 "
+     << "set multiplot layout 1,2 title '004 Fig. 3(c,d) on Adult: DVP, N = 5 (7 edges), rho = "
+        "10^-2.5 "
         "per node, C = 1750, T = "
      << T << "; mean of " << runs << " runs, bars = min..max; thin lines = non-private ADMM'\n"
-     << "set logscale x\nset xrange [0.035:7]\nset xlabel 'alpha (per iteration)'\nset key top right\n";
-  const char* ylabels[] = {"(c) empirical risk L(T) (average training loss)", "(d) misclassification rate E(T)"};
+     << "set logscale x\nset xrange [0.035:7]\nset xlabel 'alpha (per iteration)'\nset key top "
+        "right\n";
+  const char* ylabels[] = {"(c) empirical risk L(T) (average training loss)",
+                           "(d) misclassification rate E(T)"};
   for (int p = 0; p < 2; ++p) {
     const int col = p == 0 ? 3 : 6;
     gp << "set title '" << ylabels[p] << "'\nset ylabel '" << ylabels[p] << "'\n"
-       << (p == 0 ? "set logscale y\nset yrange [0.3:30]\n" : "unset logscale y\nset yrange [0.14:0.5]\n") << "plot ";
+       << (p == 0 ? "set logscale y\nset yrange [0.3:30]\n"
+                  : "unset logscale y\nset yrange [0.14:0.5]\n")
+       << "plot ";
     for (std::size_t e = 0; e < etas.size(); ++e) {
       const std::string id = "dvp_eta" + Num(etas[e]), base = "admm_eta" + Num(etas[e]);
       const std::string style = std::string("lc rgb '") + colors[e] + "'";
       gp << "'" << fig << "_final.csv' using 2:(strcol(1) eq '" << id << "' ? $" << col
          << " : NaN):" << col + 1 << ":" << col + 2 << " with yerrorlines " << style
-         << " lw 2 pt 7 title 'DVP eta=" << Num(etas[e]) << "', \\\n  '' using 2:(strcol(1) eq '" << base
-         << "' ? $" << col << " : NaN) with lines " << style << " lw 1 title 'ADMM eta=" << Num(etas[e])
-         << "'" << (e + 1 < etas.size() ? ", \\\n  " : "\n");
+         << " lw 2 pt 7 title 'DVP eta=" << Num(etas[e]) << "', \\\n  '' using 2:(strcol(1) eq '"
+         << base << "' ? $" << col << " : NaN) with lines " << style
+         << " lw 1 title 'ADMM eta=" << Num(etas[e]) << "'"
+         << (e + 1 < etas.size() ? ", \\\n  " : "\n");
     }
   }
   gp << "unset multiplot\n";
@@ -770,8 +819,7 @@ void Pp002(const Options& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string fig = "pp-002";
   const int T = Default(o.iterations, 100), runs = Default(o.runs, 4);
-  std::vector<Setting> settings = {Net("N5_even", 5, 7, "even"),
-                                   Net("N5_uneven", 5, 7, "linear"),
+  std::vector<Setting> settings = {Net("N5_even", 5, 7, "even"), Net("N5_uneven", 5, 7, "linear"),
                                    Net("N100_even", 100, 200, "even"),
                                    Net("N100_uneven", 100, 200, "linear")};
   for (Setting& s : settings) Prepare(o, fig, s);
@@ -783,7 +831,8 @@ void Pp002(const Options& o) {
   };
   std::vector<Job> jobs;
   for (const Setting& s : settings) {
-    jobs.push_back({&s, {"admm", "ADMM non-private", "lc rgb '#00aa00'", Alg("admm", 1.0)}, 0.0, 0, false});
+    jobs.push_back(
+        {&s, {"admm", "ADMM non-private", "lc rgb '#00aa00'", Alg("admm", 1.0)}, 0.0, 0, false});
     for (double alpha : alphas) {
       for (Series x : series) {
         dpadmm::bench::Set(x.alg, "alpha", alpha);
@@ -800,7 +849,8 @@ void Pp002(const Options& o) {
   const std::string sum = fig + "_summary.csv";
   std::ostringstream gp;
   gp << PlotHeader(fig, 2000, 1900)
-     << "set multiplot layout 4,4 title '002 on Adult: DVP-like M-ADMM vs penalty perturbation, theta = 1, "
+     << "set multiplot layout 4,4 title '002 on Adult: DVP-like M-ADMM vs penalty perturbation, "
+        "theta = 1, "
         "rho = 0.22, C = 1750; mean of "
      << runs << " runs, bars = min..max every 10 rounds'\nset xlabel 'iteration t'\n";
   for (const Setting& s : settings) {
@@ -808,7 +858,8 @@ void Pp002(const Options& o) {
       for (double alpha : alphas) {
         gp << "set title '" << s.tag << ", alpha = " << alpha << "'\n";
         if (kind == 0) {
-          gp << "set logscale y\nset yrange [0.3:2]\nset ytics (0.3, 0.35, 0.4, 0.5, 0.7, 1, 1.5, 2)\n"
+          gp << "set logscale y\nset yrange [0.3:2]\nset ytics (0.3, 0.35, 0.4, 0.5, 0.7, 1, 1.5, "
+                "2)\n"
              << "set ylabel 'L(t)'\nplot "
              << Curve(sum, "admm/" + s.tag + "/a0", 7, "ADMM non-private", "lc rgb '#00aa00'", 0)
              << ", \\\n  ";
@@ -817,7 +868,8 @@ void Pp002(const Options& o) {
         }
         for (std::size_t k = 0; k < series.size(); ++k) {
           const std::string key = series[k].id + "/" + s.tag + "/a" + Num(alpha);
-          gp << Curve(sum, key, kind == 0 ? 7 : 13, series[k].title, series[k].style, kind == 0 ? 10 : 0)
+          gp << Curve(sum, key, kind == 0 ? 7 : 13, series[k].title, series[k].style,
+                      kind == 0 ? 10 : 0)
              << (k + 1 < series.size() ? ", \\\n  " : "\n");
         }
       }
@@ -831,17 +883,18 @@ void Pp002(const Options& o) {
 
 int Usage(const char* msg) {
   if (msg != nullptr) std::fprintf(stderr, "error: %s\n", msg);
-  std::fprintf(stderr,
-               "usage: dpadmm_repro fig5-003|fig1-003|fig3-004|pp-002|fig1-001|fig2-001|fig3-001|all\n"
-               "                    [--data DIR] [--out DIR]\n"
-               "                    [--runs N] [--iterations T] [--threads K]\n"
-               "  --data DIR        data directory holding adult/ and a9a/ (default $DPADMM_DATA, else %s)\n"
-               "  --out DIR         output directory (default %s)\n"
-               "  --runs N          runs per private setting (default 10; pp-002: 4; fig1-003 is\n"
-               "                    deterministic and runs each configuration once)\n"
-               "  --iterations T    ADMM rounds (default 100)\n"
-               "  --threads K       runs executed concurrently (default: all cores)\n",
-               DPADMM_SHARED_DATA, DPADMM_REPRO_OUT);
+  std::fprintf(
+      stderr,
+      "usage: dpadmm_repro fig5-003|fig1-003|fig3-004|pp-002|fig1-001|fig2-001|fig3-001|all\n"
+      "                    [--data DIR] [--out DIR]\n"
+      "                    [--runs N] [--iterations T] [--threads K]\n"
+      "  --data DIR        data directory holding adult/ and a9a/ (default $DPADMM_DATA, else %s)\n"
+      "  --out DIR         output directory (default %s)\n"
+      "  --runs N          runs per private setting (default 10; pp-002: 4; fig1-003 is\n"
+      "                    deterministic and runs each configuration once)\n"
+      "  --iterations T    ADMM rounds (default 100)\n"
+      "  --threads K       runs executed concurrently (default: all cores)\n",
+      DPADMM_SHARED_DATA, DPADMM_REPRO_OUT);
   return 2;
 }
 
@@ -862,24 +915,41 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) return Usage(("missing value after " + a).c_str());
     const std::string v = argv[++i];
     try {
-      if (a == "--data") o.data = v;
-      else if (a == "--out") o.out = v;
-      else if (a == "--runs") o.runs = std::stoi(v);
-      else if (a == "--iterations") o.iterations = std::stoi(v);
-      else if (a == "--threads") o.threads = std::stoi(v);
-      else return Usage(("unknown option " + a).c_str());
+      if (a == "--data")
+        o.data = v;
+      else if (a == "--out")
+        o.out = v;
+      else if (a == "--runs")
+        o.runs = std::stoi(v);
+      else if (a == "--iterations")
+        o.iterations = std::stoi(v);
+      else if (a == "--threads")
+        o.threads = std::stoi(v);
+      else
+        return Usage(("unknown option " + a).c_str());
     } catch (const std::exception&) {
       return Usage(("bad value for " + a + ": " + v).c_str());
     }
   }
   if (o.runs < 0 || o.iterations < 0 || o.threads < 0) return Usage("values must be >= 0");
   const std::map<std::string, std::function<void(const Options&)>> figures = {
-      {"fig5-003", Fig5}, {"fig1-003", Fig1}, {"fig3-004", Fig3}, {"pp-002", Pp002},
+      {"fig5-003", Fig5},
+      {"fig1-003", Fig1},
+      {"fig3-004", Fig3},
+      {"pp-002", Pp002},
       // 001 (ADMM sharing over distributed features): bench/repro_sharing.cpp; --iterations
       // sets the epochs, --runs the seeds per noise level of fig3-001.
-      {"fig1-001", [](const Options& x) { dpadmm::repro::Fig1_001({x.data, x.out, x.iterations, x.runs}); }},
-      {"fig2-001", [](const Options& x) { dpadmm::repro::Fig2_001({x.data, x.out, x.iterations, x.runs}); }},
-      {"fig3-001", [](const Options& x) { dpadmm::repro::Fig3_001({x.data, x.out, x.iterations, x.runs}); }}};
+      {"fig1-001",
+       [](const Options& x) {
+         dpadmm::repro::Fig1_001({x.data, x.out, x.iterations, x.runs});
+       }},
+      {"fig2-001",
+       [](const Options& x) {
+         dpadmm::repro::Fig2_001({x.data, x.out, x.iterations, x.runs});
+       }},
+      {"fig3-001", [](const Options& x) {
+         dpadmm::repro::Fig3_001({x.data, x.out, x.iterations, x.runs});
+       }}};
   if (cmd != "all" && !figures.contains(cmd)) return Usage(("unknown subcommand " + cmd).c_str());
   try {
     fs::create_directories(o.out);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dpadmm_repro_pdml: reproductions of paper 000 (PDML) -- see bench/README.md, section "PDML".
 //
 //   dpadmm_repro_pdml validate-000   choose a and beta per data set on a validation split
@@ -43,16 +44,16 @@ using dpadmm::RunSummary;
 struct Options {
   std::string data;
   std::string out = DPADMM_REPRO_OUT;
-  int splits = 10;      // Table I: seeded 70/30 splits averaged
+  int splits = 10;  // Table I: seeded 70/30 splits averaged
   int iterations = 100;
-  int threads = 0;      // concurrent runs; 0 = hardware concurrency
-  int seeds = 1;        // fig3/fig4: runs averaged per setting
-  bool bias = false;    // append an intercept feature
-  double V = 0.5;       // initial std of the primal noise (000 does not state it)
+  int threads = 0;                    // concurrent runs; 0 = hardware concurrency
+  int seeds = 1;                      // fig3/fig4: runs averaged per setting
+  bool bias = false;                  // append an intercept feature
+  double V = 0.5;                     // initial std of the primal noise (000 does not state it)
   std::vector<std::string> datasets;  // default: all of the subcommand's
 };
 
-const std::vector<std::string> kTableSets = {"german", "image", "ringnorm", "banana",
+const std::vector<std::string> kTableSets = {"german", "image",   "ringnorm", "banana",
                                              "splice", "twonorm", "waveform"};
 
 // Table I of 000 (test accuracy, %), columns in the order of kConfigs below.
@@ -75,8 +76,9 @@ struct Config {
   bool phase2 = false;
 };
 const std::vector<Config> kConfigs = {
-    {"no privacy", 0.0, 0.0, false}, {"eps=0.4,R=0", 0.4, 0.0, false}, {"eps=1,R=0", 1.0, 0.0, false},
-    {"eps=0.4,R=1", 0.4, 1.0, true}, {"eps=0.4,R=9", 0.4, 9.0, true},  {"eps=1,R=1", 1.0, 1.0, true},
+    {"no privacy", 0.0, 0.0, false}, {"eps=0.4,R=0", 0.4, 0.0, false},
+    {"eps=1,R=0", 1.0, 0.0, false},  {"eps=0.4,R=1", 0.4, 1.0, true},
+    {"eps=0.4,R=9", 0.4, 9.0, true}, {"eps=1,R=1", 1.0, 1.0, true},
     {"eps=1,R=9", 1.0, 9.0, true},
 };
 
@@ -87,7 +89,8 @@ std::string Fmt(const char* f, double v) {
 }
 
 std::string Elapsed(std::chrono::steady_clock::time_point t0) {
-  return Fmt("%.0f s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return Fmt("%.0f s",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
@@ -191,8 +194,9 @@ Pooled PoolSet(const Options& o, const std::string& name, const std::string& dir
     p.cols = d.cols();
     return p;
   }
-  const Dataset all = Concat(dpadmm::LoadAsc(base + "_train_data_1.asc", base + "_train_labels_1.asc"),
-                             dpadmm::LoadAsc(base + "_test_data_1.asc", base + "_test_labels_1.asc"));
+  const Dataset all =
+      Concat(dpadmm::LoadAsc(base + "_train_data_1.asc", base + "_train_labels_1.asc"),
+             dpadmm::LoadAsc(base + "_test_data_1.asc", base + "_test_labels_1.asc"));
   p.data = dir + "/" + name + "_pooled_data.asc";
   p.labels = dir + "/" + name + "_pooled_labels.asc";
   WriteAsc(all, p.data, p.labels);
@@ -202,8 +206,9 @@ Pooled PoolSet(const Options& o, const std::string& name, const std::string& dir
 }
 
 std::string TempDir() {
-  const std::string dir = (std::filesystem::temp_directory_path() /
-                           ("dpadmm_pdml_" + std::to_string(::getpid()))).string();
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("dpadmm_pdml_" + std::to_string(::getpid())))
+          .string();
   std::filesystem::create_directories(dir);
   return dir;
 }
@@ -279,7 +284,8 @@ void Validate(const Options& o) {
   csv << "dataset,bias,a,beta,config,validation_accuracy,distance_to_optimum\n";
   choice << "dataset,bias,a,beta\n";
   md << "| data set | a: beta(a) (max_i dist(w_i, w*) / norm(w*) after " << o.iterations
-     << " it.) | a: validation accuracy, mean over configs | chosen a | chosen beta |\n|---|---|---|---|---|\n";
+     << " it.) | a: validation accuracy, mean over configs | chosen a | chosen beta "
+        "|\n|---|---|---|---|---|\n";
   for (const std::string& name : sets) {
     // The validation pool: split 1's training rows, raw (no normalisation, no bias column).
     RunSpec raw;
@@ -346,7 +352,8 @@ void Validate(const Options& o) {
         if (gap < best_gap) best_gap = gap, best_beta = beta;
       }
       beta_of_a.push_back(best_beta);
-      b_cell << (b_cell.tellp() > 0 ? ", " : "") << a << ": " << best_beta << " (" << Fmt("%.1e", best_gap) << ")";
+      b_cell << (b_cell.tellp() > 0 ? ", " : "") << a << ": " << best_beta << " ("
+             << Fmt("%.1e", best_gap) << ")";
     }
     // Stage 2: a, by the validation accuracy averaged over the configurations, each a with its
     // beta(a).
@@ -370,21 +377,22 @@ void Validate(const Options& o) {
             << "\"," << acc << ",\n";
         mean += acc / static_cast<double>(configs.size());
       }
-      a_cell << (a_cell.tellp() > 0 ? ", " : "") << kAGrid[j] << ": " << Fmt("%.2f%%", 100.0 * mean);
+      a_cell << (a_cell.tellp() > 0 ? ", " : "") << kAGrid[j] << ": "
+             << Fmt("%.2f%%", 100.0 * mean);
       if (mean >= best_acc - 1e-12) best_acc = mean, best_a = kAGrid[j], best_beta = beta_of_a[j];
     }
     choice << name << ',' << o.bias << ',' << best_a << ',' << best_beta << '\n';
     md << "| " << name << " | " << b_cell.str() << " | " << a_cell.str() << " | **" << best_a
        << "** | **" << best_beta << "** |\n";
-    std::fprintf(stderr, "validate-000 %s: a = %g, beta = %g (%s)\n", name.c_str(), best_a, best_beta,
-                 Elapsed(t0).c_str());
+    std::fprintf(stderr, "validate-000 %s: a = %g, beta = %g (%s)\n", name.c_str(), best_a,
+                 best_beta, Elapsed(t0).c_str());
   }
   const std::string suffix = o.bias ? "_bias" : "";
   WriteText(o.out + "/validate-000" + suffix + ".csv", csv.str());
   WriteText(ChoicePath(o), choice.str());
   WriteText(o.out + "/validate-000" + suffix + "_table.md", md.str());
-  std::cout << "## validate-000" << (o.bias ? " (bias feature)" : "") << "\n\n" << md.str()
-            << "\n(validate-000: " << Elapsed(t0) << ")\n\n";
+  std::cout << "## validate-000" << (o.bias ? " (bias feature)" : "") << "\n\n"
+            << md.str() << "\n(validate-000: " << Elapsed(t0) << ")\n\n";
   std::filesystem::remove_all(dir);
 }
 
@@ -416,7 +424,11 @@ void Table1(const Options& o) {
   const std::vector<std::string> sets = SetsOr(o, kTableSets);
   const std::string dir = TempDir();
   std::vector<RunSpec> specs;
-  struct Key { std::string set; int split; std::size_t config; };
+  struct Key {
+    std::string set;
+    int split;
+    std::size_t config;
+  };
   std::vector<Key> keys;
   std::map<std::string, Pooled> pooled;
   for (const std::string& name : sets) {
@@ -448,7 +460,8 @@ void Table1(const Options& o) {
     acc[key.set].resize(kConfigs.size());
     acc[key.set][key.config].push_back(a);
     csv << key.set << ',' << o.bias << ',' << s.algorithm.rho << ',' << s.algorithm.eta << ','
-        << s.algorithm.As<dpadmm::PdmlParams>().V << ',' << s.algorithm.As<dpadmm::PdmlParams>().decay << ',' << key.split << ",\""
+        << s.algorithm.As<dpadmm::PdmlParams>().V << ','
+        << s.algorithm.As<dpadmm::PdmlParams>().decay << ',' << key.split << ",\""
         << kConfigs[key.config].name << "\"," << kConfigs[key.config].eps << ','
         << kConfigs[key.config].R << ',' << a << ',' << runs[k].summary.info.train_rows << ','
         << runs[k].summary.info.test_rows << '\n';
@@ -457,8 +470,9 @@ void Table1(const Options& o) {
   std::ostringstream md;
   md << "Test accuracy (%), ours (mean [min, max] over " << o.splits << " seeded 70/30 splits) / "
      << "000 Table I. " << o.iterations << " iterations, 10 servers, random graph with 13 links, "
-     << "Phase 2 columns (R > 0) with V = " << o.V << ", decay 0.8; intercept feature: "
-     << (o.bias ? "yes" : "no") << ".\n\n| data set (rows, a, beta) |";
+     << "Phase 2 columns (R > 0) with V = " << o.V
+     << ", decay 0.8; intercept feature: " << (o.bias ? "yes" : "no")
+     << ".\n\n| data set (rows, a, beta) |";
   for (const Config& c : kConfigs) md << ' ' << c.name << " |";
   md << "\n|---|";
   for (std::size_t c = 0; c < kConfigs.size(); ++c) md << "---|";
@@ -472,14 +486,15 @@ void Table1(const Options& o) {
       for (double x : v) mean += x / static_cast<double>(v.size());
       const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
       md << ' ' << Fmt("%.2f", 100.0 * mean);
-      if (v.size() > 1) md << " [" << Fmt("%.1f", 100.0 * *lo) << ", " << Fmt("%.1f", 100.0 * *hi) << "]";
+      if (v.size() > 1)
+        md << " [" << Fmt("%.1f", 100.0 * *lo) << ", " << Fmt("%.1f", 100.0 * *hi) << "]";
       md << " / " << Fmt("%.2f", kPaperTable.at(name)[c]) << " |";
     }
     md << '\n';
   }
   WriteText(o.out + "/table1-000" + suffix + "_table.md", md.str());
-  std::cout << "## table1-000\n\n" << md.str() << "\n(table1-000: " << runs.size() << " runs, "
-            << Elapsed(t0) << ")\n\n";
+  std::cout << "## table1-000\n\n"
+            << md.str() << "\n(table1-000: " << runs.size() << " runs, " << Elapsed(t0) << ")\n\n";
   std::filesystem::remove_all(dir);
 }
 
@@ -497,7 +512,8 @@ template <class F>
 std::vector<double> MeanCurve(const Series& s, F field) {
   std::vector<double> m(s.runs[0].rounds.size(), 0.0);
   for (const Outcome& r : s.runs) {
-    for (std::size_t t = 0; t < m.size(); ++t) m[t] += field(r.rounds[t]) / static_cast<double>(s.runs.size());
+    for (std::size_t t = 0; t < m.size(); ++t)
+      m[t] += field(r.rounds[t]) / static_cast<double>(s.runs.size());
   }
   return m;
 }
@@ -529,9 +545,11 @@ void WriteCurves(const std::string& path, const std::vector<Series>& series) {
     const auto gap = MeanCurve(s, [](const auto& m) { return m.consensus_gap; });
     const auto err = MeanCurve(s, [](const auto& m) { return m.test_error; });
     for (std::size_t t = 0; t < risk.size(); ++t) {
-      csv << j << ',' << t << ',' << risk[t] << ',' << loss[t] << ',' << gap[t] << ',' << err[t] << ','
-          << s.spec.algorithm.As<dpadmm::PdmlParams>().label_eps << ',' << s.spec.algorithm.As<dpadmm::PdmlParams>().R << ','
-          << s.spec.algorithm.As<dpadmm::PdmlParams>().V << ',' << s.spec.algorithm.As<dpadmm::PdmlParams>().decay << '\n';
+      csv << j << ',' << t << ',' << risk[t] << ',' << loss[t] << ',' << gap[t] << ',' << err[t]
+          << ',' << s.spec.algorithm.As<dpadmm::PdmlParams>().label_eps << ','
+          << s.spec.algorithm.As<dpadmm::PdmlParams>().R << ','
+          << s.spec.algorithm.As<dpadmm::PdmlParams>().V << ','
+          << s.spec.algorithm.As<dpadmm::PdmlParams>().decay << '\n';
     }
   }
 }
@@ -539,24 +557,29 @@ void WriteCurves(const std::string& path, const std::vector<Series>& series) {
 void Plot(const Options& o, const std::string& figure, const std::string& script) {
   WriteText(o.out + "/" + figure + ".gp", script);
   if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
-    std::fprintf(stderr, "gnuplot not found: wrote %s/%s.gp but no PNG\n", o.out.c_str(), figure.c_str());
+    std::fprintf(stderr, "gnuplot not found: wrote %s/%s.gp but no PNG\n", o.out.c_str(),
+                 figure.c_str());
     return;
   }
   const std::string cmd = "cd '" + o.out + "' && gnuplot " + figure + ".gp";
-  if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "gnuplot failed on %s.gp\n", figure.c_str());
+  if (std::system(cmd.c_str()) != 0)
+    std::fprintf(stderr, "gnuplot failed on %s.gp\n", figure.c_str());
 }
 
 std::string Header(const std::string& figure, int w, int h) {
   return "# " + figure + ": written by dpadmm_repro_pdml; run here with `gnuplot " + figure +
          ".gp`\nset terminal png noenhanced size " + std::to_string(w) + "," + std::to_string(h) +
-         " font 'DejaVu Sans,9'\nset output '" + figure + ".png'\nset datafile separator ','\n"
+         " font 'DejaVu Sans,9'\nset output '" + figure +
+         ".png'\nset datafile separator ','\n"
          "set grid\nset key top right font ',8'\n";
 }
 
 // gnuplot: column `col` of series j in <csv> against the round.
-std::string Line(const std::string& csv, std::size_t j, int col, const std::string& title, bool first) {
-  return std::string(first ? "plot " : ", ") + "'" + csv + "' using 2:(int($1) == " + std::to_string(j) +
-         " ? $" + std::to_string(col) + " : NaN) with lines lw 2 title '" + title + "'";
+std::string Line(const std::string& csv, std::size_t j, int col, const std::string& title,
+                 bool first) {
+  return std::string(first ? "plot " : ", ") + "'" + csv +
+         "' using 2:(int($1) == " + std::to_string(j) + " ? $" + std::to_string(col) +
+         " : NaN) with lines lw 2 title '" + title + "'";
 }
 
 void Fig3(const Options& o) {
@@ -581,25 +604,32 @@ void Fig3(const Options& o) {
   std::ostringstream gp;
   gp << Header(fig, 1200, 450) << "set multiplot layout 1,2\nset xlabel 'iteration'\n"
      << "set ylabel 'max_{i,j} ||w_i - w_j||'\nset logscale y\nset title '(a) consensus'\n";
-  for (std::size_t j = 0; j < series.size(); ++j) gp << Line(fig + ".csv", j, 5, series[j].name, j == 0);
-  gp << "\nunset logscale y\nset ylabel 'empirical risk J (eq. (1), true labels)'\nset title '(b) empirical risk'\n"
+  for (std::size_t j = 0; j < series.size(); ++j)
+    gp << Line(fig + ".csv", j, 5, series[j].name, j == 0);
+  gp << "\nunset logscale y\nset ylabel 'empirical risk J (eq. (1), true labels)'\nset title '(b) "
+        "empirical risk'\n"
      << "set yrange [*:*]\n";
-  for (std::size_t j = 1; j < series.size(); ++j) gp << Line(fig + ".csv", j, 3, series[j].name, j == 1);
-  gp << ", " << reference << " with lines dt 2 lw 2 lc rgb '#00aa00' title 'reference (final risk of non-private ADMM)'\n"
+  for (std::size_t j = 1; j < series.size(); ++j)
+    gp << Line(fig + ".csv", j, 3, series[j].name, j == 1);
+  gp << ", " << reference
+     << " with lines dt 2 lw 2 lc rgb '#00aa00' title 'reference (final risk of non-private "
+        "ADMM)'\n"
      << "unset multiplot\n";
   Plot(o, fig, gp.str());
   std::ostringstream md;
   md << "Adult (" << series[0].runs[0].summary.info.train_rows << " training rows, "
      << series[0].runs[0].summary.info.features << " features), a = " << a << ", beta = " << beta
      << ", " << o.iterations << " iterations, " << o.seeds << " seed(s).\n\n"
-     << "| series | risk J at t=10 | t=30 | final | consensus gap final | test error final |\n|---|---|---|---|---|---|\n";
+     << "| series | risk J at t=10 | t=30 | final | consensus gap final | test error final "
+        "|\n|---|---|---|---|---|---|\n";
   for (const Series& s : series) {
     const auto risk = MeanCurve(s, [](const auto& m) { return m.objective; });
     const auto gap = MeanCurve(s, [](const auto& m) { return m.consensus_gap; });
     const auto err = MeanCurve(s, [](const auto& m) { return m.test_error; });
     const auto at = [&](std::size_t t) { return risk[std::min(t, risk.size() - 1)]; };
     md << "| " << s.name << " | " << Fmt("%.4f", at(10)) << " | " << Fmt("%.4f", at(30)) << " | "
-       << Fmt("%.4f", risk.back()) << " | " << Fmt("%.2e", gap.back()) << " | " << Fmt("%.4f", err.back()) << " |\n";
+       << Fmt("%.4f", risk.back()) << " | " << Fmt("%.2e", gap.back()) << " | "
+       << Fmt("%.4f", err.back()) << " |\n";
   }
   WriteText(o.out + "/" + fig + "_table.md", md.str());
   std::cout << "## " << fig << "\n\n" << md.str() << "\n(" << fig << ": " << Elapsed(t0) << ")\n\n";
@@ -646,7 +676,8 @@ void Fig4(const Options& o) {
   WriteCurves(o.out + "/" + fig + "b.csv", sb);
   const double reference = sa[0].runs[0].rounds.back().objective;
   std::ostringstream c_csv;
-  c_csv << "eps,final_risk_without_phase2,final_risk_with_phase2,test_error_without,test_error_with,reference\n";
+  c_csv << "eps,final_risk_without_phase2,final_risk_with_phase2,test_error_without,test_error_"
+           "with,reference\n";
   for (std::size_t k = 0; k < epss.size(); ++k) {
     const auto r0 = MeanCurve(sc[2 * k], [](const auto& m) { return m.objective; });
     const auto r1 = MeanCurve(sc[2 * k + 1], [](const auto& m) { return m.objective; });
@@ -665,21 +696,23 @@ void Fig4(const Options& o) {
   for (std::size_t j = 0; j < sb.size(); ++j) gp << Line(fig + "b.csv", j, 3, sb[j].name, j == 0);
   gp << ", " << reference << " with lines dt 2 lw 2 lc rgb '#00aa00' title 'original data'\n"
      << "set title '(c) different eps (final risk)'\nset xlabel 'eps'\nset logscale y\n"
-     << "plot '" << fig << "c.csv' using 1:2 every ::1 with linespoints lw 2 pt 7 title 'without Phase 2', "
+     << "plot '" << fig
+     << "c.csv' using 1:2 every ::1 with linespoints lw 2 pt 7 title 'without Phase 2', "
      << "'' using 1:3 every ::1 with linespoints lw 2 pt 5 title 'with Phase 2 (R = 1)', "
      << "'' using 1:6 every ::1 with lines dt 2 lw 2 lc rgb '#00aa00' title 'original data'\n"
      << "unset multiplot\n";
   Plot(o, fig, gp.str());
   std::ostringstream md;
   md << "Adult, a = " << a << ", beta = " << beta << ", V = " << o.V << ", " << o.iterations
-     << " iterations, " << o.seeds << " seed(s). Reference (non-private) final risk: "
-     << Fmt("%.4f", reference) << ".\n\n| setting | final risk J | t=20 | test error |\n|---|---|---|---|\n";
+     << " iterations, " << o.seeds
+     << " seed(s). Reference (non-private) final risk: " << Fmt("%.4f", reference)
+     << ".\n\n| setting | final risk J | t=20 | test error |\n|---|---|---|---|\n";
   for (const auto* group : {&sa, &sb, &sc}) {
     for (const Series& s : *group) {
       const auto risk = MeanCurve(s, [](const auto& m) { return m.objective; });
       const auto err = MeanCurve(s, [](const auto& m) { return m.test_error; });
-      md << "| " << s.name << (group == &sb ? " (R=1)" : "") << " | " << Fmt("%.4f", risk.back()) << " | "
-         << Fmt("%.4f", risk[std::min<std::size_t>(20, risk.size() - 1)]) << " | "
+      md << "| " << s.name << (group == &sb ? " (R=1)" : "") << " | " << Fmt("%.4f", risk.back())
+         << " | " << Fmt("%.4f", risk[std::min<std::size_t>(20, risk.size() - 1)]) << " | "
          << Fmt("%.4f", err.back()) << " |\n";
     }
   }
@@ -689,19 +722,20 @@ void Fig4(const Options& o) {
 
 int Usage(const char* msg) {
   if (msg != nullptr) std::fprintf(stderr, "error: %s\n\n", msg);
-  std::fprintf(stderr,
-               "usage: dpadmm_repro_pdml validate-000 | table1-000 | fig3-000 | fig4-000 | all [options]\n"
-               "  --data DIR        shared data folder (default $DPADMM_DATA, else %s)\n"
-               "  --out DIR         output folder (default %s)\n"
-               "  --splits N        table1: seeded 70/30 splits averaged (default 10)\n"
-               "  --iterations T    ADMM iterations (default 100)\n"
-               "  --seeds N         fig3/fig4: runs averaged per setting (default 1; --full: 5)\n"
-               "  --threads K       concurrent runs (default: all cores)\n"
-               "  --V V             initial std of the primal perturbation (default 0.5)\n"
-               "  --bias            append an intercept feature (outputs get a _bias suffix)\n"
-               "  --datasets LIST   comma-separated subset (validate/table1)\n"
-               "  --full            the full version: --seeds 5 (fig3/fig4)\n",
-               DPADMM_SHARED_DATA, DPADMM_REPRO_OUT);
+  std::fprintf(
+      stderr,
+      "usage: dpadmm_repro_pdml validate-000 | table1-000 | fig3-000 | fig4-000 | all [options]\n"
+      "  --data DIR        shared data folder (default $DPADMM_DATA, else %s)\n"
+      "  --out DIR         output folder (default %s)\n"
+      "  --splits N        table1: seeded 70/30 splits averaged (default 10)\n"
+      "  --iterations T    ADMM iterations (default 100)\n"
+      "  --seeds N         fig3/fig4: runs averaged per setting (default 1; --full: 5)\n"
+      "  --threads K       concurrent runs (default: all cores)\n"
+      "  --V V             initial std of the primal perturbation (default 0.5)\n"
+      "  --bias            append an intercept feature (outputs get a _bias suffix)\n"
+      "  --datasets LIST   comma-separated subset (validate/table1)\n"
+      "  --full            the full version: --seeds 5 (fig3/fig4)\n",
+      DPADMM_SHARED_DATA, DPADMM_REPRO_OUT);
   return 2;
 }
 
@@ -720,19 +754,29 @@ int main(int argc, char** argv) {
       return argv[++k];
     };
     try {
-      if (f == "--data") o.data = value();
-      else if (f == "--out") o.out = value();
-      else if (f == "--splits") o.splits = std::stoi(value());
-      else if (f == "--iterations") o.iterations = std::stoi(value());
-      else if (f == "--seeds") o.seeds = std::stoi(value());
-      else if (f == "--threads") o.threads = std::stoi(value());
-      else if (f == "--V") o.V = std::stod(value());
-      else if (f == "--bias") o.bias = true;
-      else if (f == "--full") o.seeds = 5;
+      if (f == "--data")
+        o.data = value();
+      else if (f == "--out")
+        o.out = value();
+      else if (f == "--splits")
+        o.splits = std::stoi(value());
+      else if (f == "--iterations")
+        o.iterations = std::stoi(value());
+      else if (f == "--seeds")
+        o.seeds = std::stoi(value());
+      else if (f == "--threads")
+        o.threads = std::stoi(value());
+      else if (f == "--V")
+        o.V = std::stod(value());
+      else if (f == "--bias")
+        o.bias = true;
+      else if (f == "--full")
+        o.seeds = 5;
       else if (f == "--datasets") {
         std::stringstream ss(value());
         for (std::string s; std::getline(ss, s, ',');) o.datasets.push_back(s);
-      } else return Usage(("unknown option " + f).c_str());
+      } else
+        return Usage(("unknown option " + f).c_str());
     } catch (const std::logic_error& e) {
       return Usage((f + ": bad value").c_str());
     }
@@ -743,10 +787,14 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(o.out);
   try {
     const auto t0 = std::chrono::steady_clock::now();
-    if (cmd == "validate-000") Validate(o);
-    else if (cmd == "table1-000") Table1(o);
-    else if (cmd == "fig3-000") Fig3(o);
-    else if (cmd == "fig4-000") Fig4(o);
+    if (cmd == "validate-000")
+      Validate(o);
+    else if (cmd == "table1-000")
+      Table1(o);
+    else if (cmd == "fig3-000")
+      Fig3(o);
+    else if (cmd == "fig4-000")
+      Fig4(o);
     else if (cmd == "all") {
       Validate(o);
       Table1(o);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reproductions of 001 (ADMM sharing over distributed features): fig1-001, fig2-001, fig3-001.
 // Each writes <out>/<figure>.csv (long format: one row per series, run and epoch),
 // <figure>_table.md (settings, final values, baselines, time per epoch), <figure>.gp and, with
@@ -23,9 +24,9 @@ namespace dpadmm::repro {
 namespace {
 
 // Settings chosen here (001 does not state lambda, rho or the SGD step; see bench/README.md):
-constexpr double kLambda = 1e-4;       // a9a: mean log loss + 1e-4 ||x||^2 / 2
-constexpr double kRhoA9a = 1e-5;       // about 1/(3N) for N = 32,561 (the loss is averaged)
-constexpr double kSgdRateA9a = 1.0;    // best final objective of {1, 4, 16} after 50 epochs
+constexpr double kLambda = 1e-4;     // a9a: mean log loss + 1e-4 ||x||^2 / 2
+constexpr double kRhoA9a = 1e-5;     // about 1/(3N) for N = 32,561 (the loss is averaged)
+constexpr double kSgdRateA9a = 1.0;  // best final objective of {1, 4, 16} after 50 epochs
 constexpr int kBatch = 64;
 
 // One sweep setting shared by ADMM sharing and its SGD baseline (the figures compare them on
@@ -134,8 +135,8 @@ std::string CsvRows(const std::string& figure, const std::string& setting, const
     out << figure << ',' << s.id << ',' << setting << ',' << s.run << ',' << s.spec.seed << ','
         << Num(sigma) << ',' << m.round << ',' << Num(m.seconds) << ',' << Num(m.objective) << ','
         << Num(m.train_loss) << ',' << Num(m.test_loss) << ',' << Num(m.test_error) << ','
-        << Num(m.primal_residual) << ',' << Num(m.epsilon_iteration) << ','
-        << Num(m.epsilon_total) << ',' << Num(m.delta_total) << ',' << Num(m.max_x_norm) << '\n';
+        << Num(m.primal_residual) << ',' << Num(m.epsilon_iteration) << ',' << Num(m.epsilon_total)
+        << ',' << Num(m.delta_total) << ',' << Num(m.max_x_norm) << '\n';
   }
   return out.str();
 }
@@ -145,7 +146,8 @@ Outcome RunOne(const Experiment& e, const Series& s) {
   Outcome r;
   r.summary = e.Run(&c);
   r.rows = std::move(c.rows);
-  std::fprintf(stderr, "  %-28s run %d: %s, final objective %.6f, test log loss %.4f, %.4f s/epoch\n",
+  std::fprintf(stderr,
+               "  %-28s run %d: %s, final objective %.6f, test log loss %.4f, %.4f s/epoch\n",
                s.id.c_str(), s.run, ToString(r.summary.outcome), r.summary.final.objective,
                r.summary.final.test_loss, r.summary.seconds_per_round);
   if (r.summary.outcome != RunOutcome::kCompleted) {
@@ -196,13 +198,15 @@ SharingSetup Gisette(int dims) {
 }
 
 std::string Elapsed(std::chrono::steady_clock::time_point t0) {
-  return Fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1) + " s";
+  return Fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1) +
+         " s";
 }
 
 std::string BaselineRows(const RunInfo& i) {
   std::ostringstream t;
-  t << "| centralized logistic regression, all features (Newton) | " << Fixed(i.central.objective, 5)
-    << " | " << Fixed(i.central.test_loss) << " | " << Fixed(i.central.test_error) << " |\n"
+  t << "| centralized logistic regression, all features (Newton) | "
+    << Fixed(i.central.objective, 5) << " | " << Fixed(i.central.test_loss) << " | "
+    << Fixed(i.central.test_error) << " |\n"
     << "| party 1's features only (Newton) | " << Fixed(i.local.objective, 5) << " | "
     << Fixed(i.local.test_loss) << " | " << Fixed(i.local.test_error) << " |\n";
   return t.str();
@@ -241,15 +245,17 @@ void AdmmVsSgd(const SharingReproOptions& o, const std::string& fig, const Shari
   if (const auto at = dataset.find(o.data + "/"); at != std::string::npos) {
     dataset.replace(at, o.data.size() + 1, "<data>/");
   }
-  t << "# " << fig << "\n\n" << notes << "\n\nData: " << dataset << ", " << info.train_rows
-    << " training / " << info.test_rows << " test rows, " << info.features << " features; parties";
+  t << "# " << fig << "\n\n"
+    << notes << "\n\nData: " << dataset << ", " << info.train_rows << " training / "
+    << info.test_rows << " test rows, " << info.features << " features; parties";
   for (auto d : info.party_features) t << ' ' << d;
-  t << ". lambda = " << admm.admm.lambda << ", rho = " << admm.admm.rho << "; SGD batch " << admm.sgd.batch_size
-    << ", initial weights N(0, " << admm.sgd.init_sd << "^2), constant learning rate as named. "
-    << epochs << " epochs.\n\n"
+  t << ". lambda = " << admm.admm.lambda << ", rho = " << admm.admm.rho << "; SGD batch "
+    << admm.sgd.batch_size << ", initial weights N(0, " << admm.sgd.init_sd
+    << "^2), constant learning rate as named. " << epochs << " epochs.\n\n"
     << "| method | objective | test log loss | test error |\n|---|---|---|---|\n";
   std::vector<std::pair<std::string, const Outcome*>> all = {{"ADMM sharing", &ra}};
-  for (std::size_t k = 0; k < sgd_runs.size(); ++k) all.emplace_back(sgd_series[k].title, &sgd_runs[k]);
+  for (std::size_t k = 0; k < sgd_runs.size(); ++k)
+    all.emplace_back(sgd_series[k].title, &sgd_runs[k]);
   for (const auto& [name, r] : all) {
     const int every[] = {1, 2, 5, 10, 20, 30, 50, 100};
     for (int e : every) {
@@ -262,7 +268,8 @@ void AdmmVsSgd(const SharingReproOptions& o, const std::string& fig, const Shari
   t << BaselineRows(info) << "\nWall time per epoch (2 threads, including the per-epoch test "
     << "evaluation): ADMM sharing " << Fixed(ra.summary.seconds_per_round, 4) << " s";
   for (std::size_t k = 0; k < sgd_runs.size(); ++k) {
-    t << ", " << sgd_series[k].title << " " << Fixed(sgd_runs[k].summary.seconds_per_round, 4) << " s";
+    t << ", " << sgd_series[k].title << " " << Fixed(sgd_runs[k].summary.seconds_per_round, 4)
+      << " s";
   }
   t << ". Total " << Elapsed(t0) << ".\n";
   WriteText(o.out + "/" + fig + "_table.md", t.str());
@@ -271,22 +278,30 @@ void AdmmVsSgd(const SharingReproOptions& o, const std::string& fig, const Shari
   const std::string csv_name = fig + ".csv";
   gp << PlotHeader(fig, 1400, 560) << "set multiplot layout 1,2 title '" << title << "'\n"
      << "set xlabel 'epoch'\n";
-  const struct { int col; const char* label; double central; } panels[] = {
+  const struct {
+    int col;
+    const char* label;
+    double central;
+  } panels[] = {
       {9, "(a) training objective: mean log loss + lambda ||x||^2/2", info.central.objective},
       {11, "(b) test log loss", info.central.test_loss}};
   for (const auto& p : panels) {
     gp << "set title '" << p.label << "'\nset ylabel '" << p.label << "'\n"
-       << "set yrange [" << Fixed(p.central - 0.02, 3) << ":" << Fixed(std::max(info.local.test_loss, p.central) + 0.1, 3) << "]\n"
+       << "set yrange [" << Fixed(p.central - 0.02, 3) << ":"
+       << Fixed(std::max(info.local.test_loss, p.central) + 0.1, 3) << "]\n"
        << "plot '" << csv_name << "' using 7:(strcol(2) eq 'admm_sharing' ? $" << p.col
        << " : NaN) with lines lc rgb '#dd0000' lw 2 title 'ADMM sharing', \\\n  ";
     const char* blues[] = {"#0000dd", "#00aadd", "#8800cc"};
     for (std::size_t k = 0; k < sgd_series.size(); ++k) {
       gp << "'' using 7:(strcol(2) eq '" << sgd_series[k].id << "' ? $" << p.col
-         << " : NaN) with lines lc rgb '" << blues[k % 3] << "' lw 2 title '" << sgd_series[k].title << "', \\\n  ";
+         << " : NaN) with lines lc rgb '" << blues[k % 3] << "' lw 2 title '" << sgd_series[k].title
+         << "', \\\n  ";
     }
     gp << Num(p.central)
        << " with lines lc rgb '#000000' dt 2 title 'centralized optimum (all features)'";
-    if (p.col == 11) gp << ", \\\n  " << Num(info.local.test_loss) << " with lines lc rgb '#00aa00' dt 3 title 'party 1 features only'";
+    if (p.col == 11)
+      gp << ", \\\n  " << Num(info.local.test_loss)
+         << " with lines lc rgb '#00aa00' dt 3 title 'party 1 features only'";
     gp << "\n";
   }
   gp << "unset multiplot\n";
@@ -298,11 +313,13 @@ void AdmmVsSgd(const SharingReproOptions& o, const std::string& fig, const Shari
 
 void Fig1_001(const SharingReproOptions& o) {
   const int epochs = o.epochs > 0 ? o.epochs : 50;
-  AdmmVsSgd(o, "fig1-001", A9a(o), epochs, {kSgdRateA9a},
-            "001 Fig. 1 on a9a: 2 parties (66 / 57 features), lambda = 1e-4, rho = 1e-5; SGD lr 1, batch 64",
-            "001 Fig. 1: a9a, two parties (the first 66 features and the remaining 57); ADMM sharing "
-            "(noise-free, Jacobi updates (6)-(8)) vs the SGD-based method; authors' result files: "
-            "test log loss 0.325 (all features), 0.350 (local features only), 0.324 (ADMM sharing).");
+  AdmmVsSgd(
+      o, "fig1-001", A9a(o), epochs, {kSgdRateA9a},
+      "001 Fig. 1 on a9a: 2 parties (66 / 57 features), lambda = 1e-4, rho = 1e-5; SGD lr 1, batch "
+      "64",
+      "001 Fig. 1: a9a, two parties (the first 66 features and the remaining 57); ADMM sharing "
+      "(noise-free, Jacobi updates (6)-(8)) vs the SGD-based method; authors' result files: "
+      "test log loss 0.325 (all features), 0.350 (local features only), 0.324 (ADMM sharing).");
 }
 
 void Fig2_001(const SharingReproOptions& o) {
@@ -310,7 +327,8 @@ void Fig2_001(const SharingReproOptions& o) {
   // SGD step: 4 (what a9a's tuning scale suggests) and 64 (best final objective of
   // {4, 16, 64, 256} after 30 epochs on this set): the comparison depends on it.
   AdmmVsSgd(o, "fig2-001", Gisette(5000), epochs, {4.0, 64.0},
-            "001 Fig. 2 on generated gisette-like data: 6,000 / 1,000 rows, 5,000 sparse features, 3 parties "
+            "001 Fig. 2 on generated gisette-like data: 6,000 / 1,000 rows, 5,000 sparse features, "
+            "3 parties "
             "(2,000 / 2,000 / 1,000), lambda = 1e-5, rho = 2e-4; SGD batch 64",
             "001 Fig. 2 with gisette replaced by the built-in sparse generator (gisette is not "
             "available, data/README.md): 7,000 rows (6,000 train / 1,000 test), 5,000 features, "
@@ -324,9 +342,11 @@ void Fig2_001(const SharingReproOptions& o) {
   std::ostringstream csv, t;
   csv << CsvHeader();
   t << "# " << fig << "\n\nObjective gap (F - F*) / F* to the centralized optimum, same "
-    << "generator, 3 parties 40/40/20 %, lambda 1e-5, rho 2e-4, SGD batch 64 with lr 64 (and lr 4 at the end).\n\n"
-    << "| features | F* | ADMM e=5 | ADMM e=10 | ADMM e=" << epochs << " | SGD64 e=5 | SGD64 e=10 | SGD64 e="
-    << epochs << " | SGD4 e=" << epochs << " | ADMM s/epoch | SGD s/epoch |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    << "generator, 3 parties 40/40/20 %, lambda 1e-5, rho 2e-4, SGD batch 64 with lr 64 (and lr 4 "
+       "at the end).\n\n"
+    << "| features | F* | ADMM e=5 | ADMM e=10 | ADMM e=" << epochs
+    << " | SGD64 e=5 | SGD64 e=10 | SGD64 e=" << epochs << " | SGD4 e=" << epochs
+    << " | ADMM s/epoch | SGD s/epoch |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (int dims : {500, 1000, 2000, 5000}) {
     SharingSetup a = Gisette(dims);
     a.epochs = epochs;
@@ -337,19 +357,23 @@ void Fig2_001(const SharingReproOptions& o) {
     SharingSetup s4 = s;
     s4.sgd.learning_rate = 4.0;
     const Experiment ea(a.Spec()), es(s.Spec()), es4(s4.Spec());
-    const Series sa{"admm_sharing", "", "", a, 0}, ss{"sgd_lr64", "", "", s, 0}, ss4{"sgd_lr4", "", "", s4, 0};
+    const Series sa{"admm_sharing", "", "", a, 0}, ss{"sgd_lr64", "", "", s, 0},
+        ss4{"sgd_lr4", "", "", s4, 0};
     const Outcome ra = RunOne(ea, sa), rs = RunOne(es, ss), rs4 = RunOne(es4, ss4);
     const std::string setting = "d" + std::to_string(dims);
-    csv << CsvRows(fig, setting, sa, ra) << CsvRows(fig, setting, ss, rs) << CsvRows(fig, setting, ss4, rs4);
+    csv << CsvRows(fig, setting, sa, ra) << CsvRows(fig, setting, ss, rs)
+        << CsvRows(fig, setting, ss4, rs4);
     const double fstar = ea.info().central.objective;
     const auto gap = [&](const Outcome& r, int e) {
-      return static_cast<std::size_t>(e) < r.rows.size() ? Fixed((r.rows[e].objective - fstar) / fstar, 5)
-                                                         : std::string("n/a");
+      return static_cast<std::size_t>(e) < r.rows.size()
+                 ? Fixed((r.rows[e].objective - fstar) / fstar, 5)
+                 : std::string("n/a");
     };
-    t << "| " << dims << " | " << Fixed(fstar, 5) << " | " << gap(ra, 5) << " | " << gap(ra, 10) << " | "
-      << gap(ra, epochs) << " | " << gap(rs, 5) << " | " << gap(rs, 10) << " | " << gap(rs, epochs) << " | "
-      << gap(rs4, epochs) << " | "
-      << Fixed(ra.summary.seconds_per_round, 4) << " | " << Fixed(rs.summary.seconds_per_round, 4) << " |\n";
+    t << "| " << dims << " | " << Fixed(fstar, 5) << " | " << gap(ra, 5) << " | " << gap(ra, 10)
+      << " | " << gap(ra, epochs) << " | " << gap(rs, 5) << " | " << gap(rs, 10) << " | "
+      << gap(rs, epochs) << " | " << gap(rs4, epochs) << " | "
+      << Fixed(ra.summary.seconds_per_round, 4) << " | " << Fixed(rs.summary.seconds_per_round, 4)
+      << " |\n";
   }
   t << "\nTotal " << Elapsed(t0) << ".\n";
   WriteText(o.out + "/" + fig + ".csv", csv.str());
@@ -380,15 +404,19 @@ void Fig3_001(const SharingReproOptions& o) {
   csv << CsvRows(fig, "sigma0", s0, r0);
   t << "# " << fig << "\n\nDP ADMM sharing (001 eq. (16)) on a9a, 2 parties (66 / 57), lambda = "
     << base.admm.lambda << ", rho = " << base.admm.rho << ", " << epochs << " iterations, " << runs
-    << " seeds per noise level; delta = " << base.admm.delta << ", delta' = " << base.admm.delta_prime
-    << ", b1 = " << base.admm.b1 << ", c1 = " << base.admm.c1 << ".\n"
+    << " seeds per noise level; delta = " << base.admm.delta
+    << ", delta' = " << base.admm.delta_prime << ", b1 = " << base.admm.b1
+    << ", c1 = " << base.admm.c1 << ".\n"
     << "sigma is set directly (noise_sigma); epsilon per iteration is what Theorem 3 gives for it "
        "with Lemma 1's sensitivity (max over the parties; the bound needs eps <= 1), and the total "
        "is Corollary 1's over the iterations.\n\n"
-    << "| sigma | epsilon per iteration (Thm 3) | total epsilon (Cor. 1) | total delta | test log loss (mean, min..max) | test error (mean) | max ||x_m|| (b1 = " << base.admm.b1 << ") |\n"
+    << "| sigma | epsilon per iteration (Thm 3) | total epsilon (Cor. 1) | total delta | test log "
+       "loss (mean, min..max) | test error (mean) | max ||x_m|| (b1 = "
+    << base.admm.b1 << ") |\n"
     << "|---|---|---|---|---|---|---|\n"
     << "| 0 (noise-free) | - | - | - | " << Fixed(r0.summary.final.test_loss) << " | "
-    << Fixed(r0.summary.final.test_error) << " | " << Fixed(r0.summary.final.max_x_norm, 2) << " |\n";
+    << Fixed(r0.summary.final.test_error) << " | " << Fixed(r0.summary.final.max_x_norm, 2)
+    << " |\n";
   SharingSetup nb = base;
   nb.compute_baselines = false;
   for (double sigma : sigmas) {
@@ -400,7 +428,8 @@ void Fig3_001(const SharingReproOptions& o) {
       s.admm.noise_sigma = sigma;  // 0: Theorem 3's sigma for s.admm.epsilon = 1
       s.seed = static_cast<std::uint64_t>(r + 1);
       const Experiment e(s.Spec());
-      const Series x{sigma > 0.0 ? "dp_sigma" + Num(sigma) : std::string("dp_eps1_theorem3"), "", "", s, r};
+      const Series x{sigma > 0.0 ? "dp_sigma" + Num(sigma) : std::string("dp_eps1_theorem3"), "",
+                     "", s, r};
       const Outcome out = RunOne(e, x);
       csv << CsvRows(fig, "sigma" + Num(sigma), x, out);
       const double v = out.summary.final.test_loss;
@@ -411,11 +440,16 @@ void Fig3_001(const SharingReproOptions& o) {
       xn = std::max(xn, out.summary.final.max_x_norm);
       last = out.summary;
     }
-    t << "| " << (sigma > 0.0 ? Num(sigma) : "Theorem 3 for eps = 1: " + Num(last.info.party_sigma[0]) + " / " + Num(last.info.party_sigma[1])) << " | " << Num(last.info.epsilon) << " | " << Num(last.final.epsilon_total)
-      << " | " << Num(last.final.delta_total) << " | " << Fixed(sum / runs) << " (" << Fixed(lo) << ".."
+    t << "| "
+      << (sigma > 0.0 ? Num(sigma)
+                      : "Theorem 3 for eps = 1: " + Num(last.info.party_sigma[0]) + " / " +
+                            Num(last.info.party_sigma[1]))
+      << " | " << Num(last.info.epsilon) << " | " << Num(last.final.epsilon_total) << " | "
+      << Num(last.final.delta_total) << " | " << Fixed(sum / runs) << " (" << Fixed(lo) << ".."
       << Fixed(hi) << ") | " << Fixed(err / runs) << " | " << Fixed(xn, 2) << " |\n";
   }
-  t << "\n" << "| baseline | objective | test log loss | test error |\n|---|---|---|---|\n"
+  t << "\n"
+    << "| baseline | objective | test log loss | test error |\n|---|---|---|---|\n"
     << BaselineRows(info) << "\nTotal " << Elapsed(t0) << ".\n";
   WriteText(o.out + "/" + fig + ".csv", csv.str());
   WriteText(o.out + "/" + fig + "_table.md", t.str());
@@ -423,16 +457,26 @@ void Fig3_001(const SharingReproOptions& o) {
   std::ostringstream gp;
   const char* colors[] = {"#00aa00", "#0000dd", "#cc00cc", "#ff8800", "#dd0000", "#888888"};
   gp << PlotHeader(fig, 900, 600)
-     << "set title '001 Fig. 3 on a9a: DP ADMM sharing, test log loss under noise levels sigma (run 0 of "
-     << runs << "); 2 parties 66/57'\nset xlabel 'epoch'\nset ylabel 'test log loss'\nset logscale y\nset yrange [0.3:*]\n"
-     << "plot '" << fig << ".csv' using 7:(strcol(2) eq 'noise_free' ? $11 : NaN) with lines lc rgb '#000000' lw 2 title 'noise-free'";
+     << "set title '001 Fig. 3 on a9a: DP ADMM sharing, test log loss under noise levels sigma "
+        "(run 0 of "
+     << runs
+     << "); 2 parties 66/57'\nset xlabel 'epoch'\nset ylabel 'test log loss'\nset logscale y\nset "
+        "yrange [0.3:*]\n"
+     << "plot '" << fig
+     << ".csv' using 7:(strcol(2) eq 'noise_free' ? $11 : NaN) with lines lc rgb '#000000' lw 2 "
+        "title 'noise-free'";
   for (std::size_t k = 0; k < sigmas.size(); ++k) {
-    const std::string id = sigmas[k] > 0.0 ? "dp_sigma" + Num(sigmas[k]) : std::string("dp_eps1_theorem3");
-    gp << ", \\\n  '' using 7:(strcol(2) eq '" << id << "' && $4 == 0 ? $11 : NaN) with lines lc rgb '"
-       << colors[k] << "' lw 2 title '" << (sigmas[k] > 0.0 ? "sigma = " + Num(sigmas[k]) : std::string("Theorem 3 sigma, eps = 1")) << "'";
+    const std::string id =
+        sigmas[k] > 0.0 ? "dp_sigma" + Num(sigmas[k]) : std::string("dp_eps1_theorem3");
+    gp << ", \\\n  '' using 7:(strcol(2) eq '" << id
+       << "' && $4 == 0 ? $11 : NaN) with lines lc rgb '" << colors[k] << "' lw 2 title '"
+       << (sigmas[k] > 0.0 ? "sigma = " + Num(sigmas[k]) : std::string("Theorem 3 sigma, eps = 1"))
+       << "'";
   }
-  gp << ", \\\n  " << Num(info.central.test_loss) << " with lines lc rgb '#000000' dt 2 title 'centralized, all features', \\\n  "
-     << Num(info.local.test_loss) << " with lines lc rgb '#00aa00' dt 3 title 'party 1 features only'\n";
+  gp << ", \\\n  " << Num(info.central.test_loss)
+     << " with lines lc rgb '#000000' dt 2 title 'centralized, all features', \\\n  "
+     << Num(info.local.test_loss)
+     << " with lines lc rgb '#00aa00' dt 3 title 'party 1 features only'\n";
   Plot(o, fig, gp.str());
   std::fprintf(stderr, "%s done in %s\n", fig.c_str(), Elapsed(t0).c_str());
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reproductions of 001's figures (ADMM sharing over distributed features), registered as
 // subcommands of dpadmm_repro (bench/repro.cpp): fig1-001, fig2-001, fig3-001.
 // See bench/README.md, "001: ADMM sharing over distributed features".

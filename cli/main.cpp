@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dpadmm: the command-line front end.
 //
 //   dpadmm run [options]      one experiment of either family; see `dpadmm run --help`
@@ -41,11 +42,11 @@
 #include <CLI/CLI.hpp>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/solver/loss.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/run_spec.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/runtime/engine.h"
+#include "dpadmm/solver/loss.h"
 #include "predict_command.h"
 
 #ifndef DPADMM_VERSION
@@ -56,9 +57,9 @@ namespace dpadmm::cli {
 namespace {
 
 enum ExitCode : int {
-  kExitOk = 0,         // completed, converged, privacy budget exhausted
-  kExitInternal = 1,   // a bug or an I/O failure after the run started
-  kExitBadInput = 2,   // usage, configuration or data errors
+  kExitOk = 0,        // completed, converged, privacy budget exhausted
+  kExitInternal = 1,  // a bug or an I/O failure after the run started
+  kExitBadInput = 2,  // usage, configuration or data errors
   kExitDiverged = 3,
   kExitCancelled = 4,  // Ctrl-C (SIGINT) or SIGTERM
   kExitFailed = 5,     // a node program failed (exception) during the run
@@ -67,7 +68,8 @@ enum ExitCode : int {
 constexpr const char* kExitCodeHelp =
     "Exit codes: 0 completed, converged or privacy budget exhausted; 2 bad input (usage, config, "
     "data);\n            3 diverged (NaN/Inf, the summary names node and round); 4 cancelled "
-    "(Ctrl-C; trace and\n            summary are still written); 5 failed (a node program threw; the "
+    "(Ctrl-C; trace and\n            summary are still written); 5 failed (a node program threw; "
+    "the "
     "summary names node\n            and round); 1 internal error.";
 
 // ---------------------------------------------------------------------------------------------
@@ -168,9 +170,11 @@ std::string AlgorithmsWith(const std::string& key) {
   for (const Choice<Algorithm>& c : Choices<Algorithm>()) {
     AlgorithmParams params = DefaultParams(c.value);
     bool has = false;
-    std::visit([&](auto& p) {
-      std::decay_t<decltype(p)>::Visit(p, [&](const char* k, auto&) { has = has || key == k; });
-    }, params);
+    std::visit(
+        [&](auto& p) {
+          std::decay_t<decltype(p)>::Visit(p, [&](const char* k, auto&) { has = has || key == k; });
+        },
+        params);
     if (has) out += (out.empty() ? "" : ", ") + std::string(c.name);
   }
   return out;
@@ -248,9 +252,8 @@ class SpecFlags {
     storage_.push_back(text);
     CLI::Option* option = app_.add_option(name, *text, help + ": " + ChoiceList<E>());
     const std::string flag = name.substr(0, name.find(','));
-    bindings_.emplace_back(option, [field, text, flag](RunSpec& spec) {
-      field(spec) = ParseChoice<E>(*text, flag);
-    });
+    bindings_.emplace_back(
+        option, [field, text, flag](RunSpec& spec) { field(spec) = ParseChoice<E>(*text, flag); });
     return option;
   }
   // A parameter of the selected algorithm's struct (algorithm.<name>.<key>); an error names
@@ -278,8 +281,7 @@ class SpecFlags {
     });
   }
   template <class T>
-  CLI::Option* ParamList(const std::string& name, const std::string& key,
-                         const std::string& help) {
+  CLI::Option* ParamList(const std::string& name, const std::string& key, const std::string& help) {
     return Param(name, key, std::vector<T>{}, help)
         ->delimiter(',')
         ->allow_extra_args(false)
@@ -298,28 +300,40 @@ class SpecFlags {
   void Register() {
     std::string group = "Data";
     const auto in = [&](CLI::Option* o) { o->group(group); };
-    in(ChoiceFlag<DataSource>("--data", [](RunSpec& s) -> auto& { return s.data.source; },
-                              "Data source")->type_name("SOURCE"));
-    in(Value("--train", [](RunSpec& s) -> auto& { return s.data.train_path; },
-             "Training data file (file sources)")->type_name("FILE"));
-    in(Value("--test", [](RunSpec& s) -> auto& { return s.data.test_path; },
-             "Test data file; without it a seeded --test-fraction split (adult: required)")
+    in(ChoiceFlag<DataSource>(
+           "--data", [](RunSpec & s) -> auto& { return s.data.source; }, "Data source")
+           ->type_name("SOURCE"));
+    in(Value(
+           "--train", [](RunSpec & s) -> auto& { return s.data.train_path; },
+           "Training data file (file sources)")
            ->type_name("FILE"));
-    in(Value("--train-labels", [](RunSpec& s) -> auto& { return s.data.train_labels_path; },
-             "asc: training labels file (one +-1 per line)")->type_name("FILE"));
-    in(Value("--test-labels", [](RunSpec& s) -> auto& { return s.data.test_labels_path; },
-             "asc: test labels file")->type_name("FILE"));
-    in(Value("--features", [](RunSpec& s) -> auto& { return s.data.num_features; },
-             "libsvm: number of features (0 = the largest index in the file)")->type_name("N"));
-    in(Value("--label-column", [](RunSpec& s) -> auto& { return s.data.label_column; },
-             "csv: column of the label, 0-based; negative counts from the end (-1 = last)")
+    in(Value(
+           "--test", [](RunSpec & s) -> auto& { return s.data.test_path; },
+           "Test data file; without it a seeded --test-fraction split (adult: required)")
+           ->type_name("FILE"));
+    in(Value(
+           "--train-labels", [](RunSpec & s) -> auto& { return s.data.train_labels_path; },
+           "asc: training labels file (one +-1 per line)")
+           ->type_name("FILE"));
+    in(Value(
+           "--test-labels", [](RunSpec & s) -> auto& { return s.data.test_labels_path; },
+           "asc: test labels file")
+           ->type_name("FILE"));
+    in(Value(
+           "--features", [](RunSpec & s) -> auto& { return s.data.num_features; },
+           "libsvm: number of features (0 = the largest index in the file)")
+           ->type_name("N"));
+    in(Value(
+           "--label-column", [](RunSpec & s) -> auto& { return s.data.label_column; },
+           "csv: column of the label, 0-based; negative counts from the end (-1 = last)")
            ->type_name("K"));
     {
       // A char is entered as a one-character string ("tab" or "\t" for a tab).
       auto text = std::make_shared<std::string>(1, flags_.data.delimiter);
       CLI::Option* o = app_.add_option("--delimiter", *text,
                                        "csv: field delimiter, one character ('tab' for a tab, "
-                                       "' ' for whitespace)")->type_name("CHAR");
+                                       "' ' for whitespace)")
+                           ->type_name("CHAR");
       o->check([](const std::string& v) -> std::string {
         return (v.size() == 1 || v == "tab" || v == "\\t") ? "" : "must be one character or 'tab'";
       });
@@ -329,39 +343,58 @@ class SpecFlags {
       storage_.push_back(text);
       in(o);
     }
-    in(Switch("--header", [](RunSpec& s) -> auto& { return s.data.has_header; }, true,
-              "csv: the first line is a header"));
-    in(Value("--rows", [](RunSpec& s) -> auto& { return s.data.rows; },
-             "Generated data: rows before the train/test split")->type_name("N"));
-    in(Value("--dims", [](RunSpec& s) -> auto& { return s.data.dims; },
-             "Generated data: dimension (sparse: number of features)")->type_name("D"));
-    in(Value("--informative,--sparse-informative",
-             [](RunSpec& s) -> auto& { return s.data.sparse_informative; },
-             "sparse: informative columns (the first ones)")->type_name("K"));
-    in(Value("--nnz-per-row,--sparse-nnz-per-row",
-             [](RunSpec& s) -> auto& { return s.data.sparse_nnz_per_row; },
-             "sparse: nonzeros per row")->type_name("K"));
-    in(Value("--flip-probability,--sparse-flip-probability",
-             [](RunSpec& s) -> auto& { return s.data.sparse_flip_probability; },
-             "sparse: label-flip probability")->type_name("P"));
-    in(Value("--test-fraction", [](RunSpec& s) -> auto& { return s.data.test_fraction; },
-             "Share of rows held out for testing when there is no --test file, in (0, 1)")
+    in(Switch(
+        "--header", [](RunSpec & s) -> auto& { return s.data.has_header; }, true,
+        "csv: the first line is a header"));
+    in(Value(
+           "--rows", [](RunSpec & s) -> auto& { return s.data.rows; },
+           "Generated data: rows before the train/test split")
+           ->type_name("N"));
+    in(Value(
+           "--dims", [](RunSpec & s) -> auto& { return s.data.dims; },
+           "Generated data: dimension (sparse: number of features)")
+           ->type_name("D"));
+    in(Value(
+           "--informative,--sparse-informative",
+           [](RunSpec & s) -> auto& { return s.data.sparse_informative; },
+           "sparse: informative columns (the first ones)")
+           ->type_name("K"));
+    in(Value(
+           "--nnz-per-row,--sparse-nnz-per-row",
+           [](RunSpec & s) -> auto& { return s.data.sparse_nnz_per_row; },
+           "sparse: nonzeros per row")
+           ->type_name("K"));
+    in(Value(
+           "--flip-probability,--sparse-flip-probability",
+           [](RunSpec & s) -> auto& { return s.data.sparse_flip_probability; },
+           "sparse: label-flip probability")
+           ->type_name("P"));
+    in(Value(
+           "--test-fraction", [](RunSpec & s) -> auto& { return s.data.test_fraction; },
+           "Share of rows held out for testing when there is no --test file, in (0, 1)")
            ->type_name("F"));
-    in(Switch("--bias", [](RunSpec& s) -> auto& { return s.data.add_bias; }, true,
-              "Append a constant feature 1 (an intercept) to every row before normalisation"));
-    in(Switch("--no-normalize", [](RunSpec& s) -> auto& { return s.data.normalize; }, false,
-              "Keep rows as loaded (default: scale all rows by one factor so max ||x|| = 1)"));
+    in(Switch(
+        "--bias", [](RunSpec & s) -> auto& { return s.data.add_bias; }, true,
+        "Append a constant feature 1 (an intercept) to every row before normalisation"));
+    in(Switch(
+        "--no-normalize", [](RunSpec & s) -> auto& { return s.data.normalize; }, false,
+        "Keep rows as loaded (default: scale all rows by one factor so max ||x|| = 1)"));
 
     group = "Graph (consensus family)";
-    in(ChoiceFlag<Topology>("--topology", [](RunSpec& s) -> auto& { return s.graph.topology; },
-                            "Communication graph")->type_name("KIND"));
-    in(Value("--nodes", [](RunSpec& s) -> auto& { return s.graph.nodes; },
-             "Number of nodes (parties)")->type_name("N"));
+    in(ChoiceFlag<Topology>(
+           "--topology", [](RunSpec & s) -> auto& { return s.graph.topology; },
+           "Communication graph")
+           ->type_name("KIND"));
+    in(Value(
+           "--nodes", [](RunSpec & s) -> auto& { return s.graph.nodes; },
+           "Number of nodes (parties)")
+           ->type_name("N"));
     {
       auto text = std::make_shared<std::string>("auto");
       CLI::Option* o = app_.add_option("--edges", *text,
                                        "random: edges of the connected random graph; auto = "
-                                       "about 1.3 per node (13 for 10 nodes)")->type_name("M|auto");
+                                       "about 1.3 per node (13 for 10 nodes)")
+                           ->type_name("M|auto");
       o->check([](const std::string& v) -> std::string {
         if (v == "auto") return "";
         int parsed = 0;
@@ -376,26 +409,40 @@ class SpecFlags {
       storage_.push_back(text);
       in(o);
     }
-    in(Value("--grid-rows", [](RunSpec& s) -> auto& { return s.graph.grid_rows; },
-             "grid: rows of the grid (0 = as square as possible)")->type_name("R"));
-    in(Value("--graph-file", [](RunSpec& s) -> auto& { return s.graph.file; },
-             "file: edge list, one undirected edge 'i j' per line, 0-based")->type_name("FILE"));
+    in(Value(
+           "--grid-rows", [](RunSpec & s) -> auto& { return s.graph.grid_rows; },
+           "grid: rows of the grid (0 = as square as possible)")
+           ->type_name("R"));
+    in(Value(
+           "--graph-file", [](RunSpec & s) -> auto& { return s.graph.file; },
+           "file: edge list, one undirected edge 'i j' per line, 0-based")
+           ->type_name("FILE"));
 
     group = "Partition (consensus family)";
-    in(ChoiceFlag<PartitionKind>("--partition", [](RunSpec& s) -> auto& { return s.partition.kind; },
-                                 "How training rows are spread over nodes")->type_name("KIND"));
-    in(List("--proportions", [](RunSpec& s) -> auto& { return s.partition.proportions; },
-            "proportional: one positive weight per node, comma separated"));
-    in(Value("--dirichlet-alpha", [](RunSpec& s) -> auto& { return s.partition.dirichlet_alpha; },
-             "dirichlet: concentration (small = unbalanced nodes)")->type_name("A"));
-    in(Value("--partition-file", [](RunSpec& s) -> auto& { return s.partition.file; },
-             "file: line k holds the node of training row k")->type_name("FILE"));
+    in(ChoiceFlag<PartitionKind>(
+           "--partition", [](RunSpec & s) -> auto& { return s.partition.kind; },
+           "How training rows are spread over nodes")
+           ->type_name("KIND"));
+    in(List(
+        "--proportions", [](RunSpec & s) -> auto& { return s.partition.proportions; },
+        "proportional: one positive weight per node, comma separated"));
+    in(Value(
+           "--dirichlet-alpha", [](RunSpec & s) -> auto& { return s.partition.dirichlet_alpha; },
+           "dirichlet: concentration (small = unbalanced nodes)")
+           ->type_name("A"));
+    in(Value(
+           "--partition-file", [](RunSpec & s) -> auto& { return s.partition.file; },
+           "file: line k holds the node of training row k")
+           ->type_name("FILE"));
 
     group = "Loss (consensus family)";
-    in(ChoiceFlag<LossKind>("--loss", [](RunSpec& s) -> auto& { return s.loss.kind; },
-                            "Per-sample loss")->type_name("KIND"));
-    in(Value("--huber-h", [](RunSpec& s) -> auto& { return s.loss.huber_h; },
-             "smooth_hinge: half-width h > 0")->type_name("H"));
+    in(ChoiceFlag<LossKind>(
+           "--loss", [](RunSpec & s) -> auto& { return s.loss.kind; }, "Per-sample loss")
+           ->type_name("KIND"));
+    in(Value(
+           "--huber-h", [](RunSpec & s) -> auto& { return s.loss.huber_h; },
+           "smooth_hinge: half-width h > 0")
+           ->type_name("H"));
 
     group = "Algorithm";
     {
@@ -411,23 +458,25 @@ class SpecFlags {
       });
       in(algorithm_option_);
     }
-    in(Value("--C", [](RunSpec& s) -> auto& { return s.algorithm.C; },
-             "Consensus: loss weight C (node i weighs each of its B_i losses by C / B_i)")
+    in(Value(
+           "--C", [](RunSpec & s) -> auto& { return s.algorithm.C; },
+           "Consensus: loss weight C (node i weighs each of its B_i losses by C / B_i)")
            ->type_name("C"));
     {
       // --rho is the regulariser of the consensus family and the ADMM penalty of ADMM sharing
       // (each paper's own symbol).
       auto value = std::make_shared<double>(RunSpec{}.algorithm.rho);
       storage_.push_back(value);
-      CLI::Option* o = app_.add_option(
-          "--rho", *value,
-          "Consensus: regulariser weight rho (default 0.22); sharing: the ADMM penalty rho of 001 "
-          "(default 5e-4)")->type_name("RHO");
+      CLI::Option* o = app_.add_option("--rho", *value,
+                                       "Consensus: regulariser weight rho (default 0.22); sharing: "
+                                       "the ADMM penalty rho of 001 "
+                                       "(default 5e-4)")
+                           ->type_name("RHO");
       bindings_.emplace_back(o, [value](RunSpec& s) {
         if (s.family() == Family::kSharing) {
           if (!SetParam(s.algorithm, "rho", *value)) {
-            Fail(std::string("--rho is not used by algorithm '") +
-                 ChoiceName(s.algorithm.name()) + "' (use --lambda for the regulariser)");
+            Fail(std::string("--rho is not used by algorithm '") + ChoiceName(s.algorithm.name()) +
+                 "' (use --lambda for the regulariser)");
           }
         } else {
           s.algorithm.rho = *value;
@@ -435,21 +484,28 @@ class SpecFlags {
       });
       in(o);
     }
-    in(Switch("--rho-per-node", [](RunSpec& s) -> auto& { return s.algorithm.rho_per_node; }, true,
-              "Each node carries rho (004's DR-ERM) instead of rho / N (003)"));
-    in(Value("--eta", [](RunSpec& s) -> auto& { return s.algorithm.eta; },
-             "ADMM penalty eta (M-ADMM theta; MR-ADMM base penalty; PDML beta)")->type_name("ETA"));
-    in(Switch("--random-start", [](RunSpec& s) -> auto& { return s.algorithm.random_start; }, true,
-              "Start from f_i ~ N(0, 1/d) per coordinate (seeded) instead of 0"));
-    in(List("--node-eta", [](RunSpec& s) -> auto& { return s.algorithm.node_eta; },
-            "Per-node eta, one per node (replaces --eta)"));
-    in(Value("--privacy-budget", [](RunSpec& s) -> auto& { return s.algorithm.privacy_budget; },
-             "Each node's privacy budget: a node freezes before its loss would exceed it; the "
-             "run stops when every private node has frozen; 0 = no budget")
+    in(Switch(
+        "--rho-per-node", [](RunSpec & s) -> auto& { return s.algorithm.rho_per_node; }, true,
+        "Each node carries rho (004's DR-ERM) instead of rho / N (003)"));
+    in(Value(
+           "--eta", [](RunSpec & s) -> auto& { return s.algorithm.eta; },
+           "ADMM penalty eta (M-ADMM theta; MR-ADMM base penalty; PDML beta)")
+           ->type_name("ETA"));
+    in(Switch(
+        "--random-start", [](RunSpec & s) -> auto& { return s.algorithm.random_start; }, true,
+        "Start from f_i ~ N(0, 1/d) per coordinate (seeded) instead of 0"));
+    in(List(
+        "--node-eta", [](RunSpec & s) -> auto& { return s.algorithm.node_eta; },
+        "Per-node eta, one per node (replaces --eta)"));
+    in(Value(
+           "--privacy-budget", [](RunSpec & s) -> auto& { return s.algorithm.privacy_budget; },
+           "Each node's privacy budget: a node freezes before its loss would exceed it; the "
+           "run stops when every private node has frozen; 0 = no budget")
            ->type_name("B"));
-    in(List("--node-privacy-budget",
-            [](RunSpec& s) -> auto& { return s.algorithm.node_privacy_budget; },
-            "Per-node privacy budget, one per node (replaces --privacy-budget)"));
+    in(List(
+        "--node-privacy-budget",
+        [](RunSpec & s) -> auto& { return s.algorithm.node_privacy_budget; },
+        "Per-node privacy budget, one per node (replaces --privacy-budget)"));
     in(Param("--alpha", "alpha", 0.0, "Privacy parameter of the first iteration; 0 = no noise")
            ->type_name("A"));
     in(Param("--q1", "q1", 1.0, "Penalty growth factor >= 1 (madmm, mradmm, private_mradmm)")
@@ -467,7 +523,8 @@ class SpecFlags {
     group = "PDML (--algorithm pdml; paper 000: a = --rho, beta = --eta, the paper's C = 1)";
     in(Param("--label-eps", "label_eps", 0.0,
              "Label privacy eps of every user (randomized response, eps-LDP); 0 = labels "
-             "reported truthfully")->type_name("EPS"));
+             "reported truthfully")
+           ->type_name("EPS"));
     in(ParamList<double>("--label-eps-groups", "label_eps_groups",
                          "Heterogeneous label privacy: eps of each user group (0 = truthful); "
                          "replaces --label-eps"));
@@ -476,12 +533,14 @@ class SpecFlags {
                          "seeded)"));
     in(Param("--pdml-R", "R", 0.0,
              "Objective perturbation bound: ||eta_i||_2 <= R, uniform in the ball, once per "
-             "server; 0 = none")->type_name("R"));
+             "server; 0 = none")
+           ->type_name("R"));
     in(Param("--pdml-V", "V", 0.0,
              "Primal perturbation: the released w~_i(t) = w_i(t) + N(0, decay^(t-1) V^2 I); "
-             "0 = none")->type_name("V"));
-    in(Param("--pdml-decay", "decay", 0.8,
-             "Decay rate of the primal noise variance, in (0, 1]")->type_name("RHO"));
+             "0 = none")
+           ->type_name("V"));
+    in(Param("--pdml-decay", "decay", 0.8, "Decay rate of the primal noise variance, in (0, 1]")
+           ->type_name("RHO"));
 
     group = "Sharing family (--algorithm sharing | sgd; paper 001)";
     in(Param("--parties", "parties", 2, "Number of parties M")->type_name("M"));
@@ -490,67 +549,96 @@ class SpecFlags {
                                "even split)"));
     in(Param("--lambda", "lambda", 1e-4, "Regulariser weight lambda")->type_name("L"));
     in(Param("--z-tolerance", "z_tolerance", 1e-13,
-             "Relative step tolerance of the per-sample z Newton solve")->type_name("TOL"));
+             "Relative step tolerance of the per-sample z Newton solve")
+           ->type_name("TOL"));
     in(Param("--z-max-iterations", "z_max_iterations", 100,
-             "Newton steps of the z update before the run is declared diverged")->type_name("N"));
+             "Newton steps of the z update before the run is declared diverged")
+           ->type_name("N"));
     in(ParamSwitch("--dp", "dp",
-                         "Private ADMM sharing, 001 (16): x_m + N(0, sigma^2 (D_m^T D_m)^-1)"));
+                   "Private ADMM sharing, 001 (16): x_m + N(0, sigma^2 (D_m^T D_m)^-1)"));
     in(Param("--epsilon", "epsilon", 1.0, "Per-iteration epsilon in (0, 1]")->type_name("EPS"));
     in(Param("--noise-sigma", "noise_sigma", 0.0,
              "Set sigma directly (0 = from Theorem 3 and --epsilon); epsilon is then reported "
-             "for it")->type_name("S"));
+             "for it")
+           ->type_name("S"));
     in(Param("--delta", "delta", 1e-5, "Per-iteration delta")->type_name("D"));
     in(Param("--delta-prime", "delta_prime", 1e-5, "Corollary 1's delta'")->type_name("D"));
     in(Param("--b1", "b1", 1.0,
              "Assumed bound on ||x_m||, ||y|| (Assumption 2.1; not enforced, the trace shows the "
-             "observed norms)")->type_name("B"));
+             "observed norms)")
+           ->type_name("B"));
     in(Param("--c1", "c1", 1.0, "Bound on |R''| (Assumption 2.2)")->type_name("C"));
     in(Param("--learning-rate", "learning_rate", 0.5, "sgd: step size of epoch 1")
            ->type_name("ETA"));
     in(Param("--lr-decay", "lr_decay", 0.0,
-             "sgd: step of epoch e = learning_rate / (1 + lr_decay (e - 1))")->type_name("K"));
+             "sgd: step of epoch e = learning_rate / (1 + lr_decay (e - 1))")
+           ->type_name("K"));
     in(Param("--batch-size", "batch_size", 64, "sgd: mini-batch size")->type_name("B"));
     in(Param("--sgd-init-sd,--init-sd", "init_sd", 0.01, "sgd: initial weights ~ N(0, sd^2)")
            ->type_name("SD"));
 
     group = "Local Newton solver (consensus family)";
-    in(Value("--newton-max-iterations", [](RunSpec& s) -> auto& { return s.newton.max_iterations; },
-             "Newton steps per local solve")->type_name("N"));
-    in(Value("--newton-tolerance", [](RunSpec& s) -> auto& { return s.newton.gradient_tolerance; },
-             "Relative gradient-norm tolerance of a local solve")->type_name("TOL"));
-    in(Value("--newton-armijo-c", [](RunSpec& s) -> auto& { return s.newton.armijo_c; },
-             "Armijo sufficient-decrease constant, in (0, 0.5)")->type_name("C"));
-    in(Value("--newton-backtrack", [](RunSpec& s) -> auto& { return s.newton.backtrack; },
-             "Line-search step shrink factor, in (0, 1)")->type_name("F"));
-    in(Value("--newton-max-backtracks", [](RunSpec& s) -> auto& { return s.newton.max_backtracks; },
-             "Line-search steps per Newton step")->type_name("N"));
-    in(Value("--newton-dense-max-dim",
-             [](RunSpec& s) -> auto& { return s.newton.dense_hessian_max_dim; },
-             "Cholesky on the Hessian up to this many features, conjugate gradients above")
+    in(Value(
+           "--newton-max-iterations", [](RunSpec & s) -> auto& { return s.newton.max_iterations; },
+           "Newton steps per local solve")
+           ->type_name("N"));
+    in(Value(
+           "--newton-tolerance", [](RunSpec & s) -> auto& { return s.newton.gradient_tolerance; },
+           "Relative gradient-norm tolerance of a local solve")
+           ->type_name("TOL"));
+    in(Value(
+           "--newton-armijo-c", [](RunSpec & s) -> auto& { return s.newton.armijo_c; },
+           "Armijo sufficient-decrease constant, in (0, 0.5)")
+           ->type_name("C"));
+    in(Value(
+           "--newton-backtrack", [](RunSpec & s) -> auto& { return s.newton.backtrack; },
+           "Line-search step shrink factor, in (0, 1)")
+           ->type_name("F"));
+    in(Value(
+           "--newton-max-backtracks", [](RunSpec & s) -> auto& { return s.newton.max_backtracks; },
+           "Line-search steps per Newton step")
+           ->type_name("N"));
+    in(Value(
+           "--newton-dense-max-dim",
+           [](RunSpec & s) -> auto& { return s.newton.dense_hessian_max_dim; },
+           "Cholesky on the Hessian up to this many features, conjugate gradients above")
            ->type_name("D"));
-    in(Value("--newton-max-cg-iterations",
-             [](RunSpec& s) -> auto& { return s.newton.max_cg_iterations; },
-             "Conjugate-gradient steps per Newton step (CG mode)")->type_name("N"));
+    in(Value(
+           "--newton-max-cg-iterations",
+           [](RunSpec & s) -> auto& { return s.newton.max_cg_iterations; },
+           "Conjugate-gradient steps per Newton step (CG mode)")
+           ->type_name("N"));
 
     group = "Run";
-    in(Value("--iterations,--epochs", [](RunSpec& s) -> auto& { return s.iterations; },
-             "ADMM rounds after round 0 (sharing: iterations; sgd: epochs)")->type_name("T"));
-    in(Value("--seed", [](RunSpec& s) -> auto& { return s.seed; },
-             "Seed of all randomness (data, graph, partition, noise)")->type_name("S"));
-    in(ChoiceFlag<runtime::EngineKind>("--engine", [](RunSpec& s) -> auto& { return s.engine; },
-                                       "Engine; all give bitwise-identical results")
+    in(Value(
+           "--iterations,--epochs", [](RunSpec & s) -> auto& { return s.iterations; },
+           "ADMM rounds after round 0 (sharing: iterations; sgd: epochs)")
+           ->type_name("T"));
+    in(Value(
+           "--seed", [](RunSpec & s) -> auto& { return s.seed; },
+           "Seed of all randomness (data, graph, partition, noise)")
+           ->type_name("S"));
+    in(ChoiceFlag<runtime::EngineKind>(
+           "--engine", [](RunSpec & s) -> auto& { return s.engine; },
+           "Engine; all give bitwise-identical results")
            ->type_name("ENGINE"));
-    in(Value("--threads", [](RunSpec& s) -> auto& { return s.threads; },
-             "Worker threads of the tbb engine (0 = all cores)")->type_name("N"));
-    in(Switch("--no-optimum,--no-baselines",
-              [](RunSpec& s) -> auto& { return s.compute_optimum; }, false,
-              "Skip the centralized optimum (sharing: the baselines)"));
-    in(Value("--tolerance", [](RunSpec& s) -> auto& { return s.tolerance; },
-             "Consensus: stop ('converged') once model change and consensus gap are below this; "
-             "0 = never")->type_name("TOL"));
-    in(Value("--metrics-every", [](RunSpec& s) -> auto& { return s.metrics_every; },
-             "Consensus: metrics (and trace rows) every this many rounds; 0 = first and last "
-             "only")->type_name("K"));
+    in(Value(
+           "--threads", [](RunSpec & s) -> auto& { return s.threads; },
+           "Worker threads of the tbb engine (0 = all cores)")
+           ->type_name("N"));
+    in(Switch(
+        "--no-optimum,--no-baselines", [](RunSpec & s) -> auto& { return s.compute_optimum; },
+        false, "Skip the centralized optimum (sharing: the baselines)"));
+    in(Value(
+           "--tolerance", [](RunSpec & s) -> auto& { return s.tolerance; },
+           "Consensus: stop ('converged') once model change and consensus gap are below this; "
+           "0 = never")
+           ->type_name("TOL"));
+    in(Value(
+           "--metrics-every", [](RunSpec & s) -> auto& { return s.metrics_every; },
+           "Consensus: metrics (and trace rows) every this many rounds; 0 = first and last "
+           "only")
+           ->type_name("K"));
   }
 
   CLI::App& app_;
@@ -573,8 +661,10 @@ TraceFormat ResolveTraceFormat(const std::string& path, const std::string& force
   };
   if (ends_with(".csv")) return TraceFormat::kCsv;
   if (ends_with(".jsonl") || ends_with(".ndjson")) return TraceFormat::kJsonLines;
-  Fail("--trace " + path + ": cannot tell the format from the extension (.csv or .jsonl); "
-       "use --trace-format " + ChoiceList<TraceFormat>("|"));
+  Fail("--trace " + path +
+       ": cannot tell the format from the extension (.csv or .jsonl); "
+       "use --trace-format " +
+       ChoiceList<TraceFormat>("|"));
 }
 
 std::ofstream OpenForWriting(const std::string& path, const char* what) {
@@ -586,7 +676,9 @@ std::ofstream OpenForWriting(const std::string& path, const char* what) {
 class TraceWriter {
  public:
   TraceWriter(std::string path, TraceFormat format, Family family)
-      : path_(std::move(path)), format_(format), family_(family),
+      : path_(std::move(path)),
+        format_(format),
+        family_(family),
         out_(OpenForWriting(path_, "the trace")) {
     if (format_ == TraceFormat::kCsv) out_ << MetricsCsvHeader(family_) << '\n';
   }
@@ -630,9 +722,8 @@ class Progress {
             ? std::to_string(info.nodes) + " nodes / " + std::to_string(info.edges) + " edges"
             : std::to_string(info.party_features.size()) + " parties";
     std::fprintf(stderr, "dpadmm: %s on %s, %lld training rows x %lld features, %lld rounds\n",
-                 ChoiceName(info.algorithm), where.c_str(),
-                 static_cast<long long>(info.train_rows), static_cast<long long>(info.features),
-                 static_cast<long long>(total_));
+                 ChoiceName(info.algorithm), where.c_str(), static_cast<long long>(info.train_rows),
+                 static_cast<long long>(info.features), static_cast<long long>(total_));
   }
 
   void Update(const RoundMetrics& m) {
@@ -707,31 +798,28 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
   };
   out << "dpadmm: " << ToString(s.outcome) << " -- " << s.message << '\n';
   row("data", info.dataset + ": " + std::to_string(info.train_rows) + " training rows, " +
-                  std::to_string(info.test_rows) + " test rows, " +
-                  std::to_string(info.features) + " features, " +
-                  (info.sparse ? "sparse" : "dense"));
+                  std::to_string(info.test_rows) + " test rows, " + std::to_string(info.features) +
+                  " features, " + (info.sparse ? "sparse" : "dense"));
   if (!spec.data.normalize) {
-    row("normalisation", "rows not scaled (--no-normalize); max ||x|| = " +
-                             Fmt("%.6g", info.max_row_norm_before) +
-                             (info.max_row_norm_before > 1.0
-                                  ? " > 1: the privacy analyses assume ||x|| <= 1"
-                                  : ""));
+    row("normalisation",
+        "rows not scaled (--no-normalize); max ||x|| = " + Fmt("%.6g", info.max_row_norm_before) +
+            (info.max_row_norm_before > 1.0 ? " > 1: the privacy analyses assume ||x|| <= 1" : ""));
   } else if (info.normalization_factor == 1.0) {
-    row("normalisation", "rows not scaled (max ||x|| was already " +
-                             Fmt("%.6g", info.max_row_norm_before) + ")");
+    row("normalisation",
+        "rows not scaled (max ||x|| was already " + Fmt("%.6g", info.max_row_norm_before) + ")");
   } else {
     row("normalisation", "rows scaled by " + Fmt("%.6g", info.normalization_factor) +
                              " so that max ||x|| = 1 (it was " +
                              Fmt("%.6g", info.max_row_norm_before) + ")");
   }
-  const int threads = info.threads > 0 ? info.threads
-                                       : static_cast<int>(std::thread::hardware_concurrency());
-  const std::string engine =
-      !info.on_engine ? std::string("in-process loop")
-                      : std::string(ChoiceName(info.engine)) + " engine" +
-                            (info.engine == runtime::EngineKind::kTbb
-                                 ? ", " + std::to_string(threads) + " threads"
-                                 : "");
+  const int threads =
+      info.threads > 0 ? info.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const std::string engine = !info.on_engine
+                                 ? std::string("in-process loop")
+                                 : std::string(ChoiceName(info.engine)) + " engine" +
+                                       (info.engine == runtime::EngineKind::kTbb
+                                            ? ", " + std::to_string(threads) + " threads"
+                                            : "");
   row("privacy", info.privacy_guarantee);
   row("rounds", std::to_string(s.rounds) + " of " + std::to_string(spec.iterations));
   row("training loss", Fmt("%.8g", m.train_loss));
@@ -741,17 +829,17 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
       parties += (p ? " / " : "") + std::to_string(info.party_features[p]);
     }
     row("parties", parties + " features");
-    row("algorithm", std::string(ChoiceName(info.algorithm)) + (info.dp ? " (private)" : "") +
-                         ", " + engine);
-    row("objective", Fmt("%.8g", m.objective) +
-                         (info.central.computed
-                              ? "  (centralized optimum " + Fmt("%.8g", info.central.objective) + ")"
-                              : ""));
-    row("test log loss", Fmt("%.6g", m.test_loss) +
-                             (info.central.computed
-                                  ? "  (all features " + Fmt("%.6g", info.central.test_loss) +
-                                        ", party 1 only " + Fmt("%.6g", info.local.test_loss) + ")"
-                                  : ""));
+    row("algorithm",
+        std::string(ChoiceName(info.algorithm)) + (info.dp ? " (private)" : "") + ", " + engine);
+    row("objective", Fmt("%.8g", m.objective) + (info.central.computed
+                                                     ? "  (centralized optimum " +
+                                                           Fmt("%.8g", info.central.objective) + ")"
+                                                     : ""));
+    row("test log loss",
+        Fmt("%.6g", m.test_loss) +
+            (info.central.computed ? "  (all features " + Fmt("%.6g", info.central.test_loss) +
+                                         ", party 1 only " + Fmt("%.6g", info.local.test_loss) + ")"
+                                   : ""));
     row("test accuracy", Percent(1.0 - m.test_error));
     if (info.dp) {
       row("privacy loss", "per iteration (" + Fmt("%.6g", info.epsilon) + ", " +
@@ -773,20 +861,20 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
       per_node +=
           *lo == *hi ? std::to_string(*lo) : std::to_string(*lo) + ".." + std::to_string(*hi);
     }
-    row("graph", std::to_string(info.nodes) + " nodes, " + std::to_string(info.edges) +
-                     " edges (" + ChoiceName(spec.graph.topology) + "); " + per_node);
-    row("algorithm", std::string(ChoiceName(info.algorithm)) + ", " + info.loss + " loss, " +
-                         engine);
+    row("graph", std::to_string(info.nodes) + " nodes, " + std::to_string(info.edges) + " edges (" +
+                     ChoiceName(spec.graph.topology) + "); " + per_node);
+    row("algorithm",
+        std::string(ChoiceName(info.algorithm)) + ", " + info.loss + " loss, " + engine);
     if (m.privacy_loss > 0.0) row("privacy loss", Fmt("%.6g", m.privacy_loss));
     const bool has_optimum = !std::isnan(info.optimum_objective);
-    row("objective", Fmt("%.8g", m.objective) +
-                         (has_optimum ? "  (centralized optimum " +
-                                            Fmt("%.8g", info.optimum_objective) + ")"
-                                      : ""));
-    row("test accuracy", Percent(1.0 - m.test_error) +
-                             (has_optimum ? "  (centralized optimum " +
-                                                Percent(1.0 - info.optimum_test_error) + ")"
-                                          : ""));
+    row("objective",
+        Fmt("%.8g", m.objective) +
+            (has_optimum ? "  (centralized optimum " + Fmt("%.8g", info.optimum_objective) + ")"
+                         : ""));
+    row("test accuracy",
+        Percent(1.0 - m.test_error) +
+            (has_optimum ? "  (centralized optimum " + Percent(1.0 - info.optimum_test_error) + ")"
+                         : ""));
     row("distance to optimum",
         std::isnan(m.distance_to_optimum)
             ? std::string(spec.compute_optimum ? "not computed" : "not computed (--no-optimum)")
@@ -796,8 +884,8 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
   }
   row("wall time", Seconds(wall_seconds) + " (rounds " + Seconds(s.seconds) + ", " +
                        Fmt("%.3g", s.seconds_per_round) + " s per round)");
-  row("trace", trace.path() + " (" + trace.format_name() + ", " + std::to_string(trace.rows()) +
-                   " rows)");
+  row("trace",
+      trace.path() + " (" + trace.format_name() + ", " + std::to_string(trace.rows()) + " rows)");
   row("summary", summary_path);
   std::cout << out.str() << std::flush;
 }
@@ -861,8 +949,8 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
   std::ofstream summary_file = OpenForWriting(o.summary, "the summary");
   Progress::Mode mode = Progress::Mode::kOff;
   if (!o.quiet) {
-    mode = (o.progress || isatty(STDERR_FILENO) != 0) ? Progress::Mode::kBar
-                                                      : Progress::Mode::kLines;
+    mode =
+        (o.progress || isatty(STDERR_FILENO) != 0) ? Progress::Mode::kBar : Progress::Mode::kLines;
   }
   Progress progress(mode, spec.iterations);
   CliObserver observer(trace, progress);
@@ -891,25 +979,38 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
 
 void AddOutputOptions(CLI::App& command, OutputOptions& o) {
   const std::string io = "Input and output";
-  command.add_option("--config", o.config,
-                     "JSON spec file (shape: see --print-config); command-line flags override it")
-      ->type_name("FILE")->group(io);
-  command.add_option("--trace", o.trace,
-                     "Per-round metrics; format from the extension (.csv or .jsonl)")
-      ->type_name("FILE")->group(io);
-  command.add_option("--trace-format", o.trace_format,
-                     "Overrides the extension: " + ChoiceList<TraceFormat>())
-      ->type_name("FORMAT")->group(io);
+  command
+      .add_option("--config", o.config,
+                  "JSON spec file (shape: see --print-config); command-line flags override it")
+      ->type_name("FILE")
+      ->group(io);
+  command
+      .add_option("--trace", o.trace,
+                  "Per-round metrics; format from the extension (.csv or .jsonl)")
+      ->type_name("FILE")
+      ->group(io);
+  command
+      .add_option("--trace-format", o.trace_format,
+                  "Overrides the extension: " + ChoiceList<TraceFormat>())
+      ->type_name("FORMAT")
+      ->group(io);
   command.add_option("--summary", o.summary, "Run summary (outcome, final metrics, model) as JSON")
-      ->type_name("FILE")->group(io);
-  command.add_option("--model-out", o.model_out,
-                     "Save the learned model as JSON for `dpadmm predict` (dpadmm::Model)")
-      ->type_name("FILE")->group(io);
+      ->type_name("FILE")
+      ->group(io);
+  command
+      .add_option("--model-out", o.model_out,
+                  "Save the learned model as JSON for `dpadmm predict` (dpadmm::Model)")
+      ->type_name("FILE")
+      ->group(io);
   command.add_flag("--quiet,-q", o.quiet, "No progress output on stderr")->group(io);
-  command.add_flag("--progress", o.progress,
-                   "Draw the progress bar even when stderr is not a terminal")->group(io);
-  command.add_flag("--print-config", o.print_config,
-                   "Print the effective spec as JSON and exit (nothing is run)")->group(io);
+  command
+      .add_flag("--progress", o.progress,
+                "Draw the progress bar even when stderr is not a terminal")
+      ->group(io);
+  command
+      .add_flag("--print-config", o.print_config,
+                "Print the effective spec as JSON and exit (nothing is run)")
+      ->group(io);
 }
 
 int Main(int argc, char** argv) {
@@ -920,9 +1021,10 @@ int Main(int argc, char** argv) {
   app.footer(kExitCodeHelp);
 
   const std::string footer =
-      std::string("The spec is built from the defaults of the algorithm's family, then --config "
-                  "FILE, then the\nflags given here (flags override the file). --print-config "
-                  "shows the result as JSON; it is a\nvalid --config.\n") +
+      std::string(
+          "The spec is built from the defaults of the algorithm's family, then --config "
+          "FILE, then the\nflags given here (flags override the file). --print-config "
+          "shows the result as JSON; it is a\nvalid --config.\n") +
       kExitCodeHelp;
   CLI::App* run = app.add_subcommand(
       "run",

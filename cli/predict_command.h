@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dpadmm predict`: applies a saved model (dpadmm run --model-out, or Model::Save) to a data
 // file. Rows are read raw, as the run read its own files; the model applies the training
 // transformation (intercept, normalisation) itself. Prints the row count and, when the file

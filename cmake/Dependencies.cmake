@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Every third-party dependency comes from the system (Debian packages); nothing is downloaded.
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 if(DPADMM_WITH_TBB)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # find_package(dpadmm) support: targets dpadmm::runtime and dpadmm::algorithms, public headers,
 # a package config that finds Eigen (and oneTBB when the runtime was built with it), and a
 # version file (same major version is compatible).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures and builds the native Release tree in build/ (installing system packages first).
 set -euo pipefail
 cd "$(dirname "$0")/.."

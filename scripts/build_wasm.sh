@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the WebAssembly module (build-wasm/dpadmm_wasm.mjs + .wasm) with Debian's Emscripten:
 # the same algorithms/ and runtime/ code as the native build, serial engine, embind bindings.
 # DPADMM_NATIVE_CLI=path enables the wasm-vs-native trace test in build-wasm's ctest.

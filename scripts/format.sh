@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The project's formatting and licence lines.
 #   scripts/format.sh           add missing SPDX lines, then clang-format every C++ file in place
 #   scripts/format.sh --check   change nothing; exit 1 naming every file that is not formatted or
@@ -11,8 +12,8 @@ CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
 spdx='SPDX-License-Identifier: Apache-2.0'
 
 # Every tracked source file (C++, CMake, shell, TypeScript/JavaScript), generated files excluded.
-mapfile -t sources < <(git ls-files -- '*.cpp' '*.h' '*.h.in' '*.cmake' 'CMakeLists.txt' '*.sh' \
-  '*.ts' '*.mjs' '.ci/run' | grep -v -e '^web/node_modules/' -e '/corpus/' -e '\.d\.ts$')
+mapfile -t sources < <(git ls-files -- '*.cpp' '*.h' '*.h.in' '*.cmake' 'CMakeLists.txt' \
+  '*/CMakeLists.txt' '*.sh' '*.ts' '*.mjs' '.ci/run' | grep -v -e '^web/node_modules/' -e '/corpus/')
 mapfile -t cxx < <(printf '%s\n' "${sources[@]}" | grep -E '\.(cpp|h)$')
 
 bad=0

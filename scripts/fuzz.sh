@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer harnesses (tests/fuzz, clang++-14 with ASan+UBSan, in build-fuzz/) and runs
 # each for SECONDS (default 60) from its committed seed corpus, printing the executions reached.
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]   (harness names without "fuzz_", e.g. csv)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs every system package dpadmm needs on Debian 12 (idempotent; skips apt when all are
 # present). Run as root (or with sudo available).
 set -euo pipefail
@@ -7,7 +8,9 @@ packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           libbenchmark-dev libtbb-dev libeigen3-dev librandom123-dev libcli11-dev
           nlohmann-json3-dev gnuplot-nox
           emscripten chromium  # browser demo: wasm build and its end-to-end test
-          clang-14 libfuzzer-14-dev libclang-rt-14-dev)  # scripts/fuzz.sh (libFuzzer, ASan, UBSan)
+          clang-14 libfuzzer-14-dev libclang-rt-14-dev  # scripts/fuzz.sh (libFuzzer, ASan, UBSan)
+          libopenmpi-dev openmpi-bin  # the MPI engine and its tests under mpirun
+          clang-format python3)       # scripts/format.sh --check; the golden test's comparison
 
 missing=()
 for p in "${packages[@]}"; do

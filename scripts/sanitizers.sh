@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Sanitizer runs, each step timed:
 #   asan  the whole project with AddressSanitizer + UndefinedBehaviorSanitizer (CMakePresets.json
 #         "asan", build-asan/) and the whole ctest suite except the `package` label;
@@ -48,12 +49,18 @@ tbb_build() {
     return
   fi
   # The Debian source package through a private apt configuration (no change to the system's
-  # sources): deb-src of the release this machine runs.
-  local apt=$tbb_dir/apt codename
-  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$tbb_dir/src"
-  echo "deb-src http://deb.debian.org/debian $codename main" >"$apt/sources.list"
-  local opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+  # sources): the machine's own Debian archive entries, as deb-src.
+  local apt=$tbb_dir/apt
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/parts" "$tbb_dir/src"
+  : >"$apt/sources.list"
+  if [ -f /etc/apt/sources.list ]; then
+    sed -n 's/^deb /deb-src /p' /etc/apt/sources.list >>"$apt/sources.list"
+  fi
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+      >"$apt/parts/debian.sources"
+  fi
+  local opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=$apt/parts"
               -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
               -o "Debug::NoLocking=1")
   apt-get "${opts[@]}" update -q

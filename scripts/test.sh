@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds and runs the whole test suite: unit, engine, ADMM, CLI and package tests (ctest), then
 # the channel stress test again under ThreadSanitizer.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # clang-tidy with the project's .clang-tidy over the library, runtime and CLI sources
 # (needs a configured build/ with compile_commands.json; scripts/build.sh makes one).
 set -euo pipefail

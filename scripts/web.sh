@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The browser demo. Builds the wasm module and the front-end, then serves the page:
 #   scripts/web.sh            build and serve on http://127.0.0.1:5173 (Ctrl-C stops)
 #   scripts/web.sh build      only build the static files into web/dist/

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recording a run's rounds and comparing two runs bit for bit (both families).
 #pragma once
 

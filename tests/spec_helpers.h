@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests' access to the selected algorithm's parameters by what they mean (noise schedule,
 // penalty growth, ...), whichever struct holds them. Throws std::bad_variant_access if the
 // selected algorithm has no such parameter (a test bug).
@@ -12,22 +13,26 @@ namespace dpadmm::test {
 
 inline NoiseSchedule& Noise(RunSpec& s) {
   NoiseSchedule* out = nullptr;
-  std::visit([&](auto& p) {
-    if constexpr (std::is_base_of_v<NoiseSchedule, std::decay_t<decltype(p)>>) out = &p;
-  }, s.algorithm.params);
+  std::visit(
+      [&](auto& p) {
+        if constexpr (std::is_base_of_v<NoiseSchedule, std::decay_t<decltype(p)>>) out = &p;
+      },
+      s.algorithm.params);
   if (out == nullptr) throw std::bad_variant_access();
   return *out;
 }
 
 // The selected struct's field `name` (a macro: the member is found by name in each struct).
-#define DPADMM_TEST_FIELD(Type, name)                                        \
-  inline Type& name##Of(RunSpec& s) {                                        \
-    Type* out = nullptr;                                                     \
-    std::visit([&](auto& p) {                                                \
-      if constexpr (requires { p.name; }) out = &p.name;                     \
-    }, s.algorithm.params);                                                  \
-    if (out == nullptr) throw std::bad_variant_access();                     \
-    return *out;                                                             \
+#define DPADMM_TEST_FIELD(Type, name)                        \
+  inline Type& name##Of(RunSpec& s) {                        \
+    Type* out = nullptr;                                     \
+    std::visit(                                              \
+        [&](auto& p) {                                       \
+          if constexpr (requires { p.name; }) out = &p.name; \
+        },                                                   \
+        s.algorithm.params);                                 \
+    if (out == nullptr) throw std::bad_variant_access();     \
+    return *out;                                             \
   }
 DPADMM_TEST_FIELD(double, q1)
 DPADMM_TEST_FIELD(std::vector<double>, node_q1)

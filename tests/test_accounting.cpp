@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/privacy/accounting.h"
 
 #include <cmath>
@@ -91,11 +92,11 @@ TEST(AccountingPvp, SensitivityAndNoiseParameter) {
 
 TEST(AccountingMadmm, GeometricScheduleStartsAtFirst) {
   // 002: eta_i(t+1) = theta q1^t, so value(t) = first * ratio^(t-1).
-  EXPECT_EQ(GeometricSchedule(0.5, 1.04, 1), 0.5);              // 0.5 * 1.04^0
-  EXPECT_DOUBLE_EQ(GeometricSchedule(0.5, 1.04, 3), 0.5408);    // 0.5 * 1.0816
-  EXPECT_EQ(GeometricSchedule(3.0, 2.0, 5), 48.0);              // 3 * 2^4
-  EXPECT_EQ(GeometricSchedule(3.0, 0.5, 3), 0.75);              // 3 * 0.25 (a decaying alpha)
-  EXPECT_EQ(GeometricSchedule(0.7, 1.0, 1000000), 0.7);         // q = 1: DVP's constant eta
+  EXPECT_EQ(GeometricSchedule(0.5, 1.04, 1), 0.5);            // 0.5 * 1.04^0
+  EXPECT_DOUBLE_EQ(GeometricSchedule(0.5, 1.04, 3), 0.5408);  // 0.5 * 1.0816
+  EXPECT_EQ(GeometricSchedule(3.0, 2.0, 5), 48.0);            // 3 * 2^4
+  EXPECT_EQ(GeometricSchedule(3.0, 0.5, 3), 0.75);            // 3 * 0.25 (a decaying alpha)
+  EXPECT_EQ(GeometricSchedule(0.7, 1.0, 1000000), 0.7);       // q = 1: DVP's constant eta
 }
 
 TEST(AccountingMadmm, IterationLoss) {
@@ -243,10 +244,16 @@ TEST(AccountingErrors, ScheduleAndMadmmNameTheArgument) {
                                {"MadmmIterationLoss: alpha must be > 0, got 0"}));
   EXPECT_TRUE(ThrowsInputError([] { MaxOverNodesOfSums({}); },
                                {"MaxOverNodesOfSums: terms must hold at least one node"}));
-  EXPECT_TRUE(ThrowsInputError([] { MaxOverNodesOfSums({{1.0, 2.0}, {1.0}}); },
-                               {"MaxOverNodesOfSums: node 1 has 1 terms, node 0 has 2"}));
-  EXPECT_TRUE(ThrowsInputError([] { MaxOverNodesOfSums({{1.0, 2.0}, {1.0, -3.0}}); },
-                               {"MaxOverNodesOfSums: terms[1][1] must be >= 0, got -3"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        MaxOverNodesOfSums({{1.0, 2.0}, {1.0}});
+      },
+      {"MaxOverNodesOfSums: node 1 has 1 terms, node 0 has 2"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        MaxOverNodesOfSums({{1.0, 2.0}, {1.0, -3.0}});
+      },
+      {"MaxOverNodesOfSums: terms[1][1] must be >= 0, got -3"}));
 }
 
 TEST(AccountingErrors, MrAdmmAndCompositionNameTheArgument) {
@@ -260,11 +267,13 @@ TEST(AccountingErrors, MrAdmmAndCompositionNameTheArgument) {
                                {"MrAdmmFirstPenaltyOk: eta1 must be > 0, got 0"}));
   EXPECT_TRUE(ThrowsInputError([] { MrAdmmFirstPenaltyOk(-1750, 8000, 0.25, 0.22, 5, 1, 2); },
                                {"MrAdmmFirstPenaltyOk: C must be > 0, got -1750"}));
-  EXPECT_TRUE(ThrowsInputError([] { ComposeBasic({0.5, -0.1}); },
-                               {"ComposeBasic: per_iteration[1] must be >= 0, got -0.1"}));
   EXPECT_TRUE(ThrowsInputError(
-      [] { ComposeBasic({std::numeric_limits<double>::infinity()}); },
-      {"ComposeBasic: per_iteration[0] must be finite, got inf"}));
+      [] {
+        ComposeBasic({0.5, -0.1});
+      },
+      {"ComposeBasic: per_iteration[1] must be >= 0, got -0.1"}));
+  EXPECT_TRUE(ThrowsInputError([] { ComposeBasic({std::numeric_limits<double>::infinity()}); },
+                               {"ComposeBasic: per_iteration[0] must be finite, got inf"}));
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Consensus ADMM end to end: it reaches the centralized optimum (computed independently by the
 // Newton solver on the pooled data) on every topology, and the serial and TBB engines agree bit
 // for bit whatever the thread count.
@@ -121,7 +122,8 @@ TEST(Admm, DivergenceIsReportedWithNodeAndRound) {
   const std::string path = ::testing::TempDir() + "/dpadmm_overflow.csv";
   {
     std::ofstream out(path);
-    for (int k = 0; k < 40; ++k) out << (k % 2 ? "1e300,-1e300," : "-1e300,1e300,") << (k % 2 ? 1 : -1) << "\n";
+    for (int k = 0; k < 40; ++k)
+      out << (k % 2 ? "1e300,-1e300," : "-1e300,1e300,") << (k % 2 ? 1 : -1) << "\n";
   }
   RunSpec spec;
   spec.data.source = dpadmm::DataSource::kCsv;

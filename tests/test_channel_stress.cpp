@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two threads, millions of messages: none lost, none duplicated, none reordered, contents
 // intact. Uses std::thread only so that it is meaningful under ThreadSanitizer.
 #include <gtest/gtest.h>
@@ -18,7 +19,8 @@ void Stress(std::size_t capacity, std::int64_t messages, std::size_t max_len) {
     std::vector<double> m(max_len);
     for (std::int64_t k = 0; k < messages; ++k) {
       const std::size_t len = 1 + static_cast<std::size_t>(k) % max_len;
-      for (std::size_t j = 0; j < len; ++j) m[j] = static_cast<double>(k * 8 + static_cast<std::int64_t>(j));
+      for (std::size_t j = 0; j < len; ++j)
+        m[j] = static_cast<double>(k * 8 + static_cast<std::int64_t>(j));
       c.Push({m.data(), len});
     }
   });

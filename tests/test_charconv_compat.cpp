@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The portable double <-> text conversions (used where the standard library lacks the
 // floating-point charconv overloads, e.g. the WebAssembly build) give exactly the standard's
 // text and values, so traces written natively and in the browser are equal as text.
@@ -32,11 +33,34 @@ std::string Fallback(double v) {
 }
 
 TEST(CharconvCompat, FormatsLikeStdToChars) {
-  std::vector<double> values = {1.0, -1.0, 0.1, 0.5, 1.0 / 3.0, 2.0 / 3.0, 100.0, 1234567.0,
-                                1e15, 1e16, 1e17, 1e21, 1e22, 1e23, 123456789012345678.0,
-                                std::ldexp(1.0, 70), 1e-5, 1.5e-7, 5e-324, 2.2250738585072014e-308,
-                                std::numeric_limits<double>::max(), 0.0, -0.0, 0.6931471805599453,
-                                9007199254740993.0, 4.35, 0.3, 299792458.0};
+  std::vector<double> values = {1.0,
+                                -1.0,
+                                0.1,
+                                0.5,
+                                1.0 / 3.0,
+                                2.0 / 3.0,
+                                100.0,
+                                1234567.0,
+                                1e15,
+                                1e16,
+                                1e17,
+                                1e21,
+                                1e22,
+                                1e23,
+                                123456789012345678.0,
+                                std::ldexp(1.0, 70),
+                                1e-5,
+                                1.5e-7,
+                                5e-324,
+                                2.2250738585072014e-308,
+                                std::numeric_limits<double>::max(),
+                                0.0,
+                                -0.0,
+                                0.6931471805599453,
+                                9007199254740993.0,
+                                4.35,
+                                0.3,
+                                299792458.0};
   std::mt19937_64 rng(20261122);
   // Random bit patterns cover every exponent; random values in [0, 1) and small integers
   // cover what traces hold.
@@ -47,16 +71,31 @@ TEST(CharconvCompat, FormatsLikeStdToChars) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (int k = 0; k < 20000; ++k) values.push_back(unit(rng));
   for (int k = 0; k < 2000; ++k) values.push_back(std::floor(unit(rng) * 1e6) / 64.0);
-  for (double v : values) ASSERT_EQ(Fallback(v), Std(v)) << "bits " << std::bit_cast<std::uint64_t>(v);
+  for (double v : values)
+    ASSERT_EQ(Fallback(v), Std(v)) << "bits " << std::bit_cast<std::uint64_t>(v);
   EXPECT_EQ(Fallback(std::numeric_limits<double>::infinity()), "inf");
   EXPECT_EQ(Fallback(-std::numeric_limits<double>::infinity()), "-inf");
 }
 
 TEST(CharconvCompat, ParsesLikeStdFromChars) {
-  const std::vector<std::string> tokens = {"0", "-0", "1", "0.1", "1e5", "1E5", "-2.5e-3", "3.",
-                                           ".5", "123456789012345678901234567890", "5e-324",
-                                           "0.30000000000000004", "1.7976931348623157e308",
-                                           "1.5abc", "inf", "-inf", "nan", "infinity"};
+  const std::vector<std::string> tokens = {"0",
+                                           "-0",
+                                           "1",
+                                           "0.1",
+                                           "1e5",
+                                           "1E5",
+                                           "-2.5e-3",
+                                           "3.",
+                                           ".5",
+                                           "123456789012345678901234567890",
+                                           "5e-324",
+                                           "0.30000000000000004",
+                                           "1.7976931348623157e308",
+                                           "1.5abc",
+                                           "inf",
+                                           "-inf",
+                                           "nan",
+                                           "infinity"};
   for (const std::string& t : tokens) {
     double a = -7.0, b = -7.0;
     const auto ra = std::from_chars(t.data(), t.data() + t.size(), a);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Engines against an independent synchronous reference, and against each other bit for bit.
 #include <gtest/gtest.h>
 
@@ -368,8 +369,7 @@ struct FaultRun {
 };
 
 FaultRun RunFaulty(const rt::Topology& t, rt::EngineKind kind, int threads, std::int64_t rounds,
-                   Fault fault, std::vector<std::pair<int, std::int64_t>> faults,
-                   int window = 0) {
+                   Fault fault, std::vector<std::pair<int, std::int64_t>> faults, int window = 0) {
   std::vector<std::unique_ptr<FaultyProgram>> owned;
   std::vector<rt::NodeProgram*> programs;
   for (int i = 0; i < t.num_nodes(); ++i) {
@@ -399,8 +399,7 @@ struct FaultCase {
 
 const FaultCase kFaultCases[] = {
     {Fault::kFail, rt::FailureKind::kStepFailed, "planted failure"},
-    {Fault::kThrow, rt::FailureKind::kException,
-     "node 5, round 17: Step threw: planted exception"},
+    {Fault::kThrow, rt::FailureKind::kException, "node 5, round 17: Step threw: planted exception"},
     {Fault::kThrowUnknown, rt::FailureKind::kException,
      "node 5, round 17: Step threw: an exception not derived from std::exception"},
     {Fault::kNaNMessage, rt::FailureKind::kNonFinite,
@@ -416,9 +415,7 @@ const FaultCase kFaultCases[] = {
      "node 5, round 17: non-finite report[1] = nan"},
 };
 
-std::vector<rt::Topology> FaultTopologies() {
-  return {Ring(12), Star(9), Complete(7), Ring(40)};
-}
+std::vector<rt::Topology> FaultTopologies() { return {Ring(12), Star(9), Complete(7), Ring(40)}; }
 
 }  // namespace
 
@@ -428,11 +425,11 @@ TEST_P(EngineFaults, EndTheRunNamingNodeRoundAndKindOnEveryEngine) {
   const FaultCase& c = kFaultCases[GetParam()];
   for (const rt::Topology& t : FaultTopologies()) {
     const auto ref = Reference(t, 16);
-    for (const auto& [kind, threads] : std::vector<std::pair<rt::EngineKind, int>>{
-             {rt::EngineKind::kSerial, 0},
-             {rt::EngineKind::kTbb, 1},
-             {rt::EngineKind::kTbb, 2},
-             {rt::EngineKind::kTbb, 4}}) {
+    for (const auto& [kind, threads] :
+         std::vector<std::pair<rt::EngineKind, int>>{{rt::EngineKind::kSerial, 0},
+                                                     {rt::EngineKind::kTbb, 1},
+                                                     {rt::EngineKind::kTbb, 2},
+                                                     {rt::EngineKind::kTbb, 4}}) {
       SCOPED_TRACE(std::string(rt::ToString(kind)) + " threads " + std::to_string(threads) +
                    " nodes " + std::to_string(t.num_nodes()));
       const auto o = RunFaulty(t, kind, threads, 30, c.fault, {{5, 17}});
@@ -455,9 +452,11 @@ TEST(EngineFaults, LowestRoundThenNodeWinsAmongSeveralFaults) {
   // Faults at (9, 12), (3, 12) and (1, 13): (3, 12) is reported whatever the schedule.
   const rt::Topology t = Ring(16);
   for (Fault fault : {Fault::kThrow, Fault::kNaNMessage, Fault::kThrowInReport}) {
-    for (const auto& [kind, threads] : std::vector<std::pair<rt::EngineKind, int>>{
-             {rt::EngineKind::kSerial, 0}, {rt::EngineKind::kTbb, 1}, {rt::EngineKind::kTbb, 2},
-             {rt::EngineKind::kTbb, 4}}) {
+    for (const auto& [kind, threads] :
+         std::vector<std::pair<rt::EngineKind, int>>{{rt::EngineKind::kSerial, 0},
+                                                     {rt::EngineKind::kTbb, 1},
+                                                     {rt::EngineKind::kTbb, 2},
+                                                     {rt::EngineKind::kTbb, 4}}) {
       for (int rep = 0; rep < 5; ++rep) {
         const auto o = RunFaulty(t, kind, threads, 30, fault, {{9, 12}, {3, 12}, {1, 13}});
         EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
@@ -517,8 +516,8 @@ TEST(EngineFaults, InTheLastRound) {
 TEST(EngineFaults, ThrowingSetUpMethodsFailInRoundMinusOne) {
   class BadSize : public FaultyProgram {
    public:
-    explicit BadSize(int id, const char* which) : FaultyProgram(id, -1, -1, Fault::kFail),
-                                                  which_(which) {}
+    explicit BadSize(int id, const char* which)
+        : FaultyProgram(id, -1, -1, Fault::kFail), which_(which) {}
     std::size_t MaxMessageSize() const override {
       if (std::string(which_) == "MaxMessageSize") throw std::runtime_error("no size");
       return FaultyProgram::MaxMessageSize();
@@ -590,9 +589,11 @@ TEST(EngineFaults, SinkExceptionIsRethrownAfterTheRunStops) {
   for (const rt::Topology& t : FaultTopologies()) {
     const auto ref = Reference(t, 30);
     for (std::int64_t at : {0, 1, 9, 30}) {
-      for (const auto& [kind, threads] : std::vector<std::pair<rt::EngineKind, int>>{
-               {rt::EngineKind::kSerial, 0}, {rt::EngineKind::kTbb, 1},
-               {rt::EngineKind::kTbb, 2}, {rt::EngineKind::kTbb, 4}}) {
+      for (const auto& [kind, threads] :
+           std::vector<std::pair<rt::EngineKind, int>>{{rt::EngineKind::kSerial, 0},
+                                                       {rt::EngineKind::kTbb, 1},
+                                                       {rt::EngineKind::kTbb, 2},
+                                                       {rt::EngineKind::kTbb, 4}}) {
         SCOPED_TRACE(std::string(rt::ToString(kind)) + " threads " + std::to_string(threads) +
                      " at " + std::to_string(at));
         std::vector<std::unique_ptr<ToyProgram>> owned;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/graph/graph.h"
 
 #include <set>
@@ -73,18 +74,36 @@ TEST(GraphTest, NeighborsAreSortedAndSymmetric) {
 }
 
 TEST(GraphTest, ConstructorRejectsBadEdgesNamingWhereAndEdge) {
-  EXPECT_TRUE(ThrowsInputError([] { Graph(4, {{0, 1}, {2, 3}}, "net"); },
-                               {"net: graph is disconnected: node 2 unreachable from node 0"}));
-  EXPECT_TRUE(ThrowsInputError([] { Graph(3, {{0, 1}, {1, 1}, {1, 2}}, "net"); },
-                               {"net: ", "edge (1, 1) is a self-loop"}));
-  EXPECT_TRUE(ThrowsInputError([] { Graph(3, {{0, 1}, {1, 2}, {0, 1}}, "net"); },
-                               {"net: ", "duplicate edge (0, 1)"}));
-  EXPECT_TRUE(ThrowsInputError([] { Graph(3, {{0, 1}, {1, 2}, {1, 0}}, "net"); },
-                               {"net: ", "duplicate edge (1, 0)"}));
-  EXPECT_TRUE(ThrowsInputError([] { Graph(3, {{0, 1}, {1, 3}}, "net"); },
-                               {"net: ", "node id 3 out of range [0, 3)"}));
-  EXPECT_TRUE(ThrowsInputError([] { Graph(3, {{0, 1}, {-1, 2}}); },
-                               {"graph: ", "node id -1 out of range"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        Graph(4, {{0, 1}, {2, 3}}, "net");
+      },
+      {"net: graph is disconnected: node 2 unreachable from node 0"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        Graph(3, {{0, 1}, {1, 1}, {1, 2}}, "net");
+      },
+      {"net: ", "edge (1, 1) is a self-loop"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        Graph(3, {{0, 1}, {1, 2}, {0, 1}}, "net");
+      },
+      {"net: ", "duplicate edge (0, 1)"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        Graph(3, {{0, 1}, {1, 2}, {1, 0}}, "net");
+      },
+      {"net: ", "duplicate edge (1, 0)"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        Graph(3, {{0, 1}, {1, 3}}, "net");
+      },
+      {"net: ", "node id 3 out of range [0, 3)"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        Graph(3, {{0, 1}, {-1, 2}});
+      },
+      {"graph: ", "node id -1 out of range"}));
   EXPECT_TRUE(ThrowsInputError([] { Graph(0, {}); }, {"graph: ", "number of nodes"}));
   EXPECT_TRUE(ThrowsInputError([] { Graph(2, {}); }, {"node 1 unreachable from node 0"}));
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Regression tests for inputs found by the libFuzzer harnesses (tests/fuzz; each input is also
 // in the harness's seed corpus), and a planted data race that proves the ThreadSanitizer build
 // of scripts/sanitizers.sh catches races between TBB-engine nodes.
@@ -10,8 +11,8 @@
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/loaders.h"
-#include "dpadmm/graph/graph.h"
 #include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/graph/graph.h"
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/sharing/sharing.h"
 #include "test_helpers.h"
@@ -25,10 +26,11 @@ using test::ThrowsInputError;
 // parse_error; it used to escape the JSON spec readers and end the process (std::terminate).
 // Corpus: tests/fuzz/corpus/spec_json/crash_*number_overflow*.json.
 TEST(Hardening, SpecJsonNumberOverflowIsInputError) {
-  for (const char* text :
-       {R"({"seed": 1e999})",
-        R"({"schema": 2, "algorithm": {"name": "sharing", "sharing": {"rho": 1e999}}})",
-        R"({"schema": 2, "algorithm": {"name": "sharing", "sharing": {"party_features": [-1e400]}}})"}) {
+  for (
+      const char* text :
+      {R"({"seed": 1e999})",
+       R"({"schema": 2, "algorithm": {"name": "sharing", "sharing": {"rho": 1e999}}})",
+       R"({"schema": 2, "algorithm": {"name": "sharing", "sharing": {"party_features": [-1e400]}}})"}) {
     RunSpec spec;
     const std::string before = SpecToJson(spec);
     EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(text, "r.json", spec); },
@@ -51,8 +53,8 @@ TEST(Hardening, AdultNumericRangeBeyondDoubleRangeScalesToUnitInterval) {
   EXPECT_NO_THROW(a.train.Validate());
   EXPECT_NO_THROW(a.test.Validate());
   const auto& x = std::get<SparseRows>(a.train.x);
-  EXPECT_EQ(x.coeff(0, 0), 0.0);  // age: the minimum
-  EXPECT_EQ(x.coeff(1, 0), 1.0);  // age: the maximum
+  EXPECT_EQ(x.coeff(0, 0), 0.0);                                      // age: the minimum
+  EXPECT_EQ(x.coeff(1, 0), 1.0);                                      // age: the maximum
   EXPECT_DOUBLE_EQ(std::get<SparseRows>(a.test.x).coeff(0, 0), 0.5);  // 0 is half way
 }
 
@@ -132,7 +134,7 @@ TEST(PlantedRace, UnsynchronisedCounterAcrossTbbNodes) {
   options.threads = 2;
   options.last_round = 200;
   NullSink sink;
-  rt::Run(programs, ring, options, sink);
+  (void)rt::Run(programs, ring, options, sink);
   EXPECT_GT(shared, 0);
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LocalSolver: the local problem  min_f sum_n w_n L(y_n x_n^T f) + (a/2)||f||^2 + g^T f.
 // References are independent of the solver: the objective and gradient are recomputed here
 // from the dense rows with Loss::Value / Loss::D1, and the zero-data case has a closed form.
@@ -19,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/Cholesky>
 #include <gtest/gtest.h>
+#include <Eigen/Cholesky>
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"

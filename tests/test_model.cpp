@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dpadmm::Model: predictions on raw rows reproduce the run's test error bit for bit, the JSON
 // format round-trips every double, and every malformed model file is refused with a message
 // that names the file and the field.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/privacy/noise.h"
 
 #include <algorithm>
@@ -11,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/Dense>
 #include <gtest/gtest.h>
+#include <Eigen/Dense>
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
@@ -73,14 +74,14 @@ std::uint64_t FreshSeed() {
     return std::strtoull(replay, nullptr, 10);
   }
   std::random_device device;
-  const auto now = static_cast<std::uint64_t>(
-      std::chrono::steady_clock::now().time_since_epoch().count());
+  const auto now =
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   return ((std::uint64_t{device()} << 32) | device()) ^ now;
 }
 
 std::string SeedMessage(std::uint64_t seed) {
-  return "fresh seed " + std::to_string(seed) + " (replay with DPADMM_FRESH_SEED=" +
-         std::to_string(seed) + ")";
+  return "fresh seed " + std::to_string(seed) +
+         " (replay with DPADMM_FRESH_SEED=" + std::to_string(seed) + ")";
 }
 
 // n draws of dimension d, one per row, all from one stream.
@@ -115,8 +116,7 @@ void CheckL2LaplaceNorm(std::uint64_t seed, int d, double a, int n = kDraws) {
   const double mean = r.mean();
   const double variance = (r.array() - mean).square().sum() / (n - 1);
   EXPECT_NEAR(mean, d / a, kSigmas * std::sqrt(d / static_cast<double>(n)) / a);
-  EXPECT_NEAR(variance, d / (a * a),
-              kSigmas * std::sqrt((2.0 * d * d + 6.0 * d) / n) / (a * a));
+  EXPECT_NEAR(variance, d / (a * a), kSigmas * std::sqrt((2.0 * d * d + 6.0 * d) / n) / (a * a));
   std::vector<double> scaled(r.data(), r.data() + n);
   for (double& x : scaled) x *= a;  // a r ~ Gamma(d, 1)
   EXPECT_LT(KsStatistic(scaled, [d](double x) { return GammaCdfIntegerShape(d, x); }),

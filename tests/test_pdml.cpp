@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PDML (000): randomized response, the debiased loss (19), the bounded objective noise (14), the
 // node program (15)-(17) and its integration in Experiment / spec JSON.
 //
@@ -15,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "dpadmm/core/error.h"
-#include "dpadmm/data/generators.h"
-#include "dpadmm/consensus/pdml.h"
-#include "dpadmm/core/random.h"
-#include "dpadmm/experiment/run.h"
-#include "run_recorder.h"
-#include "dpadmm/experiment/spec_json.h"
 #include "consensus/pdml_node.h"
+#include "dpadmm/consensus/pdml.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/core/random.h"
+#include "dpadmm/data/generators.h"
+#include "dpadmm/experiment/run.h"
+#include "dpadmm/experiment/spec_json.h"
+#include "run_recorder.h"
 #include "test_helpers.h"
 
 namespace {
@@ -74,7 +75,8 @@ TEST(PdmlRandomizedResponse, ProbabilitiesAreThoseOfEquation13AndGiveEpsLdp) {
     EXPECT_NEAR(keep, 1.0 - p, 1e-15);  // Definition 2: y kept w.p. 1 - 2p + p
     // Proposition 1: Pr[y' | y] / Pr[y' | -y] = (1 - p) / p = e^eps, the LDP ratio bound.
     EXPECT_NEAR(std::log(keep / p), eps, 1e-12 * std::max(1.0, eps));
-    EXPECT_NEAR(dpadmm::DebiasWeight(eps), 1.0 / (std::exp(eps) - 1.0), 1e-13 / std::expm1(eps) + 1e-300);
+    EXPECT_NEAR(dpadmm::DebiasWeight(eps), 1.0 / (std::exp(eps) - 1.0),
+                1e-13 / std::expm1(eps) + 1e-300);
   }
   // The encoding of "no randomization".
   EXPECT_EQ(dpadmm::KeepProbability(0.0), 1.0);
@@ -162,11 +164,13 @@ TEST(PdmlDebiasedLoss, MatchesEquation19AndTheLogisticIdentity) {
         // (19) as printed.
         const double e = std::exp(eps);
         const double printed = (e * logistic.Value(y * z) - logistic.Value(-y * z)) / (e - 1.0);
-        EXPECT_NEAR(dpadmm::DebiasedLoss(logistic, y, z, eps), printed, 1e-13 * (1.0 + std::abs(printed)));
+        EXPECT_NEAR(dpadmm::DebiasedLoss(logistic, y, z, eps), printed,
+                    1e-13 * (1.0 + std::abs(printed)));
         // l(z) - l(-z) = -z for the logistic loss: l~ = l(y z) - y z / (e^eps - 1), the form the
         // node program uses (linear term folded into the local problem).
         EXPECT_NEAR(dpadmm::DebiasedLoss(logistic, y, z, eps),
-                    logistic.Value(y * z) - y * z / std::expm1(eps), 1e-13 * (1.0 + std::abs(printed)));
+                    logistic.Value(y * z) - y * z / std::expm1(eps),
+                    1e-13 * (1.0 + std::abs(printed)));
       }
     }
   }
@@ -184,11 +188,15 @@ TEST(PdmlDebiasedLoss, GradientAndCurvatureMatchFiniteDifferences) {
         for (double z : {-2.2, -0.8, 0.1, 0.9, 2.4}) {
           const double h = 1e-5;
           const double d1 = (dpadmm::DebiasedLoss(loss, y, z + h, eps) -
-                             dpadmm::DebiasedLoss(loss, y, z - h, eps)) / (2.0 * h);
+                             dpadmm::DebiasedLoss(loss, y, z - h, eps)) /
+                            (2.0 * h);
           const double d2 = (dpadmm::DebiasedLossD1(loss, y, z + h, eps) -
-                             dpadmm::DebiasedLossD1(loss, y, z - h, eps)) / (2.0 * h);
-          EXPECT_NEAR(dpadmm::DebiasedLossD1(loss, y, z, eps), d1, 1e-7) << loss.Name() << " z " << z;
-          EXPECT_NEAR(dpadmm::DebiasedLossD2(loss, y, z, eps), d2, 1e-6) << loss.Name() << " z " << z;
+                             dpadmm::DebiasedLossD1(loss, y, z - h, eps)) /
+                            (2.0 * h);
+          EXPECT_NEAR(dpadmm::DebiasedLossD1(loss, y, z, eps), d1, 1e-7)
+              << loss.Name() << " z " << z;
+          EXPECT_NEAR(dpadmm::DebiasedLossD2(loss, y, z, eps), d2, 1e-6)
+              << loss.Name() << " z " << z;
         }
       }
     }
@@ -283,7 +291,8 @@ TEST(PdmlNode, FirstPrimalUpdateSolvesTheDebiasedPerturbedLocalProblem) {
   const auto& x = std::get<dpadmm::DenseRows>(data.x);
   for (Eigen::Index j = 0; j < x.rows(); ++j) {
     const double z = x.row(j).dot(w);
-    grad += (p.C / m) * dpadmm::DebiasedLossD1(loss, rep.y[j], z, rep.eps[j]) * x.row(j).transpose();
+    grad +=
+        (p.C / m) * dpadmm::DebiasedLossD1(loss, rep.y[j], z, rep.eps[j]) * x.row(j).transpose();
   }
   EXPECT_LT(grad.norm(), 1e-9);
   // The report: own (unperturbed) w, NaN loss (evaluated on true labels outside), the largest
@@ -292,7 +301,7 @@ TEST(PdmlNode, FirstPrimalUpdateSolvesTheDebiasedPerturbedLocalProblem) {
   EXPECT_EQ(report[5], 1.0);
   EXPECT_EQ(report[6], 0.0);
   EXPECT_EQ(report[7], p.V);
-  EXPECT_EQ(report[8], 0.0);   // not frozen: PDML rounds cost nothing
+  EXPECT_EQ(report[8], 0.0);  // not frozen: PDML rounds cost nothing
   EXPECT_EQ(report[9], -1.0);
   // Both noises came from the node's release: eta_i of (14) once, theta_i(1) in round 1.
   EXPECT_EQ(node.release().draws(), 2);
@@ -318,7 +327,8 @@ TEST(PdmlNode, ReleasedNoiseHasTheVarianceOfEquation16) {
   p.V = 0.7;
   p.decay = 0.9;
   p.seed = 21;
-  dpadmm::PdmlNode node(3, data, Eigen::VectorXd::Zero(200), 1, Loss{}, {}, p, Eigen::VectorXd::Zero(d));
+  dpadmm::PdmlNode node(3, data, Eigen::VectorXd::Zero(200), 1, Loss{}, {}, p,
+                        Eigen::VectorXd::Zero(d));
   dpadmm::runtime::Outbox out(d);
   ASSERT_TRUE(node.Start(out).ok);
   double sum = 0.0, squares = 0.0;
@@ -349,14 +359,17 @@ TEST(PdmlNode, RejectsTheSmoothHingeAndBadEps) {
   Loss hinge;
   hinge.kind = LossKind::kSmoothHinge;
   const Eigen::VectorXd eps = Eigen::VectorXd::Constant(50, 1.0);
-  EXPECT_TRUE(ThrowsInputError([&] { dpadmm::PdmlNode(0, data, eps, 1, hinge, {}, {}, Eigen::VectorXd::Zero(4)); },
-                               {"loss.kind", "logistic"}));
-  EXPECT_TRUE(ThrowsInputError([&] { dpadmm::PdmlNode(0, data, eps.head(3), 1, Loss{}, {}, {}, Eigen::VectorXd::Zero(4)); },
-                               {"3 eps values for 50 rows"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { dpadmm::PdmlNode(0, data, eps, 1, hinge, {}, {}, Eigen::VectorXd::Zero(4)); },
+      {"loss.kind", "logistic"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { dpadmm::PdmlNode(0, data, eps.head(3), 1, Loss{}, {}, {}, Eigen::VectorXd::Zero(4)); },
+      {"3 eps values for 50 rows"}));
   Eigen::VectorXd bad = eps;
   bad[7] = -1.0;
-  EXPECT_TRUE(ThrowsInputError([&] { dpadmm::PdmlNode(0, data, bad, 1, Loss{}, {}, {}, Eigen::VectorXd::Zero(4)); },
-                               {"row 7"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { dpadmm::PdmlNode(0, data, bad, 1, Loss{}, {}, {}, Eigen::VectorXd::Zero(4)); },
+      {"row 7"}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,7 +383,8 @@ TEST(PdmlRun, WithoutLabelNoiseObjectiveNoiseAndPrimalNoiseItIsConsensusAdmm) {
   (void)dpadmm::RunExperiment(Base("pdml"), &pdml);
   ASSERT_EQ(admm.rounds.size(), pdml.rounds.size());
   for (std::size_t k = 0; k < admm.rounds.size(); ++k) {
-    EXPECT_NEAR(pdml.rounds[k].objective, admm.rounds[k].objective, 1e-12 * admm.rounds[k].objective);
+    EXPECT_NEAR(pdml.rounds[k].objective, admm.rounds[k].objective,
+                1e-12 * admm.rounds[k].objective);
     EXPECT_NEAR(pdml.rounds[k].consensus_gap, admm.rounds[k].consensus_gap, 1e-12);
     EXPECT_EQ(pdml.rounds[k].test_error, admm.rounds[k].test_error);
   }
@@ -381,7 +395,8 @@ TEST(PdmlRun, WithoutLabelNoiseObjectiveNoiseAndPrimalNoiseItIsConsensusAdmm) {
   Recorder big;
   (void)dpadmm::RunExperiment(large, &big);
   for (std::size_t k = 0; k < admm.rounds.size(); ++k) {
-    EXPECT_NEAR(big.rounds[k].objective, admm.rounds[k].objective, 1e-10 * admm.rounds[k].objective);
+    EXPECT_NEAR(big.rounds[k].objective, admm.rounds[k].objective,
+                1e-10 * admm.rounds[k].objective);
   }
   // And the noiseless run converges to the centralized optimum (beta = 0.01 converges fast here:
   // relative distance about 1e-9 after 100 iterations; 1e-6 leaves room for platform rounding).
@@ -452,26 +467,49 @@ TEST(PdmlSpec, DefaultsValidateAndBadParametersNameTheField) {
     edit(s);
     return ThrowsInputError([&] { s.Validate(); }, parts);
   };
-  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps = -0.1; }, {"algorithm.pdml.label_eps", ">= 0"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps = std::numeric_limits<double>::infinity(); },
-                  {"algorithm.pdml.label_eps", "finite"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps = std::nan(""); }, {"algorithm.pdml.label_eps"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0}; dpadmm::test::Pdml(s).label_eps_shares = {1.0}; },
-                  {"algorithm.pdml.label_eps_shares", "one share per group"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps_groups = {0.4, -1.0}; dpadmm::test::Pdml(s).label_eps_shares = {0.5, 0.5}; },
-                  {"algorithm.pdml.label_eps_groups[1]"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0}; dpadmm::test::Pdml(s).label_eps_shares = {0.5, 0.0}; },
-                  {"algorithm.pdml.label_eps_shares[1]", "> 0"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0}; dpadmm::test::Pdml(s).label_eps_shares = {0.5, 0.6}; },
-                  {"algorithm.pdml.label_eps_shares", "summing to 1"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps = -0.1; },
+                  {"algorithm.pdml.label_eps", ">= 0"}));
+  EXPECT_TRUE(bad(
+      [](RunSpec& s) { dpadmm::test::Pdml(s).label_eps = std::numeric_limits<double>::infinity(); },
+      {"algorithm.pdml.label_eps", "finite"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).label_eps = std::nan(""); },
+                  {"algorithm.pdml.label_eps"}));
+  EXPECT_TRUE(bad(
+      [](RunSpec& s) {
+        dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0};
+        dpadmm::test::Pdml(s).label_eps_shares = {1.0};
+      },
+      {"algorithm.pdml.label_eps_shares", "one share per group"}));
+  EXPECT_TRUE(bad(
+      [](RunSpec& s) {
+        dpadmm::test::Pdml(s).label_eps_groups = {0.4, -1.0};
+        dpadmm::test::Pdml(s).label_eps_shares = {0.5, 0.5};
+      },
+      {"algorithm.pdml.label_eps_groups[1]"}));
+  EXPECT_TRUE(bad(
+      [](RunSpec& s) {
+        dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0};
+        dpadmm::test::Pdml(s).label_eps_shares = {0.5, 0.0};
+      },
+      {"algorithm.pdml.label_eps_shares[1]", "> 0"}));
+  EXPECT_TRUE(bad(
+      [](RunSpec& s) {
+        dpadmm::test::Pdml(s).label_eps_groups = {0.4, 1.0};
+        dpadmm::test::Pdml(s).label_eps_shares = {0.5, 0.6};
+      },
+      {"algorithm.pdml.label_eps_shares", "summing to 1"}));
   EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).R = -1.0; }, {"algorithm.pdml.R"}));
   EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).V = -0.5; }, {"algorithm.pdml.V"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).decay = 0.0; }, {"algorithm.pdml.decay", "(0, 1]"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).decay = 0.0; },
+                  {"algorithm.pdml.decay", "(0, 1]"}));
   EXPECT_TRUE(bad([](RunSpec& s) { dpadmm::test::Pdml(s).decay = 1.5; }, {"algorithm.pdml.decay"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.loss.kind = LossKind::kSmoothHinge; }, {"loss.kind", "logistic"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.privacy_budget = 1.0; }, {"algorithm.privacy_budget"}));
+  EXPECT_TRUE(
+      bad([](RunSpec& s) { s.loss.kind = LossKind::kSmoothHinge; }, {"loss.kind", "logistic"}));
+  EXPECT_TRUE(
+      bad([](RunSpec& s) { s.algorithm.privacy_budget = 1.0; }, {"algorithm.privacy_budget"}));
   EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.rho_per_node = true; }, {"algorithm.rho_per_node"}));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.node_eta = {1, 1, 1, 1, 1, 1}; }, {"algorithm.node_eta", "not used by 'pdml'"}));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.algorithm.node_eta = {1, 1, 1, 1, 1, 1}; },
+                  {"algorithm.node_eta", "not used by 'pdml'"}));
   // The other variants' parameters have no place in PDML's struct: a config naming them fails.
   for (const char* field : {"alpha", "q1", "dual_step"}) {
     RunSpec s = Base("pdml");

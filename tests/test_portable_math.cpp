@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The portable elementary functions against the C library: the same values to within 2 ulp
 // over their domains, and the C library's special values. Their point is that they give the
 // same bits on every platform, which the wasm tests check against native traces; here we check
@@ -73,7 +74,8 @@ TEST(PortableMath, LogMatchesTheCLibrary) {
   EXPECT_LE(MaxUlps(f, ref, 1.0, 1e300, kDraws, 6), kTolerance);
   // Across the exponent range, including subnormals.
   double worst = 0.0;
-  for (double x = 4.9e-324; x < 1e308; x *= 1.7) worst = std::max(worst, Ulps(pm::Log(x), std::log(x)));
+  for (double x = 4.9e-324; x < 1e308; x *= 1.7)
+    worst = std::max(worst, Ulps(pm::Log(x), std::log(x)));
   EXPECT_LE(worst, kTolerance);
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/data/preprocessing.h"
 
 #include <algorithm>
@@ -170,8 +171,11 @@ TEST(PartitionTest, ProportionalSizesUseLargestRemainder) {
 TEST(PartitionTest, ProportionalRejectsBadShares) {
   EXPECT_TRUE(ThrowsInputError([] { PartitionProportional(10, {1, 0}, 1); }, {"node 1"}));
   EXPECT_TRUE(ThrowsInputError([] { PartitionProportional(10, {1, -2}, 1); }, {"node 1"}));
-  EXPECT_TRUE(ThrowsInputError([] { PartitionProportional(10, {1, 1000}, 1); },
-                               {"node 0 gets no rows"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        PartitionProportional(10, {1, 1000}, 1);
+      },
+      {"node 0 gets no rows"}));
   EXPECT_THROW(PartitionProportional(10, {}, 1), InputError);
 }
 
@@ -231,8 +235,8 @@ TEST(PartitionTest, PartitionFileErrorsNameFileAndLine) {
         << c.content;
   }
   const std::string missing = ::testing::TempDir() + "dpadmm_no_such.part";
-  EXPECT_TRUE(ThrowsInputError([&] { LoadPartition(missing, 3, 3); },
-                               {missing + ": cannot open file"}));
+  EXPECT_TRUE(
+      ThrowsInputError([&] { LoadPartition(missing, 3, 3); }, {missing + ": cannot open file"}));
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The private consensus family: DVP, PVP, M-ADMM (PP), R-ADMM, MR-ADMM, private MR-ADMM.
 #include <gtest/gtest.h>
 
@@ -9,12 +10,12 @@
 #include <vector>
 
 #include "consensus/consensus_admm.h"
-#include "dpadmm/privacy/accounting.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
-#include "dpadmm/graph/graph.h"
 #include "dpadmm/data/preprocessing.h"
 #include "dpadmm/experiment/run.h"
+#include "dpadmm/graph/graph.h"
+#include "dpadmm/privacy/accounting.h"
 #include "run_recorder.h"
 
 namespace {
@@ -86,9 +87,9 @@ TEST(PrivateAdmm, EvenRoundsOfRecycledAdmmNeverReadTheData) {
       p.eta = 1.0;
       p.q1 = 1.01;
       p.alpha = variant == dpadmm::ConsensusVariant::kPrivateMradmm ? 5.0 : 0.0;
-      nodes.push_back(dpadmm::MakeConsensusNode(
-          i, slices[i], graph.degree(i), dpadmm::Loss{}, dpadmm::NewtonOptions{}, p,
-          Eigen::VectorXd::Zero(data.cols())));
+      nodes.push_back(dpadmm::MakeConsensusNode(i, slices[i], graph.degree(i), dpadmm::Loss{},
+                                                dpadmm::NewtonOptions{}, p,
+                                                Eigen::VectorXd::Zero(data.cols())));
       programs.push_back(nodes.back().get());
     }
     struct PassCounter : dpadmm::runtime::RoundSink {

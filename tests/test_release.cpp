@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The release point (dpadmm/privacy/release.h): budget enforcement, freezing, noise drawn only
 // through it, and the node programs that send through it.
 #include <gtest/gtest.h>
@@ -20,8 +21,8 @@
 #include "dpadmm/privacy/noise.h"
 #include "dpadmm/privacy/release.h"
 #include "run_recorder.h"
-#include "spec_helpers.h"
 #include "sharing/programs.h"
+#include "spec_helpers.h"
 
 namespace dpadmm {
 namespace {
@@ -56,7 +57,9 @@ TEST(Release, RefusesTheReleaseThatWouldExceedTheBudgetAndFreezes) {
   EXPECT_LE(release.spent(), release.budget());
   // Frozen for good, even for a free round; resends round 3's message, spends nothing.
   for (std::int64_t round = 4; round <= 8; ++round) {
-    if (round > 4) EXPECT_FALSE(release.Open(round, 0.0));
+    if (round > 4) {
+      EXPECT_FALSE(release.Open(round, 0.0));
+    }
     runtime::Outbox again(2);
     release.Resend(again);
     EXPECT_TRUE(SameBits(Message(again), {3.0, -3.0}));
@@ -141,11 +144,11 @@ TEST(Release, MisuseIsAProgrammingError) {
   Eigen::VectorXd v(1);
   EXPECT_THROW(release.DrawGaussian(1.0, v), std::logic_error);  // no round open
   EXPECT_THROW(release.Send(v, out), std::logic_error);
-  EXPECT_THROW(release.Resend(out), std::logic_error);           // not frozen
-  EXPECT_THROW(release.Open(0, 0.0), std::logic_error);          // round 0 is SendInitial
+  EXPECT_THROW(release.Resend(out), std::logic_error);   // not frozen
+  EXPECT_THROW(release.Open(0, 0.0), std::logic_error);  // round 0 is SendInitial
   EXPECT_THROW(release.Open(1, -1.0), std::logic_error);
   ASSERT_TRUE(release.Open(1, 0.0));
-  EXPECT_THROW(release.Open(2, 0.0), std::logic_error);          // round 1 still open
+  EXPECT_THROW(release.Open(2, 0.0), std::logic_error);  // round 1 still open
   EXPECT_THROW(Release(1, 0, -1.0), InputError);
 }
 
@@ -360,8 +363,10 @@ TEST(ReleaseSharing, PartiesDebitTheirEpsilonAndFreezeAtTheirBudget) {
     runtime::Outbox out(30), out2(30);
     ASSERT_TRUE((round == 0 ? party.Start(out) : party.Step(round, in, out)).ok);
     ASSERT_TRUE((round == 0 ? identity.Start(out2) : identity.Step(round, in, out2)).ok);
-    if (round % 2 == 1) shares.push_back(Message(out));
-    else EXPECT_TRUE(out.message().empty());
+    if (round % 2 == 1)
+      shares.push_back(Message(out));
+    else
+      EXPECT_TRUE(out.message().empty());
   }
   EXPECT_NEAR(party.release().spent(), 0.8, 1e-15);
   EXPECT_TRUE(party.release().frozen());

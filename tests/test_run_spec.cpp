@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,7 +19,8 @@ TEST(RunSpec, DefaultsValidate) {
     // The algorithms defined by their noise need it set.
     if (c.value == Algorithm::kDvp) s.algorithm.As<dpadmm::DvpParams>().alpha = 1;
     if (c.value == Algorithm::kPvp) s.algorithm.As<dpadmm::PvpParams>().alpha = 1;
-    if (c.value == Algorithm::kPrivateMradmm) s.algorithm.As<dpadmm::PrivateMradmmParams>().alpha = 1;
+    if (c.value == Algorithm::kPrivateMradmm)
+      s.algorithm.As<dpadmm::PrivateMradmmParams>().alpha = 1;
     EXPECT_NO_THROW(s.Validate()) << c.name;
     EXPECT_EQ(s.algorithm.name(), c.value);
   }
@@ -69,8 +71,16 @@ TEST(RunSpec, EachBadFieldIsNamed) {
       {"data.rows", [](RunSpec& s) { s.data.rows = 3; }},
       {"data.dims", [](RunSpec& s) { s.data.dims = 0; }},
       {"data.train_path", [](RunSpec& s) { s.data.source = DataSource::kLibsvm; }},
-      {"data.test_path", [](RunSpec& s) { s.data.source = DataSource::kAdult; s.data.train_path = "a"; }},
-      {"data.train_labels_path", [](RunSpec& s) { s.data.source = DataSource::kAsc; s.data.train_path = "a"; }},
+      {"data.test_path",
+       [](RunSpec& s) {
+         s.data.source = DataSource::kAdult;
+         s.data.train_path = "a";
+       }},
+      {"data.train_labels_path",
+       [](RunSpec& s) {
+         s.data.source = DataSource::kAsc;
+         s.data.train_path = "a";
+       }},
       {"data.test_fraction", [](RunSpec& s) { s.data.test_fraction = 1.0; }},
       {"data.num_features", [](RunSpec& s) { s.data.num_features = -1; }},
       {"data.sparse_informative", [](RunSpec& s) { s.data.sparse_informative = 0; }},
@@ -79,19 +89,36 @@ TEST(RunSpec, EachBadFieldIsNamed) {
       {"graph.edges", [](RunSpec& s) { s.graph.edges = 8; }},
       {"graph.edges", [](RunSpec& s) { s.graph.edges = 46; }},
       {"graph.file", [](RunSpec& s) { s.graph.topology = Topology::kFile; }},
-      {"graph.grid_rows", [](RunSpec& s) { s.graph.topology = Topology::kGrid; s.graph.grid_rows = 3; }},
-      {"partition.proportions", [](RunSpec& s) { s.partition.kind = PartitionKind::kProportional; }},
-      {"partition.proportions[1]", [](RunSpec& s) {
+      {"graph.grid_rows",
+       [](RunSpec& s) {
+         s.graph.topology = Topology::kGrid;
+         s.graph.grid_rows = 3;
+       }},
+      {"partition.proportions",
+       [](RunSpec& s) { s.partition.kind = PartitionKind::kProportional; }},
+      {"partition.proportions[1]",
+       [](RunSpec& s) {
          s.partition.kind = PartitionKind::kProportional;
          s.partition.proportions = {1, -1, 1, 1, 1, 1, 1, 1, 1, 1};
        }},
-      {"partition.dirichlet_alpha", [](RunSpec& s) { s.partition.kind = PartitionKind::kDirichlet; s.partition.dirichlet_alpha = 0; }},
+      {"partition.dirichlet_alpha",
+       [](RunSpec& s) {
+         s.partition.kind = PartitionKind::kDirichlet;
+         s.partition.dirichlet_alpha = 0;
+       }},
       {"partition.file", [](RunSpec& s) { s.partition.kind = PartitionKind::kFile; }},
-      {"loss.huber_h", [](RunSpec& s) { s.loss.kind = dpadmm::LossKind::kSmoothHinge; s.loss.huber_h = 0; }},
+      {"loss.huber_h",
+       [](RunSpec& s) {
+         s.loss.kind = dpadmm::LossKind::kSmoothHinge;
+         s.loss.huber_h = 0;
+       }},
       {"algorithm.C", [](RunSpec& s) { s.algorithm.C = 0; }},
       {"algorithm.rho", [](RunSpec& s) { s.algorithm.rho = -1; }},
       {"algorithm.eta", [](RunSpec& s) { s.algorithm.eta = std::nan(""); }},
-      {"algorithm.node_eta", [](RunSpec& s) { s.algorithm.node_eta = {1, 2}; }},
+      {"algorithm.node_eta",
+       [](RunSpec& s) {
+         s.algorithm.node_eta = {1, 2};
+       }},
       {"algorithm.privacy_budget", [](RunSpec& s) { s.algorithm.privacy_budget = -1; }},
       {"newton.max_iterations", [](RunSpec& s) { s.newton.max_iterations = 0; }},
       {"iterations", [](RunSpec& s) { s.iterations = -1; }},
@@ -124,7 +151,11 @@ TEST(RunSpec, EachParamStructNamesItsBadField) {
        [](RunSpec& s) { s.algorithm.As<dpadmm::DvpParams>().alpha = -1; }},
       {Algorithm::kDvp, "algorithm.dvp.alpha must be > 0 for algorithm 'dvp'", [](RunSpec&) {}},
       {Algorithm::kPvp, "algorithm.pvp.q2",
-       [](RunSpec& s) { auto& p = s.algorithm.As<dpadmm::PvpParams>(); p.alpha = 1; p.q2 = 0; }},
+       [](RunSpec& s) {
+         auto& p = s.algorithm.As<dpadmm::PvpParams>();
+         p.alpha = 1;
+         p.q2 = 0;
+       }},
       {Algorithm::kMadmm, "algorithm.madmm.q1 must be >= 1",
        [](RunSpec& s) { s.algorithm.As<dpadmm::MadmmParams>().q1 = 0.5; }},
       {Algorithm::kMadmm, "algorithm.madmm.node_q1",
@@ -170,7 +201,8 @@ TEST(RunSpec, ChoicesComeFromOneTable) {
             Algorithm::kPrivateMradmm);
   EXPECT_STREQ(dpadmm::ChoiceName(dpadmm::RunOutcome::kBudgetExhausted), "budget exhausted");
   EXPECT_STREQ(dpadmm::ToString(dpadmm::RunOutcome::kFailed), "failed");
-  EXPECT_EQ(dpadmm::ChoiceList<dpadmm::Topology>(), "ring | star | complete | grid | random | file");
+  EXPECT_EQ(dpadmm::ChoiceList<dpadmm::Topology>(),
+            "ring | star | complete | grid | random | file");
   const auto names = [](auto parse, const char* field, const char* listed) {
     try {
       parse();
@@ -183,8 +215,8 @@ TEST(RunSpec, ChoicesComeFromOneTable) {
   };
   names([] { dpadmm::ParseChoice<dpadmm::DataSource>("mnist", "data.source"); }, "data.source",
         "got 'mnist'");
-  names([] { dpadmm::ParseChoice<dpadmm::Topology>("torus", "graph.topology"); },
-        "graph.topology", "ring, star");
+  names([] { dpadmm::ParseChoice<dpadmm::Topology>("torus", "graph.topology"); }, "graph.topology",
+        "ring, star");
   names([] { dpadmm::ParseChoice<dpadmm::PartitionKind>("random", "partition.kind"); },
         "partition.kind", "dirichlet");
   names([] { dpadmm::ParseChoice<Algorithm>("svm", "algorithm.name"); }, "algorithm.name",

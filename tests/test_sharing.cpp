@@ -1,29 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
 // ADMM sharing over distributed features (001): numerics against independent references,
 // the noise of (16) (statistical), the privacy bounds against hand-computed values, engine
 // determinism, outcomes and bad input. Generated data only.
 #include <cmath>
-#include <fstream>
 #include <cstdint>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <Eigen/Dense>
 #include <Eigen/QR>
-#include <gtest/gtest.h>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/data/generators.h"
-#include "dpadmm/solver/loss.h"
 #include "dpadmm/core/random.h"
+#include "dpadmm/data/generators.h"
+#include "dpadmm/data/loaders.h"
+#include "dpadmm/data/preprocessing.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/sharing_accounting.h"
-#include "sharing/programs.h"
+#include "dpadmm/solver/loss.h"
 #include "run_recorder.h"
+#include "sharing/programs.h"
 #include "test_helpers.h"
-#include "dpadmm/data/loaders.h"
-#include "dpadmm/data/preprocessing.h"
 
 namespace dpadmm {
 namespace {
@@ -122,7 +123,8 @@ void CheckXUpdate(const Dataset& block) {
   // lambda/2 ||x||^2 + const, i.e. the stacked least-squares problem
   //   min || [sqrt(rho) D; sqrt(lambda) I] x - [-sqrt(rho) (c + y/rho); 0] ||,
   // solved by column-pivoted QR on the dense matrix.
-  Eigen::MatrixXd dense = VisitRows(block, [](const auto& m) -> Eigen::MatrixXd { return Eigen::MatrixXd(m); });
+  Eigen::MatrixXd dense =
+      VisitRows(block, [](const auto& m) -> Eigen::MatrixXd { return Eigen::MatrixXd(m); });
   Eigen::MatrixXd a(n + d, d);
   a << std::sqrt(rho) * dense, std::sqrt(lambda) * Eigen::MatrixXd::Identity(d, d);
   Eigen::VectorXd b = Eigen::VectorXd::Zero(n + d);
@@ -413,7 +415,8 @@ TEST(SharingOutcome, AdmmFailureIsDivergedNamingNodeAndRound) {
 TEST(SharingOutcome, PartiesAreRefusedLabels) {
   const Dataset data = GenerateTwonorm(20, 1, 4);
   const sharing::XUpdate xu(sharing::Gram(data), 1.0, 1.0);
-  EXPECT_THROW(sharing::SharingParty(data, xu, nullptr, sharing::PartyParams{}), std::invalid_argument);
+  EXPECT_THROW(sharing::SharingParty(data, xu, nullptr, sharing::PartyParams{}),
+               std::invalid_argument);
   Dataset features = data;
   features.y.resize(0);
   EXPECT_NO_THROW(sharing::SharingParty(features, xu, nullptr, sharing::PartyParams{}));
@@ -467,14 +470,20 @@ TEST(SharingSpecValidate, EachFieldHasItsError) {
     return ThrowsInputError([&] { s.Validate(); }, {field});
   };
   EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).parties = 0; }, "algorithm.sharing.parties"));
-  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).party_features = {3}; }, "algorithm.sharing.party_features"));
-  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).party_features = {3, 0}; }, "algorithm.sharing.party_features[1]"));
+  EXPECT_TRUE(
+      bad([](RunSpec& s) { Sh(s).party_features = {3}; }, "algorithm.sharing.party_features"));
+  EXPECT_TRUE(bad(
+      [](RunSpec& s) {
+        Sh(s).party_features = {3, 0};
+      },
+      "algorithm.sharing.party_features[1]"));
   EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).lambda = 0.0; }, "algorithm.sharing.lambda"));
   EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).rho = -1.0; }, "algorithm.sharing.rho"));
   EXPECT_TRUE(bad([](RunSpec& s) { s.iterations = -1; }, "iterations"));
   EXPECT_TRUE(bad([](RunSpec& s) { s.threads = -2; }, "threads"));
   EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).z_tolerance = 0.0; }, "algorithm.sharing.z_tolerance"));
-  EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).z_max_iterations = 0; }, "algorithm.sharing.z_max_iterations"));
+  EXPECT_TRUE(
+      bad([](RunSpec& s) { Sh(s).z_max_iterations = 0; }, "algorithm.sharing.z_max_iterations"));
   EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).epsilon = 2.0; }, "algorithm.sharing.epsilon"));
   EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).delta = 1.0; }, "algorithm.sharing.delta"));
   EXPECT_TRUE(bad([](RunSpec& s) { Sh(s).noise_sigma = -1.0; }, "algorithm.sharing.noise_sigma"));
@@ -487,15 +496,17 @@ TEST(SharingSpecValidate, EachFieldHasItsError) {
   EXPECT_TRUE(bad([](RunSpec& s) { Sgd(s).init_sd = -1.0; }, "algorithm.sgd.init_sd"));
   EXPECT_TRUE(bad([](RunSpec& s) { s.data.sparse_informative = 0; }, "data.sparse_informative"));
   EXPECT_TRUE(bad([](RunSpec& s) { s.data.sparse_nnz_per_row = 0; }, "data.sparse_nnz_per_row"));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.data.sparse_flip_probability = 0.6; }, "data.sparse_flip_probability"));
-  EXPECT_TRUE(bad([](RunSpec& s) { s.data.source = dpadmm::DataSource::kLibsvm; }, "data.train_path"));
+  EXPECT_TRUE(bad([](RunSpec& s) { s.data.sparse_flip_probability = 0.6; },
+                  "data.sparse_flip_probability"));
+  EXPECT_TRUE(
+      bad([](RunSpec& s) { s.data.source = dpadmm::DataSource::kLibsvm; }, "data.train_path"));
   // Unknown names (an algorithm, an engine, a data source) fail where they are parsed.
   EXPECT_TRUE(ThrowsInputError([] { ParseChoice<Algorithm>("lbfgs", "algorithm.name"); },
                                {"algorithm.name"}));
-  EXPECT_TRUE(ThrowsInputError([] { ParseChoice<runtime::EngineKind>("mpi", "engine"); },
-                               {"engine"}));
-  EXPECT_TRUE(ThrowsInputError([] { ParseChoice<DataSource>("gisette", "data.source"); },
-                               {"data.source"}));
+  EXPECT_TRUE(
+      ThrowsInputError([] { ParseChoice<runtime::EngineKind>("mpi", "engine"); }, {"engine"}));
+  EXPECT_TRUE(
+      ThrowsInputError([] { ParseChoice<DataSource>("gisette", "data.source"); }, {"data.source"}));
   // DP is a parameter of ADMM sharing only: the SGD baseline's struct has no such field.
   RunSpec s = RunSpec::Defaults(Algorithm::kSgd);
   EXPECT_TRUE(ThrowsInputError(
@@ -533,14 +544,16 @@ TEST(SharingSpecJson, AppliesFieldsAndRejectsUnknownOnes) {
   ApplySpecJson(SpecToJson(s), "round-trip", t);
   EXPECT_EQ(SpecToJson(t), SpecToJson(s));
   const RunSpec before = s;
-  EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(R"({"algorithm": {"sharing": {"rhoo": 1}}})", "x.json", s); },
-                               {"x.json", "unknown field 'algorithm.sharing.rhoo'"}));
-  EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(R"({"algorithm": {"sharing": {"rho": "big"}}})", "x.json", s); },
-                               {"x.json", "algorithm.sharing.rho must be a number"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { ApplySpecJson(R"({"algorithm": {"sharing": {"rhoo": 1}}})", "x.json", s); },
+      {"x.json", "unknown field 'algorithm.sharing.rhoo'"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { ApplySpecJson(R"({"algorithm": {"sharing": {"rho": "big"}}})", "x.json", s); },
+      {"x.json", "algorithm.sharing.rho must be a number"}));
   EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(R"({"data": {"rowz": 3}})", "x.json", s); },
                                {"x.json", "rowz"}));
-  EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson("{\"rho\": ", "x.json", s); },
-                               {"x.json", "syntax"}));
+  EXPECT_TRUE(
+      ThrowsInputError([&] { ApplySpecJson("{\"rho\": ", "x.json", s); }, {"x.json", "syntax"}));
   EXPECT_EQ(SpecToJson(s), SpecToJson(before));  // unchanged on error
 }
 
@@ -558,8 +571,8 @@ TEST(SharingInMemory, EqualsTheFileBasedRunBitForBit) {
       out << all.y[r] << '\n';
     }
   }
-  for (Algorithm algorithm : {Algorithm::kAdmm, Algorithm::kDvp, Algorithm::kSharing,
-                              Algorithm::kSgd}) {
+  for (Algorithm algorithm :
+       {Algorithm::kAdmm, Algorithm::kDvp, Algorithm::kSharing, Algorithm::kSgd}) {
     RunSpec s = RunSpec::Defaults(algorithm);
     s.data.source = DataSource::kCsv;
     s.data.train_path = path;

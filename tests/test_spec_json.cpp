@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/experiment/spec_json.h"
 
 #include <gtest/gtest.h>
@@ -142,14 +143,17 @@ TEST(SpecJson, CommentsAreAllowed) {
 
 TEST(SpecJson, UnknownKeyNamesPathAndSource) {
   RunSpec s;
-  EXPECT_NE(ErrorOf([&] { ApplySpecJson(R"({"algorithm": {"etta": 1}})", "run.json", s); })
-                .find("run.json: unknown field 'algorithm.etta'"),
+  EXPECT_NE(ErrorOf([&] {
+              ApplySpecJson(R"({"algorithm": {"etta": 1}})", "run.json", s);
+            }).find("run.json: unknown field 'algorithm.etta'"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([&] { ApplySpecJson(R"({"iteration": 1})", "run.json", s); })
-                .find("unknown field 'iteration'"),
+  EXPECT_NE(ErrorOf([&] {
+              ApplySpecJson(R"({"iteration": 1})", "run.json", s);
+            }).find("unknown field 'iteration'"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([&] { ApplySpecJson(R"({"solver": {}})", "run.json", s); })
-                .find("unknown field 'solver'"),
+  EXPECT_NE(ErrorOf([&] {
+              ApplySpecJson(R"({"solver": {}})", "run.json", s);
+            }).find("unknown field 'solver'"),
             std::string::npos);
 }
 
@@ -163,8 +167,11 @@ TEST(SpecJson, WrongTypesAreNamed) {
       {R"({"seed": 1.5})", "seed must be a non-negative integer (uint64), got 1.5"},
       {R"({"seed": "7"})", "seed must be a non-negative integer (uint64), got string"},
       {R"({"data": {"normalize": 1}})", "data.normalize must be true or false, got 1"},
-      {R"({"data": {"source": 3}})", "data.source must be one of twonorm, ringnorm, sparse, libsvm, adult, csv, asc, got 3"},
-      {R"({"data": {"source": "mnist"}})", "data.source must be one of twonorm, ringnorm, sparse, libsvm, adult, csv, asc; got 'mnist'"},
+      {R"({"data": {"source": 3}})",
+       "data.source must be one of twonorm, ringnorm, sparse, libsvm, adult, csv, asc, got 3"},
+      {R"({"data": {"source": "mnist"}})",
+       "data.source must be one of twonorm, ringnorm, sparse, libsvm, adult, csv, asc; got "
+       "'mnist'"},
       {R"({"graph": {"topology": "torus"}})", "graph.topology must be one of ring, star"},
       {R"({"graph": {"edges": "many"}})", "graph.edges must be an integer or \"auto\", got string"},
       {R"({"algorithm": {"name": "svm"}})", "algorithm.name must be one of admm, dvp"},
@@ -175,7 +182,8 @@ TEST(SpecJson, WrongTypesAreNamed) {
       {R"({"partition": {"proportions": [1, "a"]}})",
        "partition.proportions[1] must be a number, got string"},
       {R"({"partition": {"proportions": 1}})", "partition.proportions must be an array"},
-      {R"({"loss": {"kind": "hinge"}})", "loss.kind must be one of logistic, smooth_hinge; got 'hinge'"},
+      {R"({"loss": {"kind": "hinge"}})",
+       "loss.kind must be one of logistic, smooth_hinge; got 'hinge'"},
       {R"({"algorithm": {"eta": null}})", "algorithm.eta must be a number, got null"},
       {R"([1, 2])", "the spec must be a JSON object, got array"},
   };
@@ -235,7 +243,8 @@ TEST(SpecJson, OldShapeConfigIsRejectedWithTheReplacement) {
        "old.json: 'algorithm.alpha' is a schema-1 field; schema 2 replaced it by "
        "'algorithm.<name>.alpha"},
       {R"({"algorithm": {"name": "pdml", "pdml_R": 0.1}})", "replaced it by 'algorithm.pdml.R'"},
-      {R"({"epochs": 10, "parties": 2})", "'epochs' is a schema-1 field; schema 2 replaced it by 'iterations'"},
+      {R"({"epochs": 10, "parties": 2})",
+       "'epochs' is a schema-1 field; schema 2 replaced it by 'iterations'"},
       {R"({"dp": true})", "replaced it by 'algorithm.sharing.dp'"},
       {R"({"sgd_init_sd": 0.1})", "replaced it by 'algorithm.sgd.init_sd'"},
       {R"({"algorithm": "admm", "parties": 2})", "algorithm: a string is the schema-1 shape"},

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replaces the global operator new/delete of the wasm build so that every C++ allocation is
 // 16-byte aligned, as glibc's malloc is on x86-64 (Emscripten's malloc aligns to 8).
 //
@@ -23,13 +24,19 @@ void* operator new(std::size_t size) {
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t size) { return ::operator new(size); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size, kAlign); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size, kAlign); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return Allocate(size, kAlign);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return Allocate(size, kAlign);
+}
 void* operator new(std::size_t size, std::align_val_t align) {
   if (void* p = Allocate(size, static_cast<std::size_t>(align))) return p;
   throw std::bad_alloc();
 }
-void* operator new[](std::size_t size, std::align_val_t align) { return ::operator new(size, align); }
+void* operator new[](std::size_t size, std::align_val_t align) {
+  return ::operator new(size, align);
+}
 
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }

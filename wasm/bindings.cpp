@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // embind bindings of dpadmm for the browser demo and the node tests.
 //
 // JavaScript sees (types in web/src/dpadmm_wasm.d.ts):
@@ -141,7 +142,8 @@ class Session {
     } else {
       const auto parties = static_cast<std::int64_t>(info.party_features.size());
       o["nodes"] = parties + 1;
-      for (std::int64_t m = 1; m <= parties; ++m) edges.push_back(Json::array({std::int64_t{0}, m}));
+      for (std::int64_t m = 1; m <= parties; ++m)
+        edges.push_back(Json::array({std::int64_t{0}, m}));
       o["edges"] = std::move(edges);
       o["party_features"] = info.party_features;
       o["rows"] = info.train_rows;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Simplified decentralized ADMM, 004 eqs. (9)-(11) (Forero et al. 2010), and the base of its
 // modifications (DVP, PVP, M-ADMM, R-ADMM, MR-ADMM, private MR-ADMM), which change the penalty
 // schedule, the dual step, the perturbation of the local problem or what happens after it.

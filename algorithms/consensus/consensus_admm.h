@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The consensus family of 004, 002 and 003: one node program per algorithm, picked by
 // MakeConsensusNode (the only place that maps a variant to its program). PDML (000) has its own
 // program, pdml_node.h. The programs and the equations they implement are listed in README.md.

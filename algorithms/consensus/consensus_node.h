@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The machinery every consensus-family node program shares (004, 002, 003, 000).
 //
 // Node i minimises, together with its neighbours,
@@ -123,7 +124,7 @@ class ConsensusNode : public runtime::NodeProgram {
   Eigen::VectorXd noise_;       // the round's noise vector
   double mean_loss_ = 0.0;
   double noise_parameter_ = 0.0;
-  double loss_sum_ = 0.0;       // sum_n w_n L of the last solve
+  double loss_sum_ = 0.0;  // sum_n w_n L of the last solve
   std::int64_t data_passes_ = 0;
 
  private:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dual variable perturbation, 004 Algorithm 2, eqs. (13)-(16): ADMM whose dual variable is
 // perturbed in each primal update, mu_i = lambda_i + (C / 2B_i) eps_i (14), eps_i with density
 // proportional to exp(-zeta ||eps||), plus the extra penalty (Phi/2)||f||^2 of (13) when the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "consensus/madmm_node.h"
 
 #include "dpadmm/privacy/accounting.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // M-ADMM with penalty perturbation, 002: node-private non-decreasing penalties
 // eta_i(t) = theta q1^(t-1), a dual step theta, and the penalty term perturbed by eps_i(t) with
 // density proportional to exp(-alpha_i(t) ||eps||), alpha_i(t) = alpha q2^(t-1). Privacy per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Modified R-ADMM, 003 Algorithm 2, eqs. (14)-(17): R-ADMM with the node-private increasing
 // penalty eta_i(2k-1) = eta q1^k, also used in round 2k.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/consensus/pdml.h"
 
 #include "consensus/pdml_node.h"
@@ -8,11 +9,11 @@
 #include <sstream>
 #include <string>
 
+#include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
-#include "dpadmm/privacy/noise.h"
-#include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/random.h"
+#include "dpadmm/privacy/noise.h"
 
 namespace dpadmm {
 namespace {
@@ -25,7 +26,8 @@ template <class T>
 }
 
 void CheckEps(const std::string& field, double eps) {
-  if (!(eps >= 0.0) || !std::isfinite(eps)) Bad(field, ">= 0 and finite (0 = no randomization)", eps);
+  if (!(eps >= 0.0) || !std::isfinite(eps))
+    Bad(field, ">= 0 and finite (0 = no randomization)", eps);
 }
 
 }  // namespace
@@ -36,8 +38,9 @@ void CheckEps(const std::string& field, double eps) {
 void LabelPrivacySpec::Validate(const std::string& prefix) const {
   CheckEps(prefix + "label_eps", eps);
   if (group_eps.size() != group_shares.size()) {
-    Bad(prefix + "label_eps_shares", "one share per group (" + std::to_string(group_eps.size()) +
-                                         " groups in " + prefix + "label_eps_groups)",
+    Bad(prefix + "label_eps_shares",
+        "one share per group (" + std::to_string(group_eps.size()) + " groups in " + prefix +
+            "label_eps_groups)",
         std::to_string(group_shares.size()) + " values");
   }
   double total = 0.0;
@@ -145,11 +148,11 @@ std::string PdmlPrivacyGuarantee(const std::vector<ReportedLabels>& reported, do
   } else {
     std::sort(randomized.begin(), randomized.end());
     const std::size_t n = randomized.size();
-    const double median = n % 2 == 1 ? randomized[n / 2]
-                                     : 0.5 * (randomized[n / 2 - 1] + randomized[n / 2]);
-    os << "eps-LDP per user by randomized response (000 Proposition 1), eps over the "
-       << n << " randomized users: min " << randomized.front() << ", median " << median
-       << ", max " << randomized.back();
+    const double median =
+        n % 2 == 1 ? randomized[n / 2] : 0.5 * (randomized[n / 2 - 1] + randomized[n / 2]);
+    os << "eps-LDP per user by randomized response (000 Proposition 1), eps over the " << n
+       << " randomized users: min " << randomized.front() << ", median " << median << ", max "
+       << randomized.back();
     if (n < all.size()) {
       os << "; " << (all.size() - n) << " of " << all.size()
          << " users report truthfully (eps = 0 encoding): no label privacy for them";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "consensus/pdml_node.h"
 
 #include <algorithm>
@@ -34,8 +35,10 @@ PdmlNode::PdmlNode(int id, const Dataset& reported, const Eigen::VectorXd& eps, 
       theta_(Eigen::VectorXd::Zero(dim_)) {
   mean_loss_ = kNaN;  // the empirical risk on the true labels is evaluated outside the node
   if (loss.kind != LossKind::kLogistic) {
-    throw InputError("loss.kind: pdml needs the logistic loss (the debiased smooth hinge, "
-                     "eq. (19), is not convex), got " + loss.Name());
+    throw InputError(
+        "loss.kind: pdml needs the logistic loss (the debiased smooth hinge, "
+        "eq. (19), is not convex), got " +
+        loss.Name());
   }
   if (eps.size() != reported.rows()) {
     throw InputError("pdml node " + std::to_string(id) + ": " + std::to_string(eps.size()) +
@@ -60,9 +63,8 @@ PdmlNode::PdmlNode(int id, const Dataset& reported, const Eigen::VectorXd& eps, 
     coef[j] = DebiasWeight(eps[j]) * reported.y[j];
     if (eps[j] > 0.0) max_label_eps_ = std::max(max_label_eps_, eps[j]);
   }
-  linear_ = VisitRows(reported, [&](const auto& x) -> Eigen::VectorXd {
-    return -weight * (x.transpose() * coef);
-  });
+  linear_ = VisitRows(
+      reported, [&](const auto& x) -> Eigen::VectorXd { return -weight * (x.transpose() * coef); });
   // (14): bounded noise eta_i, ||eta_i||_2 <= R, drawn once per server; enters as (1/m_i) eta^T w.
   if (params.R > 0.0) {
     release_.DrawObjectiveNoise(params.R, eta_);

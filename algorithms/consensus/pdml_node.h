@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PDML Phase 2 (000 Section IV-B): one server's node program on the fully distributed ADMM
 // (9)-(10) perturbed as in (14)-(17).
 //
@@ -47,18 +48,18 @@
 
 #include "consensus/consensus_node.h"
 #include "dpadmm/data/dataset.h"
-#include "dpadmm/solver/local_solver.h"
 #include "dpadmm/runtime/node_program.h"
+#include "dpadmm/solver/local_solver.h"
 
 namespace dpadmm {
 
 struct PdmlNodeParams {
-  double C = 1.0;          // loss weight (per sample C / m_i)
-  double rho_node = 0.0;   // rho_i = a / n
-  double beta = 0.1;       // ADMM penalty of (15)-(17)
-  double R = 0.0;          // bound of ||eta_i||_2, eq. (14); 0 = no objective perturbation
-  double V = 0.0;          // initial std of theta_i(t), eq. (16); 0 = no primal perturbation
-  double decay = 0.8;      // rho of eq. (16): variance decay^(t-1) V^2, in (0, 1]
+  double C = 1.0;         // loss weight (per sample C / m_i)
+  double rho_node = 0.0;  // rho_i = a / n
+  double beta = 0.1;      // ADMM penalty of (15)-(17)
+  double R = 0.0;         // bound of ||eta_i||_2, eq. (14); 0 = no objective perturbation
+  double V = 0.0;         // initial std of theta_i(t), eq. (16); 0 = no primal perturbation
+  double decay = 0.8;     // rho of eq. (16): variance decay^(t-1) V^2, in (0, 1]
   std::uint64_t seed = 1;
 };
 
@@ -99,10 +100,10 @@ class PdmlNode : public ConsensusNode {
 
   PdmlNodeParams params_;
   double max_label_eps_ = 0.0;
-  Eigen::VectorXd released_;   // w~_i(r) = w_i(r) + theta_i(r); w_i(r) is the base's f_
-  Eigen::VectorXd gamma_;      // gamma_i
-  Eigen::VectorXd eta_;        // eta_i of (14)
-  Eigen::VectorXd linear_;     // c_i
+  Eigen::VectorXd released_;  // w~_i(r) = w_i(r) + theta_i(r); w_i(r) is the base's f_
+  Eigen::VectorXd gamma_;     // gamma_i
+  Eigen::VectorXd eta_;       // eta_i of (14)
+  Eigen::VectorXd linear_;    // c_i
   Eigen::VectorXd theta_;
 };
 

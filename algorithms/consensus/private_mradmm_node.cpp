@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "consensus/private_mradmm_node.h"
 
 #include "dpadmm/privacy/accounting.h"

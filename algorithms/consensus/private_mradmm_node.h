@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Private MR-ADMM, 003 Algorithm 3, eqs. (18)-(19): MR-ADMM whose odd-round objective is
 // perturbed, L^priv adds eps^T f with eps ~ exp(-alpha_i(k) ||eps||) (18); the even round
 // recycles eps + grad O(f_i(2k-1)) from the KKT condition without the data (19). beta-DP over

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Primal variable perturbation (Zhang and Zhu, IEEE TIFS 2017; papers/NOTES.md): the exact
 // ADMM primal update (004 eqs. (9)-(10)), released as f + eps with density proportional to
 // exp(-zeta ||eps||), zeta = alpha_i(t) / sensitivity; the node continues from the released

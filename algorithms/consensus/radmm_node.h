@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recycled ADMM, 003 Algorithm 1: odd rounds 2k-1 are ADMM's exact primal update (eq. (8)/(12))
 // and compute grad O(f_i(2k-1), D_i); even rounds 2k reuse that gradient (eq. (10)) and never
 // read the data; the dual is updated after odd rounds only (eqs. (11), (13)).
@@ -9,8 +10,8 @@ namespace dpadmm {
 
 class RadmmNode : public AdmmNode {
  public:
-  RadmmNode(int id, const Dataset& data, int degree, const Loss& loss,
-            const NewtonOptions& newton, const ConsensusNodeParams& params, Eigen::VectorXd f0);
+  RadmmNode(int id, const Dataset& data, int degree, const Loss& loss, const NewtonOptions& newton,
+            const ConsensusNodeParams& params, Eigen::VectorXd f0);
 
  protected:
   runtime::StepResult Iterate(std::int64_t round) override;

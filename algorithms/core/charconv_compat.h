@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shortest round-trip double <-> text, as std::to_chars / std::from_chars do for doubles.
 // Some standard libraries (Emscripten 3.1.6's libc++) lack the floating-point overloads, so
 // CMake compiles one of two definitions of these functions: charconv_std.cpp (the standard

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Portable shortest round-trip formatting and parsing of doubles (see charconv_compat.h).
 #include <cerrno>
 #include <cmath>
@@ -13,7 +14,8 @@ namespace dpadmm::detail::fallback {
 namespace {
 
 std::to_chars_result Copy(char* first, char* last, const std::string& text) {
-  if (static_cast<std::size_t>(last - first) < text.size()) return {last, std::errc::value_too_large};
+  if (static_cast<std::size_t>(last - first) < text.size())
+    return {last, std::errc::value_too_large};
   std::memcpy(first, text.data(), text.size());
   return {first + text.size(), std::errc()};
 }
@@ -49,7 +51,8 @@ std::to_chars_result ToCharsShortest(char* first, char* last, double value) {
   std::string scientific = sign + mantissa.substr(0, 1);
   if (n > 1) scientific += "." + mantissa.substr(1);
   char exp_text[8];
-  std::snprintf(exp_text, sizeof(exp_text), "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+  std::snprintf(exp_text, sizeof(exp_text), "e%c%02d", exponent < 0 ? '-' : '+',
+                std::abs(exponent));
   scientific += exp_text;
 
   std::string fixed = sign;

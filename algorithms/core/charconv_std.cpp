@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The standard library's floating-point charconv (see charconv_compat.h).
 #include "core/charconv_compat.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The out-of-line, public versions of the portable elementary functions (see
 // dpadmm/core/portable_math.h for why they are not inline).
 #include "dpadmm/core/portable_math.h"

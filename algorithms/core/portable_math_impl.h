@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The portable elementary functions, inline, for the library's own hot loops (internal header:
 // never installed, never included by a public header).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/core/random.h"
 
 #include <cmath>
@@ -33,9 +34,7 @@ std::uint64_t Stream::NextU64() {
 
 double Stream::Uniform() { return static_cast<double>(NextU64() >> 11) * 0x1.0p-53; }
 
-double Stream::UniformOpen() {
-  return (static_cast<double>(NextU64() >> 12) + 0.5) * 0x1.0p-52;
-}
+double Stream::UniformOpen() { return (static_cast<double>(NextU64() >> 12) + 0.5) * 0x1.0p-52; }
 
 std::uint64_t Stream::UniformInt(std::uint64_t n) {
   // Rejection sampling on the top of the range removes modulo bias.

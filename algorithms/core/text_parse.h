@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal helpers shared by the text loaders (data, partition and edge-list files): read a
 // whole file, walk its lines with their numbers, split fields and parse numbers strictly.
 // Every failure throws InputError as "path:line: message" (via ThrowAt).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "data/data_source.h"
 
 #include <algorithm>
@@ -20,8 +21,8 @@ bool FirstLineLooksLikeHeader(const std::string& path, char delimiter) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::size_t start = 0;
     while (start <= line.size()) {
-      std::size_t end = delimiter == ' ' ? line.find_first_of(" \t", start)
-                                         : line.find(delimiter, start);
+      std::size_t end =
+          delimiter == ' ' ? line.find_first_of(" \t", start) : line.find(delimiter, start);
       if (end == std::string::npos) end = line.size();
       std::string field = line.substr(start, end - start);
       field.erase(0, field.find_first_not_of(" \t\r\""));
@@ -60,12 +61,8 @@ TrainTest LoadDataSource(const DataSpec& d, std::uint64_t seed) {
   Dataset test;
   bool has_test = false;
   switch (d.source) {
-    case DataSource::kTwonorm:
-      all = GenerateTwonorm(d.rows, seed, d.dims);
-      break;
-    case DataSource::kRingnorm:
-      all = GenerateRingnorm(d.rows, seed, d.dims);
-      break;
+    case DataSource::kTwonorm: all = GenerateTwonorm(d.rows, seed, d.dims); break;
+    case DataSource::kRingnorm: all = GenerateRingnorm(d.rows, seed, d.dims); break;
     case DataSource::kSparse: {
       SparseHighDimOptions sparse;
       sparse.rows = d.rows;
@@ -97,8 +94,7 @@ TrainTest LoadDataSource(const DataSpec& d, std::uint64_t seed) {
         has_test = true;
       }
       break;
-    case DataSource::kAdult:
-      break;  // handled above
+    case DataSource::kAdult: break;  // handled above
   }
   if (!has_test) return SplitTrainTest(all, d.test_fraction, seed);
   // A test file may have fewer columns than the training file (LIBSVM); never more.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The data sources of a DataSpec, shared by both families (experiment/experiment.cpp):
 // generated sets, or files through the loaders, with a seeded train/test split when no test
 // file is given.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/data/dataset.h"
 
 #include <algorithm>
@@ -12,8 +13,8 @@ namespace {
 
 void CheckRowIndex(std::int64_t row, std::int64_t rows) {
   if (row < 0 || row >= rows) {
-    throw std::out_of_range("Dataset::Subset: row " + std::to_string(row) +
-                            " out of range [0, " + std::to_string(rows) + ")");
+    throw std::out_of_range("Dataset::Subset: row " + std::to_string(row) + " out of range [0, " +
+                            std::to_string(rows) + ")");
   }
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/data/loaders.h"
 
 #include <algorithm>
@@ -10,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "dpadmm/core/error.h"
 #include "core/text_parse.h"
+#include "dpadmm/core/error.h"
 
 namespace dpadmm {
 namespace {
@@ -40,9 +41,10 @@ class LabelMapper {
     }
     seen_ |= 1u << code;
     if (ChosenMap() < 0) {
-      ThrowAt(path, line, "label " + Quote(token) +
-                              " cannot be mixed with the labels of earlier lines (expected " +
-                              Expected() + ")");
+      ThrowAt(path, line,
+              "label " + Quote(token) +
+                  " cannot be mixed with the labels of earlier lines (expected " + Expected() +
+                  ")");
     }
     raw_.push_back(raw);
   }
@@ -119,13 +121,14 @@ void ParseLibsvmEntries(const std::vector<std::string_view>& fields, std::int64_
       ThrowAt(path, line, "feature index " + std::to_string(index) + " out of range (1-based)");
     }
     if (num_features > 0 && index > num_features) {
-      ThrowAt(path, line, "feature index " + std::to_string(index) + " exceeds the " +
-                              std::to_string(num_features) + " features");
+      ThrowAt(path, line,
+              "feature index " + std::to_string(index) + " exceeds the " +
+                  std::to_string(num_features) + " features");
     }
     if (index <= previous) {
-      ThrowAt(path, line, "feature index " + std::to_string(index) +
-                              " is not greater than the previous index " +
-                              std::to_string(previous));
+      ThrowAt(path, line,
+              "feature index " + std::to_string(index) +
+                  " is not greater than the previous index " + std::to_string(previous));
     }
     previous = index;
     const double value = ParseFiniteDouble(token.substr(colon + 1), path, line, "value");
@@ -168,19 +171,20 @@ Table ReadTable(const std::string& path, char delimiter, bool has_header,
     if (width == 0) {
       width = fields.size();
       if (label_column) {
-        const long long c = *label_column < 0 ? static_cast<long long>(width) + *label_column
-                                              : *label_column;
+        const long long c =
+            *label_column < 0 ? static_cast<long long>(width) + *label_column : *label_column;
         if (c < 0 || c >= static_cast<long long>(width)) {
-          ThrowAt(path, lines.number(), "label column " + std::to_string(*label_column) +
-                                            " out of range for " + std::to_string(width) +
-                                            " columns");
+          ThrowAt(path, lines.number(),
+                  "label column " + std::to_string(*label_column) + " out of range for " +
+                      std::to_string(width) + " columns");
         }
         label_index = static_cast<std::size_t>(c);
       }
       t.cols = static_cast<std::int64_t>(width) - (label_column ? 1 : 0);
     } else if (fields.size() != width) {
-      ThrowAt(path, lines.number(), "expected " + std::to_string(width) + " columns, found " +
-                                        std::to_string(fields.size()));
+      ThrowAt(
+          path, lines.number(),
+          "expected " + std::to_string(width) + " columns, found " + std::to_string(fields.size()));
     }
     for (std::size_t j = 0; j < fields.size(); ++j) {
       if (j == label_index) {
@@ -237,8 +241,9 @@ void ReadAdultFile(AdultFile& f) {
     any = true;
     SplitFields(line, ',', fields);
     if (fields.size() != kAdultFields) {
-      ThrowAt(f.path, lines.number(), "expected " + std::to_string(kAdultFields) +
-                                          " fields, found " + std::to_string(fields.size()));
+      ThrowAt(f.path, lines.number(),
+              "expected " + std::to_string(kAdultFields) + " fields, found " +
+                  std::to_string(fields.size()));
     }
     if (std::find(fields.begin(), fields.end(), "?") != fields.end()) continue;
     AdultRecord r;
@@ -386,8 +391,9 @@ Dataset LoadAsc(const std::string& data_path, const std::string& labels_path) {
   }
   RequireRows(labels_path, labels.size());
   if (labels.size() != t.rows) {
-    ThrowAt(labels_path, 0, "has " + std::to_string(labels.size()) + " labels but " + data_path +
-                                " has " + std::to_string(t.rows) + " rows");
+    ThrowAt(labels_path, 0,
+            "has " + std::to_string(labels.size()) + " labels but " + data_path + " has " +
+                std::to_string(t.rows) + " rows");
   }
   Dataset d;
   d.x = MakeDense(t);

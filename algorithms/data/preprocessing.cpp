@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/data/preprocessing.h"
 
 #include <algorithm>
@@ -5,9 +6,9 @@
 #include <numeric>
 #include <string>
 
+#include "core/text_parse.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
-#include "core/text_parse.h"
 
 namespace dpadmm {
 namespace {
@@ -176,23 +177,25 @@ Partition LoadPartition(const std::string& path, std::int64_t rows, int nodes) {
   while (lines.Next(line)) {
     internal::SplitFields(line, ' ', fields);
     if (fields.size() != 1) {
-      ThrowAt(path, lines.number(), "expected one node id, found " +
-                                        std::to_string(fields.size()) + " fields");
+      ThrowAt(path, lines.number(),
+              "expected one node id, found " + std::to_string(fields.size()) + " fields");
     }
     if (row == rows) {
-      ThrowAt(path, lines.number(), "more lines than the " + std::to_string(rows) +
-                                        " training rows (one line per row)");
+      ThrowAt(path, lines.number(),
+              "more lines than the " + std::to_string(rows) + " training rows (one line per row)");
     }
     const std::int64_t node = internal::ParseInt(fields[0], path, lines.number(), "node id");
     if (node < 0 || node >= nodes) {
-      ThrowAt(path, lines.number(), "node id " + std::to_string(node) + " out of range [0, " +
-                                        std::to_string(nodes) + ")");
+      ThrowAt(
+          path, lines.number(),
+          "node id " + std::to_string(node) + " out of range [0, " + std::to_string(nodes) + ")");
     }
     p[static_cast<std::size_t>(node)].push_back(row++);
   }
   if (row != rows) {
-    ThrowAt(path, 0, "has " + std::to_string(row) + " lines, expected one per training row (" +
-                         std::to_string(rows) + ")");
+    ThrowAt(path, 0,
+            "has " + std::to_string(row) + " lines, expected one per training row (" +
+                std::to_string(rows) + ")");
   }
   for (int i = 0; i < nodes; ++i) {
     if (p[static_cast<std::size_t>(i)].empty()) {
@@ -214,7 +217,8 @@ void AddBiasFeature(Dataset& data, double value) {
   std::vector<Eigen::Triplet<double, std::int64_t>> entries;
   entries.reserve(static_cast<std::size_t>(sparse.nonZeros() + sparse.rows()));
   for (std::int64_t r = 0; r < sparse.outerSize(); ++r) {
-    for (SparseRows::InnerIterator it(sparse, r); it; ++it) entries.emplace_back(r, it.col(), it.value());
+    for (SparseRows::InnerIterator it(sparse, r); it; ++it)
+      entries.emplace_back(r, it.col(), it.value());
     entries.emplace_back(r, sparse.cols(), value);
   }
   SparseRows widened(sparse.rows(), sparse.cols() + 1);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The consensus family's driver (000, 002, 003, 004): graph and partition, the centralized
 // optimum, one node program per node on the engine, and the per-round metrics sink.
 #include <algorithm>
@@ -48,7 +49,8 @@ Partition BuildPartition(const PartitionSpec& p, std::int64_t rows, int nodes, s
     }
     return PartitionProportional(rows, p.proportions, seed);
   }
-  if (p.kind == PartitionKind::kDirichlet) return PartitionDirichlet(rows, nodes, p.dirichlet_alpha, seed);
+  if (p.kind == PartitionKind::kDirichlet)
+    return PartitionDirichlet(rows, nodes, p.dirichlet_alpha, seed);
   return LoadPartition(p.file, rows, nodes);
 }
 
@@ -86,8 +88,7 @@ std::string PrivacyGuarantee(ConsensusVariant v, bool noisy) {
     case ConsensusVariant::kPrivateMradmm:
       return "beta-DP over the whole run, beta = max_i sum_k (2C/B_i)(1.4 c1 / (rho/N + 2 "
              "eta_i(2k-1) V_i) + alpha_i(k)) (003 Theorem V.1, eq. (32))";
-    default:
-      return "none: the algorithm is not private";
+    default: return "none: the algorithm is not private";
   }
 }
 
@@ -166,7 +167,8 @@ class MetricsSink : public runtime::RoundSink {
     m.distance_to_optimum = 0.0;
     m.privacy_loss = 0.0;
     m.privacy_round = 0.0;
-    const double reg = 0.5 * (spec_.algorithm.rho_per_node ? spec_.algorithm.rho : spec_.algorithm.rho / nodes_);
+    const double reg =
+        0.5 * (spec_.algorithm.rho_per_node ? spec_.algorithm.rho : spec_.algorithm.rho / nodes_);
     mean_.setZero();
     m.node_privacy.resize(nodes_);
     m.node_noise.resize(nodes_);
@@ -197,7 +199,8 @@ class MetricsSink : public runtime::RoundSink {
     if (optimum_.size() == dim_) {
       const double scale = std::max(optimum_.norm(), std::numeric_limits<double>::min());
       for (int i = 0; i < nodes_; ++i) {
-        m.distance_to_optimum = std::max(m.distance_to_optimum, (Model(i) - optimum_).norm() / scale);
+        m.distance_to_optimum =
+            std::max(m.distance_to_optimum, (Model(i) - optimum_).norm() / scale);
       }
     } else {
       m.distance_to_optimum = kNaN;
@@ -236,7 +239,8 @@ class MetricsSink : public runtime::RoundSink {
 
  private:
   Eigen::Map<const Eigen::VectorXd> Model(int i) const {
-    return Eigen::Map<const Eigen::VectorXd>(table_.data() + static_cast<std::size_t>(i) * width_, dim_);
+    return Eigen::Map<const Eigen::VectorXd>(table_.data() + static_cast<std::size_t>(i) * width_,
+                                             dim_);
   }
 
   const RunSpec& spec_;
@@ -248,7 +252,7 @@ class MetricsSink : public runtime::RoundSink {
   RunObserver* observer_;
   std::chrono::steady_clock::time_point start_;
   Eigen::VectorXd mean_, previous_mean_;
-  std::vector<double> table_;  // copy of the last reported round
+  std::vector<double> table_;             // copy of the last reported round
   std::vector<double> previous_privacy_;  // per node, spent up to the previous round
   std::size_t width_ = 0;
   std::int64_t last_round_ = -1, measured_round_ = -1, emitted_round_ = -1;
@@ -257,7 +261,6 @@ class MetricsSink : public runtime::RoundSink {
   bool budget_exhausted_ = false;
   std::vector<char> private_nodes_;  // node i's releases cost privacy (its budget may freeze it)
 };
-
 
 class ConsensusDriver : public Experiment::Driver {
  public:
@@ -329,11 +332,12 @@ void ConsensusDriver::Prepare() {
     const int n = graph.num_nodes();
     const double rho_total = s.algorithm.rho_per_node ? s.algorithm.rho * n : s.algorithm.rho;
     for (int i = 0; i < n; ++i) {
-      const double eta1 = PerNode(s.algorithm.node_eta, s.algorithm.eta, i) *
-                          PerNode(vf.node_q1, vf.q1, i);
+      const double eta1 =
+          PerNode(s.algorithm.node_eta, s.algorithm.eta, i) * PerNode(vf.node_q1, vf.q1, i);
       if (!MrAdmmFirstPenaltyOk(s.algorithm.C, static_cast<double>(slices_[i].rows()),
                                 s.loss.CurvatureBound(), rho_total, n, eta1, graph.degree(i))) {
-        throw InputError("algorithm.eta: node " + std::to_string(i) + " violates 003 Algorithm 3's "
+        throw InputError("algorithm.eta: node " + std::to_string(i) +
+                         " violates 003 Algorithm 3's "
                          "condition 2 c1 < (B_i/C)(rho/N + 2 eta_i(1) V_i) with eta_i(1) = " +
                          std::to_string(eta1) + ", B_i = " + std::to_string(slices_[i].rows()) +
                          ", V_i = " + std::to_string(graph.degree(i)) + ": increase eta");
@@ -355,8 +359,8 @@ void ConsensusDriver::Prepare() {
     info.privacy_guarantee = PdmlPrivacyGuarantee(reported_, p.R, p.V, p.decay);
   } else {
     const ConsensusVariant variant = VariantOf(algorithm);
-    const bool noisy = IsPrivate(variant, vf.alpha) ||
-                       (vf.node_alpha != nullptr && !vf.node_alpha->empty());
+    const bool noisy =
+        IsPrivate(variant, vf.alpha) || (vf.node_alpha != nullptr && !vf.node_alpha->empty());
     info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
   }
 
@@ -442,8 +446,8 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
       p.seed = s.seed;
       p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
       private_nodes[i] = IsPrivate(p.variant, p.alpha);
-      nodes.push_back(MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, s.newton, p,
-                                        std::move(f0)));
+      nodes.push_back(
+          MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, s.newton, p, std::move(f0)));
     }
     programs.push_back(nodes.back().get());
   }
@@ -470,9 +474,10 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
     case runtime::EngineOutcome::kStopped:
       if (sink.budget_exhausted()) {
         summary.outcome = RunOutcome::kBudgetExhausted;
-        summary.message = "privacy budget exhausted: every private node froze (its release "
-                          "refused a round that would exceed its budget); stopped after round " +
-                          std::to_string(result.last_reported_round);
+        summary.message =
+            "privacy budget exhausted: every private node froze (its release "
+            "refused a round that would exceed its budget); stopped after round " +
+            std::to_string(result.last_reported_round);
       } else {
         summary.outcome = RunOutcome::kConverged;
         summary.message = "converged in round " + std::to_string(result.last_reported_round) +

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to experiment/: the one interface behind Experiment. experiment.cpp validates the
 // spec, loads and preprocesses the data and fills the family-independent part of RunInfo; a
 // family driver (consensus_driver.cpp, sharing_driver.cpp) prepares the rest and runs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Experiment: the family-independent part of a run (validation, data, RunInfo's common fields,
 // engine checks) and the dispatch to the family's driver.
 #include <algorithm>
@@ -30,9 +31,8 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   ValidateSpec(spec, !in_memory);
   // The SGD baseline is an in-process loop: the engine does not matter.
   if (spec.algorithm.name() != Algorithm::kSgd) CheckEngine(spec.engine, spec.threads);
-  std::unique_ptr<Experiment::Driver> d = spec.family() == Family::kConsensus
-                                              ? MakeConsensusDriver()
-                                              : MakeSharingDriver();
+  std::unique_ptr<Experiment::Driver> d =
+      spec.family() == Family::kConsensus ? MakeConsensusDriver() : MakeSharingDriver();
   if (!in_memory) {
     TrainTest data = LoadDataSource(spec.data, spec.seed);
     train = std::move(data.train);

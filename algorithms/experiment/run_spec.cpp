@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/experiment/run_spec.h"
 
 #include <algorithm>
@@ -159,12 +160,16 @@ void ValidateConsensusShared(const RunSpec& spec, int nodes) {
   PerNode("algorithm.node_privacy_budget", a.node_privacy_budget, nodes, 0.0, false);
   if (a.name() == Algorithm::kPdml) {
     if (spec.loss.kind != LossKind::kLogistic) {
-      throw InputError("loss.kind: algorithm 'pdml' needs the logistic loss (the debiased smooth "
-                       "hinge of 000 eq. (19) is not convex), got " + std::string(ChoiceName(spec.loss.kind)));
+      throw InputError(
+          "loss.kind: algorithm 'pdml' needs the logistic loss (the debiased smooth "
+          "hinge of 000 eq. (19) is not convex), got " +
+          std::string(ChoiceName(spec.loss.kind)));
     }
     if (a.privacy_budget != 0.0) {
-      Bad("algorithm.privacy_budget", "0 for 'pdml' (label privacy is fixed in Phase 1; 000 gives "
-          "no per-round accounting for Phase 2)", a.privacy_budget);
+      Bad("algorithm.privacy_budget",
+          "0 for 'pdml' (label privacy is fixed in Phase 1; 000 gives "
+          "no per-round accounting for Phase 2)",
+          a.privacy_budget);
     }
     if (a.rho_per_node) {
       throw InputError("algorithm.rho_per_node is not used by 'pdml' (each server carries a/N)");
@@ -186,8 +191,9 @@ void ValidateSharingShared(const RunSpec& spec) {
                        ChoiceName(spec.algorithm.name()) + "' (sharing family)" + instead);
     }
   };
-  const char* rho_hint = "; the sharing penalty is algorithm.sharing.rho, the regulariser "
-                         "algorithm.<name>.lambda";
+  const char* rho_hint =
+      "; the sharing penalty is algorithm.sharing.rho, the regulariser "
+      "algorithm.<name>.lambda";
   unused("algorithm.C", spec.algorithm.C != d.algorithm.C, "");
   unused("algorithm.rho", spec.algorithm.rho != d.algorithm.rho, rho_hint);
   unused("algorithm.eta", spec.algorithm.eta != d.algorithm.eta, rho_hint);
@@ -248,10 +254,12 @@ void SharingParams::Validate(const std::string& prefix, int) const {
   Positive(prefix + "rho", rho);
   Positive(prefix + "z_tolerance", z_tolerance);
   if (z_max_iterations < 1) Bad(prefix + "z_max_iterations", ">= 1", z_max_iterations);
-  if (!(epsilon > 0.0 && epsilon <= 1.0)) Bad(prefix + "epsilon", "in (0, 1] (001 Theorem 3)", epsilon);
+  if (!(epsilon > 0.0 && epsilon <= 1.0))
+    Bad(prefix + "epsilon", "in (0, 1] (001 Theorem 3)", epsilon);
   NonNegative(prefix + "noise_sigma", noise_sigma, " (0 = from Theorem 3)");
   if (!(delta > 0.0 && delta < 1.0)) Bad(prefix + "delta", "in (0, 1)", delta);
-  if (!(delta_prime > 0.0 && delta_prime < 1.0)) Bad(prefix + "delta_prime", "in (0, 1)", delta_prime);
+  if (!(delta_prime > 0.0 && delta_prime < 1.0))
+    Bad(prefix + "delta_prime", "in (0, 1)", delta_prime);
   Positive(prefix + "b1", b1);
   NonNegative(prefix + "c1", c1);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vertical family's driver (001): the column split, the baselines, ADMM sharing on the
 // engines (a coordinator and M parties on a star) and the SGD baseline loop.
 #include <algorithm>
@@ -79,7 +80,10 @@ class SharingSink : public runtime::RoundSink {
  public:
   SharingSink(const SharingParams& params, const Dataset& test, const RunInfo& info,
               RunObserver* observer)
-      : params_(params), test_(test), info_(info), observer_(observer),
+      : params_(params),
+        test_(test),
+        info_(info),
+        observer_(observer),
         start_(std::chrono::steady_clock::now()),
         model_(Eigen::VectorXd::Zero(info.features)) {}
 
@@ -175,8 +179,10 @@ void SharingDriver::Prepare() {
   std::vector<std::int64_t> sizes = layout.party_features;
   if (sizes.empty()) {
     if (d < M) {
-      throw InputError(prefix + "parties: " + std::to_string(M) + " parties need at least as "
-                       "many features, the data has " + std::to_string(d));
+      throw InputError(prefix + "parties: " + std::to_string(M) +
+                       " parties need at least as "
+                       "many features, the data has " +
+                       std::to_string(d));
     }
     for (int p = 0; p < M; ++p) sizes.push_back(d / M + (p < d % M ? 1 : 0));
   }
@@ -204,11 +210,11 @@ void SharingDriver::Prepare() {
       if (sp.dp) {
         noises_.push_back(std::make_unique<sharing::GramNoise>(gram));
         const double sens = SharingSensitivity(sizes[p], sp.rho, sp.lambda, sp.c1, M, sp.b1);
-        const double sigma = sp.noise_sigma > 0.0 ? sp.noise_sigma
-                                                  : SharingGaussianSigma(sp.epsilon, sp.delta, sens);
-        info.party_epsilon.push_back(sp.noise_sigma > 0.0
-                                         ? SharingEpsilonForSigma(sigma, sp.delta, sens)
-                                         : sp.epsilon);
+        const double sigma = sp.noise_sigma > 0.0
+                                 ? sp.noise_sigma
+                                 : SharingGaussianSigma(sp.epsilon, sp.delta, sens);
+        info.party_epsilon.push_back(
+            sp.noise_sigma > 0.0 ? SharingEpsilonForSigma(sigma, sp.delta, sens) : sp.epsilon);
         if (!std::isfinite(sigma)) {
           throw InputError(prefix + "b1: the noise scale sigma of party " + std::to_string(p + 1) +
                            " overflows (b1 = " + std::to_string(sp.b1) + ")");
@@ -249,8 +255,8 @@ void SharingDriver::Prepare() {
   if (s.compute_optimum) {
     info.central = SolveBaseline(train, test, layout.lambda, optimum);
     const Dataset test_block = sharing::ColumnBlock(test, 0, sizes[0]);
-    info.local = SolveBaseline(sharing::ColumnBlock(train, 0, sizes[0]), test_block,
-                               layout.lambda, local_);
+    info.local =
+        SolveBaseline(sharing::ColumnBlock(train, 0, sizes[0]), test_block, layout.lambda, local_);
   }
 }
 
@@ -269,9 +275,8 @@ void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver
   const SharingParams& sp = s.algorithm.As<SharingParams>();
   const int M = sp.parties;
   const std::size_t width = std::max<std::size_t>(
-      sharing::kCoordinatorFields,
-      static_cast<std::size_t>(*std::max_element(info.party_features.begin(),
-                                                 info.party_features.end())));
+      sharing::kCoordinatorFields, static_cast<std::size_t>(*std::max_element(
+                                       info.party_features.begin(), info.party_features.end())));
   sharing::CoordinatorParams cp;
   cp.parties = M;
   cp.rho = sp.rho;
@@ -390,8 +395,8 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
       for (int p = 0; p < M; ++p) {
         w[p] *= (1.0 - step * sg.lambda);
         VisitRows(blocks_[p], [&](const auto& x) {
-          SgdStep(x, order, static_cast<std::size_t>(b), static_cast<std::size_t>(end), coeff,
-                  step, w[p]);
+          SgdStep(x, order, static_cast<std::size_t>(b), static_cast<std::size_t>(end), coeff, step,
+                  w[p]);
         });
       }
     }

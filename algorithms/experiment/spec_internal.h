@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to experiment/: validation with or without the data source's files (an Experiment
 // built from in-memory data has none).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/experiment/spec_json.h"
 
 #include <algorithm>
@@ -20,7 +21,7 @@
 namespace dpadmm {
 namespace {
 
-using Json = nlohmann::json;          // what we read (key order irrelevant)
+using Json = nlohmann::json;                 // what we read (key order irrelevant)
 using OrderedJson = nlohmann::ordered_json;  // what we write (fields in declaration order)
 
 // A count where 0 means "auto" (written and read as the string "auto").
@@ -57,7 +58,8 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
   if (consensus) {
     v("graph", "topology", s.graph.topology);
     v("graph", "nodes", s.graph.nodes);
-    v("graph", "edges", AutoCount<std::remove_reference_t<decltype((s.graph.edges))>>{&s.graph.edges});
+    v("graph", "edges",
+      AutoCount<std::remove_reference_t<decltype((s.graph.edges))>>{&s.graph.edges});
     v("graph", "grid_rows", s.graph.grid_rows);
     v("graph", "file", s.graph.file);
 
@@ -218,20 +220,23 @@ class SpecReader {
     }
     if (const auto it = root_.find("schema"); it != root_.end()) {
       if (!it->is_number_integer() || it->get<std::int64_t>() != kSpecSchema) {
-        Fail("schema must be " + std::to_string(kSpecSchema) + " (this version's spec format), "
-             "got " + it->dump());
+        Fail("schema must be " + std::to_string(kSpecSchema) +
+             " (this version's spec format), "
+             "got " +
+             it->dump());
       }
     }
     if (const auto it = root_.find("algorithm"); it != root_.end() && it->is_string()) {
-      Fail("algorithm: a string is the schema-1 shape of 'dpadmm sharing'; schema 2 writes "
-           "{\"algorithm\": {\"name\": \"sharing\"}} (old 'admm' is now 'sharing', 'sgd' stays)");
+      Fail(
+          "algorithm: a string is the schema-1 shape of 'dpadmm sharing'; schema 2 writes "
+          "{\"algorithm\": {\"name\": \"sharing\"}} (old 'admm' is now 'sharing', 'sgd' stays)");
     }
     KnownFields known;  // group path -> keys
     for (const Choice<Algorithm>& c : Choices<Algorithm>()) {
       RunSpec defaults = RunSpec::Defaults(c.value);
-      VisitSpecFields(defaults, [&](const char* group, const char* key, auto&&) {
-        known[group].insert(key);
-      }, true);
+      VisitSpecFields(
+          defaults, [&](const char* group, const char* key, auto&&) { known[group].insert(key); },
+          true);
     }
     Walk(root_, "", known);
   }
@@ -357,7 +362,7 @@ class SpecReader {
   }
   // A choice: one of the names of its table.
   template <class E>
-    requires std::is_enum_v<E>
+  requires std::is_enum_v<E>
   void Read(const Json& j, const std::string& path, E& out) const {
     if (!j.is_string()) WrongType(path, ("one of " + ChoiceList<E>(", ")).c_str(), j);
     try {
@@ -422,8 +427,7 @@ OrderedJson ToJsonValue(std::int64_t v) { return v; }
 OrderedJson ToJsonValue(std::uint64_t v) { return v; }
 OrderedJson ToJsonValue(char v) { return std::string(1, v); }
 template <class E>
-  requires std::is_enum_v<E>
-OrderedJson ToJsonValue(E v) { return ChoiceName(v); }
+requires std::is_enum_v<E> OrderedJson ToJsonValue(E v) { return ChoiceName(v); }
 OrderedJson ToJsonValue(const AlgorithmSpec& a) { return ChoiceName(a.name()); }
 OrderedJson ToJsonValue(AutoCount<const int> v) {
   return *v.value == 0 ? OrderedJson("auto") : OrderedJson(*v.value);
@@ -437,7 +441,8 @@ OrderedJson ToJsonValue(const std::vector<T>& v) {
 
 OrderedJson MetricsObject(const RoundMetrics& m, Family family) {
   OrderedJson o = OrderedJson::object();
-  VisitMetrics(m, family, [&](const char* name, const auto& value) { o[name] = ToJsonValue(value); });
+  VisitMetrics(m, family,
+               [&](const char* name, const auto& value) { o[name] = ToJsonValue(value); });
   return o;
 }
 
@@ -550,17 +555,20 @@ std::optional<Algorithm> PeekAlgorithm(const std::string& json_text, const std::
 std::string SpecToJson(const RunSpec& spec) {
   OrderedJson out = OrderedJson::object();
   out["schema"] = kSpecSchema;
-  VisitSpecFields(spec, [&](const char* group, const char* key, const auto& value) {
-    OrderedJson* target = &out;
-    std::string g = group;
-    std::size_t start = 0;
-    while (start < g.size()) {
-      const std::size_t dot = std::min(g.find('.', start), g.size());
-      target = &(*target)[g.substr(start, dot - start)];
-      start = dot + 1;
-    }
-    (*target)[key] = ToJsonValue(value);
-  }, false);
+  VisitSpecFields(
+      spec,
+      [&](const char* group, const char* key, const auto& value) {
+        OrderedJson* target = &out;
+        std::string g = group;
+        std::size_t start = 0;
+        while (start < g.size()) {
+          const std::size_t dot = std::min(g.find('.', start), g.size());
+          target = &(*target)[g.substr(start, dot - start)];
+          start = dot + 1;
+        }
+        (*target)[key] = ToJsonValue(value);
+      },
+      false);
   return out.dump(2);
 }
 

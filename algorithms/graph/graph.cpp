@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/graph/graph.h"
 
 #include <algorithm>
@@ -7,9 +8,9 @@
 #include <set>
 #include <unordered_set>
 
+#include "core/text_parse.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
-#include "core/text_parse.h"
 
 namespace dpadmm {
 namespace {
@@ -220,8 +221,8 @@ Graph LoadEdgeList(const std::string& path, int num_nodes) {
     if (content.empty() || content.front() == '#') continue;
     internal::SplitFields(content, ' ', fields);
     if (fields.size() != 2) {
-      ThrowAt(path, lines.number(), "expected an edge \"i j\", found " +
-                                        std::to_string(fields.size()) + " fields");
+      ThrowAt(path, lines.number(),
+              "expected an edge \"i j\", found " + std::to_string(fields.size()) + " fields");
     }
     const long long i = internal::ParseInt(fields[0], path, lines.number(), "node id");
     const long long j = internal::ParseInt(fields[1], path, lines.number(), "node id");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/privacy/accounting.h"
 
 #include <cmath>
@@ -54,8 +55,7 @@ void RequirePositiveModulus(const char* fn, double rho, double eta, int V) {
 
 }  // namespace
 
-DvpParameters DvpNoise(double alpha, double C, double B, double c1, double rho, double eta,
-                       int V) {
+DvpParameters DvpNoise(double alpha, double C, double B, double c1, double rho, double eta, int V) {
   constexpr const char* kFn = "DvpNoise";
   RequirePositive(kFn, "alpha", alpha);
   RequirePositive(kFn, "C", C);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/privacy/release.h"
 
 #include <algorithm>
@@ -33,7 +34,8 @@ void Release::SendInitial(const Eigen::Ref<const Eigen::VectorXd>& message, runt
 
 bool Release::Open(std::int64_t round, double cost) {
   if (open_) throw std::logic_error("Release::Open: the previous round was not closed");
-  if (round < 1) throw std::logic_error("Release::Open: rounds start at 1 (round 0 is SendInitial)");
+  if (round < 1)
+    throw std::logic_error("Release::Open: rounds start at 1 (round 0 is SendInitial)");
   if (!(cost >= 0.0) || !std::isfinite(cost)) {
     throw std::logic_error("Release::Open: cost must be >= 0 and finite");
   }
@@ -55,7 +57,8 @@ bool Release::Open(std::int64_t round, double cost) {
 
 void Release::RequireOpen(const char* what) const {
   if (!open_) {
-    throw std::logic_error(std::string("Release::") + what + ": no round is open (frozen node, "
+    throw std::logic_error(std::string("Release::") + what +
+                           ": no round is open (frozen node, "
                            "or Open was not called)");
   }
 }

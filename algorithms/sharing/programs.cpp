@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ADMM sharing over distributed features (001): node programs, the SGD baseline, the
 // centralized / local baselines and the experiment that ties them together.
 #include "sharing/programs.h"
@@ -17,12 +18,12 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/loaders.h"
-#include "dpadmm/solver/local_solver.h"
-#include "dpadmm/solver/loss.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/sharing/sharing.h"
 #include "dpadmm/privacy/noise.h"
 #include "dpadmm/privacy/sharing_accounting.h"
+#include "dpadmm/sharing/sharing.h"
+#include "dpadmm/solver/local_solver.h"
+#include "dpadmm/solver/loss.h"
 
 namespace dpadmm {
 namespace sharing {
@@ -152,7 +153,8 @@ GramNoise::GramNoise(const Eigen::MatrixXd& gram) {
   }
   pseudo_ = true;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(gram);
-  if (eig.info() != Eigen::Success) throw std::runtime_error("GramNoise: eigendecomposition failed");
+  if (eig.info() != Eigen::Success)
+    throw std::runtime_error("GramNoise: eigendecomposition failed");
   const Eigen::VectorXd g = eig.eigenvalues();
   const double tol = 1e-10 * std::max(g.size() > 0 ? g.maxCoeff() : 0.0, 0.0);
   factor_ = Eigen::MatrixXd::Zero(d, d);
@@ -293,7 +295,8 @@ runtime::StepResult SharingParty::Step(std::int64_t round, const runtime::Inbox&
   return runtime::StepResult::Ok();
 }
 
-runtime::StepResult SharingParty::UpdatePrimal(std::int64_t round, std::span<const double> message) {
+runtime::StepResult SharingParty::UpdatePrimal(std::int64_t round,
+                                               std::span<const double> message) {
   const std::string who = "party " + std::to_string(params_.party) + " (node " +
                           std::to_string(params_.party) + "), " + RoundText(round);
   if (message.size() != 2 * static_cast<std::size_t>(rows_)) {
@@ -324,7 +327,8 @@ void SharingParty::Report(std::int64_t /*round*/, std::span<double> out) const {
   std::copy(x_.data(), x_.data() + x_.size(), out.begin());
 }
 
-SharingCoordinator::SharingCoordinator(const Eigen::VectorXd& labels, const CoordinatorParams& params)
+SharingCoordinator::SharingCoordinator(const Eigen::VectorXd& labels,
+                                       const CoordinatorParams& params)
     : labels_(labels),
       params_(params),
       release_(/*seed=*/0, /*node=*/0),
@@ -350,7 +354,7 @@ runtime::StepResult SharingCoordinator::Start(runtime::Outbox& out) {
 runtime::StepResult SharingCoordinator::Step(std::int64_t round, const runtime::Inbox& in,
                                              runtime::Outbox& out) {
   release_.Open(round, 0.0);  // no budget: never refused
-  if (round % 2 == 1) {  // party phase
+  if (round % 2 == 1) {       // party phase
     release_.SendNothing(out);
     return runtime::StepResult::Ok();
   }
@@ -358,10 +362,9 @@ runtime::StepResult SharingCoordinator::Step(std::int64_t round, const runtime::
   s_.setZero();
   for (std::size_t k = 0; k < in.size(); ++k) {  // party order: bitwise reproducible sum
     if (in[k].size() != static_cast<std::size_t>(n)) {
-      return runtime::StepResult::Fail("coordinator (node 0), " + RoundText(round) + ": party " +
-                                       std::to_string(k + 1) + " sent " +
-                                       std::to_string(in[k].size()) + " values, expected " +
-                                       std::to_string(n));
+      return runtime::StepResult::Fail(
+          "coordinator (node 0), " + RoundText(round) + ": party " + std::to_string(k + 1) +
+          " sent " + std::to_string(in[k].size()) + " values, expected " + std::to_string(n));
     }
     const Eigen::Map<const Eigen::VectorXd> share(in[k].data(), n);
     if (!share.allFinite()) {

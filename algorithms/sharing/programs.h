@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ADMM sharing (001 Algorithm 1, parallel form of updates (6)-(8)) and its private version (16)
 // as node programs on a star: node 0 is the coordinator (holds the labels, z and y), nodes
 // 1..M are the parties (party m holds the column block D_m and its weights x_m).
@@ -21,7 +22,8 @@
 // Report layout (width W = max(max_m d_m, 5), the same for every node):
 //   party m:      [0, d_m) x~_m (the released weights), the rest 0
 //   coordinator:  [0] (1/N) sum_n log(1 + exp(-y_n s_n)) at the current s
-//                 [1] ||s - z||_2   [2] ||y||_2   [3] ||z||_2   [4] Newton iterations of the z update
+//                 [1] ||s - z||_2   [2] ||y||_2   [3] ||z||_2   [4] Newton iterations of the z
+//                 update
 #pragma once
 
 #include <cstdint>
@@ -30,8 +32,8 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
 
-#include "dpadmm/data/dataset.h"
 #include "dpadmm/core/random.h"
+#include "dpadmm/data/dataset.h"
 #include "dpadmm/privacy/release.h"
 #include "dpadmm/runtime/node_program.h"
 
@@ -109,10 +111,10 @@ double MeanLogLossOfScores(const Eigen::VectorXd& scores, const Eigen::VectorXd&
 constexpr std::size_t kCoordinatorFields = 5;
 
 struct PartyParams {
-  int party = 1;             // m, 1-based (= node id)
+  int party = 1;  // m, 1-based (= node id)
   double lambda = 1e-4;
   double rho = 1.0;
-  double sigma = 0.0;        // 0 = no noise
+  double sigma = 0.0;  // 0 = no noise
   // Privacy cost of one iteration's release (001 Theorem 3's epsilon for sigma), debited by
   // the party's release; 0 for the non-private algorithm.
   double epsilon = 0.0;
@@ -131,9 +133,7 @@ class SharingParty : public runtime::NodeProgram {
   std::size_t MaxMessageSize() const override { return static_cast<std::size_t>(rows_); }
   std::size_t ReportSize() const override { return params_.report_width; }
   // The engine checks the reported weights x~_m for NaN/Inf.
-  std::size_t FiniteReportPrefix() const override {
-    return static_cast<std::size_t>(x_.size());
-  }
+  std::size_t FiniteReportPrefix() const override { return static_cast<std::size_t>(x_.size()); }
   runtime::StepResult Start(runtime::Outbox& out) override;
   runtime::StepResult Step(std::int64_t round, const runtime::Inbox& in,
                            runtime::Outbox& out) override;
@@ -151,8 +151,8 @@ class SharingParty : public runtime::NodeProgram {
   PartyParams params_;
   std::int64_t rows_;
   Release release_;
-  Eigen::VectorXd x_;       // x~_m^t (released)
-  Eigen::VectorXd share_;   // D_m x~_m^t (cached, subtracted from the next message)
+  Eigen::VectorXd x_;      // x~_m^t (released)
+  Eigen::VectorXd share_;  // D_m x~_m^t (cached, subtracted from the next message)
   Eigen::VectorXd xi_;
 };
 
@@ -168,7 +168,9 @@ class SharingCoordinator : public runtime::NodeProgram {
  public:
   SharingCoordinator(const Eigen::VectorXd& labels, const CoordinatorParams& params);
 
-  std::size_t MaxMessageSize() const override { return 2 * static_cast<std::size_t>(labels_.size()); }
+  std::size_t MaxMessageSize() const override {
+    return 2 * static_cast<std::size_t>(labels_.size());
+  }
   std::size_t ReportSize() const override { return params_.report_width; }
   runtime::StepResult Start(runtime::Outbox& out) override;
   runtime::StepResult Step(std::int64_t round, const runtime::Inbox& in,

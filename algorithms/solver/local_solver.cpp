@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Newton's method for the local problem of every consensus variant (DESIGN.md, "Maths that
 // keeps the code small"):
 //
@@ -25,8 +26,8 @@
 #include <utility>
 #include <vector>
 
-#include "dpadmm/core/error.h"
 #include "core/portable_math_impl.h"
+#include "dpadmm/core/error.h"
 #include "solver/loss_kernels.h"
 
 namespace dpadmm {

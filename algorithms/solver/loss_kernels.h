@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-sample losses as inline kernels for the library's hot loops (internal header). Loss's
 // public member functions are defined from these, so each formula exists once.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Embedding dpadmm in a C++ service: train a private classifier on generated data, save it,
 // load it back (as a separate prediction service would) and predict on fresh raw rows.
 //
@@ -8,8 +9,8 @@
 #include <utility>
 
 #include <dpadmm/data/generators.h>
-#include <dpadmm/experiment/model.h>
 #include <dpadmm/experiment/choices.h>
+#include <dpadmm/experiment/model.h>
 #include <dpadmm/experiment/run.h>
 
 int main(int argc, char** argv) {
@@ -20,8 +21,10 @@ int main(int argc, char** argv) {
   //    model with dual variable perturbation (004) on generated twonorm rows. The model records
   //    the privacy the run spent and what that figure means.
   const dpadmm::Dataset all = dpadmm::GenerateTwonorm(3000, /*seed=*/7, /*dims=*/20);
-  dpadmm::Dataset train{std::get<dpadmm::DenseRows>(all.x).topRows(2100), all.y.head(2100), "memory"};
-  dpadmm::Dataset test{std::get<dpadmm::DenseRows>(all.x).bottomRows(900), all.y.tail(900), "memory"};
+  dpadmm::Dataset train{std::get<dpadmm::DenseRows>(all.x).topRows(2100), all.y.head(2100),
+                        "memory"};
+  dpadmm::Dataset test{std::get<dpadmm::DenseRows>(all.x).bottomRows(900), all.y.tail(900),
+                       "memory"};
   dpadmm::RunSpec spec;
   spec.graph.topology = dpadmm::Topology::kRing;
   spec.graph.nodes = 6;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <stdexcept>
 #include <string>
 
@@ -85,7 +86,8 @@ void ValidateRun(std::span<NodeProgram* const> programs, const Topology& topolog
                                 std::to_string(n) + " nodes");
   }
   for (int i = 0; i < n; ++i) {
-    if (programs[i] == nullptr) throw std::invalid_argument("node program " + std::to_string(i) + " is null");
+    if (programs[i] == nullptr)
+      throw std::invalid_argument("node program " + std::to_string(i) + " is null");
     for (int j : topology.neighbors[i]) {
       if (j < 0 || j >= n || j == i) {
         throw std::invalid_argument("node " + std::to_string(i) + " has invalid neighbour " +

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MPI engine. Each rank runs its own nodes round by round; node i's round r needs only its
 // neighbours' round r-1 messages, so a rank waits only for the ranks hosting neighbours of its
 // nodes (no global barrier):
@@ -150,8 +151,12 @@ class MpiRun {
  public:
   MpiRun(std::span<NodeProgram* const> programs, const Topology& topology,
          const EngineOptions& options, RoundSink& sink, MPI_Comm user_comm)
-      : programs_(programs), topology_(topology), options_(options), sink_(sink),
-        n_(topology.num_nodes()), persistent_(PersistentFromEnv()) {
+      : programs_(programs),
+        topology_(topology),
+        options_(options),
+        sink_(sink),
+        n_(topology.num_nodes()),
+        persistent_(PersistentFromEnv()) {
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (!initialized) throw std::invalid_argument("engine 'mpi': MPI is not initialised");
@@ -218,9 +223,9 @@ class MpiRun {
     Buffer send[2];
     Buffer recv[2];
     std::vector<std::span<const double>> views[2];  // per received buffer: slot -> message
-    std::int64_t sent = 0;         // packed messages sent (rounds 0..sent-1)
-    std::int64_t next_post = 0;    // next round whose receive is to be posted
-    std::int64_t peer_sent = -1;   // drain: what the peer says it sent
+    std::int64_t sent = 0;                          // packed messages sent (rounds 0..sent-1)
+    std::int64_t next_post = 0;                     // next round whose receive is to be posted
+    std::int64_t peer_sent = -1;                    // drain: what the peer says it sent
   };
   struct Assembly {  // rank 0: one round in the making
     std::vector<double> table;
@@ -305,10 +310,10 @@ class MpiRun {
       outboxes_.emplace_back(programs_[a]->MaxMessageSize());
       for (std::size_t k = 0; k < topology_.neighbors[i].size(); ++k) {
         const int j = topology_.neighbors[i][k];
-        in_[a].push_back(L.sources[a][k].peer < 0
-                             ? std::make_unique<SpscChannel>(options_.channel_capacity,
-                                                             max_message_size_[j])
-                             : nullptr);
+        in_[a].push_back(
+            L.sources[a][k].peer < 0
+                ? std::make_unique<SpscChannel>(options_.channel_capacity, max_message_size_[j])
+                : nullptr);
       }
     }
     for (std::size_t a = 0; a < m; ++a) {
@@ -327,10 +332,12 @@ class MpiRun {
         r.data.resize(link.recv_capacity);
         peers_[p].views[b].resize(link.recv_nodes.size());
         if (persistent_) {
-          Check(MPI_Send_init(s.data.data(), static_cast<int>(s.data.size()), MPI_DOUBLE,
-                              link.rank, kDataTag, comm_, &s.request), "MPI_Send_init", -1);
-          Check(MPI_Recv_init(r.data.data(), static_cast<int>(r.data.size()), MPI_DOUBLE,
-                              link.rank, kDataTag, comm_, &r.request), "MPI_Recv_init", -1);
+          Check(MPI_Send_init(s.data.data(), static_cast<int>(s.data.size()), MPI_DOUBLE, link.rank,
+                              kDataTag, comm_, &s.request),
+                "MPI_Send_init", -1);
+          Check(MPI_Recv_init(r.data.data(), static_cast<int>(r.data.size()), MPI_DOUBLE, link.rank,
+                              kDataTag, comm_, &r.request),
+                "MPI_Recv_init", -1);
         }
       }
       // Messages of round k are needed in round k + 1, so they exist for k < last_round only.
@@ -347,8 +354,8 @@ class MpiRun {
   void RunRound(std::int64_t r) {
     const MpiLayout& L = *layout_;
     if (r >= 1) {
-      Wait([&] { return Done() || DataArrived(r - 1); },
-           [&] { return MissingData(r - 1); }, /*progress_resets=*/false);
+      Wait([&] { return Done() || DataArrived(r - 1); }, [&] { return MissingData(r - 1); },
+           /*progress_resets=*/false);
       if (Done()) return;
     }
     std::vector<NodeFailure> steps(L.local.size());  // node >= 0: node a failed in round r
@@ -391,7 +398,8 @@ class MpiRun {
       } else {
         Collect(a, r);
         step = programs_[a]->Step(r, inboxes_[a], outboxes_[a]);
-        for (auto& c : in_[a]) if (c) c->Pop();
+        for (auto& c : in_[a])
+          if (c) c->Pop();
       }
       if (!step.ok) return {node, r, FailureKind::kStepFailed, std::move(step.error)};
       const std::span<const double> message = outboxes_[a].message();
@@ -443,7 +451,8 @@ class MpiRun {
       Check(MPI_Start(&b.request), "MPI_Start (receive)", k);
     } else {
       Check(MPI_Irecv(b.data.data(), static_cast<int>(b.data.size()), MPI_DOUBLE,
-                      layout_->peers[p].rank, kDataTag, comm_, &b.request), "MPI_Irecv", k);
+                      layout_->peers[p].rank, kDataTag, comm_, &b.request),
+            "MPI_Irecv", k);
     }
     ++peer.next_post;
   }
@@ -452,8 +461,11 @@ class MpiRun {
     Peer& peer = peers_[p];
     Buffer& b = peer.send[r % 2];
     Wait([&] { return !TestBuffer(b, "send"); },
-         [&] { return "completion of the round " + std::to_string(b.round) + " send to rank " +
-                      std::to_string(layout_->peers[p].rank); }, false);
+         [&] {
+           return "completion of the round " + std::to_string(b.round) + " send to rank " +
+                  std::to_string(layout_->peers[p].rank);
+         },
+         false);
     const auto& nodes = layout_->peers[p].send_nodes;
     std::size_t at = 1 + nodes.size();
     b.data[0] = static_cast<double>(r);
@@ -469,7 +481,8 @@ class MpiRun {
       Check(MPI_Start(&b.request), "MPI_Start (send)", r);
     } else {
       Check(MPI_Isend(b.data.data(), static_cast<int>(at), MPI_DOUBLE, layout_->peers[p].rank,
-                      kDataTag, comm_, &b.request), "MPI_Isend", r);
+                      kDataTag, comm_, &b.request),
+            "MPI_Isend", r);
     }
     peer.sent = r + 1;
   }
@@ -555,7 +568,8 @@ class MpiRun {
     std::memcpy(b.data() + at + m * width_ * sizeof(double), failure.message.data(),
                 failure.message.size());
     Check(MPI_Isend(b.data(), static_cast<int>(b.size()), MPI_BYTE, 0, kReportTag, comm_,
-                    &out.second), "MPI_Isend (reports)", r);
+                    &out.second),
+          "MPI_Isend (reports)", r);
     ++reports_sent_;
   }
 
@@ -672,7 +686,8 @@ class MpiRun {
     outcome_requests_.assign(static_cast<std::size_t>(size_), MPI_REQUEST_NULL);
     for (int p = 1; p < size_; ++p) {
       Check(MPI_Isend(outcome_msg_.data(), static_cast<int>(outcome_msg_.size()), MPI_BYTE, p,
-                      kOutcomeTag, comm_, &outcome_requests_[p]), "MPI_Isend (outcome)", -1);
+                      kOutcomeTag, comm_, &outcome_requests_[p]),
+            "MPI_Isend (outcome)", -1);
     }
   }
 
@@ -888,7 +903,8 @@ class MpiRun {
     for (std::size_t p = 0; p < peers_.size(); ++p) {
       fin_out[p] = peers_[p].sent;
       Check(MPI_Isend(&fin_out[p], 1, MPI_INT64_T, layout_->peers[p].rank, kFinTag, comm_,
-                      &fin_req[p]), "MPI_Isend (fin)", -1);
+                      &fin_req[p]),
+            "MPI_Isend (fin)", -1);
     }
     std::int64_t* report_fin = &fin_out[peers_.size()];
     report_fin[0] = reports_sent_;
@@ -900,15 +916,18 @@ class MpiRun {
     }
     // Peers' counts.
     for (std::size_t p = 0; p < peers_.size(); ++p) {
-      Wait([&] {
-        int flag = 0;
-        Check(MPI_Iprobe(layout_->peers[p].rank, kFinTag, comm_, &flag, MPI_STATUS_IGNORE),
-              "MPI_Iprobe (fin)", -1);
-        return flag != 0;
-      }, [&] { return "the final count of rank " + std::to_string(layout_->peers[p].rank); },
-      true);
+      Wait(
+          [&] {
+            int flag = 0;
+            Check(MPI_Iprobe(layout_->peers[p].rank, kFinTag, comm_, &flag, MPI_STATUS_IGNORE),
+                  "MPI_Iprobe (fin)", -1);
+            return flag != 0;
+          },
+          [&] { return "the final count of rank " + std::to_string(layout_->peers[p].rank); },
+          true);
       Check(MPI_Recv(&peers_[p].peer_sent, 1, MPI_INT64_T, layout_->peers[p].rank, kFinTag, comm_,
-                     MPI_STATUS_IGNORE), "MPI_Recv (fin)", -1);
+                     MPI_STATUS_IGNORE),
+            "MPI_Recv (fin)", -1);
       // Receives beyond what the peer sent will never match: cancel them.
       for (Buffer& b : peers_[p].recv) {
         if (b.active && b.round >= peers_[p].peer_sent) {
@@ -921,21 +940,26 @@ class MpiRun {
     // Receive everything still in flight (a receive can be posted once its buffer is free).
     for (std::size_t p = 0; p < peers_.size(); ++p) {
       Peer& peer = peers_[p];
-      Wait([&] {
-        for (Buffer& b : peer.recv) TestBuffer(b, "receive");
-        PostReceive(p);
-        return peer.next_post >= peer.peer_sent && !peer.recv[0].active && !peer.recv[1].active;
-      }, [&] { return "the last messages of rank " + std::to_string(layout_->peers[p].rank); },
-      true);
+      Wait(
+          [&] {
+            for (Buffer& b : peer.recv) TestBuffer(b, "receive");
+            PostReceive(p);
+            return peer.next_post >= peer.peer_sent && !peer.recv[0].active && !peer.recv[1].active;
+          },
+          [&] { return "the last messages of rank " + std::to_string(layout_->peers[p].rank); },
+          true);
     }
     if (rank_ == 0) {
       for (int p = 1; p < size_; ++p) {
         std::int64_t fin[2] = {0, 0};
-        Wait([&] {
-          int flag = 0;
-          Check(MPI_Iprobe(p, kReportFinTag, comm_, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe", -1);
-          return flag != 0;
-        }, [&] { return "the report count of rank " + std::to_string(p); }, true);
+        Wait(
+            [&] {
+              int flag = 0;
+              Check(MPI_Iprobe(p, kReportFinTag, comm_, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe",
+                    -1);
+              return flag != 0;
+            },
+            [&] { return "the report count of rank " + std::to_string(p); }, true);
         Check(MPI_Recv(fin, 2, MPI_INT64_T, p, kReportFinTag, comm_, MPI_STATUS_IGNORE),
               "MPI_Recv (report fin)", -1);
         Wait([&] { return report_counts_[p] >= fin[0] && cancels_received_[p] >= fin[1]; },
@@ -943,30 +967,32 @@ class MpiRun {
       }
     }
     // Our own sends.
-    Wait([&] {
-      int done = 0;
-      MPI_Testall(static_cast<int>(fin_req.size()), fin_req.data(), &done, MPI_STATUSES_IGNORE);
-      bool all = done != 0;
-      for (Peer& peer : peers_) {
-        for (Buffer& b : peer.send) all = !TestBuffer(b, "send") && all;
-      }
-      int d = 0;
-      MPI_Test(&report_fin_req, &d, MPI_STATUS_IGNORE);
-      all = all && d;
-      MPI_Test(&cancel_request_, &d, MPI_STATUS_IGNORE);
-      all = all && d;
-      if (!outcome_requests_.empty()) {
-        MPI_Testall(static_cast<int>(outcome_requests_.size()), outcome_requests_.data(), &d,
-                    MPI_STATUSES_IGNORE);
-        all = all && d;
-      }
-      if (!heartbeat_requests_.empty()) {
-        MPI_Testall(static_cast<int>(heartbeat_requests_.size()), heartbeat_requests_.data(), &d,
-                    MPI_STATUSES_IGNORE);
-        all = all && d;
-      }
-      return all && reports_out_.empty() && heartbeats_received_ >= heartbeats_announced_;
-    }, [&] { return std::string("the completion of this rank's last sends"); }, true);
+    Wait(
+        [&] {
+          int done = 0;
+          MPI_Testall(static_cast<int>(fin_req.size()), fin_req.data(), &done, MPI_STATUSES_IGNORE);
+          bool all = done != 0;
+          for (Peer& peer : peers_) {
+            for (Buffer& b : peer.send) all = !TestBuffer(b, "send") && all;
+          }
+          int d = 0;
+          MPI_Test(&report_fin_req, &d, MPI_STATUS_IGNORE);
+          all = all && d;
+          MPI_Test(&cancel_request_, &d, MPI_STATUS_IGNORE);
+          all = all && d;
+          if (!outcome_requests_.empty()) {
+            MPI_Testall(static_cast<int>(outcome_requests_.size()), outcome_requests_.data(), &d,
+                        MPI_STATUSES_IGNORE);
+            all = all && d;
+          }
+          if (!heartbeat_requests_.empty()) {
+            MPI_Testall(static_cast<int>(heartbeat_requests_.size()), heartbeat_requests_.data(),
+                        &d, MPI_STATUSES_IGNORE);
+            all = all && d;
+          }
+          return all && reports_out_.empty() && heartbeats_received_ >= heartbeats_announced_;
+        },
+        [&] { return std::string("the completion of this rank's last sends"); }, true);
     if (persistent_) {
       for (Peer& peer : peers_) {
         for (Buffer* b : {&peer.send[0], &peer.send[1], &peer.recv[0], &peer.recv[1]}) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Private pieces of the MPI engine that do not need mpi.h: who talks to whom.
 #pragma once
 
@@ -28,12 +29,12 @@ struct InboxSource {
 
 struct MpiLayout {
   int rank = 0;
-  std::vector<int> local;        // this rank's nodes, increasing id
-  std::vector<int> local_index;  // node id -> index in `local`, or -1
-  std::vector<PeerLink> peers;   // increasing rank
+  std::vector<int> local;                         // this rank's nodes, increasing id
+  std::vector<int> local_index;                   // node id -> index in `local`, or -1
+  std::vector<PeerLink> peers;                    // increasing rank
   std::vector<std::vector<InboxSource>> sources;  // [local index][neighbour k]
-  std::vector<int> boundary;     // local indices with a neighbour on another rank
-  std::vector<int> interior;     // local indices with all neighbours here
+  std::vector<int> boundary;                      // local indices with a neighbour on another rank
+  std::vector<int> interior;                      // local indices with all neighbours here
 
   // max_message_size[i]: node i's MaxMessageSize (all nodes, gathered from their ranks).
   MpiLayout(const Topology& topology, const std::vector<int>& node_ranks, int rank,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chosen by CMake when the build has no MPI (WebAssembly, or DPADMM_WITH_MPI=OFF): the MPI
 // entry points exist but refuse to run.
 #include <stdexcept>

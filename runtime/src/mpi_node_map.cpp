@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Node-to-rank maps for the MPI engine. Independent of MPI, so built everywhere.
 #include <cctype>
 #include <fstream>

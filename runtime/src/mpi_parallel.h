@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a rank runs its local nodes of one round: a plain loop, or a oneTBB arena when the build
 // has TBB and more than one thread is asked for. Chosen by CMake (mpi_parallel_tbb.cpp or
 // mpi_parallel_serial.cpp), so the MPI engine itself has no #ifdef.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LocalPool without oneTBB: always the calling thread.
 #include "mpi_parallel.h"
 

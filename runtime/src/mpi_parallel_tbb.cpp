@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LocalPool with oneTBB: a run-owned arena, as in the TBB engine, so that runs do not steal each
 // other's workers.
 #include <oneapi/tbb/parallel_for.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every call an engine makes into a NodeProgram goes through these functions, so that a node's
 // fault (an exception, a Fail, a NaN/Inf it broadcasts or reports) becomes a NodeFailure of that
 // node and round instead of escaping into a TBB task (std::terminate) or into a neighbour's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reference engine: one thread, every round in full before the next, nodes in id order.
 // Within a round, the first fault in node order is the one with the lowest (round, node).
 #include <utility>

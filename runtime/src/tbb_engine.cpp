@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dataflow engine. Node i's round r is a TBB task that becomes ready when
 //   (a) each neighbour's round r-1 message has arrived, and
 //   (b) node i has finished its own round r-1,
@@ -77,9 +78,8 @@ class TbbRun {
         finite_report_(shapes.finite_report),
         wiring_(shapes.max_message, shapes.report_width, topology, options.channel_capacity),
         width_(wiring_.report_width),
-        window_(options.report_window > 0
-                    ? options.report_window
-                    : std::clamp(Diameter(topology) + 2, 4, 64)),
+        window_(options.report_window > 0 ? options.report_window
+                                          : std::clamp(Diameter(topology) + 2, 4, 64)),
         pending_(std::make_unique<Pending[]>(n_)),
         slots_(std::make_unique<Slot[]>(window_)),
         slot_data_(static_cast<std::size_t>(window_) * n_ * width_),
@@ -187,8 +187,8 @@ class TbbRun {
     }
     // A failing Report leaves round r incomplete (never emitted) and node i's round r + 1
     // unstarted; neighbours that already started r + 1 are discarded with it.
-    if (!ReportRound(*programs_[i], i, r, Row(static_cast<int>(r % window_), i),
-                     finite_report_[i], failure)) {
+    if (!ReportRound(*programs_[i], i, r, Row(static_cast<int>(r % window_), i), finite_report_[i],
+                     failure)) {
       RecordFailure(std::move(failure));
       return;
     }

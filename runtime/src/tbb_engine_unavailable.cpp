@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chosen by CMake when the build has no oneTBB (WebAssembly): the serial engine is the only one.
 #include <stdexcept>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the engines: validation of the inputs and the channel layout (one SPSC channel per
 // directed edge, preallocated), so both engines move messages the same way.
 #pragma once
@@ -27,8 +28,8 @@ struct Wiring {
   std::size_t report_width = 0;
 
   // max_message[i]: node i's MaxMessageSize() (asked once, before the run).
-  Wiring(const std::vector<std::size_t>& max_message, std::size_t width,
-         const Topology& topology, std::size_t channel_capacity);
+  Wiring(const std::vector<std::size_t>& max_message, std::size_t width, const Topology& topology,
+         std::size_t channel_capacity);
 
   // Broadcast node j's outbox to its out-channels. Capacity is guaranteed by the schedule
   // (a node is never more than one round ahead of a neighbour's consumption).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of `dpadmm run --model-out` and `dpadmm predict`: a saved model predicts the
 # run's own test rows with the run's test accuracy, in every input format, and bad model or
 # data files are refused with exit code 2 and a message naming file and field.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of the dpadmm command (both families; `sharing_*` cases use the `sharing`
 # alias): exit codes, error messages and output files.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Built with nothing but `pkg-config --static --cflags --libs dpadmm`: a model round trip and
 // a run on the serial engine, so both installed libraries (and Eigen's headers) are used.
 #include <cstdio>

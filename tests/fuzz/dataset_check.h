@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Properties every loaded Dataset must have; a violation aborts (a finding).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LoadAdult on arbitrary bytes: the train file, a line "@@", then the test file.
 #include "dataset_check.h"
 #include "dpadmm/data/loaders.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LoadAsc on arbitrary bytes: the data file, a line "@@", then the label file.
 #include "dataset_check.h"
 #include "dpadmm/data/loaders.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the libFuzzer harnesses: a private temp dir for loaders that only take paths,
 // and the rule that InputError is the expected rejection while anything else is a finding.
 #pragma once
@@ -48,8 +49,8 @@ class TempDir {
  private:
   TempDir() {
     const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                          "/dpadmm-fuzz-XXXXXX";
+    std::string pattern =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/dpadmm-fuzz-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
       std::perror("fuzz harness: mkdtemp");
       std::abort();

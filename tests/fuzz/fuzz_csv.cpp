@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LoadCsv on arbitrary bytes with a few label columns, delimiters and header settings.
 #include "dataset_check.h"
 #include "dpadmm/data/loaders.h"
@@ -8,8 +9,8 @@ struct Options {
   char delimiter;
   bool has_header;
 };
-constexpr Options kOptions[] = {{-1, ',', false}, {0, ',', true}, {-2, ' ', false},
-                                {1, ';', true},   {-1, '\t', false}};
+constexpr Options kOptions[] = {
+    {-1, ',', false}, {0, ',', true}, {-2, ' ', false}, {1, ';', true}, {-1, '\t', false}};
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

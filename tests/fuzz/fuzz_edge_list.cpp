@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LoadEdgeList on arbitrary bytes, with the node count inferred and fixed. A graph that loads
 // must be simple and connected with ids in range.
 #include <set>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LoadLibsvm on arbitrary bytes, with the column count inferred and fixed.
 #include "dataset_check.h"
 #include "dpadmm/data/loaders.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LoadPartition on arbitrary bytes. The row count is taken from the input's line count (so
 // valid files get past the length check) and off by one; node counts 1, 3 and 0. A partition
 // that loads must assign every row exactly once, in file order, to a node in range.

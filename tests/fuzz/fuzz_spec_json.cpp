@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ApplySpecJson on arbitrary bytes. Properties: a rejected input leaves the spec unchanged (the
 // header's contract); an accepted spec round-trips through SpecToJson; Validate() either
 // accepts or throws InputError.

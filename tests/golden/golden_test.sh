@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The golden test (ctest label `golden`): one seeded run per algorithm (serial engine) through
 # the dpadmm command must reproduce the numbers of tests/golden/fixtures (recorded by the code
 # before the two families were unified; numeric columns and fields only, wall times removed).

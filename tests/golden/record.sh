@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # usage: record.sh CLI OUTDIR -- records the 46 seeded traces/summaries of every algorithm with
 # the unified `dpadmm run` (the runs of the schema-1 recorder, flags translated; file names kept
 # so that compare.py can check them against recordings of the previous code).

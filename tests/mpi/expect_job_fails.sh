@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Usage: expect_job_fails.sh SECONDS [--survivors N PATTERN] COMMAND...
 # Passes when COMMAND ends within SECONDS, non-zero. With --survivors, it must instead print
 # PATTERN at least N times (one line per surviving rank): mpirun --enable-recovery exits 0 even

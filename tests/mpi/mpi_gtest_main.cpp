@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main() for the MPI GoogleTest programs: every rank runs every test (the engine is collective),
 // only rank 0 prints the report, and the job fails if any rank failed.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A job in which one rank dies: node `kill_node` (on rank 1 with the contiguous map) raises
 // SIGKILL in round 40 of a long ring run. The job must end non-zero within a bounded time:
 // mpirun aborts it, or (when mpirun keeps it alive, --enable-recovery) the surviving ranks stop
@@ -27,8 +28,8 @@ int main(int argc, char** argv) {
   Recorder sink;
   try {
     const rt::EngineResult r = rt::Run(programs, topology, options, sink);
-    std::fprintf(stderr, "rank %d: run ended %s, which a killed rank must not allow\n",
-                 mpi.rank(), rt::ToString(r.outcome));
+    std::fprintf(stderr, "rank %d: run ended %s, which a killed rank must not allow\n", mpi.rank(),
+                 rt::ToString(r.outcome));
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

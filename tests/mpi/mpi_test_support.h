@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the MPI tests and the MPI benchmark: a deterministic node program, topologies that
 // every rank builds identically, and a recording sink.
 #pragma once

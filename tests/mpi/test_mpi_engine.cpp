@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MPI engine against the serial engine, bit for bit, under mpirun with 1-4 ranks. Every rank
 // runs every test in the same order (the engine is collective); each rank also runs the serial
 // engine on all nodes in its own process, and compares what it has: rank 0 the reports, every
@@ -290,8 +291,8 @@ TEST(MpiEngine, InconsistentInputThrowsOnEveryRank) {
     (void)rt::Run(extra, t, o, rec);
     ADD_FAILURE() << "no exception";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(Size() - 1)),
-              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(Size() - 1)), std::string::npos)
+        << e.what();
   }
   o.node_ranks = {0, 0, 0};
   EXPECT_THROW(rt::Run(programs, t, o, rec), std::invalid_argument);
@@ -344,11 +345,9 @@ TEST(NodeRankMap, ErrorsNameFileAndLine) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error("0\n1\nx\n"),
-            "map.txt:3: rank of node 2 must be an integer >= 0, got 'x'");
+  EXPECT_EQ(error("0\n1\nx\n"), "map.txt:3: rank of node 2 must be an integer >= 0, got 'x'");
   EXPECT_EQ(error("0\n-1\n"), "map.txt:2: rank of node 1 must be an integer >= 0, got '-1'");
-  EXPECT_EQ(error("0\n\n1\n"),
-            "map.txt:2: empty line (line k must hold the rank of node 1)");
+  EXPECT_EQ(error("0\n\n1\n"), "map.txt:2: empty line (line k must hold the rank of node 1)");
   EXPECT_EQ(error(""), "map.txt: no nodes (expected one rank per line)");
   EXPECT_THROW(rt::ReadNodeRankFile("/nonexistent/map.txt"), std::invalid_argument);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Engine errors under mpirun: every rank must end with MpiError naming a rank, within a bounded
 // time. A separate executable: after an MpiError the engine leaves its communicator and buffers
 // behind on purpose (requests may still be in flight), so these runs come last in their process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The same seeded run natively (the dpadmm CLI, serial engine) and in wasm under node, with
 // repetitions; prints medians and the wasm/native ratio. Measured, not asserted.
 //

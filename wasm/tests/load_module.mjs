@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loads the MODULARIZE + EXPORT_ES6 build under node. Emscripten 3.1.6's ES module output still
 // calls require() and reads __dirname on node, and its fetch-based loader breaks under node's
 // built-in fetch, so: define both globals, and hand it the wasm bytes directly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of the wasm build under node (ctest label `wasm`; one ctest entry per test name).
 //   DPADMM_WASM_MODULE=build-wasm/dpadmm_wasm.mjs [DPADMM_NATIVE_CLI=build/cli/dpadmm] \
 //     node --no-experimental-fetch --test wasm/tests/wasm.test.mjs

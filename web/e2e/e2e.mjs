@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end test of the browser demo in real headless Chromium (Debian's /usr/bin/chromium,
 // driven by playwright-core). Serves web/dist with `vite preview` (COOP/COEP headers), then:
 //   1. a default run: charts update while it runs, it finishes with the expected accuracy;

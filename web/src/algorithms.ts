@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one table that drives the algorithm picker, its parameter forms, the spec sent to the
 // engine and the shareable URL. Adding an algorithm of the library = adding one entry here.
 

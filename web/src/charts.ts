@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Live charts (uPlot), one series per run so that earlier runs stay overlaid for comparison.
 // Horizontal setting (consensus): training loss, test error, privacy spent, consensus gap per
 // round. Vertical setting (ADMM sharing): training objective, test log loss, test error and

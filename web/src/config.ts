@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A run's configuration: what the form shows, what the URL carries, and the spec JSON the C++
 // engine receives (the shape of `dpadmm run --print-config` in the horizontal setting, of
 // `dpadmm sharing --print-config` in the vertical one).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Types of the embind bindings in wasm/bindings.cpp (build-wasm/dpadmm_wasm.mjs).
 declare module '@dpadmm-wasm/dpadmm_wasm.mjs' {
   export interface Session {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The communication graph as SVG: nodes coloured by how far each is from consensus.
 import type { GraphShape, SharingGraph } from './protocol';
 

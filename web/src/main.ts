@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The page: a form that builds a run configuration, the controls, the graph, the charts and the
 // list of runs. The engine runs in a Web Worker (worker.ts); this thread never computes.
 import {

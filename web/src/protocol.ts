@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Messages between the page and the engine's Web Worker.
 
 export interface RoundMetrics {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's thread: loads the wasm module and runs experiments of either family (one
 // Session; the spec's algorithm selects consensus or ADMM sharing), posting every round to the page. The C++ run is one synchronous call, so pause/step/stop travel through a
 // SharedArrayBuffer that the per-round callback reads (Atomics.wait blocks this worker, never

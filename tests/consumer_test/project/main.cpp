@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A service embedding dpadmm: build a spec, watch the rounds, read the summary.
 #include <cstdio>
 

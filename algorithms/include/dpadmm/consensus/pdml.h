@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PDML (paper 000: privacy-preserving ADMM-based distributed machine learning with heterogeneous
 // privacy): the pieces that are plain mathematics, as free functions.
 //
@@ -13,8 +14,8 @@
 // privacy in the DP sense, p = 1/2, where (19) is undefined; the project uses 0 for "this
 // mechanism is off" everywhere, as alpha = 0 for the consensus variants.) eps must be finite.
 //
-// The node program that runs Phase 2 is internal (algorithms/consensus/pdml_node.h); `Experiment` builds it
-// for algorithm name "pdml".
+// The node program that runs Phase 2 is internal (algorithms/consensus/pdml_node.h); `Experiment`
+// builds it for algorithm name "pdml".
 #pragma once
 
 #include <cstdint>
@@ -23,9 +24,9 @@
 
 #include <Eigen/Dense>
 
-#include "dpadmm/solver/loss.h"
 #include "dpadmm/core/random.h"
 #include "dpadmm/privacy/noise.h"
+#include "dpadmm/solver/loss.h"
 
 namespace dpadmm {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad input is reported by throwing InputError. Its message names what is wrong and where
 // (file and line, config field, node). Algorithm outcomes (converged, diverged, cancelled, ...)
 // are never exceptions: they are reported in a RunSummary.

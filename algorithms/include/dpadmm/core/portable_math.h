@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementary functions with the same bits on every platform (CPU, C library, WebAssembly).
 //
 // The C library's exp and log are not specified to the last bit, and one differing bit in a loss

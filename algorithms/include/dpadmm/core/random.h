@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counter-based random streams. A Stream is keyed by (seed, node, round, purpose): the numbers a
 // node draws in a round do not depend on which thread runs it or in which order nodes run, so a
 // seeded run is bitwise reproducible for any engine and thread count, natively and in wasm.

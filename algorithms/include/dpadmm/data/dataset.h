@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A labelled data set: rows x_n (dense or sparse) and labels y_n in {-1, +1}.
 // One-hot data such as Adult and a9a stays sparse; generated and Raetsch data are dense.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Built-in data, generated from a seed (no files needed). Bitwise reproducible across platforms.
 #pragma once
 

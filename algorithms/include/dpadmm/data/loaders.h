@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loaders for the formats of ../shared/data and users' own files. Each throws InputError with
 // "path:line: what is wrong" for anything malformed: a bad token, an index out of range, NaN or
 // Inf, a wrong column count, an empty file, an unknown label. None of them changes values:

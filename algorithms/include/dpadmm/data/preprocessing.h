@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Row normalisation, train/test splits and partitions of the training rows over nodes.
 #pragma once
 

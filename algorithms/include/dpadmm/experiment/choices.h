@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every choice of a run spec as an enum with ONE name table (name <-> enum <-> help text). The
 // CLI, the JSON reader and writer, the wasm bindings and the error messages all go through these
 // tables; nothing else compares choice strings.
@@ -63,15 +64,24 @@ struct Choice {
 template <class E>
 std::span<const Choice<E>> Choices();
 
-template <> std::span<const Choice<Family>> Choices();
-template <> std::span<const Choice<Algorithm>> Choices();
-template <> std::span<const Choice<DataSource>> Choices();
-template <> std::span<const Choice<Topology>> Choices();
-template <> std::span<const Choice<PartitionKind>> Choices();
-template <> std::span<const Choice<TraceFormat>> Choices();
-template <> std::span<const Choice<RunOutcome>> Choices();
-template <> std::span<const Choice<LossKind>> Choices();
-template <> std::span<const Choice<runtime::EngineKind>> Choices();
+template <>
+std::span<const Choice<Family>> Choices();
+template <>
+std::span<const Choice<Algorithm>> Choices();
+template <>
+std::span<const Choice<DataSource>> Choices();
+template <>
+std::span<const Choice<Topology>> Choices();
+template <>
+std::span<const Choice<PartitionKind>> Choices();
+template <>
+std::span<const Choice<TraceFormat>> Choices();
+template <>
+std::span<const Choice<RunOutcome>> Choices();
+template <>
+std::span<const Choice<LossKind>> Choices();
+template <>
+std::span<const Choice<runtime::EngineKind>> Choices();
 
 // The name of `value` in its table.
 template <class E>

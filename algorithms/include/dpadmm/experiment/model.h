@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The learned linear classifier of a finished run, for services that embed dpadmm: predict on
 // raw rows, save and load it as versioned JSON.
 //

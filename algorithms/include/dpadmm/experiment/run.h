@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running an experiment of either family: spec in, per-round metrics to an observer, a
 // RunSummary out.
 //
@@ -39,34 +40,34 @@ namespace dpadmm {
 struct RoundMetrics {
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   std::int64_t round = 0;
-  double seconds = 0.0;          // wall time since the start of the run
+  double seconds = 0.0;  // wall time since the start of the run
   // Consensus: L(t) = (1/N) sum_i (1/B_i) sum_n L(y f_i(t)^T x) (papers).
   // Sharing: mean log loss on the training set.
   double train_loss = 0.0;
   // Consensus: sum_i [(C/B_i) sum_n L(y f_i^T x) + (rho/N) ||f_i||^2 / 2].
   // Sharing: mean log loss + lambda sum_m ||x_m||^2 / 2 (released x~).
   double objective = 0.0;
-  double test_error = 0.0;       // misclassification rate of the model on the test set
+  double test_error = 0.0;  // misclassification rate of the model on the test set
 
   // Consensus family.
-  double consensus_gap = kNaN;          // max_{i,j} ||f_i(t) - f_j(t)||_2
-  double distance_to_optimum = kNaN;    // max_i ||f_i(t) - f*|| / ||f*|| (NaN if not computed)
+  double consensus_gap = kNaN;        // max_{i,j} ||f_i(t) - f_j(t)||_2
+  double distance_to_optimum = kNaN;  // max_i ||f_i(t) - f*|| / ||f*|| (NaN if not computed)
   // Privacy, as the algorithm's paper states it (0 for non-private algorithms):
   // DVP/PVP: max_i sum_{s<=t} alpha_i(s) (plain composition of the dynamic alpha_i(s)-DP);
   // M-ADMM: P(t) of 002; private MR-ADMM: beta of 003 eq. (32) up to round t.
   double privacy_loss = kNaN;
-  double privacy_round = kNaN;          // max_i of what round t added
-  std::vector<double> node_privacy;     // per node: accumulated privacy loss up to round t
-  std::vector<double> node_noise;       // per node: noise parameter drawn in round t (0: none)
+  double privacy_round = kNaN;       // max_i of what round t added
+  std::vector<double> node_privacy;  // per node: accumulated privacy loss up to round t
+  std::vector<double> node_noise;    // per node: noise parameter drawn in round t (0: none)
   // Per node: ||f_i(t) - mean_j f_j(t)||_2, how far node i is from consensus (the browser demo
   // colours nodes by it). Not part of the trace formats.
   std::vector<double> node_distance;
 
   // Sharing family.
-  double test_loss = kNaN;          // mean log loss on the test set
-  double primal_residual = kNaN;    // ADMM: ||sum_m D_m x_m - z||_2 / sqrt(N); SGD: NaN
-  double max_x_norm = kNaN;         // max_m ||x_m||_2 (compare with b1)
-  double y_norm = kNaN;             // ADMM: ||y||_2 (compare with b1); SGD: NaN
+  double test_loss = kNaN;        // mean log loss on the test set
+  double primal_residual = kNaN;  // ADMM: ||sum_m D_m x_m - z||_2 / sqrt(N); SGD: NaN
+  double max_x_norm = kNaN;       // max_m ||x_m||_2 (compare with b1)
+  double y_norm = kNaN;           // ADMM: ||y||_2 (compare with b1); SGD: NaN
   // Privacy (0 when dp is off): per iteration and party (001 Theorem 3), and Corollary 1's
   // total over the iterations so far.
   double epsilon_iteration = kNaN, delta_iteration = kNaN;
@@ -76,9 +77,9 @@ struct RoundMetrics {
 // A reference logistic regression of the sharing family (001's experiments).
 struct Baseline {
   bool computed = false;
-  double objective = 0.0;   // mean log loss + lambda ||f||^2 / 2 at the optimum
+  double objective = 0.0;  // mean log loss + lambda ||f||^2 / 2 at the optimum
   double train_loss = 0.0;
-  double test_loss = 0.0;   // mean log loss on the test set
+  double test_loss = 0.0;  // mean log loss on the test set
   double test_error = 0.0;
 };
 
@@ -102,8 +103,8 @@ struct RunInfo {
   // Consensus family.
   int nodes = 0, edges = 0;
   std::vector<std::int64_t> rows_per_node;
-  double optimum_objective = 0.0;  // NaN if not computed
-  double optimum_test_error = 0.0; // NaN if not computed
+  double optimum_objective = 0.0;   // NaN if not computed
+  double optimum_test_error = 0.0;  // NaN if not computed
   // Empty when f* was solved to tolerance; otherwise why the distances are approximate or absent.
   std::string optimum_note;
 
@@ -126,8 +127,8 @@ struct RunSummary {
   RunOutcome outcome = RunOutcome::kCompleted;
   std::string message;  // human-readable termination reason (names node and round on failure)
   RunInfo info;
-  std::int64_t rounds = 0;       // last reported round (sharing: last completed iteration)
-  RoundMetrics final;            // metrics of the last reported round
+  std::int64_t rounds = 0;  // last reported round (sharing: last completed iteration)
+  RoundMetrics final;       // metrics of the last reported round
   // Consensus: mean_i f_i. Sharing: [x_1; ...; x_M] (released values).
   Eigen::VectorXd model;
   // Consensus: per node, the round in which its release refused to exceed its privacy budget
@@ -168,8 +169,7 @@ class Experiment {
   // Empty if spec.compute_optimum is false.
   const Eigen::VectorXd& optimum() const;
 
-  RunSummary Run(RunObserver* observer = nullptr,
-                 const runtime::StopToken* stop = nullptr) const;
+  RunSummary Run(RunObserver* observer = nullptr, const runtime::StopToken* stop = nullptr) const;
   // The same run on another engine or thread count (same data, graph, partition and seed), e.g.
   // to compare engines; the results are bitwise identical to Run()'s. Throws InputError for an
   // unavailable engine or threads < 0.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RunSpec: everything that defines a run of either family, with named defaults. The algorithm
 // selects the family (consensus or vertical sharing) and its own parameter struct;
 // Validate() checks every field and throws InputError naming it
@@ -25,8 +26,8 @@ namespace dpadmm {
 
 struct DataSpec {
   DataSource source = DataSource::kTwonorm;
-  std::string train_path;   // file sources
-  std::string test_path;    // optional for libsvm/csv/asc (else a seeded split); required for adult
+  std::string train_path;  // file sources
+  std::string test_path;   // optional for libsvm/csv/asc (else a seeded split); required for adult
   std::string train_labels_path;  // asc only
   std::string test_labels_path;   // asc only
   std::int64_t num_features = 0;  // libsvm: 0 = infer
@@ -40,8 +41,8 @@ struct DataSpec {
   std::int64_t sparse_informative = 50;
   std::int64_t sparse_nnz_per_row = 100;
   double sparse_flip_probability = 0.05;
-  double test_fraction = 0.3;     // when no test file: share of rows held out, in (0, 1)
-  bool normalize = true;          // scale rows so the largest norm (train and test) is 1
+  double test_fraction = 0.3;  // when no test file: share of rows held out, in (0, 1)
+  bool normalize = true;       // scale rows so the largest norm (train and test) is 1
   // Append a constant feature 1 to every row (train and test) before normalisation: an
   // intercept term (regularised like the other weights).
   bool add_bias = false;
@@ -54,8 +55,8 @@ struct GraphSpec {
   // random only; kAutoEdges = derived from the node count (AutoEdges: 13 for 10 nodes).
   static constexpr int kAutoEdges = 0;
   int edges = kAutoEdges;
-  int grid_rows = 0;        // grid: rows x (nodes / rows); 0 = as square as possible
-  std::string file;         // file only
+  int grid_rows = 0;  // grid: rows x (nodes / rows); 0 = as square as possible
+  std::string file;   // file only
 
   // About 1.3 edges per node (the main job's 13 edges on 10 nodes), within [n - 1, n(n-1)/2].
   static int AutoEdges(int nodes);
@@ -79,7 +80,8 @@ struct PartitionSpec {
 // admm, radmm share nothing beyond AlgorithmSpec's consensus fields (radmm adds gamma).
 struct AdmmParams {
   static constexpr Algorithm kAlgorithm = Algorithm::kAdmm;
-  template <class S, class V> static void Visit(S&, V&&) {}
+  template <class S, class V>
+  static void Visit(S&, V&&) {}
   void Validate(const std::string&, int) const {}
 };
 
@@ -93,15 +95,22 @@ struct NoiseSchedule {
 
 struct DvpParams : NoiseSchedule {  // 004 Algorithm 2
   static constexpr Algorithm kAlgorithm = Algorithm::kDvp;
-  template <class S, class V> static void Visit(S& s, V&& v) {
-    v("alpha", s.alpha); v("q2", s.q2); v("node_alpha", s.node_alpha); v("node_q2", s.node_q2);
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("alpha", s.alpha);
+    v("q2", s.q2);
+    v("node_alpha", s.node_alpha);
+    v("node_q2", s.node_q2);
   }
   void Validate(const std::string& prefix, int nodes) const;
 };
 
 struct PvpParams : NoiseSchedule {  // primal variable perturbation
   static constexpr Algorithm kAlgorithm = Algorithm::kPvp;
-  template <class S, class V> static void Visit(S& s, V&& v) { DvpParams::Visit(s, v); }
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    DvpParams::Visit(s, v);
+  }
   void Validate(const std::string& prefix, int nodes) const;
 };
 
@@ -111,8 +120,12 @@ struct MadmmParams : NoiseSchedule {  // 002
   double q1 = 1.0;
   double dual_step = 0.0;  // dual step theta (0 = eta_i(1))
   std::vector<double> node_q1;
-  template <class S, class V> static void Visit(S& s, V&& v) {
-    DvpParams::Visit(s, v); v("q1", s.q1); v("dual_step", s.dual_step); v("node_q1", s.node_q1);
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    DvpParams::Visit(s, v);
+    v("q1", s.q1);
+    v("dual_step", s.dual_step);
+    v("node_q1", s.node_q1);
   }
   void Validate(const std::string& prefix, int nodes) const;
 };
@@ -120,7 +133,10 @@ struct MadmmParams : NoiseSchedule {  // 002
 struct RadmmParams {  // 003 Algorithm 1
   static constexpr Algorithm kAlgorithm = Algorithm::kRadmm;
   double gamma = 0.5;  // even-step term gamma >= 0 (003 eq. (10))
-  template <class S, class V> static void Visit(S& s, V&& v) { v("gamma", s.gamma); }
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("gamma", s.gamma);
+  }
   void Validate(const std::string& prefix, int nodes) const;
 };
 
@@ -129,8 +145,11 @@ struct MradmmParams {  // 003 Algorithm 2
   double gamma = 0.5;
   double q1 = 1.0;  // eta_i(2k-1) = eta q1^k (003 Fig. 5: 1.04^k); >= 1
   std::vector<double> node_q1;
-  template <class S, class V> static void Visit(S& s, V&& v) {
-    v("gamma", s.gamma); v("q1", s.q1); v("node_q1", s.node_q1);
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("gamma", s.gamma);
+    v("q1", s.q1);
+    v("node_q1", s.node_q1);
   }
   void Validate(const std::string& prefix, int nodes) const;
 };
@@ -140,8 +159,12 @@ struct PrivateMradmmParams : NoiseSchedule {  // 003 Algorithm 3, alpha_i(k) = a
   double gamma = 0.5;
   double q1 = 1.0;
   std::vector<double> node_q1;
-  template <class S, class V> static void Visit(S& s, V&& v) {
-    v("gamma", s.gamma); v("q1", s.q1); v("node_q1", s.node_q1); DvpParams::Visit(s, v);
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("gamma", s.gamma);
+    v("q1", s.q1);
+    v("node_q1", s.node_q1);
+    DvpParams::Visit(s, v);
   }
   void Validate(const std::string& prefix, int nodes) const;
 };
@@ -156,12 +179,17 @@ struct PdmlParams {
   // Heterogeneous label privacy: group k has eps label_eps_groups[k] (0 = truthful) and each
   // user joins it with probability label_eps_shares[k] (seeded draw; shares > 0, sum 1).
   std::vector<double> label_eps_groups, label_eps_shares;
-  double R = 0.0;       // bound R of the objective noise ||eta_i||_2 <= R (14); 0 = none
-  double V = 0.0;       // primal noise theta_i(t) ~ N(0, decay^(t-1) V^2 I) (16); 0 = none
-  double decay = 0.8;   // decay rate of that variance, in (0, 1] (000 Fig. 3-4: 0.8)
-  template <class S, class V> static void Visit(S& s, V&& v) {
-    v("label_eps", s.label_eps); v("label_eps_groups", s.label_eps_groups);
-    v("label_eps_shares", s.label_eps_shares); v("R", s.R); v("V", s.V); v("decay", s.decay);
+  double R = 0.0;      // bound R of the objective noise ||eta_i||_2 <= R (14); 0 = none
+  double V = 0.0;      // primal noise theta_i(t) ~ N(0, decay^(t-1) V^2 I) (16); 0 = none
+  double decay = 0.8;  // decay rate of that variance, in (0, 1] (000 Fig. 3-4: 0.8)
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("label_eps", s.label_eps);
+    v("label_eps_groups", s.label_eps_groups);
+    v("label_eps_shares", s.label_eps_shares);
+    v("R", s.R);
+    v("V", s.V);
+    v("decay", s.decay);
   }
   void Validate(const std::string& prefix, int nodes) const;
 };
@@ -189,7 +217,7 @@ struct SharingParams : PartyLayout {
   // Differential privacy, 001 (16): x~_m = x_m + xi_m, xi_m ~ N(0, sigma_m^2 (D_m^T D_m)^{-1})
   // with sigma_m from Theorem 3 and the sensitivity bound of Lemma 1.
   bool dp = false;
-  double epsilon = 1.0;       // per iteration and party, in (0, 1] (Theorem 3)
+  double epsilon = 1.0;  // per iteration and party, in (0, 1] (Theorem 3)
   // > 0: use this sigma for every party instead of Theorem 3's; the reported epsilon is then
   // Theorem 3's value for it (max over parties), which may exceed its range eps <= 1.
   double noise_sigma = 0.0;
@@ -197,11 +225,21 @@ struct SharingParams : PartyLayout {
   double delta_prime = 1e-5;  // Corollary 1's delta', in (0, 1)
   double b1 = 1.0;            // Assumption 2.1: bound on ||x_m|| and ||y|| (assumed, not enforced)
   double c1 = 1.0;            // Assumption 2.2: bound on |R''| (1 for R = ||.||^2/2), >= 0
-  template <class S, class V> static void Visit(S& s, V&& v) {
-    v("parties", s.parties); v("party_features", s.party_features); v("lambda", s.lambda);
-    v("rho", s.rho); v("z_tolerance", s.z_tolerance); v("z_max_iterations", s.z_max_iterations);
-    v("dp", s.dp); v("epsilon", s.epsilon); v("noise_sigma", s.noise_sigma);
-    v("delta", s.delta); v("delta_prime", s.delta_prime); v("b1", s.b1); v("c1", s.c1);
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("parties", s.parties);
+    v("party_features", s.party_features);
+    v("lambda", s.lambda);
+    v("rho", s.rho);
+    v("z_tolerance", s.z_tolerance);
+    v("z_max_iterations", s.z_max_iterations);
+    v("dp", s.dp);
+    v("epsilon", s.epsilon);
+    v("noise_sigma", s.noise_sigma);
+    v("delta", s.delta);
+    v("delta_prime", s.delta_prime);
+    v("b1", s.b1);
+    v("c1", s.c1);
   }
   void Validate(const std::string& prefix, int nodes) const;
 };
@@ -213,10 +251,15 @@ struct SgdParams : PartyLayout {
   double lr_decay = 0.0;       // >= 0
   int batch_size = 64;         // >= 1
   double init_sd = 0.01;       // initial weights ~ N(0, init_sd^2) (001: "random numbers"), >= 0
-  template <class S, class V> static void Visit(S& s, V&& v) {
-    v("parties", s.parties); v("party_features", s.party_features); v("lambda", s.lambda);
-    v("learning_rate", s.learning_rate); v("lr_decay", s.lr_decay);
-    v("batch_size", s.batch_size); v("init_sd", s.init_sd);
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("parties", s.parties);
+    v("party_features", s.party_features);
+    v("lambda", s.lambda);
+    v("learning_rate", s.learning_rate);
+    v("lr_decay", s.lr_decay);
+    v("batch_size", s.batch_size);
+    v("init_sd", s.init_sd);
   }
   void Validate(const std::string& prefix, int nodes) const;
 };
@@ -252,9 +295,13 @@ struct AlgorithmSpec {
   // The parameters of algorithm P (precondition: P is the selected algorithm's struct;
   // std::bad_variant_access otherwise).
   template <class P>
-  P& As() { return std::get<P>(params); }
+  P& As() {
+    return std::get<P>(params);
+  }
   template <class P>
-  const P& As() const { return std::get<P>(params); }
+  const P& As() const {
+    return std::get<P>(params);
+  }
   // Switches to `algorithm` with its default parameters (no-op if it is already selected).
   void Select(Algorithm algorithm);
 
@@ -287,10 +334,10 @@ struct RunSpec {
   Loss loss;
   AlgorithmSpec algorithm;
   NewtonOptions newton;
-  int iterations = 100;        // ADMM rounds after round 0 (sharing: iterations / SGD epochs)
-  std::uint64_t seed = 1;      // data, graph, partition, noise, SGD order
+  int iterations = 100;    // ADMM rounds after round 0 (sharing: iterations / SGD epochs)
+  std::uint64_t seed = 1;  // data, graph, partition, noise, SGD order
   runtime::EngineKind engine = runtime::EngineKind::kTbb;
-  int threads = 0;             // 0 = all cores
+  int threads = 0;  // 0 = all cores
   // Consensus: solve the centralized problem and report the distance to it. Sharing: solve the
   // centralized and the first party's local logistic regressions (baselines in RunInfo).
   bool compute_optimum = true;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON and CSV text for run specs, run information, summaries and per-round metrics.
 //
 // One versioned format for both families. Spec JSON mirrors RunSpec field by field (see

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Undirected communication graphs. Every builder returns a connected simple graph or throws
 // InputError (disconnected, self-loop, duplicate edge, bad size).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Privacy accounting formulas of the consensus family, as free functions. Each cites the paper
 // and equation it implements. All arguments are per node unless stated; c1 is the bound on L''
 // (1/4 for the logistic loss), C the loss weight, B the node's sample count, V its degree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The noise distributions of the papers, drawn from a counter-based Stream so that every draw is
 // reproducible from (seed, node, round, purpose) whatever the thread schedule.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The release point: the one place where a node's outgoing values leave it.
 //
 // Every node program owns one Release. Each round it

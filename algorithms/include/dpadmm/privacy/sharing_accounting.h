@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Privacy accounting of differentially private ADMM sharing (paper 001, section 4; the formulas
 // are restored in ../shared/papers/NOTES.md), as free functions. Invalid arguments throw
 // InputError naming the argument.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Learning over vertically partitioned features: ADMM sharing (paper 001, Algorithm 1, parallel
 // updates (6)-(8)), its differentially private version (16), and the SGD baseline of 001's
 // experiments. Parties m = 1..M hold column blocks D_m (N x d_m) of the same N training rows; a

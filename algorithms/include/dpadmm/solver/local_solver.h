@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one solver every consensus variant reduces to (DESIGN.md, "Maths that keeps the code
 // small"): for a node's data slice {(x_n, y_n)} with weights w_n,
 //
@@ -29,30 +30,30 @@
 namespace dpadmm {
 
 struct NewtonOptions {
-  int max_iterations = 100;              // Newton steps per Solve, >= 1
+  int max_iterations = 100;  // Newton steps per Solve, >= 1
   // Stop when ||grad F(f)||_2 <= gradient_tolerance * max(1, ||g||_2 + a ||f||_2), >= 0.
   // The scale is the size of the terms that cancel at the optimum (there the data gradient
   // equals -(a f + g)), so the test is relative for large g or f and absolute below 1.
   double gradient_tolerance = 1e-10;
-  double armijo_c = 1e-4;                // sufficient decrease constant, in (0, 0.5)
-  double backtrack = 0.5;                // step shrink factor, in (0, 1)
-  int max_backtracks = 60;               // >= 1
+  double armijo_c = 1e-4;                     // sufficient decrease constant, in (0, 0.5)
+  double backtrack = 0.5;                     // step shrink factor, in (0, 1)
+  int max_backtracks = 60;                    // >= 1
   std::int64_t dense_hessian_max_dim = 2048;  // Cholesky up to this dimension, CG above
-  int max_cg_iterations = 250;           // per Newton step (CG mode)
+  int max_cg_iterations = 250;                // per Newton step (CG mode)
   // Cholesky mode, in [0, 1): the last factor (from an earlier step or call with the same a) is
   // reused while every full step made with it cuts ||grad|| by at least this factor; otherwise
   // the Hessian is formed and factorised again at the current point. Forming the Hessian costs
   // about as much as two such steps (Adult-like data), so a warm-started solve typically takes
   // one or no factorisation. 0 = a fresh Hessian every step (plain damped Newton).
   double hessian_reuse_ratio = 0.01;
-  void Validate() const;                 // throws InputError naming the field
+  void Validate() const;  // throws InputError naming the field
 };
 
 enum class SolveStatus {
-  kConverged,          // gradient tolerance met
-  kMaxIterations,      // iteration limit reached (result still usable)
-  kLineSearchFailed,   // no decrease found; f is the best point seen
-  kNonFinite,          // NaN/Inf in objective or gradient
+  kConverged,         // gradient tolerance met
+  kMaxIterations,     // iteration limit reached (result still usable)
+  kLineSearchFailed,  // no decrease found; f is the best point seen
+  kNonFinite,         // NaN/Inf in objective or gradient
 };
 const char* ToString(SolveStatus s);
 
@@ -60,8 +61,8 @@ struct [[nodiscard]] SolveReport {
   SolveStatus status = SolveStatus::kConverged;
   int iterations = 0;
   double gradient_norm = 0.0;
-  double objective = 0.0;  // full objective at the returned f
-  double loss_sum = 0.0;   // sum_n w_n L(y_n x_n^T f) at the returned f
+  double objective = 0.0;          // full objective at the returned f
+  double loss_sum = 0.0;           // sum_n w_n L(y_n x_n^T f) at the returned f
   int hessian_factorizations = 0;  // Hessians formed and factorised in this call (Cholesky mode)
 };
 

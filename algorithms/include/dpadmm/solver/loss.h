@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-sample margin losses L(z), z = y x^T f. Both satisfy the papers' assumptions
 // |L'| <= 1 and 0 <= L'' <= c1 (Assumption 1 of 004, Assumption 4 of 003).
 #pragma once
 
 #include <string>
-
 
 namespace dpadmm {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Engines run NodePrograms over an undirected topology, round by round.
 //
 // - RunSerial: one thread, nodes in id order within each round. The reference.
@@ -76,9 +77,9 @@ bool EngineAvailable(EngineKind kind);
 
 struct EngineOptions {
   EngineKind kind = EngineKind::kTbb;
-  int threads = 0;               // TBB: worker count of the run's arena; 0 = all cores
-  std::int64_t last_round = 0;   // run rounds 0..last_round
-  int report_window = 0;         // TBB: rounds that may be in flight at once; 0 = automatic
+  int threads = 0;                   // TBB: worker count of the run's arena; 0 = all cores
+  std::int64_t last_round = 0;       // run rounds 0..last_round
+  int report_window = 0;             // TBB: rounds that may be in flight at once; 0 = automatic
   std::size_t channel_capacity = 4;  // messages per directed edge (>= 2)
   const StopToken* stop = nullptr;
   // MPI: node_ranks[i] is the rank hosting node i; empty = contiguous blocks (mpi.h).
@@ -88,10 +89,10 @@ struct EngineOptions {
 };
 
 enum class EngineOutcome {
-  kCompleted,   // every round up to last_round was reported
-  kStopped,     // the sink returned false
-  kCancelled,   // the StopToken was triggered
-  kFailed,      // a node failed (returned Fail, threw, or produced NaN/Inf); see failure
+  kCompleted,  // every round up to last_round was reported
+  kStopped,    // the sink returned false
+  kCancelled,  // the StopToken was triggered
+  kFailed,     // a node failed (returned Fail, threw, or produced NaN/Inf); see failure
 };
 const char* ToString(EngineOutcome outcome);
 

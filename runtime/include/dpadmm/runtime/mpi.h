@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running an engine across MPI ranks.
 //
 // Each rank hosts a subset of the nodes (EngineOptions::node_ranks, contiguous blocks by default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The contract between an algorithm and an engine.
 //
 // A run is a sequence of rounds 0, 1, ..., R. In round 0 every node calls Start() and

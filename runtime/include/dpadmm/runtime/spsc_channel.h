@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SpscChannel: a bounded, lock-free, single-producer/single-consumer queue of fixed-capacity
 // message slots, all allocated when the channel is built.
 //
@@ -39,7 +40,8 @@ class SpscChannel {
   // Producer: copies `message` into the next slot. False if the channel is full.
   // Throws std::length_error if the message is longer than max_message_size().
   bool TryPush(std::span<const double> message) {
-    if (message.size() > max_message_size_) throw std::length_error("SpscChannel: message too long");
+    if (message.size() > max_message_size_)
+      throw std::length_error("SpscChannel: message too long");
     const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
     if (tail - head_cache_ > mask_) {
       head_cache_ = head_.load(std::memory_order_acquire);
