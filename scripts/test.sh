@@ -1,23 +1,37 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds and runs the whole test suite: unit, engine, ADMM, CLI and package tests (ctest), then
-# the channel stress test again under ThreadSanitizer.
+# Builds and runs the whole test suite (what .ci/run calls), each stage timed:
+#   1. formatting and licence lines (scripts/format.sh --check);
+#   2. the release build and every ctest: unit, engine (serial, TBB, MPI under mpirun with 1-4
+#      ranks), ADMM, CLI, golden seeded runs, the installed package and examples/embed;
+#   3. sanitizers: the whole suite under ASan+UBSan, the engine and channel tests under TSan with
+#      an instrumented oneTBB, and a planted race that TSan must catch (scripts/sanitizers.sh);
+#   4. a fuzz smoke of every parser (scripts/fuzz.sh; DPADMM_FUZZ_SECONDS per harness, default 20);
+#   5. the browser demo: the wasm build's tests under node (traces compared bit for bit with the
+#      native CLI), then the page end to end in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh
-(cd build && ctest --output-on-failure -j2)
+stages=()
+stage() {  # stage NAME COMMAND...
+  local name=$1 t0=$SECONDS
+  shift
+  echo "== test.sh: $name" >&2
+  "$@"
+  stages+=("$(printf '%-34s %5d s' "$name" $((SECONDS - t0)))")
+}
+start=$SECONDS
 
-# ThreadSanitizer: the SPSC channel stress test uses std::thread only, so it is meaningful
-# against the uninstrumented system libraries.
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DDPADMM_BUILD_BENCH=OFF -DDPADMM_BUILD_CLI=OFF >/dev/null
-cmake --build build-tsan --target channel_stress_test
-TSAN_OPTIONS="halt_on_error=1" build-tsan/tests/channel_stress_test
+scripts/install_deps.sh
+stage "format check" scripts/format.sh --check
+stage "release build" scripts/build.sh
+stage "ctest (release)" bash -c 'cd build && ctest --output-on-failure -j2'
+stage "sanitizers (asan, tsan, race)" scripts/sanitizers.sh asan tsan race
+stage "fuzz smoke" scripts/fuzz.sh "${DPADMM_FUZZ_SECONDS:-20}"
+stage "wasm build" env DPADMM_NATIVE_CLI="$PWD/build/cli/dpadmm" scripts/build_wasm.sh
+stage "wasm ctest (node)" bash -c 'cd build-wasm && ctest --output-on-failure -j2'
+stage "web build" bash -c 'cd web && npm ci --no-audit --no-fund && npm run build'
+stage "browser end to end" bash -c \
+  'cd web && DPADMM_NATIVE_CLI="$PWD/../build/cli/dpadmm" node e2e/e2e.mjs'
 
-# Browser demo: the wasm build's unit tests under node (including a trace compared bit for bit
-# with the native CLI's), then the page end to end in headless Chromium (screenshots in
-# build-wasm/e2e-artifacts/).
-DPADMM_NATIVE_CLI="$PWD/build/cli/dpadmm" scripts/build_wasm.sh
-(cd build-wasm && ctest --output-on-failure -j2)
-(cd web && npm ci --no-audit --no-fund && npm run build)
-(cd web && DPADMM_NATIVE_CLI="$PWD/../build/cli/dpadmm" node e2e/e2e.mjs)
+echo "test.sh: all stages passed in $((SECONDS - start)) s" >&2
+printf '  %s\n' "${stages[@]}" >&2
