@@ -34,10 +34,18 @@ asan_test() {
   # installs this build and links a separate, uninstrumented consumer project against the
   # instrumented static libraries, which fails at link time on the __asan_*/__ubsan_* symbols;
   # it tests packaging, which the release build covers.
+  # The MPI tests (label `mpi`) run with leak detection off: Open MPI keeps about 120 KB of
+  # allocations of its own libraries and dlopen'ed components alive at exit (frames in
+  # libopen-pal and unloaded modules, which a suppression cannot name); every other ASan and
+  # UBSan check stays on for them.
   (cd build-asan &&
    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-     ctest --output-on-failure -j2 --label-exclude package)
+     ctest --output-on-failure -j2 --label-exclude 'package|mpi')
+  (cd build-asan &&
+   ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:strict_string_checks=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+     ctest --output-on-failure -j2 --label-regex '^mpi$')
 }
 
 # ---- ThreadSanitizer with an instrumented oneTBB -----------------------------------------------

@@ -297,7 +297,8 @@ TEST(ModelJson, BadFilesAreRefusedNamingFileAndField) {
                       {"version 2 is not supported", "reads version 1"}));
   EXPECT_TRUE(
       refused(edited([](J& j) { j["version"] = "1"; }), {"version must be an integer", "string"}));
-  EXPECT_TRUE(refused(edited([](J& j) { j["loss"] = "hinge"; }), {"loss", "unknown loss 'hinge'"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["loss"] = "hinge"; }),
+                      {"loss", "logistic, smooth_hinge", "'hinge'"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["huber_h"] = -1; }), {"huber_h must be > 0"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["features"] = 5; }),
                       {"weights has 7 values", "features (5) + intercept (1) makes 6"}));

@@ -14,17 +14,6 @@
 
 namespace dpadmm {
 
-ConsensusVariant ParseConsensusVariant(const std::string& name) {
-  if (name == "admm") return ConsensusVariant::kAdmm;
-  if (name == "dvp") return ConsensusVariant::kDvp;
-  if (name == "pvp") return ConsensusVariant::kPvp;
-  if (name == "madmm") return ConsensusVariant::kMadmm;
-  if (name == "radmm") return ConsensusVariant::kRadmm;
-  if (name == "mradmm") return ConsensusVariant::kMradmm;
-  if (name == "private_mradmm") return ConsensusVariant::kPrivateMradmm;
-  throw InputError("algorithm.name: unknown algorithm '" + name + "'");
-}
-
 bool IsPrivate(ConsensusVariant v, double alpha) {
   switch (v) {
     case ConsensusVariant::kDvp:

@@ -17,8 +17,6 @@
 namespace dpadmm {
 
 enum class ConsensusVariant { kAdmm, kDvp, kPvp, kMadmm, kRadmm, kMradmm, kPrivateMradmm };
-// Throws InputError for an unknown name.
-ConsensusVariant ParseConsensusVariant(const std::string& name);
 bool IsPrivate(ConsensusVariant v, double alpha);
 
 // Parameters of one node (already resolved from the spec's scalars and per-node vectors).

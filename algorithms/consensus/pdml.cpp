@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/field_error.h"
 #include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
@@ -18,12 +19,7 @@
 namespace dpadmm {
 namespace {
 
-template <class T>
-[[noreturn]] void Bad(const std::string& field, const std::string& rule, const T& got) {
-  std::ostringstream os;
-  os << field << " must be " << rule << ", got " << got;
-  throw InputError(os.str());
-}
+using detail::Bad;
 
 void CheckEps(const std::string& field, double eps) {
   if (!(eps >= 0.0) || !std::isfinite(eps))

@@ -7,18 +7,14 @@
 #include <string>
 #include <utility>
 
+#include "core/field_error.h"
 #include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/error.h"
 
 namespace dpadmm {
 namespace {
 
-template <class T>
-[[noreturn]] void Bad(const std::string& field, const std::string& rule, const T& got) {
-  std::ostringstream os;
-  os << field << " must be " << rule << ", got " << got;
-  throw InputError(os.str());
-}
+using detail::Bad;
 
 }  // namespace
 

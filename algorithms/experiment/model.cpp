@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "dpadmm/experiment/choices.h"
+
 #include <nlohmann/json.hpp>
 
 #include "core/charconv_compat.h"
@@ -314,7 +316,7 @@ Model Model::FromJson(const std::string& json_text, const std::string& where) {
   Loss loss;
   const OrderedJson& loss_name = field("loss");
   if (!loss_name.is_string()) wrong("loss", "a string", loss_name);
-  loss.kind = ParseLossKind(loss_name.get<std::string>(), where + ": loss");
+  loss.kind = ParseChoice<LossKind>(loss_name.get<std::string>(), where + ": loss");
   loss.huber_h = number("huber_h", field("huber_h"));
   if (!(loss.huber_h > 0.0)) Bad(where, "huber_h must be > 0");
 

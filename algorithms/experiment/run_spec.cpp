@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/field_error.h"
 #include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/error.h"
 #include "experiment/spec_internal.h"
@@ -12,12 +13,7 @@
 namespace dpadmm {
 namespace {
 
-template <class T>
-[[noreturn]] void Bad(const std::string& field, const std::string& rule, const T& got) {
-  std::ostringstream os;
-  os << field << " must be " << rule << ", got " << got;
-  throw InputError(os.str());
-}
+using detail::Bad;
 
 void Positive(const std::string& field, double v) {
   if (!(v > 0.0) || !std::isfinite(v)) Bad(field, "> 0 and finite", v);

@@ -27,7 +27,4 @@ struct Loss {
   [[nodiscard]] double D2(double z) const;
 };
 
-// Parses "logistic" | "smooth_hinge"; throws InputError naming `field` otherwise.
-LossKind ParseLossKind(const std::string& name, const std::string& field);
-
 }  // namespace dpadmm

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -39,6 +40,7 @@ class ReportTable {
   int nodes() const { return nodes_; }
   std::size_t width() const { return width_; }
   std::span<const double> operator[](int node) const {
+    assert(node >= 0 && node < nodes_ && "report row beyond the node count");
     return {data_ + static_cast<std::size_t>(node) * width_, width_};
   }
 

@@ -19,6 +19,7 @@
 // different nodes' methods run concurrently. A program touches only its own state.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -33,7 +34,10 @@ class Inbox {
   explicit Inbox(std::size_t degree) : messages_(degree) {}
   std::size_t size() const { return messages_.size(); }
   // Message from the k-th neighbour (k indexes the node's neighbour list).
-  std::span<const double> operator[](std::size_t k) const { return messages_[k]; }
+  std::span<const double> operator[](std::size_t k) const {
+    assert(k < messages_.size() && "inbox index beyond the node's degree");
+    return messages_[k];
+  }
   void Set(std::size_t k, std::span<const double> m) { messages_[k] = m; }
 
  private:

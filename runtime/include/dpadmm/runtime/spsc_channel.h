@@ -12,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -47,6 +48,7 @@ class SpscChannel {
       head_cache_ = head_.load(std::memory_order_acquire);
       if (tail - head_cache_ > mask_) return false;
     }
+    assert(message.size() <= max_message_size_ && "message longer than the channel's slots");
     const std::size_t slot = static_cast<std::size_t>(tail) & mask_;
     double* dst = payload_.data() + slot * max_message_size_;
     for (std::size_t k = 0; k < message.size(); ++k) dst[k] = message[k];
