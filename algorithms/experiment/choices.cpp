@@ -95,6 +95,28 @@ std::span<const Choice<TraceFormat>> Choices() {
 }
 
 template <>
+std::span<const Choice<NoiseMode>> Choices() {
+  static constexpr Choice<NoiseMode> kTable[] = {
+      {NoiseMode::kPrivate, "private", "noise keys from the operating system's entropy"},
+      {NoiseMode::kSimulation, "simulation", "noise reproducible from the seed (not private)"},
+  };
+  return kTable;
+}
+
+template <>
+std::span<const Choice<MetricsScope>> Choices() {
+  static constexpr Choice<MetricsScope> kTable[] = {
+      {MetricsScope::kAuto, "auto",
+       "released-only for a private algorithm in private mode, else all"},
+      {MetricsScope::kReleasedOnly, "released-only",
+       "only figures computed from released values and public test data"},
+      {MetricsScope::kAll, "all",
+       "also evaluation on private data (labelled: outside the guarantee)"},
+  };
+  return kTable;
+}
+
+template <>
 std::span<const Choice<RunOutcome>> Choices() {
   static constexpr Choice<RunOutcome> kTable[] = {
       {RunOutcome::kCompleted, "completed", "ran every iteration"},

@@ -42,6 +42,19 @@ enum class Topology { kRing, kStar, kComplete, kGrid, kRandom, kFile };
 enum class PartitionKind { kEven, kProportional, kDirichlet, kFile };
 enum class TraceFormat { kCsv, kJsonLines };
 
+// Where the noise of the private mechanisms comes from.
+enum class NoiseMode {
+  kPrivate,     // each node's key from the operating system's entropy, never output
+  kSimulation,  // keys derived from RunSpec::noise_seed: reproducible, NOT private
+};
+
+// Which figures a run computes and outputs.
+enum class MetricsScope {
+  kAuto,          // released-only for a private algorithm in private mode, else all
+  kReleasedOnly,  // only figures computed from released values (and public test data)
+  kAll,           // also evaluation on private data, labelled as outside the guarantee
+};
+
 // How a run ended. Outcomes, not errors: a bad spec is an InputError at construction.
 enum class RunOutcome {
   kCompleted,        // ran every iteration
@@ -76,6 +89,10 @@ template <>
 std::span<const Choice<PartitionKind>> Choices();
 template <>
 std::span<const Choice<TraceFormat>> Choices();
+template <>
+std::span<const Choice<NoiseMode>> Choices();
+template <>
+std::span<const Choice<MetricsScope>> Choices();
 template <>
 std::span<const Choice<RunOutcome>> Choices();
 template <>

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -335,7 +336,12 @@ struct RunSpec {
   AlgorithmSpec algorithm;
   NewtonOptions newton;
   int iterations = 100;    // ADMM rounds after round 0 (sharing: iterations / SGD epochs)
-  std::uint64_t seed = 1;  // data, graph, partition, noise, SGD order
+  std::uint64_t seed = 1;  // data, graph, partition, random start, SGD order (never noise)
+  // Set: simulation mode, every node's noise key is derived from this seed (reproducible bit
+  // for bit, NOT private). Unset: private mode, keys from the operating system's entropy.
+  std::optional<std::uint64_t> noise_seed;
+  // Which figures the run computes and outputs (MetricsScope).
+  MetricsScope metrics = MetricsScope::kAuto;
   runtime::EngineKind engine = runtime::EngineKind::kTbb;
   int threads = 0;  // 0 = all cores
   // Consensus: solve the centralized problem and report the distance to it. Sharing: solve the
@@ -350,6 +356,9 @@ struct RunSpec {
   int metrics_every = 1;
 
   Family family() const { return FamilyOf(algorithm.name()); }
+  NoiseMode noise_mode() const {
+    return noise_seed ? NoiseMode::kSimulation : NoiseMode::kPrivate;
+  }
 
   // The defaults of `algorithm`'s family with that algorithm selected (the sharing family's
   // data default differs: generated sparse 2,000 x 200, every column informative).
