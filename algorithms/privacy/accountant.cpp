@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "dpadmm/privacy/accountant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "dpadmm/core/error.h"
+#include "dpadmm/core/portable_math.h"
+#include "privacy/pld_math.h"
+
+namespace dpadmm {
+namespace {
+
+void Require(bool ok, const char* fn, const char* what, double got) {
+  if (ok) return;
+  std::ostringstream os;
+  os << fn << ": " << what << ", got " << got;
+  throw InputError(os.str());
+}
+
+// Smallest x in [0, hi] with decreasing(x) <= target, by bisection to 1e-13 relative (and 1e-300
+// absolute); decreasing must be nonincreasing with decreasing(hi) <= target.
+template <class F>
+double BisectDecreasing(F decreasing, double hi, double target) {
+  if (decreasing(0.0) <= target) return 0.0;
+  double lo = 0.0;
+  for (int it = 0; it < 400 && hi - lo > 1e-13 * hi + 1e-300; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (decreasing(mid) <= target ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+}  // namespace
+
+double AnalyticGaussianDelta(double sensitivity, double sigma, double epsilon) {
+  const char* fn = "AnalyticGaussianDelta";
+  Require(std::isfinite(sensitivity) && sensitivity >= 0.0, fn,
+          "sensitivity must be finite and >= 0", sensitivity);
+  Require(std::isfinite(sigma) && sigma > 0.0, fn, "sigma must be finite and > 0", sigma);
+  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0",
+          epsilon);
+  if (sensitivity == 0.0) return 0.0;
+  const double a = epsilon * sigma / sensitivity;
+  const double b = sensitivity / (2.0 * sigma);
+  // Balle and Wang 2018, Thm 8. The second term as e^{eps + log Phi} would not help: Phi
+  // underflows only where the first term is far below any delta of interest.
+  const double d = pld_detail::NormalCdf(-a + b) - math::Exp(epsilon) * pld_detail::NormalCdf(-a - b);
+  return std::max(0.0, d);
+}
+
+double AnalyticGaussianEpsilon(double sensitivity, double sigma, double delta) {
+  const char* fn = "AnalyticGaussianEpsilon";
+  Require(delta > 0.0 && delta < 1.0, fn, "delta must be in (0, 1)", delta);
+  const auto f = [&](double e) { return AnalyticGaussianDelta(sensitivity, sigma, e); };
+  double hi = 1.0;
+  while (f(hi) > delta) hi *= 2.0;
+  return BisectDecreasing(f, hi, delta);
+}
+
+double OptimalCompositionDelta(double epsilon0, std::int64_t k, double epsilon, double delta0) {
+  const char* fn = "OptimalCompositionDelta";
+  Require(std::isfinite(epsilon0) && epsilon0 >= 0.0, fn, "epsilon0 must be finite and >= 0",
+          epsilon0);
+  Require(k >= 0, fn, "k must be >= 0", static_cast<double>(k));
+  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0",
+          epsilon);
+  Require(delta0 >= 0.0 && delta0 <= 1.0, fn, "delta0 must be in [0, 1]", delta0);
+  double pure = 0.0;
+  if (epsilon0 > 0.0) {
+    // log (1 + e^{eps0})^k
+    const double log_norm =
+        static_cast<double>(k) * (epsilon0 + math::Log1p(math::Exp(-epsilon0)));
+    for (std::int64_t i = 0; i <= k; ++i) {
+      const double top = static_cast<double>(k - i) * epsilon0;
+      const double low = static_cast<double>(i) * epsilon0;
+      if (top - low <= epsilon) break;  // (k - 2i) eps0 > eps fails from here on
+      // C(k,i) e^{(k-i) eps0} (1 - e^{eps + i eps0 - (k-i) eps0}) / (1 + e^{eps0})^k
+      const double log_term = pld_detail::LogBinomial(k, i) + top - log_norm;
+      pure += math::Exp(log_term) * -math::Expm1(epsilon + low - top);
+    }
+  }
+  pure = std::min(1.0, pure);
+  if (delta0 == 0.0) return pure;
+  // 1 - (1 - delta0)^k (1 - pure)
+  const double log_keep = static_cast<double>(k) * math::Log1p(-delta0) + math::Log1p(-pure);
+  return -math::Expm1(log_keep);
+}
+
+double OptimalCompositionEpsilon(double epsilon0, std::int64_t k, double delta, double delta0) {
+  const char* fn = "OptimalCompositionEpsilon";
+  Require(delta > 0.0 && delta < 1.0, fn, "delta must be in (0, 1)", delta);
+  const auto f = [&](double e) { return OptimalCompositionDelta(epsilon0, k, e, delta0); };
+  const double hi = static_cast<double>(k) * epsilon0;
+  if (f(hi) > delta) return std::numeric_limits<double>::infinity();  // delta0 part too large
+  return BisectDecreasing(f, hi, delta);
+}
+
+double AdvancedCompositionEpsilon(double epsilon0, std::int64_t k, double delta_prime) {
+  const char* fn = "AdvancedCompositionEpsilon";
+  Require(std::isfinite(epsilon0) && epsilon0 >= 0.0, fn, "epsilon0 must be finite and >= 0",
+          epsilon0);
+  Require(k >= 0, fn, "k must be >= 0", static_cast<double>(k));
+  Require(delta_prime > 0.0 && delta_prime < 1.0, fn, "delta_prime must be in (0, 1)",
+          delta_prime);
+  const double kd = static_cast<double>(k);
+  return std::sqrt(2.0 * kd * math::Log(1.0 / delta_prime)) * epsilon0 +
+         kd * epsilon0 * math::Expm1(epsilon0);
+}
+
+Accountant::Accountant(AccountantOptions options)
+    : options_(std::move(options)), rdp_(options_.rdp_orders), composed_(options_.pld) {}
+
+void Accountant::Add(const MechanismRelease& release, std::int64_t count) {
+  Require(count >= 0, "Accountant::Add", "count must be >= 0", static_cast<double>(count));
+  // The RDP update checks the parameters, so a bad release throws before anything is recorded.
+  switch (release.kind) {
+    case MechanismKind::kGaussian:
+      rdp_.AddGaussian(release.sensitivity, release.scale, count);
+      break;
+    case MechanismKind::kLaplace:
+      rdp_.AddLaplace(release.sensitivity, release.scale, count);
+      break;
+    case MechanismKind::kPureEpsilon:
+      rdp_.AddPureEpsilon(release.epsilon, count);
+      break;
+  }
+  if (count == 0) return;
+  release_count_ += count;
+  for (auto& [r, c] : pending_) {
+    if (r == release) {
+      c += count;
+      return;
+    }
+  }
+  pending_.emplace_back(release, count);
+}
+
+void Accountant::AddGaussian(double sensitivity, double sigma, std::int64_t count) {
+  Add({MechanismKind::kGaussian, sensitivity, sigma, 0.0}, count);
+}
+
+void Accountant::AddLaplace(double sensitivity, double scale, std::int64_t count) {
+  Add({MechanismKind::kLaplace, sensitivity, scale, 0.0}, count);
+}
+
+void Accountant::AddPureEpsilon(double epsilon, std::int64_t count) {
+  Add({MechanismKind::kPureEpsilon, 0.0, 1.0, epsilon}, count);
+}
+
+const PrivacyLossDistribution& Accountant::Pld() const {
+  for (const auto& [r, count] : pending_) {
+    const PldOptions& o = options_.pld;
+    PrivacyLossDistribution one(o);
+    switch (r.kind) {
+      case MechanismKind::kGaussian:
+        one = PrivacyLossDistribution::Gaussian(r.sensitivity, r.scale, o);
+        break;
+      case MechanismKind::kLaplace:
+        one = PrivacyLossDistribution::Laplace(r.sensitivity, r.scale, o);
+        break;
+      case MechanismKind::kPureEpsilon:
+        one = PrivacyLossDistribution::PureEpsilon(r.epsilon, o);
+        break;
+    }
+    composed_ = composed_.Compose(one.SelfCompose(count));
+  }
+  pending_.clear();
+  return composed_;
+}
+
+double Accountant::Epsilon(double delta) const {
+  Require(delta > 0.0 && delta < 1.0, "Accountant::Epsilon", "delta must be in (0, 1)", delta);
+  if (release_count_ == 0) return 0.0;
+  return Pld().EpsilonForDelta(delta);
+}
+
+double Accountant::Delta(double epsilon) const {
+  Require(!std::isnan(epsilon) && epsilon >= 0.0, "Accountant::Delta", "epsilon must be >= 0",
+          epsilon);
+  if (release_count_ == 0) return 0.0;
+  return Pld().DeltaForEpsilon(epsilon);
+}
+
+double Accountant::RdpEpsilon(double delta) const {
+  if (release_count_ == 0) return 0.0;
+  return rdp_.Epsilon(delta);
+}
+
+double Accountant::RdpDelta(double epsilon) const {
+  if (release_count_ == 0) return 0.0;
+  return rdp_.Delta(epsilon);
+}
+
+}  // namespace dpadmm

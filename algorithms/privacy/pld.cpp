@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "dpadmm/privacy/pld.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+#include "dpadmm/core/error.h"
+#include "dpadmm/core/portable_math.h"
+#include "privacy/pld_math.h"
+
+namespace dpadmm {
+namespace {
+
+constexpr double kUnitRoundoff = 0x1p-53;
+// Grid points one distribution may hold (a Gaussian of mu = sensitivity / sigma needs about
+// 16 mu / h of them); beyond this the caller must choose a coarser grid.
+constexpr std::int64_t kMaxPoints = std::int64_t{1} << 27;
+
+void Require(bool ok, const char* fn, const char* what, double got) {
+  if (ok) return;
+  std::ostringstream os;
+  os << fn << ": " << what << ", got " << got;
+  throw InputError(os.str());
+}
+
+void CheckOptions(const PldOptions& o, const char* fn) {
+  Require(std::isfinite(o.value_discretization) && o.value_discretization > 0.0, fn,
+          "value_discretization must be finite and > 0", o.value_discretization);
+  Require(o.tail_mass_truncation >= 0.0 && o.tail_mass_truncation < 0.01, fn,
+          "tail_mass_truncation must be in [0, 0.01)", o.tail_mass_truncation);
+}
+
+// Loss value of grid index i. Every place uses this one expression, so a value rounded up to
+// index i is compared with exactly the double that stands for it.
+double GridValue(std::int64_t i, double h) { return static_cast<double>(i) * h; }
+
+// Smallest index i with GridValue(i) >= x: x rounded UP to the grid.
+std::int64_t CeilIndex(double x, double h, const char* fn) {
+  const double q = std::ceil(x / h);
+  Require(std::fabs(q) < 0x1p52, fn, "loss value too large for the grid", x);
+  auto i = static_cast<std::int64_t>(q);
+  while (GridValue(i, h) < x) ++i;
+  while (GridValue(i - 1, h) >= x) --i;
+  return i;
+}
+
+// Builds a PLD from a distribution function given as F(x) = P(L <= x) and S(x) = P(L > x) (S
+// given separately so that upper-tail masses do not suffer from cancellation in 1 - F). Losses
+// in [lo, hi] are kept; mass <= lo goes to the lowest point, mass > hi to +inf.
+template <class Cdf, class Sf>
+std::pair<std::int64_t, std::vector<double>> Discretise(double lo, double hi, double h, Cdf cdf,
+                                                         Sf sf, double* infinity_mass,
+                                                         const char* fn) {
+  const std::int64_t i_lo = CeilIndex(lo, h, fn);
+  const std::int64_t i_hi = std::max(i_lo, CeilIndex(hi, h, fn));
+  Require(i_hi - i_lo < kMaxPoints, fn,
+          "the loss distribution needs too many grid points; use a coarser value_discretization",
+          static_cast<double>(i_hi - i_lo));
+  std::vector<double> probs(static_cast<std::size_t>(i_hi - i_lo + 1));
+  // Cell i is (GridValue(i-1), GridValue(i)]; differences of F below the median, of S above.
+  double prev_cdf = cdf(GridValue(i_lo, h));
+  double prev_sf = sf(GridValue(i_lo, h));
+  probs[0] = prev_cdf;
+  for (std::int64_t i = i_lo + 1; i <= i_hi; ++i) {
+    const double x = GridValue(i, h);
+    const double c = cdf(x);
+    const double s = sf(x);
+    double mass = (prev_cdf <= 0.5) ? c - prev_cdf : prev_sf - s;
+    probs[static_cast<std::size_t>(i - i_lo)] = std::max(mass, 0.0);
+    prev_cdf = c;
+    prev_sf = s;
+  }
+  *infinity_mass = prev_sf;
+  return {i_lo, std::move(probs)};
+}
+
+// --- Radix-2 FFT (Cooley-Tukey, iterative, decimation in time) --------------------------------
+// Twiddles cos(2 pi k / N), sin(2 pi k / N), k < N/2, from basic operations and sqrt only (the
+// C library's sin and cos are not bit-reproducible): the primitive roots of order 2^s by the
+// half-angle formulas cos(t/2) = sqrt((1 + cos t)/2), sin(t/2) = sin t / (2 cos(t/2)) from
+// order 4, and entry k as the product of the roots of k's set bits (at most log2 N factors, so
+// the error is O(log2(N) u) as in Higham's analysis).
+struct Twiddles {
+  std::vector<double> c, s;
+};
+
+Twiddles MakeTwiddles(std::size_t n) {
+  Twiddles t;
+  const std::size_t half = n / 2;
+  t.c.assign(std::max<std::size_t>(half, 1), 1.0);
+  t.s.assign(std::max<std::size_t>(half, 1), 0.0);
+  if (n < 4) return t;  // n = 2: only k = 0
+  int log2n = 0;
+  while ((std::size_t{1} << log2n) < n) ++log2n;
+  // root_c[s], root_s[s]: cos and sin of 2 pi / 2^s.
+  std::vector<double> root_c(static_cast<std::size_t>(log2n + 1)), root_s(root_c.size());
+  root_c[2] = 0.0;
+  root_s[2] = 1.0;
+  for (int s = 3; s <= log2n; ++s) {
+    const double c = std::sqrt(0.5 * (1.0 + root_c[static_cast<std::size_t>(s - 1)]));
+    root_c[static_cast<std::size_t>(s)] = c;
+    root_s[static_cast<std::size_t>(s)] = root_s[static_cast<std::size_t>(s - 1)] / (2.0 * c);
+  }
+  for (int j = 0; (std::size_t{1} << (j + 1)) <= half; ++j) {
+    const std::size_t step = std::size_t{1} << j;
+    // Angle 2 pi 2^j / N = 2 pi / 2^(log2n - j).
+    const double rc = root_c[static_cast<std::size_t>(log2n - j)];
+    const double rs = root_s[static_cast<std::size_t>(log2n - j)];
+    for (std::size_t k = 0; k < step; ++k) {
+      t.c[k + step] = t.c[k] * rc - t.s[k] * rs;
+      t.s[k + step] = t.s[k] * rc + t.c[k] * rs;
+    }
+  }
+  return t;
+}
+
+// Stage twiddles cos/sin(2 pi k / len), k < len/2, copied contiguous (the full table is read
+// with stride N/len; a strided read per butterfly would miss the cache for large N).
+void StageTwiddles(const Twiddles& tw, std::size_t n, std::size_t len, std::vector<double>& c,
+                   std::vector<double>& s) {
+  const std::size_t half = len / 2;
+  const std::size_t stride = n / len;
+  c.resize(half);
+  s.resize(half);
+  for (std::size_t k = 0; k < half; ++k) {
+    c[k] = tw.c[k * stride];
+    s[k] = tw.s[k * stride];
+  }
+}
+
+// Forward transform X_k = sum_j x_j e^{-2 pi i jk/N} by decimation in frequency (Gentleman-Sande):
+// natural order in, BIT-REVERSED order out, so that no permutation pass is needed.
+void FftForwardToBitReversed(std::vector<double>& re, std::vector<double>& im,
+                             const Twiddles& tw) {
+  const std::size_t n = re.size();
+  std::vector<double> wc, ws;
+  for (std::size_t len = n; len >= 2; len >>= 1) {
+    const std::size_t half = len / 2;
+    StageTwiddles(tw, n, len, wc, ws);
+    for (std::size_t start = 0; start < n; start += len) {
+      double* ar = re.data() + start;
+      double* ai = im.data() + start;
+      double* br = ar + half;
+      double* bi = ai + half;
+      for (std::size_t k = 0; k < half; ++k) {
+        const double dr = ar[k] - br[k];
+        const double di = ai[k] - bi[k];
+        ar[k] += br[k];
+        ai[k] += bi[k];
+        // (dr + i di) e^{-i t} = (dr c + di s) + i (di c - dr s)
+        br[k] = dr * wc[k] + di * ws[k];
+        bi[k] = di * wc[k] - dr * ws[k];
+      }
+    }
+  }
+}
+
+// Inverse transform x_j = sum_k X_k e^{+2 pi i jk/N} (unnormalised) by decimation in time:
+// BIT-REVERSED order in, natural order out.
+void FftInverseFromBitReversed(std::vector<double>& re, std::vector<double>& im,
+                               const Twiddles& tw) {
+  const std::size_t n = re.size();
+  std::vector<double> wc, ws;
+  for (std::size_t len = 2; len <= n; len <<= 1) {
+    const std::size_t half = len / 2;
+    StageTwiddles(tw, n, len, wc, ws);
+    for (std::size_t start = 0; start < n; start += len) {
+      double* ar = re.data() + start;
+      double* ai = im.data() + start;
+      double* br = ar + half;
+      double* bi = ai + half;
+      for (std::size_t k = 0; k < half; ++k) {
+        // t = b e^{+i t} = (br c - bi s) + i (br s + bi c)
+        const double tr = br[k] * wc[k] - bi[k] * ws[k];
+        const double ti = br[k] * ws[k] + bi[k] * wc[k];
+        br[k] = ar[k] - tr;
+        bi[k] = ai[k] - ti;
+        ar[k] += tr;
+        ai[k] += ti;
+      }
+    }
+  }
+}
+
+double Norm2(const std::vector<double>& v) {
+  double s = 0.0;
+  for (double x : v) s += x * x;
+  return std::sqrt(s);
+}
+
+// Linear convolution of two nonnegative sequences. *error_bound receives a bound on the l1
+// norm of the rounding error (0 for the direct sum, whose terms are all nonnegative).
+std::vector<double> Convolve(const std::vector<double>& a, const std::vector<double>& b,
+                             double* error_bound) {
+  const std::size_t n = a.size();
+  const std::size_t m = b.size();
+  const std::size_t out = n + m - 1;
+  *error_bound = 0.0;
+  if (std::min(n, m) <= 64 || static_cast<double>(n) * static_cast<double>(m) <= 4e6) {
+    std::vector<double> c(out, 0.0);
+    const auto& big = n >= m ? a : b;
+    const auto& small = n >= m ? b : a;
+    for (std::size_t j = 0; j < small.size(); ++j) {
+      const double w = small[j];
+      if (w == 0.0) continue;
+      double* dst = c.data() + j;
+      for (std::size_t i = 0; i < big.size(); ++i) dst[i] += w * big[i];
+    }
+    return c;
+  }
+  std::size_t size = 1;
+  int log2n = 0;
+  while (size < out) {
+    size <<= 1;
+    ++log2n;
+  }
+  // Both real sequences in one complex transform: z = a + i b, Z = FFT(z); then
+  // A_k = (Z_k + conj Z_{-k}) / 2, B_k = (Z_k - conj Z_{-k}) / (2i) and
+  // C_k = A_k B_k = (Z_k^2 - conj(Z_{-k})^2) / (4i).
+  std::vector<double> re(size, 0.0), im(size, 0.0);
+  std::copy(a.begin(), a.end(), re.begin());
+  std::copy(b.begin(), b.end(), im.begin());
+  const Twiddles tw = MakeTwiddles(size);
+  FftForwardToBitReversed(re, im, tw);
+  // In bit-reversed order, the partner -k of the frequency at position p is at position
+  // 3 * 2^m - 1 - p for p in [2^m, 2^{m+1}) (and 0 for 0): both ends of each block walk inwards.
+  const auto combine = [&](std::size_t p, std::size_t q) {
+    const double zr = re[p], zi = im[p];
+    const double wr = re[q], wi = -im[q];  // conj Z_{-k}
+    // (Z^2 - W^2) / (4i) with Z^2 - W^2 = (zr^2 - zi^2 - wr^2 + wi^2) + i (2 zr zi - 2 wr wi);
+    // (x + iy) / (4i) = (y - ix) / 4. C is Hermitian, so C_{-k} = conj C_k.
+    const double x = (zr * zr - zi * zi) - (wr * wr - wi * wi);
+    const double y = 2.0 * (zr * zi - wr * wi);
+    re[p] = 0.25 * y;
+    im[p] = -0.25 * x;
+    re[q] = re[p];
+    im[q] = -im[p];
+  };
+  combine(0, 0);
+  for (std::size_t block = 1; block < size; block <<= 1) {
+    for (std::size_t p = block, q = 2 * block - 1; p <= q; ++p, --q) combine(p, q);
+  }
+  FftInverseFromBitReversed(re, im, tw);
+  std::vector<double> c(out);
+  const double inv = 1.0 / static_cast<double>(size);
+  for (std::size_t i = 0; i < out; ++i) c[i] = std::max(re[i] * inv, 0.0);
+  // Error bound (Higham 2002, Thm 24.2): each transform has ||error||_2 <= kappa ||result||_2
+  // with kappa = log2(N) eta / (1 - log2(N) eta); eta = 64 u covers the twiddles' O(log2 N) u
+  // error and the butterflies' gamma_4 (sqrt 2 + mu). With ||FFT a||_inf <= ||a||_1 <= 1 this
+  // gives ||error of c||_2 <= 4 kappa (||a||_2 + ||b||_2), hence l1 <= sqrt(out) times that.
+  const double eta = 64.0 * kUnitRoundoff;
+  const double kappa = log2n * eta / (1.0 - log2n * eta);
+  *error_bound = std::sqrt(static_cast<double>(out)) * 4.0 * kappa * (Norm2(a) + Norm2(b));
+  return c;
+}
+
+}  // namespace
+
+PrivacyLossDistribution::PrivacyLossDistribution(const PldOptions& options)
+    : options_(options), lowest_index_(0), probs_{1.0}, infinity_mass_(0.0) {
+  CheckOptions(options, "PrivacyLossDistribution");
+}
+
+PrivacyLossDistribution::PrivacyLossDistribution(const PldOptions& options,
+                                                 std::int64_t lowest_index,
+                                                 std::vector<double> probs, double infinity_mass)
+    : options_(options),
+      lowest_index_(lowest_index),
+      probs_(std::move(probs)),
+      infinity_mass_(infinity_mass) {
+  Truncate();
+}
+
+PrivacyLossDistribution PrivacyLossDistribution::Gaussian(double sensitivity, double sigma,
+                                                          const PldOptions& options) {
+  const char* fn = "PrivacyLossDistribution::Gaussian";
+  CheckOptions(options, fn);
+  Require(std::isfinite(sensitivity) && sensitivity >= 0.0, fn,
+          "sensitivity must be finite and >= 0", sensitivity);
+  Require(std::isfinite(sigma) && sigma > 0.0, fn, "sigma must be finite and > 0", sigma);
+  const double mu = sensitivity / sigma;
+  if (mu == 0.0) return PrivacyLossDistribution(options);
+  const double mean = 0.5 * mu * mu;
+  // z with Phi(-z) <= tail_mass_truncation (bisection; z = 38 when nothing may be cut).
+  double z = 38.0;
+  if (options.tail_mass_truncation > 0.0) {
+    double lo = 0.0, hi = 38.0;
+    for (int it = 0; it < 80; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (pld_detail::NormalCdf(-mid) <= options.tail_mass_truncation ? hi : lo) = mid;
+    }
+    z = hi;
+  }
+  const auto cdf = [&](double x) { return pld_detail::NormalCdf((x - mean) / mu); };
+  const auto sf = [&](double x) { return pld_detail::NormalCdf(-((x - mean) / mu)); };
+  double inf_mass = 0.0;
+  auto [lowest, probs] = Discretise(mean - z * mu, mean + z * mu, options.value_discretization,
+                                    cdf, sf, &inf_mass, fn);
+  return PrivacyLossDistribution(options, lowest, std::move(probs), inf_mass);
+}
+
+PrivacyLossDistribution PrivacyLossDistribution::Laplace(double sensitivity, double scale,
+                                                         const PldOptions& options) {
+  const char* fn = "PrivacyLossDistribution::Laplace";
+  CheckOptions(options, fn);
+  Require(std::isfinite(sensitivity) && sensitivity >= 0.0, fn,
+          "sensitivity must be finite and >= 0", sensitivity);
+  Require(std::isfinite(scale) && scale > 0.0, fn, "scale must be finite and > 0", scale);
+  const double e0 = sensitivity / scale;
+  if (e0 == 0.0) return PrivacyLossDistribution(options);
+  // P(L <= x): 0 below -e0, e^{-(e0 - x)/2} / 2 on [-e0, e0) (atom e^{-e0}/2 at -e0), 1 from e0.
+  const auto cdf = [e0](double x) {
+    if (x < -e0) return 0.0;
+    if (x >= e0) return 1.0;
+    return 0.5 * math::Exp(-0.5 * (e0 - x));
+  };
+  const auto sf = [&](double x) { return 1.0 - cdf(x); };  // >= 1/2 below e0: no cancellation
+  double inf_mass = 0.0;
+  auto [lowest, probs] =
+      Discretise(-e0, e0, options.value_discretization, cdf, sf, &inf_mass, fn);
+  return PrivacyLossDistribution(options, lowest, std::move(probs), inf_mass);
+}
+
+PrivacyLossDistribution PrivacyLossDistribution::RandomizedResponse(double epsilon,
+                                                                    const PldOptions& options) {
+  const char* fn = "PrivacyLossDistribution::RandomizedResponse";
+  CheckOptions(options, fn);
+  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0",
+          epsilon);
+  if (epsilon == 0.0) return PrivacyLossDistribution(options);
+  const double low = 1.0 / (1.0 + math::Exp(epsilon));  // P(L = -eps)
+  const auto cdf = [=](double x) { return x < -epsilon ? 0.0 : (x < epsilon ? low : 1.0); };
+  const auto sf = [&](double x) { return 1.0 - cdf(x); };
+  double inf_mass = 0.0;
+  auto [lowest, probs] =
+      Discretise(-epsilon, epsilon, options.value_discretization, cdf, sf, &inf_mass, fn);
+  return PrivacyLossDistribution(options, lowest, std::move(probs), inf_mass);
+}
+
+void PrivacyLossDistribution::Truncate() {
+  const double tail = options_.tail_mass_truncation;
+  std::size_t first = 0;
+  std::size_t last = probs_.size();  // one past
+  // Upper tail -> +inf.
+  double cut = 0.0;
+  while (last > first + 1 && cut + probs_[last - 1] <= tail) cut += probs_[--last];
+  infinity_mass_ += cut;
+  // Lower tail -> onto the lowest kept point (its loss only grows: pessimistic).
+  double moved = 0.0;
+  while (first + 1 < last && moved + probs_[first] <= tail) moved += probs_[first++];
+  if (first > 0 || last < probs_.size()) {
+    std::vector<double> kept(probs_.begin() + static_cast<std::ptrdiff_t>(first),
+                             probs_.begin() + static_cast<std::ptrdiff_t>(last));
+    kept[0] += moved;
+    lowest_index_ += static_cast<std::int64_t>(first);
+    probs_ = std::move(kept);
+  }
+}
+
+PrivacyLossDistribution PrivacyLossDistribution::Compose(
+    const PrivacyLossDistribution& other) const {
+  Require(other.options_.value_discretization == options_.value_discretization,
+          "PrivacyLossDistribution::Compose", "both grids must have the same interval",
+          other.options_.value_discretization);
+  double fft_error = 0.0;
+  std::vector<double> probs = Convolve(probs_, other.probs_, &fft_error);
+  // P(either loss is +inf), plus the convolution's rounding error bound (pessimistic).
+  const double inf_mass = std::min(
+      1.0, infinity_mass_ + other.infinity_mass_ - infinity_mass_ * other.infinity_mass_ +
+               fft_error);
+  PldOptions options = options_;
+  options.tail_mass_truncation =
+      std::max(options_.tail_mass_truncation, other.options_.tail_mass_truncation);
+  return PrivacyLossDistribution(options, lowest_index_ + other.lowest_index_, std::move(probs),
+                                 inf_mass);
+}
+
+PrivacyLossDistribution PrivacyLossDistribution::SelfCompose(std::int64_t k) const {
+  Require(k >= 0, "PrivacyLossDistribution::SelfCompose", "k must be >= 0",
+          static_cast<double>(k));
+  PrivacyLossDistribution result(options_);
+  PrivacyLossDistribution base = *this;
+  while (k > 0) {
+    if (k & 1) result = result.Compose(base);
+    k >>= 1;
+    if (k > 0) base = base.Compose(base);
+  }
+  return result;
+}
+
+double PrivacyLossDistribution::DeltaForEpsilon(double epsilon) const {
+  Require(!std::isnan(epsilon), "PrivacyLossDistribution::DeltaForEpsilon",
+          "epsilon must not be NaN", epsilon);
+  const double h = options_.value_discretization;
+  double delta = 0.0;
+  for (std::size_t i = probs_.size(); i-- > 0;) {
+    const double l = GridValue(lowest_index_ + static_cast<std::int64_t>(i), h);
+    if (l <= epsilon) break;
+    delta += probs_[i] * -math::Expm1(epsilon - l);
+  }
+  return std::min(1.0, delta + infinity_mass_);
+}
+
+double PrivacyLossDistribution::EpsilonForDelta(double delta) const {
+  Require(delta > 0.0 && delta < 1.0, "PrivacyLossDistribution::EpsilonForDelta",
+          "delta must be in (0, 1)", delta);
+  if (infinity_mass_ > delta) return std::numeric_limits<double>::infinity();
+  const double h = options_.value_discretization;
+  const std::size_t n = probs_.size();
+  // f[m] = 1 - e^{-m h}, g[m] = e^{-m h}, m = 0..n.
+  std::vector<double> f(n + 1), g(n + 1);
+  for (std::size_t m = 0; m <= n; ++m) {
+    const double x = -static_cast<double>(m) * h;
+    f[m] = -math::Expm1(x);
+    g[m] = math::Exp(x);
+  }
+  // D(j) = delta at eps = value of local index j (j = -1 .. n-1), a sum of nonnegative terms.
+  const auto delta_at = [&](std::int64_t j) {
+    double d = 0.0;
+    for (std::size_t i = n; i-- > 0 && static_cast<std::int64_t>(i) > j;) {
+      d += probs_[i] * f[i - static_cast<std::size_t>(j)];
+    }
+    return d + infinity_mass_;
+  };
+  // Smallest local j in [-1, n-1] with D(j) <= delta; D(n-1) = infinity mass <= delta.
+  std::int64_t lo = -1, hi = static_cast<std::int64_t>(n) - 1;
+  if (delta_at(lo) <= delta) {
+    hi = lo;
+  } else {
+    while (hi - lo > 1) {  // invariant: D(lo) > delta >= D(hi)
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      (delta_at(mid) <= delta ? hi : lo) = mid;
+    }
+  }
+  if (hi == -1) {
+    // delta is reached below every loss value: there delta(eps) = p_inf + S - e^eps T with
+    // S = sum p_i and T = sum p_i e^{-l_i}; solve with l_i measured from the lowest value.
+    double s = infinity_mass_, t = 0.0;
+    for (std::size_t i = n; i-- > 0;) {
+      s += probs_[i];
+      t += probs_[i] * g[i];
+    }
+    const double eps = GridValue(lowest_index_, h) + math::Log((s - delta) / t);
+    return std::max(0.0, eps);
+  }
+  // eps in (value(hi - 1), value(hi)]: with t = eps - value(hi - 1),
+  // delta(eps) = D(hi - 1) - (e^t - 1) B, B = sum_{i >= hi} p_i e^{-(i - hi + 1) h}.
+  const std::int64_t j = hi - 1;
+  const double d0 = delta_at(j);
+  double b = 0.0;
+  for (std::size_t i = n; i-- > static_cast<std::size_t>(hi);) {
+    b += probs_[i] * g[i - static_cast<std::size_t>(j)];
+  }
+  double t = math::Log1p((d0 - delta) / b);
+  t = std::min(std::max(t, 0.0), h);
+  const double eps = GridValue(lowest_index_ + j, h) + t;
+  return std::max(0.0, eps);
+}
+
+}  // namespace dpadmm
