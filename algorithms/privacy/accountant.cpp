@@ -111,7 +111,10 @@ double AdvancedCompositionEpsilon(double epsilon0, std::int64_t k, double delta_
 }
 
 Accountant::Accountant(AccountantOptions options)
-    : options_(std::move(options)), rdp_(options_.rdp_orders), composed_(options_.pld) {}
+    : options_(std::move(options)),
+      rdp_(options_.rdp_orders),
+      non_gaussian_(options_.pld),
+      total_(options_.pld) {}
 
 void Accountant::Add(const MechanismRelease& release, std::int64_t count) {
   Require(count >= 0, "Accountant::Add", "count must be >= 0", static_cast<double>(count));
@@ -129,6 +132,13 @@ void Accountant::Add(const MechanismRelease& release, std::int64_t count) {
   }
   if (count == 0) return;
   release_count_ += count;
+  total_valid_ = false;
+  if (release.kind == MechanismKind::kGaussian) {
+    const double mu = release.sensitivity / release.scale;
+    gaussian_mu2_ += static_cast<double>(count) * (mu * mu);
+    return;
+  }
+  non_gaussian_count_ += count;
   for (auto& [r, c] : pending_) {
     if (r == release) {
       c += count;
@@ -151,12 +161,11 @@ void Accountant::AddPureEpsilon(double epsilon, std::int64_t count) {
 }
 
 const PrivacyLossDistribution& Accountant::Pld() const {
+  const PldOptions& o = options_.pld;
   for (const auto& [r, count] : pending_) {
-    const PldOptions& o = options_.pld;
     PrivacyLossDistribution one(o);
     switch (r.kind) {
-      case MechanismKind::kGaussian:
-        one = PrivacyLossDistribution::Gaussian(r.sensitivity, r.scale, o);
+      case MechanismKind::kGaussian:  // composed analytically, never pending
         break;
       case MechanismKind::kLaplace:
         one = PrivacyLossDistribution::Laplace(r.sensitivity, r.scale, o);
@@ -165,15 +174,23 @@ const PrivacyLossDistribution& Accountant::Pld() const {
         one = PrivacyLossDistribution::PureEpsilon(r.epsilon, o);
         break;
     }
-    composed_ = composed_.Compose(one.SelfCompose(count));
+    non_gaussian_ = non_gaussian_.Compose(one.SelfCompose(count));
   }
   pending_.clear();
-  return composed_;
+  if (!total_valid_) {
+    total_ = gaussian_mu2_ > 0.0
+                 ? non_gaussian_.Compose(
+                       PrivacyLossDistribution::Gaussian(std::sqrt(gaussian_mu2_), 1.0, o))
+                 : non_gaussian_;
+    total_valid_ = true;
+  }
+  return total_;
 }
 
 double Accountant::Epsilon(double delta) const {
   Require(delta > 0.0 && delta < 1.0, "Accountant::Epsilon", "delta must be in (0, 1)", delta);
   if (release_count_ == 0) return 0.0;
+  if (non_gaussian_count_ == 0) return AnalyticGaussianEpsilon(std::sqrt(gaussian_mu2_), 1.0, delta);
   return Pld().EpsilonForDelta(delta);
 }
 
@@ -181,6 +198,7 @@ double Accountant::Delta(double epsilon) const {
   Require(!std::isnan(epsilon) && epsilon >= 0.0, "Accountant::Delta", "epsilon must be >= 0",
           epsilon);
   if (release_count_ == 0) return 0.0;
+  if (non_gaussian_count_ == 0) return AnalyticGaussianDelta(std::sqrt(gaussian_mu2_), 1.0, epsilon);
   return Pld().DeltaForEpsilon(epsilon);
 }
 

@@ -66,10 +66,16 @@ struct AccountantOptions {
 };
 
 /// The privacy spent by one node over its releases. Adding a release is O(1) (parameters are
-/// checked at once); the composed PLD is cached and brought up to date at the next query:
-/// pending releases are grouped by identical parameters, each group composed by repeated
-/// squaring and folded into the cache in order of first appearance (so the bits depend only on
-/// the sequence of releases). Not thread-safe (one per node, used by the node's own thread).
+/// checked at once); the composed PLD is cached and brought up to date at the next query.
+///  - Gaussian releases are composed analytically: independent Gaussian losses
+///    N(mu_i^2/2, mu_i^2) sum to N(mu^2/2, mu^2) with mu^2 = sum mu_i^2 (mu_i = D_i / sigma_i),
+///    so all of them together are ONE Gaussian, discretised once (one grid error h instead of
+///    one per release). If every release is Gaussian, Epsilon/Delta are the analytic Gaussian
+///    mechanism's exact values (the PLD would only add its grid error).
+///  - Other releases are grouped by identical parameters; each group is composed by repeated
+///    squaring and folded into the cached PLD in order of first appearance (so the bits depend
+///    only on the sequence of releases); the Gaussian part is composed in at the query.
+/// Not thread-safe (one per node, used by the node's own thread).
 class Accountant {
  public:
   explicit Accountant(AccountantOptions options = {});
@@ -94,9 +100,13 @@ class Accountant {
  private:
   AccountantOptions options_;
   std::int64_t release_count_ = 0;
+  std::int64_t non_gaussian_count_ = 0;
+  double gaussian_mu2_ = 0.0;  // sum of (D_i / sigma_i)^2 over Gaussian releases
   RdpAccountant rdp_;
-  mutable PrivacyLossDistribution composed_;
+  mutable PrivacyLossDistribution non_gaussian_;  // composed non-Gaussian releases
   mutable std::vector<std::pair<MechanismRelease, std::int64_t>> pending_;
+  mutable PrivacyLossDistribution total_;  // non_gaussian_ composed with the Gaussian part
+  mutable bool total_valid_ = true;
 };
 
 }  // namespace dpadmm

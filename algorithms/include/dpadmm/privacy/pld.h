@@ -26,7 +26,8 @@
 //  - convolution by FFT: the a-priori bound on its rounding error (Higham 2002, Accuracy and Stability of Numerical Algorithms, Thm 24.2: error
 //    of a radix-2 FFT <= log2(N) eta / (1 - log2(N) eta) times the transform's norm) is added to
 //    the +inf mass, and the few negative values rounding produces are set to 0. Direct
-//    convolution (used when one side is short) sums nonnegative terms and needs no correction.
+//    convolution (used when cheaper: over the nonzero entries of the sparser side) sums
+//    nonnegative terms and needs no correction.
 //
 // Neighbouring relation. The papers' relation is "replace one record", which is symmetric, so
 // a mechanism is (eps, delta)-DP iff both delta_{P||Q}(eps) and delta_{Q||P}(eps) are below
