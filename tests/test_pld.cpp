@@ -273,26 +273,47 @@ TEST(PldReport, DISABLED_Figures) {
                   SharingTotalEpsilon(1.0, t, 1e-5));
     }
   }
-  // Timing: 100 and 1000 heterogeneous rounds (sigma cycling over 40 values, a Laplace and a
-  // pure-eps release every 10th round), query every round.
+  // DVP / PVP (004 Theorem 1: each iteration alpha-DP, pure): the plain sum T alpha that the
+  // programs report against the optimal composition, T = 100 (fig5-003 and fig3-004 settings).
+  for (double alpha : {0.05, 0.1, 0.156, 0.2, 0.301, 0.5, 0.591, 1.0, 2.0, 5.0}) {
+    const int t = 100;
+    Accountant acc;
+    acc.AddPureEpsilon(alpha, t);
+    for (double delta : {1e-6, 1e-5}) {
+      std::printf("DVP/PVP alpha=%g T=%d delta=%g: plain sum=%.4f optimal=%.4f PLD=%.4f RDP=%.4f"
+                  " advanced=%.4f\n",
+                  alpha, t, delta, ComposeBasic(std::vector<double>(t, alpha)),
+                  OptimalCompositionEpsilon(alpha, t, delta), acc.Epsilon(delta),
+                  acc.RdpEpsilon(delta), AdvancedCompositionEpsilon(alpha, t, delta));
+    }
+  }
+  // Timing: heterogeneous rounds (sigma cycling over 40 values, a Laplace release every 10th
+  // round and a pure-eps release every 10th), (a) adding every round and querying at the end,
+  // (b) querying epsilon(1e-5) after every round.
   for (int rounds : {100, 1000}) {
     for (double h : {1e-4, 1e-3}) {
-      AccountantOptions o;
-      o.pld.value_discretization = h;
-      Accountant acc(o);
-      const auto t0 = Clock::now();
-      double eps = 0.0;
-      for (int r = 0; r < rounds; ++r) {
-        acc.AddGaussian(1.0, 4.0 + 0.1 * (r % 40));
-        if (r % 10 == 0) acc.AddLaplace(1.0, 20.0);
-        if (r % 10 == 5) acc.AddPureEpsilon(0.01);
+      for (bool every_round : {false, true}) {
+        if (every_round && rounds == 1000 && h < 1e-3) continue;  // about 1 s per round
+        AccountantOptions o;
+        o.pld.value_discretization = h;
+        Accountant acc(o);
+        const auto t0 = Clock::now();
+        double eps = 0.0;
+        for (int r = 0; r < rounds; ++r) {
+          acc.AddGaussian(1.0, 4.0 + 0.1 * (r % 40));
+          if (r % 10 == 0) acc.AddLaplace(1.0, 20.0);
+          if (r % 10 == 5) acc.AddPureEpsilon(0.01);
+          if (every_round) eps = acc.Epsilon(1e-5);
+        }
         eps = acc.Epsilon(1e-5);
+        const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+        std::printf("timing: %d rounds h=%g query %s: %.3f s (%.2f ms/round), eps(1e-5)=%.5f"
+                    " RDP=%.5f points=%zu\n",
+                    rounds, h, every_round ? "every round" : "at the end", secs,
+                    1e3 * secs / rounds, eps, acc.RdpEpsilon(1e-5),
+                    acc.Pld().probabilities().size());
+        std::fflush(stdout);
       }
-      const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-      std::printf("timing: %d rounds h=%g: %.3f s total (%.2f ms/round), eps(1e-5)=%.5f RDP=%.5f"
-                  " points=%zu\n",
-                  rounds, h, secs, 1e3 * secs / rounds, eps, acc.RdpEpsilon(1e-5),
-                  acc.Pld().probabilities().size());
     }
   }
 }

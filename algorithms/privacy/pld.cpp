@@ -19,6 +19,8 @@ constexpr double kUnitRoundoff = 0x1p-53;
 // Grid points one distribution may hold (a Gaussian of mu = sensitivity / sigma needs about
 // 16 mu / h of them); beyond this the caller must choose a coarser grid.
 constexpr std::int64_t kMaxPoints = std::int64_t{1} << 27;
+// For distributions whose F has no cancellation problem (atoms and e^x pieces): F everywhere.
+constexpr double kNoMedian = std::numeric_limits<double>::infinity();
 
 void Require(bool ok, const char* fn, const char* what, double got) {
   if (ok) return;
@@ -49,11 +51,13 @@ std::int64_t CeilIndex(double x, double h, const char* fn) {
 }
 
 // Builds a PLD from a distribution function given as F(x) = P(L <= x) and S(x) = P(L > x) (S
-// given separately so that upper-tail masses do not suffer from cancellation in 1 - F). Losses
-// in [lo, hi] are kept; mass <= lo goes to the lowest point, mass > hi to +inf.
+// given separately so that upper-tail masses do not suffer from cancellation in 1 - F; F is
+// evaluated below `median`, S from there on, one evaluation per grid point). Losses in
+// [lo, hi] are kept; mass <= lo goes to the lowest point, mass > hi to +inf.
 template <class Cdf, class Sf>
-std::pair<std::int64_t, std::vector<double>> Discretise(double lo, double hi, double h, Cdf cdf,
-                                                         Sf sf, double* infinity_mass,
+std::pair<std::int64_t, std::vector<double>> Discretise(double lo, double hi, double median,
+                                                         double h, Cdf cdf, Sf sf,
+                                                         double* infinity_mass,
                                                          const char* fn) {
   const std::int64_t i_lo = CeilIndex(lo, h, fn);
   const std::int64_t i_hi = std::max(i_lo, CeilIndex(hi, h, fn));
@@ -61,20 +65,32 @@ std::pair<std::int64_t, std::vector<double>> Discretise(double lo, double hi, do
           "the loss distribution needs too many grid points; use a coarser value_discretization",
           static_cast<double>(i_hi - i_lo));
   std::vector<double> probs(static_cast<std::size_t>(i_hi - i_lo + 1));
-  // Cell i is (GridValue(i-1), GridValue(i)]; differences of F below the median, of S above.
-  double prev_cdf = cdf(GridValue(i_lo, h));
-  double prev_sf = sf(GridValue(i_lo, h));
-  probs[0] = prev_cdf;
+  // Cell i is (GridValue(i-1), GridValue(i)]; its mass is a difference of F below the median,
+  // of S above, and 1 - F - S for the cell that holds the median.
+  double x = GridValue(i_lo, h);
+  bool below = x < median;
+  double prev = below ? cdf(x) : sf(x);
+  probs[0] = below ? prev : 1.0 - prev;
   for (std::int64_t i = i_lo + 1; i <= i_hi; ++i) {
-    const double x = GridValue(i, h);
-    const double c = cdf(x);
-    const double s = sf(x);
-    double mass = (prev_cdf <= 0.5) ? c - prev_cdf : prev_sf - s;
+    x = GridValue(i, h);
+    double mass = 0.0;
+    if (x < median) {
+      const double c = cdf(x);
+      mass = c - prev;
+      prev = c;
+    } else if (below) {
+      const double s = sf(x);
+      mass = 1.0 - prev - s;
+      prev = s;
+      below = false;
+    } else {
+      const double s = sf(x);
+      mass = prev - s;
+      prev = s;
+    }
     probs[static_cast<std::size_t>(i - i_lo)] = std::max(mass, 0.0);
-    prev_cdf = c;
-    prev_sf = s;
   }
-  *infinity_mass = prev_sf;
+  *infinity_mass = below ? 1.0 - prev : prev;
   return {i_lo, std::move(probs)};
 }
 
@@ -313,8 +329,8 @@ PrivacyLossDistribution PrivacyLossDistribution::Gaussian(double sensitivity, do
   const auto cdf = [&](double x) { return pld_detail::NormalCdf((x - mean) / mu); };
   const auto sf = [&](double x) { return pld_detail::NormalCdf(-((x - mean) / mu)); };
   double inf_mass = 0.0;
-  auto [lowest, probs] = Discretise(mean - z * mu, mean + z * mu, options.value_discretization,
-                                    cdf, sf, &inf_mass, fn);
+  auto [lowest, probs] = Discretise(mean - z * mu, mean + z * mu, mean,
+                                    options.value_discretization, cdf, sf, &inf_mass, fn);
   return PrivacyLossDistribution(options, lowest, std::move(probs), inf_mass);
 }
 
@@ -336,7 +352,7 @@ PrivacyLossDistribution PrivacyLossDistribution::Laplace(double sensitivity, dou
   const auto sf = [&](double x) { return 1.0 - cdf(x); };  // >= 1/2 below e0: no cancellation
   double inf_mass = 0.0;
   auto [lowest, probs] =
-      Discretise(-e0, e0, options.value_discretization, cdf, sf, &inf_mass, fn);
+      Discretise(-e0, e0, kNoMedian, options.value_discretization, cdf, sf, &inf_mass, fn);
   return PrivacyLossDistribution(options, lowest, std::move(probs), inf_mass);
 }
 
@@ -352,7 +368,8 @@ PrivacyLossDistribution PrivacyLossDistribution::RandomizedResponse(double epsil
   const auto sf = [&](double x) { return 1.0 - cdf(x); };
   double inf_mass = 0.0;
   auto [lowest, probs] =
-      Discretise(-epsilon, epsilon, options.value_discretization, cdf, sf, &inf_mass, fn);
+      Discretise(-epsilon, epsilon, kNoMedian, options.value_discretization, cdf, sf, &inf_mass,
+                 fn);
   return PrivacyLossDistribution(options, lowest, std::move(probs), inf_mass);
 }
 

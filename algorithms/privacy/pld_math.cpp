@@ -13,8 +13,8 @@ constexpr double kTwoOverSqrtPi = 1.1283791670955125739;  // 2 / sqrt(pi)
 constexpr double kOneOverSqrtPi = 0.56418958354775628695;  // 1 / sqrt(pi)
 constexpr double kSqrtHalf = 0.70710678118654752440;       // 1 / sqrt(2)
 
-// erf(x) = 2/sqrt(pi) sum_n (-1)^n x^{2n+1} / (n! (2n+1)) (A&S 7.1.5), for |x| < 1: the
-// terms are below 1.2, and erfc = 1 - erf >= 0.157 keeps a relative error of a few ulp.
+// erf(x) = 2/sqrt(pi) sum_n (-1)^n x^{2n+1} / (n! (2n+1)) (A&S 7.1.5), for |x| < 1.5: the
+// terms are below 1.8, and erfc = 1 - erf >= 0.034 keeps a relative error below 1e-14.
 double ErfSeries(double x) {
   const double x2 = x * x;
   double power = x;  // (-1)^n x^{2n+1} / n!
@@ -29,12 +29,14 @@ double ErfSeries(double x) {
 }
 
 // erfc(x) = e^{-x^2}/sqrt(pi) * 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...)))))
-// (A&S 7.1.14), x >= 1. The depth is fixed per range of x (no data-dependent stopping), chosen
-// so that the truncation error is below 1e-16 relative at the lower end of each range.
+// (A&S 7.1.14), x >= 1.5. The depth is fixed per range of x (no data-dependent stopping), chosen
+// so that the truncation error is below 1e-15 relative at the lower end of each range.
 double ErfcContinuedFraction(double x) {
-  int depth = 50;
-  if (x < 3.0) depth = 100;
-  if (x < 1.5) depth = 200;
+  int depth = 20;
+  if (x < 4.0) depth = 30;
+  if (x < 3.0) depth = 40;
+  if (x < 2.5) depth = 55;
+  if (x < 2.0) depth = 90;
   double tail = x;
   for (int n = depth; n >= 1; --n) tail = x + (0.5 * n) / tail;
   return kOneOverSqrtPi * math::Exp(-x * x) / tail;
@@ -46,7 +48,7 @@ double Erfc(double x) {
   if (std::isnan(x)) return x;
   if (x >= 27.3) return 0.0;  // below the smallest subnormal
   if (x <= -6.0) return 2.0;
-  if (std::fabs(x) < 1.0) return 1.0 - ErfSeries(x);
+  if (std::fabs(x) < 1.5) return 1.0 - ErfSeries(x);
   if (x > 0.0) return ErfcContinuedFraction(x);
   return 2.0 - ErfcContinuedFraction(-x);
 }

@@ -10,7 +10,7 @@ namespace dpadmm::pld_detail {
 
 /// Complementary error function erfc(x) = 2/sqrt(pi) int_x^inf e^{-t^2} dt, relative error
 /// below 1e-13 over the range where the result is a normal double (tested against the C
-/// library). For |x| < 1 it is 1 - erf(x) with erf's Maclaurin series; for |x| >= 1 the continued
+/// library). For |x| < 1.5 it is 1 - erf(x) with erf's Maclaurin series, beyond the continued
 /// fraction of Laplace (Abramowitz and Stegun 7.1.14), evaluated bottom-up at a fixed depth.
 [[nodiscard]] double Erfc(double x);
 
