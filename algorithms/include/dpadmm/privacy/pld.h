@@ -14,7 +14,7 @@
 // h = value_discretization (default 1e-4), plus a mass at +inf that counts fully in delta.
 //
 // Pessimism (every number this class returns is an upper bound on the exact one, up to the
-// floating-point error of ~1e-12 absolute on delta stated below):
+// rounding of the sums of nonnegative terms, ~1e-16 relative):
 //  - every loss value is rounded UP to the grid (the mass of (ih - h, ih] goes to ih). Rounding
 //    couples each loss with a larger one; the sum of larger losses is larger, and
 //    delta(eps) = E[(1 - e^{eps - L})_+] is nondecreasing in L, so every composed delta can only
@@ -25,7 +25,8 @@
 //    goes to +inf, i.e. straight into delta;
 //  - convolution by FFT: the a-priori bound on its rounding error (Higham 2002, Accuracy and Stability of Numerical Algorithms, Thm 24.2: error
 //    of a radix-2 FFT <= log2(N) eta / (1 - log2(N) eta) times the transform's norm) is added to
-//    the +inf mass, and the few negative values rounding produces are set to 0. Direct
+//    the +inf mass, and the few negative values rounding produces are set to 0. The bound is worst
+//    case: it adds 2e-11 .. 4e-10 to delta for 10 .. 100 composed Gaussians at h = 1e-4. Direct
 //    convolution (used when cheaper: over the nonzero entries of the sparser side) sums
 //    nonnegative terms and needs no correction.
 //
