@@ -51,23 +51,36 @@ TEST(Pld, IdentityAndBasicShape) {
 }
 
 TEST(Pld, RejectsBadInput) {
-  EXPECT_TRUE(ThrowsInputError([] { (void)PrivacyLossDistribution::Gaussian(1.0, 0.0); }, {"sigma"}));
-  EXPECT_TRUE(ThrowsInputError([] { (void)PrivacyLossDistribution::Laplace(-1.0, 1.0); }, {"sensitivity"}));
-  EXPECT_TRUE(ThrowsInputError([] { (void)PrivacyLossDistribution::PureEpsilon(NAN); }, {"epsilon"}));
-  EXPECT_TRUE(ThrowsInputError([] {
-    PldOptions o;
-    o.value_discretization = 0.0;
-    (void)PrivacyLossDistribution::PureEpsilon(1.0, o);
-  }, {"value_discretization"}));
-  EXPECT_TRUE(ThrowsInputError([] {
-    PldOptions coarse;
-    coarse.value_discretization = 1e-3;
-    (void)PrivacyLossDistribution::PureEpsilon(1.0).Compose(
-        PrivacyLossDistribution::PureEpsilon(1.0, coarse));
-  }, {"same interval"}));
-  EXPECT_TRUE(ThrowsInputError([] { (void)PrivacyLossDistribution().EpsilonForDelta(0.0); }, {"delta"}));
+  EXPECT_TRUE(
+      ThrowsInputError([] { (void)PrivacyLossDistribution::Gaussian(1.0, 0.0); }, {"sigma"}));
+  EXPECT_TRUE(
+      ThrowsInputError([] { (void)PrivacyLossDistribution::Laplace(-1.0, 1.0); }, {"sensitivity"}));
+  EXPECT_TRUE(
+      ThrowsInputError([] { (void)PrivacyLossDistribution::PureEpsilon(NAN); }, {"epsilon"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        PldOptions o;
+        o.value_discretization = 0.0;
+        (void)PrivacyLossDistribution::PureEpsilon(1.0, o);
+      },
+      {"value_discretization"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] {
+        PldOptions coarse;
+        coarse.value_discretization = 1e-3;
+        (void)PrivacyLossDistribution::PureEpsilon(1.0).Compose(
+            PrivacyLossDistribution::PureEpsilon(1.0, coarse));
+      },
+      {"same interval"}));
+  EXPECT_TRUE(
+      ThrowsInputError([] { (void)PrivacyLossDistribution().EpsilonForDelta(0.0); }, {"delta"}));
   Accountant acc;
   EXPECT_TRUE(ThrowsInputError([&] { acc.AddGaussian(1.0, -2.0); }, {"sigma"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] {
+        acc.Add({MechanismKind::kDiscreteGaussian, 1.5, 2.0, 0.0});
+      },
+      {"integer"}));
   EXPECT_EQ(acc.release_count(), 0);
   EXPECT_EQ(acc.Epsilon(1e-5), 0.0);
   EXPECT_EQ(acc.Delta(0.0), 0.0);
@@ -116,7 +129,8 @@ TEST(Pld, AnalyticGaussianIsTheKnownCurve) {
 double KovDelta(double eps, int k, int i) {
   double s = 0.0;
   for (int l = 0; l < i; ++l) {
-    const double c = std::exp(std::lgamma(k + 1.0) - std::lgamma(l + 1.0) - std::lgamma(k - l + 1.0));
+    const double c =
+        std::exp(std::lgamma(k + 1.0) - std::lgamma(l + 1.0) - std::lgamma(k - l + 1.0));
     s += c * (std::exp((k - l) * eps) - std::exp((k - 2 * i + l) * eps));
   }
   return s / std::pow(1.0 + std::exp(eps), k);
@@ -166,6 +180,34 @@ TEST(Pld, LaplaceMatchesItsHockeyStickCurve) {
     const auto rr = PrivacyLossDistribution::PureEpsilon(e0).SelfCompose(10);
     const auto lap = pld.SelfCompose(10);
     EXPECT_LE(lap.EpsilonForDelta(1e-5), rr.EpsilonForDelta(1e-5));
+  }
+}
+
+// Discrete Gaussian: delta(eps) = sum_x max(0, P(x) - e^eps P(x - D)) computed here directly.
+TEST(Pld, DiscreteGaussianMatchesItsHockeyStick) {
+  for (double sigma : {0.7, 2.0, 5.0}) {
+    for (std::int64_t d : {1, 3}) {
+      const auto pld = PrivacyLossDistribution::DiscreteGaussian(d, sigma);
+      double z = 0.0;
+      for (int x = -400; x <= 400; ++x) z += std::exp(-x * x / (2 * sigma * sigma));
+      const auto p = [&](double x) { return std::exp(-x * x / (2 * sigma * sigma)) / z; };
+      for (double eps : {0.1, 0.5, 1.0, 2.0}) {
+        double exact = 0.0;
+        for (int x = -400; x <= 400; ++x) exact += std::max(0.0, p(x) - std::exp(eps) * p(x - d));
+        const double got = pld.DeltaForEpsilon(eps);
+        EXPECT_GE(got, exact * (1.0 - 1e-9)) << sigma << " " << d << " " << eps;
+        EXPECT_LE(got, exact * (1.0 + 1e-3) + 1e-12) << sigma << " " << d << " " << eps;
+      }
+      Accountant acc;
+      acc.AddDiscreteGaussian(d, sigma, 3);
+      EXPECT_NEAR(acc.Epsilon(1e-5), pld.SelfCompose(3).EpsilonForDelta(1e-5), 1e-9);
+      EXPECT_LE(acc.Epsilon(1e-5), acc.RdpEpsilon(1e-5));
+      // Close to the continuous Gaussian for sigma >= 2 (Canonne, Kamath and Steinke 2020).
+      if (sigma >= 2.0) {
+        const double cont = AnalyticGaussianEpsilon(static_cast<double>(d), sigma, 1e-5);
+        EXPECT_NEAR(pld.EpsilonForDelta(1e-5), cont, 0.01 * cont);
+      }
+    }
   }
 }
 
@@ -266,11 +308,13 @@ TEST(PldReport, DISABLED_Figures) {
     Accountant acc;
     acc.AddGaussian(1.0, sigma, t);
     for (double delta : {1e-5, 3.1e-4}) {
-      std::printf("001 Cor.1: T=%d sigma/C=%.6f delta=%g: PLD eps=%.6f RDP eps=%.6f analytic=%.6f"
-                  " Cor.1 eps'=%.6f\n",
-                  t, sigma, delta, acc.Epsilon(delta), acc.RdpEpsilon(delta),
-                  AnalyticGaussianEpsilon(std::sqrt(30.0), sigma, delta),
-                  SharingTotalEpsilon(1.0, t, 1e-5));
+      std::printf(
+          "001 Cor.1: T=%d sigma/C=%.6f delta=%g: accountant eps=%.6f PLD eps=%.6f"
+          " (30-fold self-composition %.6f) RDP eps=%.6f analytic=%.6f Cor.1 eps'=%.6f\n",
+          t, sigma, delta, acc.Epsilon(delta), acc.Pld().EpsilonForDelta(delta),
+          PrivacyLossDistribution::Gaussian(1.0, sigma).SelfCompose(t).EpsilonForDelta(delta),
+          acc.RdpEpsilon(delta), AnalyticGaussianEpsilon(std::sqrt(30.0), sigma, delta),
+          SharingTotalEpsilon(1.0, t, 1e-5));
     }
   }
   // DVP / PVP (004 Theorem 1: each iteration alpha-DP, pure): the plain sum T alpha that the
@@ -280,11 +324,12 @@ TEST(PldReport, DISABLED_Figures) {
     Accountant acc;
     acc.AddPureEpsilon(alpha, t);
     for (double delta : {1e-6, 1e-5}) {
-      std::printf("DVP/PVP alpha=%g T=%d delta=%g: plain sum=%.4f optimal=%.4f PLD=%.4f RDP=%.4f"
-                  " advanced=%.4f\n",
-                  alpha, t, delta, ComposeBasic(std::vector<double>(t, alpha)),
-                  OptimalCompositionEpsilon(alpha, t, delta), acc.Epsilon(delta),
-                  acc.RdpEpsilon(delta), AdvancedCompositionEpsilon(alpha, t, delta));
+      std::printf(
+          "DVP/PVP alpha=%g T=%d delta=%g: plain sum=%.4f optimal=%.4f PLD=%.4f RDP=%.4f"
+          " advanced=%.4f\n",
+          alpha, t, delta, ComposeBasic(std::vector<double>(t, alpha)),
+          OptimalCompositionEpsilon(alpha, t, delta), acc.Epsilon(delta), acc.RdpEpsilon(delta),
+          AdvancedCompositionEpsilon(alpha, t, delta));
     }
   }
   // Timing: heterogeneous rounds (sigma cycling over 40 values, a Laplace release every 10th
@@ -307,11 +352,11 @@ TEST(PldReport, DISABLED_Figures) {
         }
         eps = acc.Epsilon(1e-5);
         const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-        std::printf("timing: %d rounds h=%g query %s: %.3f s (%.2f ms/round), eps(1e-5)=%.5f"
-                    " RDP=%.5f points=%zu\n",
-                    rounds, h, every_round ? "every round" : "at the end", secs,
-                    1e3 * secs / rounds, eps, acc.RdpEpsilon(1e-5),
-                    acc.Pld().probabilities().size());
+        std::printf(
+            "timing: %d rounds h=%g query %s: %.3f s (%.2f ms/round), eps(1e-5)=%.5f"
+            " RDP=%.5f points=%zu\n",
+            rounds, h, every_round ? "every round" : "at the end", secs, 1e3 * secs / rounds, eps,
+            acc.RdpEpsilon(1e-5), acc.Pld().probabilities().size());
         std::fflush(stdout);
       }
     }

@@ -40,14 +40,14 @@ double AnalyticGaussianDelta(double sensitivity, double sigma, double epsilon) {
   Require(std::isfinite(sensitivity) && sensitivity >= 0.0, fn,
           "sensitivity must be finite and >= 0", sensitivity);
   Require(std::isfinite(sigma) && sigma > 0.0, fn, "sigma must be finite and > 0", sigma);
-  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0",
-          epsilon);
+  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0", epsilon);
   if (sensitivity == 0.0) return 0.0;
   const double a = epsilon * sigma / sensitivity;
   const double b = sensitivity / (2.0 * sigma);
   // Balle and Wang 2018, Thm 8. The second term as e^{eps + log Phi} would not help: Phi
   // underflows only where the first term is far below any delta of interest.
-  const double d = pld_detail::NormalCdf(-a + b) - math::Exp(epsilon) * pld_detail::NormalCdf(-a - b);
+  const double d =
+      pld_detail::NormalCdf(-a + b) - math::Exp(epsilon) * pld_detail::NormalCdf(-a - b);
   return std::max(0.0, d);
 }
 
@@ -65,14 +65,12 @@ double OptimalCompositionDelta(double epsilon0, std::int64_t k, double epsilon, 
   Require(std::isfinite(epsilon0) && epsilon0 >= 0.0, fn, "epsilon0 must be finite and >= 0",
           epsilon0);
   Require(k >= 0, fn, "k must be >= 0", static_cast<double>(k));
-  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0",
-          epsilon);
+  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0", epsilon);
   Require(delta0 >= 0.0 && delta0 <= 1.0, fn, "delta0 must be in [0, 1]", delta0);
   double pure = 0.0;
   if (epsilon0 > 0.0) {
     // log (1 + e^{eps0})^k
-    const double log_norm =
-        static_cast<double>(k) * (epsilon0 + math::Log1p(math::Exp(-epsilon0)));
+    const double log_norm = static_cast<double>(k) * (epsilon0 + math::Log1p(math::Exp(-epsilon0)));
     for (std::int64_t i = 0; i <= k; ++i) {
       const double top = static_cast<double>(k - i) * epsilon0;
       const double low = static_cast<double>(i) * epsilon0;
@@ -103,8 +101,7 @@ double AdvancedCompositionEpsilon(double epsilon0, std::int64_t k, double delta_
   Require(std::isfinite(epsilon0) && epsilon0 >= 0.0, fn, "epsilon0 must be finite and >= 0",
           epsilon0);
   Require(k >= 0, fn, "k must be >= 0", static_cast<double>(k));
-  Require(delta_prime > 0.0 && delta_prime < 1.0, fn, "delta_prime must be in (0, 1)",
-          delta_prime);
+  Require(delta_prime > 0.0 && delta_prime < 1.0, fn, "delta_prime must be in (0, 1)", delta_prime);
   const double kd = static_cast<double>(k);
   return std::sqrt(2.0 * kd * math::Log(1.0 / delta_prime)) * epsilon0 +
          kd * epsilon0 * math::Expm1(epsilon0);
@@ -123,11 +120,13 @@ void Accountant::Add(const MechanismRelease& release, std::int64_t count) {
     case MechanismKind::kGaussian:
       rdp_.AddGaussian(release.sensitivity, release.scale, count);
       break;
-    case MechanismKind::kLaplace:
-      rdp_.AddLaplace(release.sensitivity, release.scale, count);
-      break;
-    case MechanismKind::kPureEpsilon:
-      rdp_.AddPureEpsilon(release.epsilon, count);
+    case MechanismKind::kLaplace: rdp_.AddLaplace(release.sensitivity, release.scale, count); break;
+    case MechanismKind::kPureEpsilon: rdp_.AddPureEpsilon(release.epsilon, count); break;
+    case MechanismKind::kDiscreteGaussian:
+      // Canonne, Kamath and Steinke 2020: D^2 / (2 sigma^2)-zCDP, the Gaussian's RDP curve.
+      Require(release.sensitivity == std::floor(release.sensitivity), "Accountant::Add",
+              "a discrete Gaussian's sensitivity must be an integer", release.sensitivity);
+      rdp_.AddGaussian(release.sensitivity, release.scale, count);
       break;
   }
   if (count == 0) return;
@@ -160,6 +159,10 @@ void Accountant::AddPureEpsilon(double epsilon, std::int64_t count) {
   Add({MechanismKind::kPureEpsilon, 0.0, 1.0, epsilon}, count);
 }
 
+void Accountant::AddDiscreteGaussian(std::int64_t sensitivity, double sigma, std::int64_t count) {
+  Add({MechanismKind::kDiscreteGaussian, static_cast<double>(sensitivity), sigma, 0.0}, count);
+}
+
 const PrivacyLossDistribution& Accountant::Pld() const {
   const PldOptions& o = options_.pld;
   for (const auto& [r, count] : pending_) {
@@ -173,15 +176,18 @@ const PrivacyLossDistribution& Accountant::Pld() const {
       case MechanismKind::kPureEpsilon:
         one = PrivacyLossDistribution::PureEpsilon(r.epsilon, o);
         break;
+      case MechanismKind::kDiscreteGaussian:
+        one = PrivacyLossDistribution::DiscreteGaussian(static_cast<std::int64_t>(r.sensitivity),
+                                                        r.scale, o);
+        break;
     }
     non_gaussian_ = non_gaussian_.Compose(one.SelfCompose(count));
   }
   pending_.clear();
   if (!total_valid_) {
-    total_ = gaussian_mu2_ > 0.0
-                 ? non_gaussian_.Compose(
-                       PrivacyLossDistribution::Gaussian(std::sqrt(gaussian_mu2_), 1.0, o))
-                 : non_gaussian_;
+    total_ = gaussian_mu2_ > 0.0 ? non_gaussian_.Compose(PrivacyLossDistribution::Gaussian(
+                                       std::sqrt(gaussian_mu2_), 1.0, o))
+                                 : non_gaussian_;
     total_valid_ = true;
   }
   return total_;
@@ -190,7 +196,8 @@ const PrivacyLossDistribution& Accountant::Pld() const {
 double Accountant::Epsilon(double delta) const {
   Require(delta > 0.0 && delta < 1.0, "Accountant::Epsilon", "delta must be in (0, 1)", delta);
   if (release_count_ == 0) return 0.0;
-  if (non_gaussian_count_ == 0) return AnalyticGaussianEpsilon(std::sqrt(gaussian_mu2_), 1.0, delta);
+  if (non_gaussian_count_ == 0)
+    return AnalyticGaussianEpsilon(std::sqrt(gaussian_mu2_), 1.0, delta);
   return Pld().EpsilonForDelta(delta);
 }
 
@@ -198,7 +205,8 @@ double Accountant::Delta(double epsilon) const {
   Require(!std::isnan(epsilon) && epsilon >= 0.0, "Accountant::Delta", "epsilon must be >= 0",
           epsilon);
   if (release_count_ == 0) return 0.0;
-  if (non_gaussian_count_ == 0) return AnalyticGaussianDelta(std::sqrt(gaussian_mu2_), 1.0, epsilon);
+  if (non_gaussian_count_ == 0)
+    return AnalyticGaussianDelta(std::sqrt(gaussian_mu2_), 1.0, epsilon);
   return Pld().DeltaForEpsilon(epsilon);
 }
 

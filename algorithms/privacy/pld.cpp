@@ -56,9 +56,8 @@ std::int64_t CeilIndex(double x, double h, const char* fn) {
 // [lo, hi] are kept; mass <= lo goes to the lowest point, mass > hi to +inf.
 template <class Cdf, class Sf>
 std::pair<std::int64_t, std::vector<double>> Discretise(double lo, double hi, double median,
-                                                         double h, Cdf cdf, Sf sf,
-                                                         double* infinity_mass,
-                                                         const char* fn) {
+                                                        double h, Cdf cdf, Sf sf,
+                                                        double* infinity_mass, const char* fn) {
   const std::int64_t i_lo = CeilIndex(lo, h, fn);
   const std::int64_t i_hi = std::max(i_lo, CeilIndex(hi, h, fn));
   Require(i_hi - i_lo < kMaxPoints, fn,
@@ -150,8 +149,7 @@ void StageTwiddles(const Twiddles& tw, std::size_t n, std::size_t len, std::vect
 
 // Forward transform X_k = sum_j x_j e^{-2 pi i jk/N} by decimation in frequency (Gentleman-Sande):
 // natural order in, BIT-REVERSED order out, so that no permutation pass is needed.
-void FftForwardToBitReversed(std::vector<double>& re, std::vector<double>& im,
-                             const Twiddles& tw) {
+void FftForwardToBitReversed(std::vector<double>& re, std::vector<double>& im, const Twiddles& tw) {
   const std::size_t n = re.size();
   std::vector<double> wc, ws;
   for (std::size_t len = n; len >= 2; len >>= 1) {
@@ -360,17 +358,69 @@ PrivacyLossDistribution PrivacyLossDistribution::RandomizedResponse(double epsil
                                                                     const PldOptions& options) {
   const char* fn = "PrivacyLossDistribution::RandomizedResponse";
   CheckOptions(options, fn);
-  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0",
-          epsilon);
+  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0", epsilon);
   if (epsilon == 0.0) return PrivacyLossDistribution(options);
   const double low = 1.0 / (1.0 + math::Exp(epsilon));  // P(L = -eps)
   const auto cdf = [=](double x) { return x < -epsilon ? 0.0 : (x < epsilon ? low : 1.0); };
   const auto sf = [&](double x) { return 1.0 - cdf(x); };
   double inf_mass = 0.0;
-  auto [lowest, probs] =
-      Discretise(-epsilon, epsilon, kNoMedian, options.value_discretization, cdf, sf, &inf_mass,
-                 fn);
+  auto [lowest, probs] = Discretise(-epsilon, epsilon, kNoMedian, options.value_discretization, cdf,
+                                    sf, &inf_mass, fn);
   return PrivacyLossDistribution(options, lowest, std::move(probs), inf_mass);
+}
+
+PrivacyLossDistribution PrivacyLossDistribution::DiscreteGaussian(std::int64_t sensitivity,
+                                                                  double sigma,
+                                                                  const PldOptions& options) {
+  const char* fn = "PrivacyLossDistribution::DiscreteGaussian";
+  CheckOptions(options, fn);
+  Require(sensitivity >= 0, fn, "sensitivity must be >= 0", static_cast<double>(sensitivity));
+  Require(std::isfinite(sigma) && sigma > 0.0, fn, "sigma must be finite and > 0", sigma);
+  if (sensitivity == 0) return PrivacyLossDistribution(options);
+  // Support |x| <= 40 sigma + 1 (mass beyond e^{-800}: nothing representable is lost), then the
+  // weights e^{-x^2/(2 sigma^2)} normalised by their sum.
+  const auto half_width = static_cast<std::int64_t>(std::ceil(40.0 * sigma)) + 1;
+  Require(half_width < kMaxPoints, fn, "sigma too large for the discrete support", sigma);
+  const double two_s2 = 2.0 * sigma * sigma;
+  std::vector<double> weight(static_cast<std::size_t>(2 * half_width + 1));
+  double total = 0.0;
+  for (std::int64_t x = -half_width; x <= half_width; ++x) {
+    const double w = math::Exp(-static_cast<double>(x) * static_cast<double>(x) / two_s2);
+    weight[static_cast<std::size_t>(x + half_width)] = w;
+    total += w;
+  }
+  const double h = options.value_discretization;
+  const double d = static_cast<double>(sensitivity);
+  // Losses decrease in x: the smallest x carries the largest loss. Keep the central part.
+  const double tail = options.tail_mass_truncation;
+  std::int64_t x_lo = -half_width, x_hi = half_width;
+  double inf_mass = 0.0, low_mass = 0.0;
+  while (x_lo < x_hi &&
+         inf_mass + weight[static_cast<std::size_t>(x_lo + half_width)] / total <= tail) {
+    inf_mass += weight[static_cast<std::size_t>(x_lo + half_width)] / total;
+    ++x_lo;
+  }
+  while (x_hi > x_lo &&
+         low_mass + weight[static_cast<std::size_t>(x_hi + half_width)] / total <= tail) {
+    low_mass += weight[static_cast<std::size_t>(x_hi + half_width)] / total;
+    --x_hi;
+  }
+  const auto loss = [&](std::int64_t x) {
+    return (d * d - 2.0 * d * static_cast<double>(x)) / two_s2;
+  };
+  const std::int64_t i_lo = CeilIndex(loss(x_hi), h, fn);
+  const std::int64_t i_hi = CeilIndex(loss(x_lo), h, fn);
+  Require(i_hi - i_lo < kMaxPoints, fn,
+          "the loss distribution needs too many grid points; use a coarser value_discretization",
+          static_cast<double>(i_hi - i_lo));
+  std::vector<double> probs(static_cast<std::size_t>(i_hi - i_lo + 1), 0.0);
+  for (std::int64_t x = x_lo; x <= x_hi; ++x) {
+    const std::int64_t i = CeilIndex(loss(x), h, fn);
+    probs[static_cast<std::size_t>(i - i_lo)] +=
+        weight[static_cast<std::size_t>(x + half_width)] / total;
+  }
+  probs[0] += low_mass;  // the largest x (smallest losses) moved up onto the lowest point
+  return PrivacyLossDistribution(options, i_lo, std::move(probs), inf_mass);
 }
 
 void PrivacyLossDistribution::Truncate() {
@@ -401,9 +451,8 @@ PrivacyLossDistribution PrivacyLossDistribution::Compose(
   double fft_error = 0.0;
   std::vector<double> probs = Convolve(probs_, other.probs_, &fft_error);
   // P(either loss is +inf), plus the convolution's rounding error bound (pessimistic).
-  const double inf_mass = std::min(
-      1.0, infinity_mass_ + other.infinity_mass_ - infinity_mass_ * other.infinity_mass_ +
-               fft_error);
+  const double inf_mass = std::min(1.0, infinity_mass_ + other.infinity_mass_ -
+                                            infinity_mass_ * other.infinity_mass_ + fft_error);
   PldOptions options = options_;
   options.tail_mass_truncation =
       std::max(options_.tail_mass_truncation, other.options_.tail_mass_truncation);
@@ -412,8 +461,7 @@ PrivacyLossDistribution PrivacyLossDistribution::Compose(
 }
 
 PrivacyLossDistribution PrivacyLossDistribution::SelfCompose(std::int64_t k) const {
-  Require(k >= 0, "PrivacyLossDistribution::SelfCompose", "k must be >= 0",
-          static_cast<double>(k));
+  Require(k >= 0, "PrivacyLossDistribution::SelfCompose", "k must be >= 0", static_cast<double>(k));
   PrivacyLossDistribution result(options_);
   PrivacyLossDistribution base = *this;
   while (k > 0) {

@@ -9,7 +9,7 @@
 namespace dpadmm::pld_detail {
 namespace {
 
-constexpr double kTwoOverSqrtPi = 1.1283791670955125739;  // 2 / sqrt(pi)
+constexpr double kTwoOverSqrtPi = 1.1283791670955125739;   // 2 / sqrt(pi)
 constexpr double kOneOverSqrtPi = 0.56418958354775628695;  // 1 / sqrt(pi)
 constexpr double kSqrtHalf = 0.70710678118654752440;       // 1 / sqrt(2)
 

@@ -25,11 +25,9 @@ void CheckAlpha(double alpha, const char* fn) {
   Require(std::isfinite(alpha) && alpha > 1.0, fn, "alpha must be finite and > 1", alpha);
 }
 
-void CheckCurve(const std::vector<double>& orders, const std::vector<double>& rdp,
-                const char* fn) {
+void CheckCurve(const std::vector<double>& orders, const std::vector<double>& rdp, const char* fn) {
   Require(!orders.empty() && orders.size() == rdp.size(), fn,
-          "orders and rdp must be non-empty and of equal length",
-          static_cast<double>(rdp.size()));
+          "orders and rdp must be non-empty and of equal length", static_cast<double>(rdp.size()));
   for (double a : orders) CheckAlpha(a, fn);
 }
 
@@ -37,9 +35,9 @@ void CheckCurve(const std::vector<double>& orders, const std::vector<double>& rd
 
 std::vector<double> DefaultRdpOrders() {
   std::vector<double> orders;
-  for (int i = 1; i <= 100; ++i) orders.push_back(1.0 + 0.01 * i);       // 1.01 .. 2
-  for (int i = 1; i <= 80; ++i) orders.push_back(2.0 + 0.1 * i);         // 2.1 .. 10
-  for (int i = 1; i <= 90; ++i) orders.push_back(10.0 + 1.0 * i);        // 11 .. 100
+  for (int i = 1; i <= 100; ++i) orders.push_back(1.0 + 0.01 * i);  // 1.01 .. 2
+  for (int i = 1; i <= 80; ++i) orders.push_back(2.0 + 0.1 * i);    // 2.1 .. 10
+  for (int i = 1; i <= 90; ++i) orders.push_back(10.0 + 1.0 * i);   // 11 .. 100
   double a = 100.0;
   while (a < 1e6) {  // 100 .. 1e6, 5% apart
     a *= 1.05;
@@ -76,8 +74,7 @@ double LaplaceRdp(double alpha, double sensitivity, double scale) {
 double PureEpsilonRdp(double alpha, double epsilon) {
   const char* fn = "PureEpsilonRdp";
   CheckAlpha(alpha, fn);
-  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0",
-          epsilon);
+  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0", epsilon);
   if (epsilon == 0.0) return 0.0;
   // log p = -c, log(1 - p) = -eps - c with c = log(1 + e^{-eps}); the two terms of the sum are
   // then e^{-c + (alpha-1) eps} and e^{-c - alpha eps}.
@@ -87,8 +84,7 @@ double PureEpsilonRdp(double alpha, double epsilon) {
   return std::max(0.0, std::min({rr, epsilon, 0.5 * alpha * epsilon * epsilon}));
 }
 
-double RdpEpsilon(const std::vector<double>& orders, const std::vector<double>& rdp,
-                  double delta) {
+double RdpEpsilon(const std::vector<double>& orders, const std::vector<double>& rdp, double delta) {
   const char* fn = "RdpEpsilon";
   CheckCurve(orders, rdp, fn);
   Require(delta > 0.0 && delta < 1.0, fn, "delta must be in (0, 1)", delta);
@@ -96,19 +92,16 @@ double RdpEpsilon(const std::vector<double>& orders, const std::vector<double>& 
   double best = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < orders.size(); ++i) {
     const double a = orders[i];
-    const double eps =
-        rdp[i] + math::Log1p(-1.0 / a) - (log_delta + math::Log(a)) / (a - 1.0);
+    const double eps = rdp[i] + math::Log1p(-1.0 / a) - (log_delta + math::Log(a)) / (a - 1.0);
     best = std::min(best, eps);
   }
   return std::max(0.0, best);
 }
 
-double RdpDelta(const std::vector<double>& orders, const std::vector<double>& rdp,
-                double epsilon) {
+double RdpDelta(const std::vector<double>& orders, const std::vector<double>& rdp, double epsilon) {
   const char* fn = "RdpDelta";
   CheckCurve(orders, rdp, fn);
-  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0",
-          epsilon);
+  Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0", epsilon);
   double best_log = 0.0;  // delta <= 1 always
   for (std::size_t i = 0; i < orders.size(); ++i) {
     const double a = orders[i];

@@ -50,6 +50,7 @@ enum class MechanismKind {
   kGaussian,     // sensitivity (l2) and scale = sigma
   kLaplace,      // sensitivity (l1) and scale = b
   kPureEpsilon,  // epsilon: any eps-DP mechanism, through randomized response (its dominating pair)
+  kDiscreteGaussian,  // integer sensitivity (l2) and scale = sigma (RDP: as the Gaussian, CKS 2020)
 };
 
 struct MechanismRelease {
@@ -84,6 +85,7 @@ class Accountant {
   void AddGaussian(double sensitivity, double sigma, std::int64_t count = 1);
   void AddLaplace(double sensitivity, double scale, std::int64_t count = 1);
   void AddPureEpsilon(double epsilon, std::int64_t count = 1);
+  void AddDiscreteGaussian(std::int64_t sensitivity, double sigma, std::int64_t count = 1);
 
   /// Tight (PLD) epsilon for a target delta in (0, 1), and delta for epsilon >= 0. 0 releases:
   /// epsilon 0 and delta 0.

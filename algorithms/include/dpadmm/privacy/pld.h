@@ -23,7 +23,8 @@
 //  - truncation: the lower tail below the grid is moved up onto the lowest grid point; the upper
 //    tail beyond the grid (mass <= tail_mass_truncation per construction and per composition)
 //    goes to +inf, i.e. straight into delta;
-//  - convolution by FFT: the a-priori bound on its rounding error (Higham 2002, Accuracy and Stability of Numerical Algorithms, Thm 24.2: error
+//  - convolution by FFT: the a-priori bound on its rounding error (Higham 2002, Accuracy and
+//  Stability of Numerical Algorithms, Thm 24.2: error
 //    of a radix-2 FFT <= log2(N) eta / (1 - log2(N) eta) times the transform's norm) is added to
 //    the +inf mass, and the few negative values rounding produces are set to 0. The bound is worst
 //    case: it adds 2e-11 .. 4e-10 to delta for 10 .. 100 composed Gaussians at h = 1e-4. Direct
@@ -71,11 +72,18 @@ class PrivacyLossDistribution {
   /// Randomized response with parameter eps: L = eps w.p. e^eps / (1 + e^eps), -eps otherwise.
   /// It dominates every eps-DP mechanism (Kairouz, Oh and Viswanath 2015; Murtagh and Vadhan
   /// 2016), so PureEpsilon(eps) is the tight PLD of ANY eps-DP mechanism.
-  static PrivacyLossDistribution RandomizedResponse(double epsilon,
-                                                    const PldOptions& options = {});
+  static PrivacyLossDistribution RandomizedResponse(double epsilon, const PldOptions& options = {});
   static PrivacyLossDistribution PureEpsilon(double epsilon, const PldOptions& options = {}) {
     return RandomizedResponse(epsilon, options);
   }
+
+  /// Discrete Gaussian mechanism (Canonne, Kamath and Steinke 2020): f(D) + N_Z(0, sigma^2) with
+  /// P(x) proportional to e^{-x^2 / (2 sigma^2)} on the integers, integer sensitivity D >= 0.
+  /// L(x) = (D^2 - 2 D x) / (2 sigma^2) at each integer x (an atom per x, rounded up to the
+  /// grid); x beyond the central mass 1 - tail_mass_truncation: the lower x (largest losses) go
+  /// to +inf, the upper ones onto the lowest point.
+  static PrivacyLossDistribution DiscreteGaussian(std::int64_t sensitivity, double sigma,
+                                                  const PldOptions& options = {});
 
   /// The PLD of the composition of this release and `other` (same grid interval required;
   /// InputError otherwise).

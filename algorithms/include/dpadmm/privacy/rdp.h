@@ -39,8 +39,8 @@ namespace dpadmm {
 ///   eps = tau + log((alpha-1)/alpha) - (log delta + log alpha) / (alpha-1),
 ///   equivalently delta = e^{(alpha-1)(tau-eps)} (1-1/alpha)^alpha / (alpha-1).
 /// Minimised over the orders; eps is clamped at 0 and delta at 1.
-[[nodiscard]] double RdpEpsilon(const std::vector<double>& orders,
-                                const std::vector<double>& rdp, double delta);
+[[nodiscard]] double RdpEpsilon(const std::vector<double>& orders, const std::vector<double>& rdp,
+                                double delta);
 [[nodiscard]] double RdpDelta(const std::vector<double>& orders, const std::vector<double>& rdp,
                               double epsilon);
 
