@@ -34,11 +34,11 @@
 // Neighbouring relation. The papers' relation is "replace one record", which is symmetric, so
 // a mechanism is (eps, delta)-DP iff both delta_{P||Q}(eps) and delta_{Q||P}(eps) are below
 // delta. Every mechanism here has a symmetric dominating pair under replacement: the Gaussian
-// N(0, s^2) vs N(D, s^2) and the Laplace Lap(0, b) vs Lap(D, b) are mirrored by x -> D - x, the
-// randomized-response pair by swapping its two outputs, so the two directions have the SAME
-// loss distribution and one distribution is kept (delta of the replace relation = the max of two
-// equal values). D is the sensitivity under replacement of one record. A mechanism without such a
-// symmetry would need both directions composed separately.
+// N(0, s^2) vs N(D, s^2), the Laplace Lap(0, b) vs Lap(D, b) and the discrete Gaussian are
+// mirrored by x -> D - x, the randomized-response pair by swapping its two outputs, so the two
+// directions have the SAME loss distribution and one distribution is kept (delta of the replace
+// relation = the max of two equal values). D is the sensitivity under replacement of one
+// record. A mechanism without such a symmetry would need both directions composed separately.
 #pragma once
 
 #include <cstdint>
