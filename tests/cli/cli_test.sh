@@ -292,7 +292,7 @@ case "$CASE" in
     # Simulation mode (--noise-seed): the same bits twice and on both engines, labelled as such
     # everywhere; private mode (no --noise-seed): two runs release different values.
     NOISY=(run "${SMALL[@]}" --algorithm dvp --alpha 0.5 --no-optimum)
-    expect 0 'simulation: noise reproducible from the seed' -- "$DPADMM" "${NOISY[@]}" \
+    expect 0 '' -- "$DPADMM" "${NOISY[@]}" \
       --noise-seed 11 --engine serial --trace s1.csv --summary s1.json
     grep -q 'noise  *simulation: noise reproducible from the seed' out.txt ||
       fail "stdout lacks the simulation label"
@@ -306,11 +306,15 @@ case "$CASE" in
     expect 0 '' -- "$DPADMM" "${NOISY[@]}" --noise-seed 12 --trace s3.csv --summary s3.json
     [ "$(cut -d, -f1,3- s1.csv)" != "$(cut -d, -f1,3- s3.csv)" ] ||
       fail "another noise seed gave the same run"
-    expect 0 'private: noise keys from the operating system, not stored' -- "$DPADMM" "${NOISY[@]}" \
-      --trace p1.csv --summary p1.json
+    expect 0 '' -- "$DPADMM" "${NOISY[@]}" --trace p1.csv --summary p1.json
+    grep -q 'noise  *private: noise keys from the operating system, not stored' out.txt ||
+      fail "stdout lacks the private label"
     expect 0 '' -- "$DPADMM" "${NOISY[@]}" --trace p2.csv --summary p2.json
     [ "$(cut -d, -f1,3- p1.csv)" != "$(cut -d, -f1,3- p2.csv)" ] ||
       fail "two private runs released the same values"
+    # Progress lines (without --quiet) carry the label on stderr.
+    expect 0 'dpadmm: simulation: noise reproducible from the seed' -- "$DPADMM" run --nodes 4 \
+      --topology ring --rows 400 --iterations 2 --noise-seed 1 --no-optimum
     expect 0 '' -- "$DPADMM" "${NOISY[@]}" --noise-seed 11 --print-config
     grep -q '"noise_seed": 11' out.txt || fail "--print-config lacks noise_seed"
     expect 0 '' -- "$DPADMM" "${NOISY[@]}" --print-config
