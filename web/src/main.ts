@@ -228,7 +228,10 @@ function wireForm() {
     config.seed = Math.round(v);
     input('sharing-seed').value = String(config.seed);
   });
-  for (const [id, other] of [['noise-seed', 'sharing-noise-seed'], ['sharing-noise-seed', 'noise-seed']]) {
+  const noiseFields: Array<[string, string]> = [
+    ['noise-seed', 'sharing-noise-seed'], ['sharing-noise-seed', 'noise-seed'],
+  ];
+  for (const [id, other] of noiseFields) {
     input(id).addEventListener('input', () => {
       config.noiseSeed = parseNoiseSeed(input(id).value);
       input(other).value = input(id).value;
