@@ -24,6 +24,7 @@
 
 #include <Eigen/Dense>
 
+#include "dpadmm/core/error.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/noise_key.h"
@@ -57,16 +58,28 @@ void ExpectBinomial(std::int64_t hits, std::int64_t n, double p, const std::stri
 
 // Chi-square of observed counts against probabilities (cells with expected < 5 are merged into
 // their neighbour by the callers' choice of bins).
-void ExpectChiSquare(const std::vector<std::int64_t>& observed, const std::vector<double>& p,
-                     std::int64_t n, const std::string& what) {
+double ChiSquare(const std::vector<std::int64_t>& observed, const std::vector<double>& p,
+                 std::int64_t n) {
   double chi2 = 0.0;
   for (std::size_t k = 0; k < p.size(); ++k) {
     const double e = p[k] * static_cast<double>(n);
-    ASSERT_GE(e, 5.0) << what << " bin " << k;
+    EXPECT_GE(e, 5.0) << "bin " << k;
     chi2 += (static_cast<double>(observed[k]) - e) * (static_cast<double>(observed[k]) - e) / e;
   }
+  return chi2;
+}
+
+void ExpectChiSquare(const std::vector<std::int64_t>& observed, const std::vector<double>& p,
+                     std::int64_t n, const std::string& what) {
+  const double chi2 = ChiSquare(observed, p, n);
   const int df = static_cast<int>(p.size()) - 1;
   EXPECT_LE(chi2, ChiSquareCritical(df)) << what << ": chi2 " << chi2 << " with " << df << " df";
+}
+
+// The power check: the same counts against a law 5% off must be rejected (so the test can fail).
+void ExpectRejected(const std::vector<std::int64_t>& observed, const std::vector<double>& p,
+                    std::int64_t n, const std::string& what) {
+  EXPECT_GT(ChiSquare(observed, p, n), ChiSquareCritical(static_cast<int>(p.size()) - 1)) << what;
 }
 
 constexpr std::int64_t kDraws = 1000000;
@@ -149,16 +162,21 @@ TEST(Samplers, DiscreteLaplaceFitsItsLawAndTail) {
   KeyedStream s(key, 0, Purpose::kNoise);
   const std::uint64_t t = 3;  // P(x) proportional to exp(-|x| / 3)
   const double r = std::exp(-1.0 / 3.0);
-  const auto pmf = [&](std::int64_t x) {
-    return (1.0 - r) / (1.0 + r) * std::pow(r, std::abs(static_cast<double>(x)));
-  };
   // Bins -30..30, then the two tails |x| > 30 together.
   constexpr int kMax = 30;
+  const auto law = [&](double scale) {
+    const double q = std::exp(-1.0 / scale);
+    std::vector<double> p(2 * kMax + 2, 0.0);
+    double inside = 0.0;
+    for (int x = -kMax; x <= kMax; ++x) {
+      inside += p[static_cast<std::size_t>(x + kMax)] =
+          (1.0 - q) / (1.0 + q) * std::pow(q, std::abs(static_cast<double>(x)));
+    }
+    p.back() = 1.0 - inside;
+    return p;
+  };
+  const std::vector<double> p = law(3.0);
   std::vector<std::int64_t> observed(2 * kMax + 2, 0);
-  std::vector<double> p(2 * kMax + 2, 0.0);
-  double inside = 0.0;
-  for (int x = -kMax; x <= kMax; ++x) inside += p[static_cast<std::size_t>(x + kMax)] = pmf(x);
-  p.back() = 1.0 - inside;
   std::int64_t far = 0;  // |x| >= 10 t
   for (std::int64_t k = 0; k < kDraws; ++k) {
     const std::int64_t x = SampleDiscreteLaplace(s, 1, t);
@@ -170,6 +188,7 @@ TEST(Samplers, DiscreteLaplaceFitsItsLawAndTail) {
     far += std::abs(x) >= 30;
   }
   ExpectChiSquare(observed, p, kDraws, "discrete Laplace t = 3");
+  ExpectRejected(observed, law(3.15), kDraws, "discrete Laplace against t = 3.15");
   // Tail mass P(|X| >= 30) = 2 r^30 / (1 + r).
   ExpectBinomial(far, kDraws, 2.0 * std::pow(r, 30.0) / (1.0 + r), "discrete Laplace tail");
 }
@@ -179,18 +198,22 @@ TEST(Samplers, DiscreteGaussianFitsItsLawAndTail) {
   KeyedStream s(key, 0, Purpose::kNoise);
   const std::uint64_t sigma2 = 10;
   constexpr int kMax = 11;  // bins -11..11, tails |x| > 11 together
-  std::vector<double> w(2 * kMax + 2, 0.0);
-  double z = 0.0;
-  for (int x = -200; x <= 200; ++x) {
-    const double v = std::exp(-static_cast<double>(x) * x / (2.0 * sigma2));
-    z += v;
-    if (std::abs(x) <= kMax) {
-      w[static_cast<std::size_t>(x + kMax)] = v;
-    } else {
-      w.back() += v;
+  const auto law = [&](double variance) {
+    std::vector<double> w(2 * kMax + 2, 0.0);
+    double z = 0.0;
+    for (int x = -200; x <= 200; ++x) {
+      const double v = std::exp(-static_cast<double>(x) * x / (2.0 * variance));
+      z += v;
+      if (std::abs(x) <= kMax) {
+        w[static_cast<std::size_t>(x + kMax)] = v;
+      } else {
+        w.back() += v;
+      }
     }
-  }
-  for (double& v : w) v /= z;
+    for (double& v : w) v /= z;
+    return w;
+  };
+  const std::vector<double> w = law(static_cast<double>(sigma2));
   std::vector<std::int64_t> observed(w.size(), 0);
   std::int64_t far = 0;
   for (std::int64_t k = 0; k < kDraws; ++k) {
@@ -203,6 +226,7 @@ TEST(Samplers, DiscreteGaussianFitsItsLawAndTail) {
     far += std::abs(x) > kMax;
   }
   ExpectChiSquare(observed, w, kDraws, "discrete Gaussian sigma2 = 10");
+  ExpectRejected(observed, law(10.5), kDraws, "discrete Gaussian against sigma2 = 10.5");
   ExpectBinomial(far, kDraws, w.back(), "discrete Gaussian tail |x| > 11");
 }
 
@@ -255,6 +279,21 @@ TEST(Samplers, RandomizedResponseFlipsWithOneOverOnePlusExpEps) {
     ExpectBinomial(flips, kDraws, 1.0 / (1.0 + std::exp(eps)), "flip at eps " + std::to_string(eps));
   }
   for (int k = 0; k < 1000; ++k) EXPECT_FALSE(SampleRandomizedResponseFlip(s, 0.0));
+}
+
+TEST(NoiseKey, NoiseSeedInTheJsonSpec) {
+  RunSpec s = RunSpec::Defaults(Algorithm::kDvp);
+  EXPECT_EQ(SpecToJson(s).find("noise_seed"), std::string::npos);  // private: absent
+  ApplySpecJson(R"({"noise_seed": 12})", "x.json", s);
+  ASSERT_TRUE(s.noise_seed.has_value());
+  EXPECT_EQ(*s.noise_seed, 12u);
+  EXPECT_EQ(s.noise_mode(), NoiseMode::kSimulation);
+  EXPECT_NE(SpecToJson(s).find("\"noise_seed\": 12"), std::string::npos);
+  ApplySpecJson(R"({"noise_seed": null})", "x.json", s);
+  EXPECT_FALSE(s.noise_seed.has_value());
+  EXPECT_THROW(ApplySpecJson(R"({"noise_seed": -1})", "x.json", s), InputError);
+  EXPECT_STREQ(NoiseModeLabel(NoiseMode::kSimulation),
+               "simulation: noise reproducible from the seed");
 }
 
 TEST(Samplers, GridRoundingAndMembership) {
