@@ -700,8 +700,8 @@ class TraceWriter {
     if (format_ == TraceFormat::kCsv) {
       out_ << "# " << NoiseModeLabel(noise) << '\n' << MetricsCsvHeader(family_) << '\n';
     } else {
-      out_ << "{\"noise_mode\":\"" << ChoiceName(noise) << "\",\"noise\":\"" << NoiseModeLabel(noise)
-           << "\"}\n";
+      out_ << "{\"noise_mode\":\"" << ChoiceName(noise) << "\",\"noise\":\""
+           << NoiseModeLabel(noise) << "\"}\n";
     }
   }
   void Write(const RoundMetrics& m) {

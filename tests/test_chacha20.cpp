@@ -29,7 +29,6 @@ std::vector<std::uint8_t> Block(const std::vector<std::uint8_t>& key, std::uint3
   return out;
 }
 
-
 std::vector<std::uint8_t> Key(int index, std::uint8_t value) {
   std::vector<std::uint8_t> k(32, 0);
   if (index >= 0) k[static_cast<std::size_t>(index)] = value;

@@ -276,7 +276,8 @@ TEST(Samplers, RandomizedResponseFlipsWithOneOverOnePlusExpEps) {
   for (double eps : {0.5, 2.0}) {
     std::int64_t flips = 0;
     for (std::int64_t k = 0; k < kDraws; ++k) flips += SampleRandomizedResponseFlip(s, eps);
-    ExpectBinomial(flips, kDraws, 1.0 / (1.0 + std::exp(eps)), "flip at eps " + std::to_string(eps));
+    ExpectBinomial(flips, kDraws, 1.0 / (1.0 + std::exp(eps)),
+                   "flip at eps " + std::to_string(eps));
   }
   for (int k = 0; k < 1000; ++k) EXPECT_FALSE(SampleRandomizedResponseFlip(s, 0.0));
 }

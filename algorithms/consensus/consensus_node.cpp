@@ -8,8 +8,7 @@ namespace dpadmm {
 
 ConsensusNode::ConsensusNode(int id, const Dataset& data, double C, int degree, const Loss& loss,
                              const NewtonOptions& newton, Eigen::VectorXd f0,
-                             const std::optional<std::uint64_t>& noise_seed,
-                             double privacy_budget)
+                             const std::optional<std::uint64_t>& noise_seed, double privacy_budget)
     : id_(id),
       degree_(degree),
       dim_(f0.size()),

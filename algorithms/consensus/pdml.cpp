@@ -76,8 +76,7 @@ double RandomizedResponse(double y, double eps, KeyedStream& stream) {
 }
 
 ReportedLabels RandomizeLabels(const Eigen::VectorXd& y, const LabelPrivacySpec& privacy,
-                               const std::optional<std::uint64_t>& noise_seed,
-                               std::uint64_t node) {
+                               const std::optional<std::uint64_t>& noise_seed, std::uint64_t node) {
   privacy.Validate("algorithm.");
   // The users' randomization key: from the operating system (private mode) or derived from the
   // noise seed (simulation mode); destroyed (wiped) when the labels are drawn.

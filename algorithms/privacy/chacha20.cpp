@@ -7,10 +7,18 @@ namespace {
 constexpr std::uint32_t Rotl(std::uint32_t v, int c) { return (v << c) | (v >> (32 - c)); }
 
 inline void QuarterRound(std::uint32_t* x, int a, int b, int c, int d) {
-  x[a] += x[b]; x[d] ^= x[a]; x[d] = Rotl(x[d], 16);
-  x[c] += x[d]; x[b] ^= x[c]; x[b] = Rotl(x[b], 12);
-  x[a] += x[b]; x[d] ^= x[a]; x[d] = Rotl(x[d], 8);
-  x[c] += x[d]; x[b] ^= x[c]; x[b] = Rotl(x[b], 7);
+  x[a] += x[b];
+  x[d] ^= x[a];
+  x[d] = Rotl(x[d], 16);
+  x[c] += x[d];
+  x[b] ^= x[c];
+  x[b] = Rotl(x[b], 12);
+  x[a] += x[b];
+  x[d] ^= x[a];
+  x[d] = Rotl(x[d], 8);
+  x[c] += x[d];
+  x[b] ^= x[c];
+  x[b] = Rotl(x[b], 7);
 }
 
 inline std::uint32_t Load32(const std::uint8_t* p) {
@@ -24,9 +32,8 @@ void ChaCha20Block(const std::uint32_t key[8], std::uint32_t counter, const std:
                    std::uint32_t out[16]) {
   // RFC 8439 2.3: constants "expand 32-byte k", key, counter, nonce; 20 rounds (10 double
   // rounds: columns then diagonals); the input state is added to the result.
-  std::uint32_t state[16] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u,
-                             key[0],      key[1],      key[2],      key[3],
-                             key[4],      key[5],      key[6],      key[7],
+  std::uint32_t state[16] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u, key[0], key[1],
+                             key[2],      key[3],      key[4],      key[5],      key[6], key[7],
                              counter,     nonce[0],    nonce[1],    nonce[2]};
   std::uint32_t x[16];
   for (int k = 0; k < 16; ++k) x[k] = state[k];

@@ -63,7 +63,7 @@ void DrawUnitDirectionImpl(S& stream, Eigen::Ref<Eigen::VectorXd> out) {
 
 template <class S>
 void DrawCorrelatedGaussianImpl(S& stream, const Eigen::MatrixXd& factor, double sigma,
-                            Eigen::Ref<Eigen::VectorXd> out) {
+                                Eigen::Ref<Eigen::VectorXd> out) {
   if (!std::isfinite(sigma) || !(sigma >= 0.0)) {
     Fail("DrawCorrelatedGaussian", "sigma must be finite and >= 0", sigma);
   }

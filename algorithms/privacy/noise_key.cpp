@@ -60,7 +60,12 @@ NoiseKey NoiseKey::FromSeed(std::uint64_t noise_seed, std::uint64_t node) {
   NoiseKey key;
   const std::uint32_t seed_key[8] = {static_cast<std::uint32_t>(noise_seed),
                                      static_cast<std::uint32_t>(noise_seed >> 32),
-                                     0, 0, 0, 0, 0, 0};
+                                     0,
+                                     0,
+                                     0,
+                                     0,
+                                     0,
+                                     0};
   const std::uint32_t nonce[3] = {static_cast<std::uint32_t>(node),
                                   static_cast<std::uint32_t>(node >> 32), 0x6b65796eu};
   std::uint32_t block[16];

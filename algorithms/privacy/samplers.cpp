@@ -38,7 +38,8 @@ std::uint64_t Isqrt(std::uint64_t n) {
 }  // namespace
 
 bool SampleBernoulli(KeyedStream& s, Uint128 num, Uint128 den) {
-  if (den == 0 || num > den) throw std::logic_error("SampleBernoulli: need 0 <= num <= den, den > 0");
+  if (den == 0 || num > den)
+    throw std::logic_error("SampleBernoulli: need 0 <= num <= den, den > 0");
   if (num == den) return true;
   if (num == 0) return false;
   return s.UniformInt128(den) < num;

@@ -65,8 +65,7 @@ struct ReportedLabels {
 // for the group assignment (one uniform per user, drawn first for all users) and
 // KeyedStream(key, 1, kLabelNoise) for the responses.
 ReportedLabels RandomizeLabels(const Eigen::VectorXd& y, const LabelPrivacySpec& privacy,
-                               const std::optional<std::uint64_t>& noise_seed,
-                               std::uint64_t node);
+                               const std::optional<std::uint64_t>& noise_seed, std::uint64_t node);
 
 // The debiased loss (19) and its first and second derivatives with respect to the margin
 // z = w^T x, for any margin loss, written as l(y'z) + (l(y'z) - l(-y'z)) / (e^eps - 1) (the
