@@ -137,6 +137,23 @@ function nativeAndWasm(name, spec) {
 
 const withoutSeconds = (line, k) => line.split(',').filter((_, j) => j !== k).join(',');
 
+// Private mode (no noise_seed): the keys come from crypto.getRandomValues, so two runs release
+// different values; simulation mode (noise_seed) repeats the same bits. Both are labelled.
+test('noise_modes', () => {
+  const spec = { algorithm: { name: 'dvp', eta: 10, dvp: { alpha: 0.5 } }, graph: { nodes: 4 },
+                 data: { source: 'twonorm', rows: 400 }, iterations: 5, seed: 2 };
+  const strip = (rows) => rows.map((row) => row.split(',').filter((_, k) => k !== 1).join(','));
+  const p1 = runSpec(module, spec), p2 = runSpec(module, spec);
+  assert.equal(p1.error, undefined, p1.error);
+  assert.equal(p1.summary.noise_mode, 'private');
+  assert.equal(p1.summary.noise, 'private: noise keys from the operating system, not stored');
+  assert.notDeepEqual(strip(p1.csv), strip(p2.csv), 'two private runs released the same values');
+  const s1 = runSpec(module, { ...spec, noise_seed: 3 }), s2 = runSpec(module, { ...spec, noise_seed: 3 });
+  assert.equal(s1.summary.noise_mode, 'simulation');
+  assert.equal(s1.summary.noise, 'simulation: noise reproducible from the seed');
+  assert.deepEqual(strip(s1.csv), strip(s2.csv), 'simulation runs differ');
+});
+
 test('same_bits_as_native', () => {
   for (const [name, spec] of Object.entries(NATIVE_SPECS)) {
     const { native, wasm } = nativeAndWasm(name, spec);
