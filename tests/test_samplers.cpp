@@ -106,6 +106,27 @@ TEST(NoiseKey, PrivateKeysAreFreshAndSimulationKeysAreDerived) {
   static_assert(!std::is_copy_assignable_v<NoiseKey>);
 }
 
+TEST(NoiseKey, TheDocumentedDerivation) {
+  // noise_key.h's derivation, computed independently by tests/cli/noise_keys.py --print 11 0 / 3
+  // (which the CLI test uses to look for keys in the outputs).
+  const auto hex = [](const NoiseKey& k) {
+    const auto words = NoiseKeyTestAccess::Words(k);
+    std::string out;
+    for (std::uint32_t w : words) {
+      for (int b = 0; b < 4; ++b) {
+        char buf[3];
+        std::snprintf(buf, sizeof buf, "%02x", (w >> (8 * b)) & 0xffu);
+        out += buf;
+      }
+    }
+    return out;
+  };
+  EXPECT_EQ(hex(NoiseKey::FromSeed(11, 0)),
+            "1cf1fefbf138594f6421490d565d3abf6e48511a7204102d04f6968e342993ea");
+  EXPECT_EQ(hex(NoiseKey::FromSeed(11, 3)),
+            "28bac3ee0656f936eb65f140ac9d3bbfb38d60d3491f618d947c07d10b2a37ae");
+}
+
 TEST(NoiseKey, StreamsAreStatelessPerRoundAndPurpose) {
   const NoiseKey key = NoiseKey::FromSeed(9, 4);
   KeyedStream a(key, 3, Purpose::kNoise), b(key, 3, Purpose::kNoise);

@@ -303,6 +303,13 @@ case "$CASE" in
       fail "summary lacks the simulation label"
     [ "$(cut -d, -f1,3- s1.csv)" = "$(cut -d, -f1,3- s2.csv)" ] ||
       fail "simulation runs on serial and tbb differ"
+    # The nodes' keys (derived from 11 as documented) appear in no output, raw or in hex.
+    expect 0 'simulation: noise reproducible from the seed' -- "$DPADMM" run --iterations 5 \
+      --nodes 4 --topology ring --rows 400 --algorithm dvp --alpha 0.5 --no-optimum \
+      --noise-seed 11 --trace k.jsonl --summary k.json
+    cp out.txt k.out && cp err.txt k.err
+    python3 "$(dirname "$FIXTURES")/noise_keys.py" 11 4 s1.csv s1.json k.jsonl k.json k.out \
+      k.err || fail "a noise key appears in an output"
     expect 0 '' -- "$DPADMM" "${NOISY[@]}" --noise-seed 12 --trace s3.csv --summary s3.json
     [ "$(cut -d, -f1,3- s1.csv)" != "$(cut -d, -f1,3- s3.csv)" ] ||
       fail "another noise seed gave the same run"
