@@ -230,10 +230,11 @@ class SpecFlags {
     storage_.push_back(value);
     CLI::Option* option =
         app_.add_option("--noise-seed", *value,
-                        "Simulation mode: every node's noise key derived from S, so the run is "
-                        "reproducible and NOT private (without it: private mode, keys from the "
+                        "Simulation: every node's noise key derived from S, so the noise is "
+                        "reproducible and the run NOT private (default: private, keys from the "
                         "operating system, never stored)")
-            ->type_name("S");
+            ->type_name("S")
+            ->default_str("");
     option->transform(DecimalInteger<std::uint64_t>());
     bindings_.emplace_back(option, [value](RunSpec& spec) { spec.noise_seed = *value; });
     return option;
