@@ -224,6 +224,21 @@ class SpecFlags {
     bindings_.emplace_back(option, [field, this](RunSpec& spec) { field(spec) = field(flags_); });
     return option;
   }
+  // --noise-seed S: simulation mode (RunSpec::noise_seed); absent = private mode.
+  CLI::Option* NoiseSeed() {
+    auto value = std::make_shared<std::uint64_t>(0);
+    storage_.push_back(value);
+    CLI::Option* option =
+        app_.add_option("--noise-seed", *value,
+                        "Simulation: every node's noise key derived from S, so the noise is "
+                        "reproducible and the run NOT private (default: private, keys from the "
+                        "operating system, never stored)")
+            ->type_name("S")
+            ->default_str("");
+    option->transform(DecimalInteger<std::uint64_t>());
+    bindings_.emplace_back(option, [value](RunSpec& spec) { spec.noise_seed = *value; });
+    return option;
+  }
   // A comma-separated list of numbers.
   template <class Field>
   CLI::Option* List(const std::string& name, Field field, const std::string& help) {
@@ -616,8 +631,9 @@ class SpecFlags {
            ->type_name("T"));
     in(Value(
            "--seed", [](RunSpec & s) -> auto& { return s.seed; },
-           "Seed of all randomness (data, graph, partition, noise)")
+           "Seed of data generation, split, graph, partition and random start (never noise)")
            ->type_name("S"));
+    in(NoiseSeed());
     in(ChoiceFlag<runtime::EngineKind>(
            "--engine", [](RunSpec & s) -> auto& { return s.engine; },
            "Engine; all give bitwise-identical results")
@@ -675,12 +691,19 @@ std::ofstream OpenForWriting(const std::string& path, const char* what) {
 
 class TraceWriter {
  public:
-  TraceWriter(std::string path, TraceFormat format, Family family)
+  // The first line says where the noise came from: a `# ` comment in CSV, a header object
+  // {"noise_mode": ..., "noise": ...} in JSON lines (the rows follow).
+  TraceWriter(std::string path, TraceFormat format, Family family, NoiseMode noise)
       : path_(std::move(path)),
         format_(format),
         family_(family),
         out_(OpenForWriting(path_, "the trace")) {
-    if (format_ == TraceFormat::kCsv) out_ << MetricsCsvHeader(family_) << '\n';
+    if (format_ == TraceFormat::kCsv) {
+      out_ << "# " << NoiseModeLabel(noise) << '\n' << MetricsCsvHeader(family_) << '\n';
+    } else {
+      out_ << "{\"noise_mode\":\"" << ChoiceName(noise) << "\",\"noise\":\""
+           << NoiseModeLabel(noise) << "\"}\n";
+    }
   }
   void Write(const RoundMetrics& m) {
     out_ << (format_ == TraceFormat::kCsv ? MetricsToCsvRow(m, family_)
@@ -724,6 +747,7 @@ class Progress {
     std::fprintf(stderr, "dpadmm: %s on %s, %lld training rows x %lld features, %lld rounds\n",
                  ChoiceName(info.algorithm), where.c_str(), static_cast<long long>(info.train_rows),
                  static_cast<long long>(info.features), static_cast<long long>(total_));
+    std::fprintf(stderr, "dpadmm: %s\n", NoiseModeLabel(info.noise_mode));
   }
 
   void Update(const RoundMetrics& m) {
@@ -821,6 +845,7 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                                             ? ", " + std::to_string(threads) + " threads"
                                             : "");
   row("privacy", info.privacy_guarantee);
+  row("noise", NoiseModeLabel(info.noise_mode));
   row("rounds", std::to_string(s.rounds) + " of " + std::to_string(spec.iterations));
   row("training loss", Fmt("%.8g", m.train_loss));
   if (info.family == Family::kSharing) {
@@ -945,7 +970,7 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
 
   Experiment experiment(spec);  // loads data, builds graph, partition and the optimum
 
-  TraceWriter trace(o.trace, format, spec.family());
+  TraceWriter trace(o.trace, format, spec.family(), spec.noise_mode());
   std::ofstream summary_file = OpenForWriting(o.summary, "the summary");
   Progress::Mode mode = Progress::Mode::kOff;
   if (!o.quiet) {

@@ -88,8 +88,9 @@ TEST(PdmlRandomizedResponse, ReportedLabelFrequenciesMatchDefinition2) {
   const std::int64_t n = 200000;
   for (double eps : {0.4, 1.0, 3.0}) {
     for (double y : {-1.0, 1.0}) {
-      dpadmm::Stream stream(17, static_cast<std::uint64_t>(eps * 10), y > 0 ? 1 : 2,
-                            dpadmm::Purpose::kLabelNoise);
+      const dpadmm::NoiseKey key =
+          dpadmm::NoiseKey::FromSeed(17, static_cast<std::uint64_t>(eps * 10));
+      dpadmm::KeyedStream stream(key, y > 0 ? 1 : 2, dpadmm::Purpose::kLabelNoise);
       std::int64_t plus = 0;
       for (std::int64_t k = 0; k < n; ++k) {
         const double r = dpadmm::RandomizedResponse(y, eps, stream);
@@ -103,7 +104,7 @@ TEST(PdmlRandomizedResponse, ReportedLabelFrequenciesMatchDefinition2) {
     }
   }
   // eps = 0: truthful, exactly.
-  dpadmm::Stream stream(1, 0, 0, dpadmm::Purpose::kLabelNoise);
+  dpadmm::KeyedStream stream(dpadmm::NoiseKey::FromSeed(1, 0), 0, dpadmm::Purpose::kLabelNoise);
   for (int k = 0; k < 1000; ++k) EXPECT_EQ(dpadmm::RandomizedResponse(-1.0, 0.0, stream), -1.0);
 }
 
@@ -270,7 +271,7 @@ TEST(PdmlNode, FirstPrimalUpdateSolvesTheDebiasedPerturbedLocalProblem) {
   p.beta = 0.05;
   p.R = 3.0;
   p.V = 0.2;
-  p.seed = 7;
+  p.noise_seed = 7;
   const Loss loss;
   dpadmm::PdmlNode node(0, reported, rep.eps, 2, loss, {}, p, Eigen::VectorXd::Zero(4));
   EXPECT_LE(node.objective_noise().norm(), p.R);
@@ -326,7 +327,7 @@ TEST(PdmlNode, ReleasedNoiseHasTheVarianceOfEquation16) {
   p.beta = 0.1;
   p.V = 0.7;
   p.decay = 0.9;
-  p.seed = 21;
+  p.noise_seed = 21;
   dpadmm::PdmlNode node(3, data, Eigen::VectorXd::Zero(200), 1, Loss{}, {}, p,
                         Eigen::VectorXd::Zero(d));
   dpadmm::runtime::Outbox out(d);
@@ -414,6 +415,7 @@ TEST(PdmlRun, BitwiseReproducibleAcrossEnginesAndThreadCounts) {
   dpadmm::test::Pdml(s).R = 1.0;
   dpadmm::test::Pdml(s).V = 0.1;
   s.iterations = 15;
+  s.noise_seed = 15;  // simulation mode: the noise keys are derived, the run reproducible
   dpadmm::Experiment exp(s);
   Recorder serial;
   const dpadmm::RunSummary ref = exp.RunOn(dpadmm::runtime::EngineKind::kSerial, 1, &serial);

@@ -207,6 +207,7 @@ TEST(PrivateAdmm, EveryVariantIsBitwiseReproducibleAcrossEnginesAndThreads) {
     s.iterations = 15;
     s.compute_optimum = false;
     s.engine = dpadmm::runtime::EngineKind::kSerial;
+    s.noise_seed = 3;  // simulation mode: reproducible noise
     const dpadmm::Experiment e(s);
     Recorder serial;
     e.Run(&serial);

@@ -20,6 +20,7 @@
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/privacy/noise.h"
 #include "dpadmm/privacy/release.h"
+#include "dpadmm/privacy/samplers.h"
 #include "run_recorder.h"
 #include "sharing/programs.h"
 #include "spec_helpers.h"
@@ -31,6 +32,11 @@ std::vector<double> Message(const runtime::Outbox& out) {
   return {out.message().begin(), out.message().end()};
 }
 
+// A release with the simulation-mode key of (noise_seed, node).
+Release MakeRelease(std::uint64_t noise_seed, std::uint64_t node, double budget = 0.0) {
+  return Release(NoiseKey::FromSeed(noise_seed, node), node, budget);
+}
+
 bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() &&
          (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
@@ -39,7 +45,7 @@ bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
 // --- The release object ---------------------------------------------------------------------
 
 TEST(Release, RefusesTheReleaseThatWouldExceedTheBudgetAndFreezes) {
-  Release release(7, 3, /*budget=*/1.0);
+  Release release = MakeRelease(7, 3, 1.0);
   runtime::Outbox out(2);
   release.SendInitial(Eigen::Vector2d(0.0, 0.0), out);
   // 0.3 per round: 0.3, 0.6, 0.9 are within 1.0; a fourth would reach 1.2.
@@ -73,7 +79,7 @@ TEST(Release, RefusesTheReleaseThatWouldExceedTheBudgetAndFreezes) {
 }
 
 TEST(Release, AReleaseExactlyAtTheBudgetIsAllowed) {
-  Release release(1, 0, /*budget=*/1.0);
+  Release release = MakeRelease(1, 0, 1.0);
   runtime::Outbox out(1);
   ASSERT_TRUE(release.Open(1, 0.5));
   release.Send(Eigen::VectorXd::Ones(1), out);
@@ -84,8 +90,8 @@ TEST(Release, AReleaseExactlyAtTheBudgetIsAllowed) {
 }
 
 TEST(Release, BudgetZeroIsNoBudgetAndTheIdentityReleaseCostsNothing) {
-  Release unlimited(1, 0, 0.0);
-  Release identity(1, 1, 5.0);
+  Release unlimited = MakeRelease(1, 0, 0.0);
+  Release identity = MakeRelease(1, 1, 5.0);
   runtime::Outbox out(3);
   for (std::int64_t round = 1; round <= 100; ++round) {
     ASSERT_TRUE(unlimited.Open(round, 1e6));
@@ -104,42 +110,50 @@ TEST(Release, BudgetZeroIsNoBudgetAndTheIdentityReleaseCostsNothing) {
 }
 
 TEST(Release, NoiseIsTheNodesStreamOfTheRound) {
-  Release release(11, 4);
+  Release release = MakeRelease(11, 4);
   runtime::Outbox out(5);
   ASSERT_TRUE(release.Open(3, 0.0));
   Eigen::VectorXd a(5), b(5), expected_a(5), expected_b(5);
   release.DrawL2Laplace(2.0, a);
-  release.DrawGaussian(0.5, b);  // continues the round's stream
-  Stream stream(11, 4, 3, Purpose::kNoise);
+  EXPECT_EQ(release.DrawGaussian(0.5, b), kGridStep);  // continues the round's stream
+  const NoiseKey key = NoiseKey::FromSeed(11, 4);
+  KeyedStream stream(key, 3, Purpose::kNoise);
   DrawL2Laplace(stream, 2.0, expected_a);
-  DrawGaussian(stream, 0.5, expected_b);
+  DrawDiscreteGaussianGrid(stream, 0.5, expected_b);
   EXPECT_EQ(a, expected_a);
   EXPECT_EQ(b, expected_b);
+  for (Eigen::Index k = 0; k < b.size(); ++k) EXPECT_TRUE(OnGrid(b[k])) << b[k];
   EXPECT_EQ(release.draws(), 2);
   release.Send(a, out);
+  // A node that drew noise releases on the grid (the continuous noise is snapped).
+  for (Eigen::Index k = 0; k < a.size(); ++k) {
+    EXPECT_FALSE(OnGrid(a[k])) << a[k];  // a continuous draw is (almost surely) off the grid
+    EXPECT_EQ(Message(out)[static_cast<std::size_t>(k)], RoundToGrid(a[k]));
+    EXPECT_TRUE(OnGrid(Message(out)[static_cast<std::size_t>(k)]));
+  }
   // The next round starts its own stream.
   ASSERT_TRUE(release.Open(4, 0.0));
   release.DrawL2Laplace(2.0, a);
-  Stream next(11, 4, 4, Purpose::kNoise);
+  KeyedStream next(key, 4, Purpose::kNoise);
   DrawL2Laplace(next, 2.0, expected_a);
   EXPECT_EQ(a, expected_a);
 }
 
 TEST(Release, ObjectiveNoiseOnceBeforeTheFirstRound) {
-  Release release(5, 2);
+  Release release = MakeRelease(5, 2);
   Eigen::VectorXd eta(4), expected(4);
   release.DrawObjectiveNoise(0.3, eta);
-  Stream stream(5, 2, 0, Purpose::kObjectiveNoise);
+  KeyedStream stream(NoiseKey::FromSeed(5, 2), 0, Purpose::kObjectiveNoise);
   DrawUniformBall(stream, 0.3, expected);
   EXPECT_EQ(eta, expected);
   EXPECT_THROW(release.DrawObjectiveNoise(0.3, eta), std::logic_error);
-  Release late(5, 2);
+  Release late = MakeRelease(5, 2);
   ASSERT_TRUE(late.Open(1, 0.0));
   EXPECT_THROW(late.DrawObjectiveNoise(0.3, eta), std::logic_error);
 }
 
 TEST(Release, MisuseIsAProgrammingError) {
-  Release release(1, 0, 1.0);
+  Release release = MakeRelease(1, 0, 1.0);
   runtime::Outbox out(1);
   Eigen::VectorXd v(1);
   EXPECT_THROW(release.DrawGaussian(1.0, v), std::logic_error);  // no round open
@@ -149,7 +163,7 @@ TEST(Release, MisuseIsAProgrammingError) {
   EXPECT_THROW(release.Open(1, -1.0), std::logic_error);
   ASSERT_TRUE(release.Open(1, 0.0));
   EXPECT_THROW(release.Open(2, 0.0), std::logic_error);  // round 1 still open
-  EXPECT_THROW(Release(1, 0, -1.0), InputError);
+  EXPECT_THROW(MakeRelease(1, 0, -1.0), InputError);
 }
 
 // --- Consensus node programs send only through their release ----------------------------------
@@ -187,7 +201,7 @@ ConsensusNodeParams PrivateParams(ConsensusVariant variant) {
   p.eta = 5.0;
   p.q1 = 1.01;
   p.alpha = 0.5;
-  p.seed = 9;
+  p.noise_seed = 9;
   return p;
 }
 
@@ -263,7 +277,7 @@ TEST(ReleaseNodes, TheNoiseIsTheOneTheReleaseDrew) {
     const Eigen::VectorXd f0 = Eigen::VectorXd::Zero(data.cols());
     auto a = MakeConsensusNode(0, data, 1, Loss{}, NewtonOptions{}, p, f0);
     auto b = MakeConsensusNode(0, data, 1, Loss{}, NewtonOptions{}, p, f0);
-    p.seed = 10;
+    p.noise_seed = 10;
     auto c = MakeConsensusNode(0, data, 1, Loss{}, NewtonOptions{}, p, f0);
     const std::int64_t d = data.cols();
     const NodeRun ra = RunOneNode(*a, d, 4), rb = RunOneNode(*b, d, 4), rc = RunOneNode(*c, d, 4);
@@ -287,6 +301,7 @@ RunSpec BudgetSpec() {
   s.iterations = 12;
   s.compute_optimum = false;
   s.seed = 4;
+  s.noise_seed = 4;  // simulation mode: reproducible noise
   return s;
 }
 
@@ -349,7 +364,7 @@ TEST(ReleaseSharing, PartiesDebitTheirEpsilonAndFreezeAtTheirBudget) {
   pp.sigma = 0.2;
   pp.epsilon = 0.4;
   pp.privacy_budget = 1.0;  // two iterations (0.8); a third would reach 1.2
-  pp.seed = 3;
+  pp.noise_seed = 3;
   sharing::SharingParty party(block, xu, &noise, pp);
   sharing::PartyParams plain = pp;
   plain.sigma = 0.0;

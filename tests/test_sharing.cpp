@@ -334,8 +334,9 @@ TEST(SharingAccounting, RunReportsPerIterationAndTotalPrivacy) {
 
 TEST(SharingEngines, SerialAndTbbGiveIdenticalBits) {
   RunSpec s = SmallSpec(3);
-  Sh(s).dp = true;  // noise included: the streams are keyed by (seed, node, round)
+  Sh(s).dp = true;  // noise included: the streams are keyed by (noise key, round)
   Sh(s).epsilon = 0.8;
+  s.noise_seed = 8;  // simulation mode: reproducible noise
   s.iterations = 8;
   s.compute_optimum = false;
   const Experiment e(s);
@@ -579,6 +580,7 @@ TEST(SharingInMemory, EqualsTheFileBasedRunBitForBit) {
     s.iterations = 6;
     s.graph.nodes = 4;
     s.engine = runtime::EngineKind::kSerial;
+    s.noise_seed = 6;  // simulation mode: both runs draw the same noise
     if (algorithm == Algorithm::kDvp) s.algorithm.As<DvpParams>().alpha = 0.5;
     if (algorithm == Algorithm::kSharing) Sh(s).rho = 0.01;
     const Experiment from_file(s);

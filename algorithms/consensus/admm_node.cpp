@@ -10,7 +10,7 @@ namespace dpadmm {
 AdmmNode::AdmmNode(int id, const Dataset& data, int degree, const Loss& loss,
                    const NewtonOptions& newton, const ConsensusNodeParams& params,
                    Eigen::VectorXd f0)
-    : ConsensusNode(id, data, params.C, degree, loss, newton, std::move(f0), params.seed,
+    : ConsensusNode(id, data, params.C, degree, loss, newton, std::move(f0), params.noise_seed,
                     params.privacy_budget),
       params_(params),
       f_prev_(dim_),

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <Eigen/Dense>
@@ -31,7 +32,9 @@ struct ConsensusNodeParams {
   double q2 = 1.0;          // its geometric factor
   double gamma = 0.5;       // R-ADMM even-step term
   double dual_step = 0.0;   // M-ADMM theta for the dual update; 0 = eta_i(1)
-  std::uint64_t seed = 1;
+  // Set: simulation mode, the node's noise key is derived from it (reproducible, not private);
+  // unset: private mode, the key comes from the operating system (privacy/noise_key.h).
+  std::optional<std::uint64_t> noise_seed;
   // The node's own privacy budget, enforced by its release (0 = none): a round whose loss
   // would take the node's spent loss above it is refused and the node freezes.
   double privacy_budget = 0.0;

@@ -7,14 +7,15 @@
 namespace dpadmm {
 
 ConsensusNode::ConsensusNode(int id, const Dataset& data, double C, int degree, const Loss& loss,
-                             const NewtonOptions& newton, Eigen::VectorXd f0, std::uint64_t seed,
-                             double privacy_budget)
+                             const NewtonOptions& newton, Eigen::VectorXd f0,
+                             const std::optional<std::uint64_t>& noise_seed, double privacy_budget)
     : id_(id),
       degree_(degree),
       dim_(f0.size()),
       rows_(static_cast<double>(data.rows())),
       solver_(data, C / static_cast<double>(data.rows()), loss, newton),
-      release_(seed, static_cast<std::uint64_t>(id), privacy_budget),
+      release_(NoiseKey::Make(noise_seed, static_cast<std::uint64_t>(id)),
+               static_cast<std::uint64_t>(id), privacy_budget),
       f_(std::move(f0)),
       neighbours_(dim_),
       g_(dim_),

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 
 #include <Eigen/Dense>
@@ -54,11 +55,12 @@ struct ConsensusReport {
 
 class ConsensusNode : public runtime::NodeProgram {
  public:
-  // Loss weights C / B_i; the release is keyed by (seed, id) and refuses rounds beyond
-  // `privacy_budget` (0 = none).
+  // Loss weights C / B_i; the release holds the node's noise key, made here (from the
+  // operating system, or from (noise_seed, id) in simulation mode: noise_key.h), and refuses
+  // rounds beyond `privacy_budget` (0 = none).
   ConsensusNode(int id, const Dataset& data, double C, int degree, const Loss& loss,
-                const NewtonOptions& newton, Eigen::VectorXd f0, std::uint64_t seed,
-                double privacy_budget);
+                const NewtonOptions& newton, Eigen::VectorXd f0,
+                const std::optional<std::uint64_t>& noise_seed, double privacy_budget);
 
   std::size_t MaxMessageSize() const final { return static_cast<std::size_t>(dim_); }
   // The engine checks the reported model f_i for NaN/Inf (the loss field may be NaN by design).

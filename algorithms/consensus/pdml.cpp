@@ -15,6 +15,7 @@
 #include "dpadmm/core/portable_math.h"
 #include "dpadmm/core/random.h"
 #include "dpadmm/privacy/noise.h"
+#include "dpadmm/privacy/samplers.h"
 
 namespace dpadmm {
 namespace {
@@ -69,18 +70,17 @@ double DebiasWeight(double eps) {
   return 1.0 / math::Expm1(eps);  // 1 / (e^eps - 1), exact near 0 and 0 beyond overflow
 }
 
-double RandomizedResponse(double y, double eps, Stream& stream) {
-  const double u = stream.Uniform();  // drawn even for eps = 0, so streams stay aligned
-  const double p = RandomizationProbability(eps);
-  // eq. (12): +1 with probability p, -1 with probability p, y with probability 1 - 2p.
-  if (u < p) return 1.0;
-  if (u < 2.0 * p) return -1.0;
-  return y;
+double RandomizedResponse(double y, double eps, KeyedStream& stream) {
+  // eq. (12): +1 and -1 with probability p each, y with 1 - 2p: y is flipped with probability p.
+  return SampleRandomizedResponseFlip(stream, eps) ? -y : y;
 }
 
 ReportedLabels RandomizeLabels(const Eigen::VectorXd& y, const LabelPrivacySpec& privacy,
-                               std::uint64_t seed, std::uint64_t node) {
+                               const std::optional<std::uint64_t>& noise_seed, std::uint64_t node) {
   privacy.Validate("algorithm.");
+  // The users' randomization key: from the operating system (private mode) or derived from the
+  // noise seed (simulation mode); destroyed (wiped) when the labels are drawn.
+  const NoiseKey key = NoiseKey::Make(noise_seed, node);
   const Eigen::Index m = y.size();
   ReportedLabels out;
   out.y.resize(m);
@@ -90,7 +90,7 @@ ReportedLabels RandomizeLabels(const Eigen::VectorXd& y, const LabelPrivacySpec&
   } else {
     // Each user joins group k with probability share_k: one uniform per user, compared with
     // the cumulative shares (the last group takes any rounding remainder).
-    Stream assign(seed, node, 0, Purpose::kLabelNoise);
+    KeyedStream assign(key, 0, Purpose::kLabelNoise);
     for (Eigen::Index j = 0; j < m; ++j) {
       const double u = assign.Uniform();
       double cumulative = 0.0;
@@ -102,7 +102,7 @@ ReportedLabels RandomizeLabels(const Eigen::VectorXd& y, const LabelPrivacySpec&
       out.eps[j] = privacy.group_eps[k];
     }
   }
-  Stream respond(seed, node, 1, Purpose::kLabelNoise);
+  KeyedStream respond(key, 1, Purpose::kLabelNoise);
   for (Eigen::Index j = 0; j < m; ++j) out.y[j] = RandomizedResponse(y[j], out.eps[j], respond);
   return out;
 }

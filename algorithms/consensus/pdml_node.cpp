@@ -10,6 +10,7 @@
 #include "core/field_error.h"
 #include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/error.h"
+#include "dpadmm/privacy/samplers.h"
 
 namespace dpadmm {
 namespace {
@@ -21,7 +22,7 @@ using detail::Bad;
 PdmlNode::PdmlNode(int id, const Dataset& reported, const Eigen::VectorXd& eps, int degree,
                    const Loss& loss, const NewtonOptions& newton, const PdmlNodeParams& params,
                    Eigen::VectorXd w0)
-    : ConsensusNode(id, reported, params.C, degree, loss, newton, std::move(w0), params.seed,
+    : ConsensusNode(id, reported, params.C, degree, loss, newton, std::move(w0), params.noise_seed,
                     /*privacy_budget=*/0.0),
       params_(params),
       released_(f_),
@@ -100,8 +101,10 @@ void PdmlNode::PerturbPrimal(std::int64_t round) {
   noise_parameter_ = PrimalNoiseStd(params_.V, params_.decay, round);
   released_ = f_;
   if (noise_parameter_ > 0.0) {
-    release_.DrawGaussian(noise_parameter_, theta_);
-    released_ += theta_;
+    // The exact discrete Gaussian on the lattice step Z^d: the model rounded to the lattice plus
+    // the lattice noise is exact in doubles, so the release is exactly that mechanism.
+    const double step = release_.DrawGaussian(noise_parameter_, theta_);
+    released_ = f_.unaryExpr([step](double v) { return RoundToGrid(v, step); }) + theta_;
   }
 }
 

@@ -41,6 +41,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,7 @@ struct PdmlNodeParams {
   double R = 0.0;         // bound of ||eta_i||_2, eq. (14); 0 = no objective perturbation
   double V = 0.0;         // initial std of theta_i(t), eq. (16); 0 = no primal perturbation
   double decay = 0.8;     // rho of eq. (16): variance decay^(t-1) V^2, in (0, 1]
-  std::uint64_t seed = 1;
+  std::optional<std::uint64_t> noise_seed;  // as ConsensusNodeParams::noise_seed
 };
 
 class PdmlNode : public ConsensusNode {

@@ -349,12 +349,12 @@ void ConsensusDriver::Prepare() {
   info.edges = graph.num_edges();
   for (const auto& slice : slices_) info.rows_per_node.push_back(slice.rows());
   if (algorithm == Algorithm::kPdml) {
-    // 000 Phase 1, once per run: each user randomizes their own label (seeded per node).
+    // 000 Phase 1, once per run: each user randomizes their own label (keyed per node).
     const PdmlParams& p = s.algorithm.As<PdmlParams>();
     const LabelPrivacySpec labels{p.label_eps, p.label_eps_groups, p.label_eps_shares};
     for (int i = 0; i < graph.num_nodes(); ++i) {
       reported_.push_back(
-          RandomizeLabels(slices_[i].y, labels, s.seed, static_cast<std::uint64_t>(i)));
+          RandomizeLabels(slices_[i].y, labels, s.noise_seed, static_cast<std::uint64_t>(i)));
     }
     info.privacy_guarantee = PdmlPrivacyGuarantee(reported_, p.R, p.V, p.decay);
   } else {
@@ -428,7 +428,7 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
       q.R = pp.R;
       q.V = pp.V;
       q.decay = pp.decay;
-      q.seed = s.seed;
+      q.noise_seed = s.noise_seed;
       nodes.push_back(std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i),
                                                  s.loss, s.newton, q, std::move(f0)));
     } else {
@@ -443,7 +443,7 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
       p.q2 = PerNode(vf.node_q2, vf.q2, i);
       p.gamma = vf.gamma;
       p.dual_step = vf.dual_step;
-      p.seed = s.seed;
+      p.noise_seed = s.noise_seed;
       p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
       private_nodes[i] = IsPrivate(p.variant, p.alpha);
       nodes.push_back(

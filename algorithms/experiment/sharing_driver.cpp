@@ -293,7 +293,7 @@ void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver
     pp.rho = sp.rho;
     pp.sigma = sp.dp ? info.party_sigma[p] : 0.0;
     pp.epsilon = sp.dp ? info.party_epsilon[p] : 0.0;
-    pp.seed = s.seed;
+    pp.noise_seed = s.noise_seed;
     pp.report_width = width;
     parties.push_back(std::make_unique<sharing::SharingParty>(
         blocks_[p], *xupdates_[p], sp.dp ? noises_[p].get() : nullptr, pp));

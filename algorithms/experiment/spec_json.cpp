@@ -104,6 +104,8 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
 
   v("", "iterations", s.iterations);
   v("", "seed", s.seed);
+  // Absent (or null): private mode. Set: simulation mode (reproducible noise, not private).
+  v("", "noise_seed", s.noise_seed);
   v("", "engine", s.engine);
   v("", "threads", s.threads);
   v("", "compute_optimum", s.compute_optimum);
@@ -333,6 +335,15 @@ class SpecReader {
     if (!j.is_number_unsigned()) WrongType(path, "a non-negative integer (uint64)", j);
     out = j.get<std::uint64_t>();
   }
+  void Read(const Json& j, const std::string& path, std::optional<std::uint64_t>& out) const {
+    if (j.is_null()) {
+      out.reset();
+      return;
+    }
+    std::uint64_t v = 0;
+    Read(j, path, v);
+    out = v;
+  }
   void Read(const Json& j, const std::string& path, char& out) const {
     if (!j.is_string()) WrongType(path, "a one-character string", j);
     const std::string s = j.get<std::string>();
@@ -426,6 +437,9 @@ OrderedJson ToJsonValue(int v) { return v; }
 OrderedJson ToJsonValue(std::int64_t v) { return v; }
 OrderedJson ToJsonValue(std::uint64_t v) { return v; }
 OrderedJson ToJsonValue(char v) { return std::string(1, v); }
+OrderedJson ToJsonValue(const std::optional<std::uint64_t>& v) {
+  return v ? OrderedJson(*v) : OrderedJson(nullptr);
+}
 template <class E>
 requires std::is_enum_v<E> OrderedJson ToJsonValue(E v) { return ChoiceName(v); }
 OrderedJson ToJsonValue(const AlgorithmSpec& a) { return ChoiceName(a.name()); }
@@ -558,6 +572,10 @@ std::string SpecToJson(const RunSpec& spec) {
   VisitSpecFields(
       spec,
       [&](const char* group, const char* key, const auto& value) {
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, std::optional<std::uint64_t>>) {
+          if (!value) return;  // an unset optional field is written as absent
+        }
         OrderedJson* target = &out;
         std::string g = group;
         std::size_t start = 0;
@@ -572,6 +590,12 @@ std::string SpecToJson(const RunSpec& spec) {
   return out.dump(2);
 }
 
+const char* NoiseModeLabel(NoiseMode mode) {
+  return mode == NoiseMode::kSimulation
+             ? "simulation: noise reproducible from the seed"
+             : "private: noise keys from the operating system, not stored";
+}
+
 std::string RunInfoToJson(const RunInfo& info) { return InfoObject(info).dump(2); }
 
 std::string SummaryToJson(const RunSummary& summary) {
@@ -579,6 +603,8 @@ std::string SummaryToJson(const RunSummary& summary) {
   o["schema"] = kSpecSchema;
   o["outcome"] = ToString(summary.outcome);
   o["message"] = summary.message;
+  o["noise_mode"] = ChoiceName(summary.info.noise_mode);
+  o["noise"] = NoiseModeLabel(summary.info.noise_mode);
   o["rounds"] = summary.rounds;
   o["seconds"] = summary.seconds;
   o["seconds_per_round"] = summary.seconds_per_round;

@@ -17,7 +17,8 @@ namespace {
 }
 
 // Fills `out` with a uniform direction; out.size() >= 1 is checked by the callers.
-void FillUnitDirection(Stream& stream, Eigen::Ref<Eigen::VectorXd> out) {
+template <class S>
+void FillUnitDirection(S& stream, Eigen::Ref<Eigen::VectorXd> out) {
   // A standard normal vector is rotation invariant, so its direction is uniform on the sphere.
   // The norm is 0 only if every coordinate is exactly 0 (probability about 2^-53 per
   // coordinate); redraw rather than divide by 0.
@@ -29,9 +30,8 @@ void FillUnitDirection(Stream& stream, Eigen::Ref<Eigen::VectorXd> out) {
   out /= norm;
 }
 
-}  // namespace
-
-void DrawL2Laplace(Stream& stream, double a, Eigen::Ref<Eigen::VectorXd> out) {
+template <class S>
+void DrawL2LaplaceImpl(S& stream, double a, Eigen::Ref<Eigen::VectorXd> out) {
   if (!std::isfinite(a) || !(a > 0.0)) Fail("DrawL2Laplace", "a must be finite and > 0", a);
   if (out.size() < 1) {
     Fail("DrawL2Laplace", "out must have size d >= 1", static_cast<double>(out.size()));
@@ -45,22 +45,25 @@ void DrawL2Laplace(Stream& stream, double a, Eigen::Ref<Eigen::VectorXd> out) {
   out *= r;
 }
 
-void DrawGaussian(Stream& stream, double sigma, Eigen::Ref<Eigen::VectorXd> out) {
+template <class S>
+void DrawGaussianImpl(S& stream, double sigma, Eigen::Ref<Eigen::VectorXd> out) {
   if (!std::isfinite(sigma) || !(sigma >= 0.0)) {
     Fail("DrawGaussian", "sigma must be finite and >= 0", sigma);
   }
   for (Eigen::Index k = 0; k < out.size(); ++k) out[k] = sigma * stream.Normal();
 }
 
-void DrawUnitDirection(Stream& stream, Eigen::Ref<Eigen::VectorXd> out) {
+template <class S>
+void DrawUnitDirectionImpl(S& stream, Eigen::Ref<Eigen::VectorXd> out) {
   if (out.size() < 1) {
     Fail("DrawUnitDirection", "out must have size d >= 1", static_cast<double>(out.size()));
   }
   FillUnitDirection(stream, out);
 }
 
-void DrawCorrelatedGaussian(Stream& stream, const Eigen::MatrixXd& factor, double sigma,
-                            Eigen::Ref<Eigen::VectorXd> out) {
+template <class S>
+void DrawCorrelatedGaussianImpl(S& stream, const Eigen::MatrixXd& factor, double sigma,
+                                Eigen::Ref<Eigen::VectorXd> out) {
   if (!std::isfinite(sigma) || !(sigma >= 0.0)) {
     Fail("DrawCorrelatedGaussian", "sigma must be finite and >= 0", sigma);
   }
@@ -73,15 +76,60 @@ void DrawCorrelatedGaussian(Stream& stream, const Eigen::MatrixXd& factor, doubl
   out.noalias() = sigma * (factor * u);
 }
 
-void DrawUniformBall(Stream& stream, double R, Eigen::Ref<Eigen::VectorXd> out) {
+template <class S>
+void DrawUniformBallImpl(S& stream, double R, Eigen::Ref<Eigen::VectorXd> out) {
   if (!(R >= 0.0) || !std::isfinite(R)) Fail("DrawUniformBall", "R must be >= 0 and finite", R);
   if (out.size() < 1) {
     Fail("DrawUniformBall", "out must have size d >= 1", static_cast<double>(out.size()));
   }
   // P(||x|| <= r) = (r / R)^d for the uniform distribution on the ball, so ||x|| = R U^(1/d).
   const double radius = R * math::Pow(stream.UniformOpen(), 1.0 / static_cast<double>(out.size()));
-  DrawUnitDirection(stream, out);
+  DrawUnitDirectionImpl(stream, out);
   out *= radius;
+}
+
+}  // namespace
+
+void DrawL2Laplace(Stream& stream, double a, Eigen::Ref<Eigen::VectorXd> out) {
+  DrawL2LaplaceImpl(stream, a, out);
+}
+
+void DrawL2Laplace(KeyedStream& stream, double a, Eigen::Ref<Eigen::VectorXd> out) {
+  DrawL2LaplaceImpl(stream, a, out);
+}
+
+void DrawGaussian(Stream& stream, double sigma, Eigen::Ref<Eigen::VectorXd> out) {
+  DrawGaussianImpl(stream, sigma, out);
+}
+
+void DrawGaussian(KeyedStream& stream, double sigma, Eigen::Ref<Eigen::VectorXd> out) {
+  DrawGaussianImpl(stream, sigma, out);
+}
+
+void DrawUnitDirection(Stream& stream, Eigen::Ref<Eigen::VectorXd> out) {
+  DrawUnitDirectionImpl(stream, out);
+}
+
+void DrawUnitDirection(KeyedStream& stream, Eigen::Ref<Eigen::VectorXd> out) {
+  DrawUnitDirectionImpl(stream, out);
+}
+
+void DrawCorrelatedGaussian(Stream& stream, const Eigen::MatrixXd& factor, double sigma,
+                            Eigen::Ref<Eigen::VectorXd> out) {
+  DrawCorrelatedGaussianImpl(stream, factor, sigma, out);
+}
+
+void DrawCorrelatedGaussian(KeyedStream& stream, const Eigen::MatrixXd& factor, double sigma,
+                            Eigen::Ref<Eigen::VectorXd> out) {
+  DrawCorrelatedGaussianImpl(stream, factor, sigma, out);
+}
+
+void DrawUniformBall(Stream& stream, double R, Eigen::Ref<Eigen::VectorXd> out) {
+  DrawUniformBallImpl(stream, R, out);
+}
+
+void DrawUniformBall(KeyedStream& stream, double R, Eigen::Ref<Eigen::VectorXd> out) {
+  DrawUniformBallImpl(stream, R, out);
 }
 
 }  // namespace dpadmm

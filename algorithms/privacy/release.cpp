@@ -6,14 +6,16 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/privacy/noise.h"
+#include "dpadmm/privacy/samplers.h"
 
 namespace dpadmm {
 
-Release::Release(std::uint64_t seed, std::uint64_t node, double budget)
-    : seed_(seed), node_(node), budget_(budget) {
+Release::Release(NoiseKey key, std::uint64_t node, double budget)
+    : key_(std::move(key)), node_(node), budget_(budget) {
   if (!(budget >= 0.0) || !std::isfinite(budget)) {
     std::ostringstream os;
     os << "node " << node << ": privacy budget must be >= 0 and finite (0 = none), got " << budget;
@@ -63,13 +65,11 @@ void Release::RequireOpen(const char* what) const {
   }
 }
 
-Stream& Release::RoundStream(const char* what) {
+KeyedStream& Release::RoundStream(const char* what) {
   RequireOpen(what);
-  // One stream per (seed, node, round, purpose): the draws of a round do not depend on the
-  // schedule, so every engine and thread count gives the same bits.
-  if (!stream_) {
-    stream_.emplace(seed_, node_, static_cast<std::uint64_t>(round_), Purpose::kNoise);
-  }
+  // One stream per (key, round, purpose): the draws of a round do not depend on the schedule,
+  // so in simulation mode every engine and thread count gives the same bits.
+  if (!stream_) stream_.emplace(key_, static_cast<std::uint64_t>(round_), Purpose::kNoise);
   ++draws_;
   return *stream_;
 }
@@ -78,8 +78,8 @@ void Release::DrawL2Laplace(double a, Eigen::Ref<Eigen::VectorXd> out) {
   dpadmm::DrawL2Laplace(RoundStream("DrawL2Laplace"), a, out);
 }
 
-void Release::DrawGaussian(double sigma, Eigen::Ref<Eigen::VectorXd> out) {
-  dpadmm::DrawGaussian(RoundStream("DrawGaussian"), sigma, out);
+double Release::DrawGaussian(double sigma, Eigen::Ref<Eigen::VectorXd> out) {
+  return DrawDiscreteGaussianGrid(RoundStream("DrawGaussian"), sigma, out);
 }
 
 void Release::DrawCorrelatedGaussian(const Eigen::MatrixXd& factor, double sigma,
@@ -93,7 +93,7 @@ void Release::DrawObjectiveNoise(double R, Eigen::Ref<Eigen::VectorXd> out) {
   }
   objective_noise_drawn_ = true;
   ++draws_;
-  Stream stream(seed_, node_, 0, Purpose::kObjectiveNoise);
+  KeyedStream stream(key_, 0, Purpose::kObjectiveNoise);
   DrawUniformBall(stream, R, out);
 }
 
@@ -102,8 +102,16 @@ void Release::Send(const Eigen::Ref<const Eigen::VectorXd>& message, runtime::Ou
   open_ = false;
   spent_ += cost_;
   last_ = message;
+  // A node that has drawn noise releases on the grid: the snapped continuous mechanisms round
+  // their output there (post-processing), the discrete Gaussian's values are on it already
+  // (rounding is then the identity). Non-private nodes keep their bits.
+  if (draws_ > 0) last_ = last_.unaryExpr([](double v) { return RoundToGrid(v); });
   has_last_ = true;
   ++releases_;
+  Write(out);
+}
+
+void Release::Write(runtime::Outbox& out) const {
   Eigen::Map<Eigen::VectorXd>(out.Prepare(static_cast<std::size_t>(last_.size())).data(),
                               last_.size()) = last_;
 }

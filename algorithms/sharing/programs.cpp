@@ -253,7 +253,8 @@ SharingParty::SharingParty(const Dataset& block, const XUpdate& xupdate, const G
       noise_(noise),
       params_(params),
       rows_(block.rows()),
-      release_(params.seed, static_cast<std::uint64_t>(params.party), params.privacy_budget),
+      release_(NoiseKey::Make(params.noise_seed, static_cast<std::uint64_t>(params.party)),
+               static_cast<std::uint64_t>(params.party), params.privacy_budget),
       x_(Eigen::VectorXd::Zero(block.cols())),
       share_(Eigen::VectorXd::Zero(block.rows())),
       xi_(Eigen::VectorXd::Zero(block.cols())) {
@@ -331,7 +332,8 @@ SharingCoordinator::SharingCoordinator(const Eigen::VectorXd& labels,
                                        const CoordinatorParams& params)
     : labels_(labels),
       params_(params),
-      release_(/*seed=*/0, /*node=*/0),
+      // The coordinator draws no noise: a fixed key that no stream ever reads.
+      release_(NoiseKey::FromSeed(0, 0), /*node=*/0),
       s_(Eigen::VectorXd::Zero(labels.size())),
       z_(Eigen::VectorXd::Zero(labels.size())),
       y_(Eigen::VectorXd::Zero(labels.size())) {

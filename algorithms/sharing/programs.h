@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
@@ -119,7 +120,8 @@ struct PartyParams {
   // the party's release; 0 for the non-private algorithm.
   double epsilon = 0.0;
   double privacy_budget = 0.0;  // the party's budget of summed epsilons (0 = none)
-  std::uint64_t seed = 1;
+  // Set: simulation mode (noise key derived from it, not private); unset: private mode.
+  std::optional<std::uint64_t> noise_seed;
   std::size_t report_width = 5;
 };
 

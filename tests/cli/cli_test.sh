@@ -133,14 +133,22 @@ case "$CASE" in
     [ -s summary.json ] || fail "summary.json not written"
     grep -q '"outcome": "completed"' summary.json || fail "summary has no outcome"
     grep -q '"normalization_factor"' summary.json || fail "summary has no normalization_factor"
-    [ "$(wc -l <trace.csv)" -eq 7 ] || fail "trace.csv should have a header and rounds 0..5"
-    grep -q '^round,' trace.csv || fail "trace.csv has no header"
+    [ "$(wc -l <trace.csv)" -eq 8 ] ||
+      fail "trace.csv should have the noise line, a header and rounds 0..5"
+    [ "$(head -1 trace.csv)" = '# private: noise keys from the operating system, not stored' ] ||
+      fail "trace.csv does not start with the noise mode"
+    sed -n 2p trace.csv | grep -q '^round,' || fail "trace.csv has no header"
+    grep -q '"noise_mode": "private"' summary.json || fail "summary lacks noise_mode"
+    grep -q 'noise  *private: noise keys from the operating system, not stored' out.txt ||
+      fail "stdout summary lacks the noise mode"
     grep -q 'test accuracy' out.txt || fail "no human summary on stdout"
     grep -q 'rows scaled by' out.txt || fail "summary does not report the scaling"
     ;;
   small_run_jsonl)
     expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --trace trace.jsonl --summary s.json --no-optimum
-    [ "$(wc -l <trace.jsonl)" -eq 6 ] || fail "trace.jsonl should have rounds 0..5"
+    [ "$(wc -l <trace.jsonl)" -eq 7 ] || fail "trace.jsonl should have a header and rounds 0..5"
+    head -1 trace.jsonl | grep -q '^{"noise_mode":"private","noise":"private: ' ||
+      fail "trace.jsonl does not start with the noise header object"
     grep -q '"round":5' trace.jsonl || fail "trace.jsonl lacks round 5"
     grep -q '"distance_to_optimum":null' trace.jsonl || fail "NaN must be written as null"
     ;;
@@ -173,7 +181,7 @@ case "$CASE" in
     [ "$(tail -n 1 t3.csv | cut -d, -f1)" = 3 ] || fail "the config's iterations 3 was not used"
     expect 0 '' -- "$DPADMM" run --config "$FIXTURES/iterations3.json" --iterations 4 --quiet \
       --trace t4.csv
-    [ "$(cut -d, -f1 t4.csv | tr '\n' ' ')" = "round 0 1 2 3 4 " ] ||
+    [ "$(grep -v '^#' t4.csv | cut -d, -f1 | tr '\n' ' ')" = "round 0 1 2 3 4 " ] ||
       fail "trace should hold rounds 0..4 (flag overrides config)"
     grep -q '4 nodes' out.txt || fail "the config's other fields (4 nodes) were lost"
     ;;
@@ -249,8 +257,9 @@ case "$CASE" in
     ;;
   sharing_small_run)
     expect 0 '' -- "$DPADMM" sharing "${SHARING_SMALL[@]}" --trace t.csv --summary s.json
-    [ "$(wc -l <t.csv)" -eq 6 ] || fail "trace should have a header and 5 rows (epochs 0..4)"
-    head -1 t.csv | grep -q '^round,seconds,train_loss,objective,test_error,test_loss,primal_residual' ||
+    [ "$(wc -l <t.csv)" -eq 7 ] ||
+      fail "trace should have the noise line, a header and 5 rows (epochs 0..4)"
+    sed -n 2p t.csv | grep -q '^round,seconds,train_loss,objective,test_error,test_loss,primal_residual' ||
       fail "trace header"
     grep -q '"outcome": "completed"' s.json || fail "summary outcome"
     grep -q 'centralized optimum' out.txt || fail "stdout summary lacks the baseline"
@@ -278,6 +287,45 @@ case "$CASE" in
     expect 0 '' -- "$DPADMM" run --algorithm sharing --data twonorm --rows 300 --dims 20 \
       --iterations 4 --rho 0.01 --quiet --engine serial --trace b.csv --summary b.json
     [ "$(cut -d, -f1,3- a.csv)" = "$(cut -d, -f1,3- b.csv)" ] || fail "traces differ"
+    ;;
+  noise_modes)
+    # Simulation mode (--noise-seed): the same bits twice and on both engines, labelled as such
+    # everywhere; private mode (no --noise-seed): two runs release different values.
+    NOISY=(run "${SMALL[@]}" --algorithm dvp --alpha 0.5 --no-optimum)
+    expect 0 '' -- "$DPADMM" "${NOISY[@]}" \
+      --noise-seed 11 --engine serial --trace s1.csv --summary s1.json
+    grep -q 'noise  *simulation: noise reproducible from the seed' out.txt ||
+      fail "stdout lacks the simulation label"
+    expect 0 '' -- "$DPADMM" "${NOISY[@]}" --noise-seed 11 --engine tbb --trace s2.csv --summary s2.json
+    [ "$(head -1 s1.csv)" = '# simulation: noise reproducible from the seed' ] ||
+      fail "trace lacks the simulation label"
+    grep -q '"noise": "simulation: noise reproducible from the seed"' s1.json ||
+      fail "summary lacks the simulation label"
+    [ "$(cut -d, -f1,3- s1.csv)" = "$(cut -d, -f1,3- s2.csv)" ] ||
+      fail "simulation runs on serial and tbb differ"
+    # The nodes' keys (derived from 11 as documented) appear in no output, raw or in hex.
+    expect 0 'simulation: noise reproducible from the seed' -- "$DPADMM" run --iterations 5 \
+      --nodes 4 --topology ring --rows 400 --algorithm dvp --alpha 0.5 --no-optimum \
+      --noise-seed 11 --trace k.jsonl --summary k.json
+    cp out.txt k.out && cp err.txt k.err
+    python3 "$(dirname "$FIXTURES")/noise_keys.py" 11 4 s1.csv s1.json k.jsonl k.json k.out \
+      k.err || fail "a noise key appears in an output"
+    expect 0 '' -- "$DPADMM" "${NOISY[@]}" --noise-seed 12 --trace s3.csv --summary s3.json
+    [ "$(cut -d, -f1,3- s1.csv)" != "$(cut -d, -f1,3- s3.csv)" ] ||
+      fail "another noise seed gave the same run"
+    expect 0 '' -- "$DPADMM" "${NOISY[@]}" --trace p1.csv --summary p1.json
+    grep -q 'noise  *private: noise keys from the operating system, not stored' out.txt ||
+      fail "stdout lacks the private label"
+    expect 0 '' -- "$DPADMM" "${NOISY[@]}" --trace p2.csv --summary p2.json
+    [ "$(cut -d, -f1,3- p1.csv)" != "$(cut -d, -f1,3- p2.csv)" ] ||
+      fail "two private runs released the same values"
+    # Progress lines (without --quiet) carry the label on stderr.
+    expect 0 'dpadmm: simulation: noise reproducible from the seed' -- "$DPADMM" run --nodes 4 \
+      --topology ring --rows 400 --iterations 2 --noise-seed 1 --no-optimum
+    expect 0 '' -- "$DPADMM" "${NOISY[@]}" --noise-seed 11 --print-config
+    grep -q '"noise_seed": 11' out.txt || fail "--print-config lacks noise_seed"
+    expect 0 '' -- "$DPADMM" "${NOISY[@]}" --print-config
+    ! grep -q 'noise_seed' out.txt || fail "a private run's config must not have a noise_seed"
     ;;
   *)
     echo "unknown case '$CASE'"

@@ -14,11 +14,15 @@ def fail(msg):
     sys.exit(1)
 
 
+def read_csv(path):
+    # A leading '# ' line says where the noise came from (simulation or private mode).
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
 def compare_csv(a, b, name):
-    with open(a) as f:
-        ra = list(csv.DictReader(f))
-    with open(b) as f:
-        rb = list(csv.DictReader(f))
+    ra = read_csv(a)
+    rb = read_csv(b)
     if len(ra) != len(rb):
         fail(f"{name}: {len(ra)} rows before, {len(rb)} after")
     for k, (x, y) in enumerate(zip(ra, rb)):

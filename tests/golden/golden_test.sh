@@ -3,6 +3,9 @@
 # The golden test (ctest label `golden`): one seeded run per algorithm (serial engine) through
 # the dpadmm command must reproduce the numbers of tests/golden/fixtures (recorded by the code
 # before the two families were unified; numeric columns and fields only, wall times removed).
+# Every private run (dvp, pvp, madmm, pmradmm, pdml, dvp_hinge_budget, sharing_dp) runs in
+# simulation mode (--noise-seed 7) and was re-recorded when noise moved to the keyed ChaCha20
+# streams, the exact samplers and grid-rounded releases; the non-private runs kept their bits.
 # dvp_hinge_budget_serial was re-recorded when budgets moved into the nodes' release points: its
 # rounds 0-10 are unchanged, and it now ends one round later, in round 11, where every node's
 # release refused the round (all nodes froze) instead of the run stopping before it.
@@ -21,16 +24,19 @@ run() {  # NAME ARGS...
 }
 common=(run --rows 1200 --nodes 6 --edges 8 --iterations 25 --seed 7)
 run admm_serial "${common[@]}" --algorithm admm
-run dvp_serial "${common[@]}" --algorithm dvp --alpha 0.5 --eta 10
-run pvp_serial "${common[@]}" --algorithm pvp --alpha 0.5
-run madmm_serial "${common[@]}" --algorithm madmm --alpha 0.5 --q1 1.05 --q2 1.02
+run dvp_serial "${common[@]}" --noise-seed 7 --algorithm dvp --alpha 0.5 --eta 10
+run pvp_serial "${common[@]}" --noise-seed 7 --algorithm pvp --alpha 0.5
+run madmm_serial "${common[@]}" --noise-seed 7 --algorithm madmm --alpha 0.5 --q1 1.05 --q2 1.02
 run radmm_serial "${common[@]}" --algorithm radmm
 run mradmm_serial "${common[@]}" --algorithm mradmm --q1 1.04
-run pmradmm_serial "${common[@]}" --algorithm private_mradmm --alpha 1 --q1 1.04 --eta 20
-run pdml_serial "${common[@]}" --algorithm pdml --label-eps 1 --pdml-R 0.1 --pdml-V 0.01 --eta 1
-run dvp_hinge_budget_serial "${common[@]}" --algorithm dvp --loss smooth_hinge --alpha 1 \
+run pmradmm_serial "${common[@]}" --noise-seed 7 --algorithm private_mradmm --alpha 1 --q1 1.04 \
+  --eta 20
+run pdml_serial "${common[@]}" --noise-seed 7 --algorithm pdml --label-eps 1 --pdml-R 0.1 \
+  --pdml-V 0.01 --eta 1
+run dvp_hinge_budget_serial "${common[@]}" --noise-seed 7 --algorithm dvp --loss smooth_hinge --alpha 1 \
   --privacy-budget 10
 run sharing_serial run --algorithm sharing --iterations 10 --seed 3
-run sharing_dp_serial run --algorithm sharing --iterations 10 --seed 3 --dp --epsilon 0.5 --b1 2
+run sharing_dp_serial run --noise-seed 7 --algorithm sharing --iterations 10 --seed 3 --dp \
+  --epsilon 0.5 --b1 2
 run sharing_sgd sharing --algorithm sgd --epochs 5 --seed 3
 python3 "$HERE/compare.py" "$HERE/fixtures" "$WORK"

@@ -95,20 +95,21 @@ test('step_and_stop', () => {
 
 // A seeded run gives the same bits natively and in wasm: the native CLI's CSV trace and the
 // wasm trace agree in every column but wall time, for four algorithms (dense and sparse data,
-// private and not). The numbers are printed in shortest round-trip form, so equal text means
-// equal doubles.
+// private and not; the private ones in simulation mode, noise_seed set). The numbers are
+// printed in shortest round-trip form, so equal text means equal doubles.
 const NATIVE_SPECS = {
   admm: { iterations: 60, seed: 3 },
   dvp: { algorithm: { name: 'dvp', eta: 10, dvp: { alpha: 0.5 } }, graph: { nodes: 6, edges: 8 },
-         iterations: 40, seed: 11 },
+         iterations: 40, seed: 11, noise_seed: 11 },
   private_mradmm: { algorithm: { name: 'private_mradmm', eta: 1,
                                  private_mradmm: { alpha: 1, q1: 1.04 } },
-                    iterations: 30, seed: 5 },
+                    iterations: 30, seed: 5, noise_seed: 5 },
   pdml: { algorithm: { name: 'pdml', C: 1, rho: 0.01, eta: 0.1,
-                       pdml: { label_eps: 1, R: 1, V: 0.5, decay: 0.8 } }, iterations: 30, seed: 4 },
+                       pdml: { label_eps: 1, R: 1, V: 0.5, decay: 0.8 } }, iterations: 30, seed: 4,
+          noise_seed: 4 },
   sparse_madmm: { algorithm: { name: 'madmm', eta: 1, madmm: { alpha: 0.8, q1: 1.02 } },
                   data: { source: 'sparse', rows: 1500, dims: 60 }, graph: { topology: 'ring', nodes: 5 },
-                  iterations: 25, seed: 9 },
+                  iterations: 25, seed: 9, noise_seed: 9 },
 };
 
 // The library computes every elementary function itself (algorithms' portable_math.h), so the
@@ -124,7 +125,8 @@ function nativeAndWasm(name, spec) {
   writeFileSync(specPath, JSON.stringify({ ...spec, engine: 'serial' }));
   execFileSync(cli, ['run', '--config', specPath, '--quiet', '--trace', tracePath,
                      '--summary', path.join(work, `${name}-native.json`)]);
-  const native = readFileSync(tracePath, 'utf8').trim().split('\n');
+  // The CLI's first line says the noise mode (a '# ' comment); the rows follow.
+  const native = readFileSync(tracePath, 'utf8').trim().split('\n').filter((l) => !l.startsWith('#'));
   const r = runSpec(module, spec);
   assert.equal(r.error, undefined, r.error);
   const wasm = [module.csvHeader('consensus'), ...r.csv];
@@ -134,6 +136,23 @@ function nativeAndWasm(name, spec) {
 }
 
 const withoutSeconds = (line, k) => line.split(',').filter((_, j) => j !== k).join(',');
+
+// Private mode (no noise_seed): the keys come from crypto.getRandomValues, so two runs release
+// different values; simulation mode (noise_seed) repeats the same bits. Both are labelled.
+test('noise_modes', () => {
+  const spec = { algorithm: { name: 'dvp', eta: 10, dvp: { alpha: 0.5 } }, graph: { nodes: 4 },
+                 data: { source: 'twonorm', rows: 400 }, iterations: 5, seed: 2 };
+  const strip = (rows) => rows.map((row) => row.split(',').filter((_, k) => k !== 1).join(','));
+  const p1 = runSpec(module, spec), p2 = runSpec(module, spec);
+  assert.equal(p1.error, undefined, p1.error);
+  assert.equal(p1.summary.noise_mode, 'private');
+  assert.equal(p1.summary.noise, 'private: noise keys from the operating system, not stored');
+  assert.notDeepEqual(strip(p1.csv), strip(p2.csv), 'two private runs released the same values');
+  const s1 = runSpec(module, { ...spec, noise_seed: 3 }), s2 = runSpec(module, { ...spec, noise_seed: 3 });
+  assert.equal(s1.summary.noise_mode, 'simulation');
+  assert.equal(s1.summary.noise, 'simulation: noise reproducible from the seed');
+  assert.deepEqual(strip(s1.csv), strip(s2.csv), 'simulation runs differ');
+});
 
 test('same_bits_as_native', () => {
   for (const [name, spec] of Object.entries(NATIVE_SPECS)) {
@@ -227,9 +246,10 @@ test('sharing_bad_spec', () => {
 // noise level), uneven party blocks, dense data, and the SGD baseline.
 const SHARING_NATIVE_SPECS = {
   sharing_admm: sharing({ parties: 3 }, { iterations: 15, seed: 7 }),
-  sharing_dp: sharing({ dp: true, epsilon: 0.8, delta: 1e-4, parties: 2 }, { iterations: 12, seed: 5 }),
+  sharing_dp: sharing({ dp: true, epsilon: 0.8, delta: 1e-4, parties: 2 },
+                      { iterations: 12, seed: 5, noise_seed: 5 }),
   sharing_dp_sigma: sharing({ dp: true, noise_sigma: 0.05, parties: 4, party_features: [80, 60, 40, 20] },
-                            { iterations: 10, seed: 13 }),
+                            { iterations: 10, seed: 13, noise_seed: 13 }),
   sharing_twonorm: sharing({ parties: 3, rho: 1e-3 },
                            { data: { source: 'twonorm', rows: 1500, dims: 20 }, iterations: 10, seed: 2 }),
   sharing_sgd: sharing({ learning_rate: 0.5, batch_size: 32 }, { iterations: 8, seed: 3 }, 'sgd'),
@@ -250,7 +270,8 @@ test('sharing_same_bits_as_native', () => {
     writeFileSync(specPath, r.specJson);
     execFileSync(cli, ['run', '--config', specPath, '--quiet', '--trace', tracePath,
                        '--summary', path.join(work, `${name}-native.json`)]);
-    const native = readFileSync(tracePath, 'utf8').trim().split('\n');
+    // The CLI's first line says the noise mode (a '# ' comment); the rows follow.
+  const native = readFileSync(tracePath, 'utf8').trim().split('\n').filter((l) => !l.startsWith('#'));
     const wasm = [module.csvHeader('sharing'), ...r.csv];
     writeFileSync(path.join(work, `${name}-wasm.csv`), wasm.join('\n') + '\n');
     assert.equal(wasm.length, native.length, `${name}: row count`);

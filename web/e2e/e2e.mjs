@@ -5,7 +5,7 @@
 //   2. a second run, paused, stepped one round, resumed; both runs overlaid in the charts;
 //   3. the trace downloads as CSV and equals the native CLI's trace of the same spec
 //      (DPADMM_NATIVE_CLI) in every column but wall time;
-//   4. a shared URL reproduces a private (DVP) run bit for bit;
+//   4. a shared URL reproduces a private (DVP) run in simulation mode (noise seed) bit for bit;
 //   5. a malformed LIBSVM file shows the C++ loader's message naming the line;
 //   6. the vertical setting (ADMM sharing): a default run finishes near the centralized model; a
 //      DP run on an uneven 3-party split gives the native `dpadmm run` trace bit for bit; its
@@ -43,7 +43,8 @@ async function step(name, fn) {
 }
 
 const dropSeconds = (csv) => {
-  const lines = csv.trim().split('\n');
+  // The CLI's trace starts with a '# ' line naming the noise mode; the page's does not.
+  const lines = csv.trim().split('\n').filter((l) => !l.startsWith('#'));
   const k = lines[0].split(',').indexOf('seconds');
   assert.ok(k >= 0, 'trace has a seconds column');
   return lines.map((l) => l.split(',').filter((_, i) => i !== k).join(','));
@@ -177,6 +178,10 @@ await step('shared URL reproduces a private run bit for bit', async () => {
   await page.selectOption('#topology', 'ring');
   await page.fill('#seed', '42');
   await page.locator('#seed').dispatchEvent('input');
+  assert.equal(await page.locator('#noise-banner').isVisible(), false, 'private mode: no banner');
+  await page.fill('#noise-seed', '42');
+  await page.locator('#noise-seed').dispatchEvent('input');
+  assert.equal(await page.locator('#noise-banner').isVisible(), true, 'simulation banner');
   await page.fill('#iterations', '60');
   await page.locator('#iterations').dispatchEvent('input');
   await page.fill('#delay', '0');
@@ -190,11 +195,13 @@ await step('shared URL reproduces a private run bit for bit', async () => {
   const url = await page.locator('#share').getAttribute('data-url');
   assert.match(url, /algorithm=dvp/);
   assert.match(url, /seed=42/);
+  assert.match(url, /noise_seed=42/);
   const other = await openPage(url);
   await waitFinished(other);
   assert.equal(await other.locator('#algorithm').inputValue(), 'dvp');
   assert.equal(await other.locator('#nodes').inputValue(), '8');
   assert.equal(await other.locator('#param-alpha').inputValue(), '0.5');
+  assert.equal(await other.locator('#noise-banner').isVisible(), true, 'shared simulation banner');
   const reproduced = await download(other);
   assert.equal(dropSeconds(reproduced).length, 62);
   assert.deepEqual(dropSeconds(reproduced), dropSeconds(original));
@@ -276,6 +283,8 @@ await step('vertical setting: DP ADMM sharing, 3 parties, uneven split; trace eq
   await vpage.locator('#epochs').dispatchEvent('input');
   await vpage.fill('#sharing-seed', '7');
   await vpage.locator('#sharing-seed').dispatchEvent('input');
+  await vpage.fill('#sharing-noise-seed', '7');
+  await vpage.locator('#sharing-noise-seed').dispatchEvent('input');
   await vpage.click('#run');
   await waitFinished(vpage);
   assert.equal(await vpage.locator('#state').getAttribute('data-outcome'), 'completed');
@@ -303,7 +312,7 @@ await step('vertical setting: shared URL reproduces the DP sharing run bit for b
   await vpage.click('#share');
   const url = await vpage.locator('#share').getAttribute('data-url');
   for (const part of ['mode=vertical', 'algorithm=dp_admm', 'parties=3', 'split=100%2C60%2C40', 'epsilon=0.5',
-                      'epochs=15', 'seed=7']) {
+                      'epochs=15', 'seed=7', 'noise_seed=7']) {
     assert.ok(url.includes(part), `${part} in ${url}`);
   }
   const other = await openPage(url);

@@ -30,6 +30,12 @@ export interface RunConfig {
   loss: LossName;
   iterations: number;
   seed: number;
+  /**
+   * Simulation mode when set: every node's noise key is derived from it, so the run is
+   * reproducible and NOT private. null (the default) = private mode: keys from
+   * crypto.getRandomValues, never stored or shared.
+   */
+  noiseSeed: number | null;
   /** Vertical setting (ADMM sharing): parties, the feature split, algorithm and epochs. */
   parties: number;
   /** Features per party in column order, e.g. "120,80"; "" = an even split. */
@@ -55,7 +61,7 @@ export function defaultConfig(mode: Mode = 'horizontal'): RunConfig {
     fileName: '', fileFormat: 'libsvm', csvHeader: false,
     topology: 'random', nodes: 10, edges: 13,
     algorithm: 'admm', params: { ...ALGORITHMS[0].params },
-    loss: 'logistic', iterations: 100, seed: 1,
+    loss: 'logistic', iterations: 100, seed: 1, noiseSeed: null,
     parties: 2, partyFeatures: '', sharingAlgorithm: 'admm',
     sharingParams: { ...SHARING_ALGORITHMS[0].params }, epochs: 20,
   };
@@ -115,7 +121,25 @@ export function toSpec(c: RunConfig): Record<string, unknown> {
     algorithm: algorithmObject(c.algorithm, c.params, SHARED_ALGORITHM_FIELDS),
     iterations: c.iterations,
     seed: c.seed,
+    ...noiseSeedField(c),
   };
+}
+
+/** The label every output of a run carries (the same text as the library's NoiseModeLabel). */
+export const SIMULATION_LABEL = 'simulation: noise reproducible from the seed';
+export const PRIVATE_LABEL = 'private: noise keys from the operating system, not stored';
+
+/** {noise_seed} in simulation mode, nothing in private mode (absent = private). */
+function noiseSeedField(c: RunConfig): Record<string, unknown> {
+  return c.noiseSeed === null ? {} : { noise_seed: c.noiseSeed };
+}
+
+/** "" -> null (private mode); a non-negative integer -> that noise seed. */
+export function parseNoiseSeed(text: string): number | null {
+  const t = text.trim();
+  if (t === '') return null;
+  const v = Number(t);
+  return Number.isInteger(v) && v >= 0 ? v : null;
 }
 
 /** The spec of a vertical run: algorithm "sharing" (ADMM sharing, dp on or off) or "sgd". */
@@ -132,6 +156,7 @@ export function toSharingSpec(c: RunConfig): Record<string, unknown> {
     algorithm: algorithmObject(name, params, new Set()),
     iterations: c.epochs,
     seed: c.seed,
+    ...noiseSeedField(c),
   };
 }
 
@@ -158,6 +183,8 @@ export function toQuery(c: RunConfig): string {
     for (const [k, v] of Object.entries(c.sharingParams)) q.set(k, String(v));
     q.set('epochs', String(c.epochs));
     q.set('seed', String(c.seed));
+    // A shared link carries a noise seed only in simulation mode (private keys are never shared).
+    if (c.noiseSeed !== null) q.set('noise_seed', String(c.noiseSeed));
     return q.toString();
   }
   q.set('topology', c.topology);
@@ -168,6 +195,7 @@ export function toQuery(c: RunConfig): string {
   q.set('loss', c.loss);
   q.set('iterations', String(c.iterations));
   q.set('seed', String(c.seed));
+  if (c.noiseSeed !== null) q.set('noise_seed', String(c.noiseSeed));
   return q.toString();
 }
 
@@ -188,6 +216,7 @@ export function fromQuery(search: string): RunConfig | null {
   c.fileFormat = q.get('format') === 'csv' ? 'csv' : 'libsvm';
   c.csvHeader = q.get('header') === '1';
   c.seed = num('seed', c.seed);
+  c.noiseSeed = parseNoiseSeed(q.get('noise_seed') ?? '');
   if (c.mode === 'vertical') {
     c.parties = num('parties', c.parties);
     c.partyFeatures = q.get('split') ?? '';
@@ -218,9 +247,13 @@ export function describe(c: RunConfig): string {
     const data = c.dataset === 'file' ? c.fileName : c.dataset;
     const eps = sharingAlgorithmByName(c.sharingAlgorithm).private ? ` ε=${c.sharingParams.epsilon}` : '';
     const split = c.partyFeatures.trim() === '' ? '' : ` (${parsePartyFeatures(c.partyFeatures).join('/')})`;
-    return `sharing ${c.sharingAlgorithm}${eps} · ${data} · ${c.parties} parties${split} · seed ${c.seed}`;
+    return `sharing ${c.sharingAlgorithm}${eps} · ${data} · ${c.parties} parties${split} · seed ${c.seed}${simulation(c)}`;
   }
   const data = c.dataset === 'file' ? c.fileName : c.dataset;
   const privacy = PARAMS.alpha && 'alpha' in c.params && c.params.alpha > 0 ? ` α=${c.params.alpha}` : '';
-  return `${c.algorithm}${privacy} · ${data} · ${c.topology} ${c.nodes} · seed ${c.seed}`;
+  return `${c.algorithm}${privacy} · ${data} · ${c.topology} ${c.nodes} · seed ${c.seed}${simulation(c)}`;
+}
+
+function simulation(c: RunConfig): string {
+  return c.noiseSeed === null ? '' : ` · noise seed ${c.noiseSeed} (simulation)`;
 }

@@ -7,7 +7,8 @@ import {
 } from './algorithms';
 import { Charts, formatNumber, type Trace } from './charts';
 import {
-  defaultConfig, DEFAULT_DIMS, describe, edgeRange, fromQuery, MODE_DATA, storedFileName, toQuery,
+  defaultConfig, DEFAULT_DIMS, describe, edgeRange, fromQuery, MODE_DATA, parseNoiseSeed,
+  storedFileName, toQuery,
   toSpec, type Mode, type RunConfig,
 } from './config';
 import { GraphView } from './graph';
@@ -115,6 +116,11 @@ function renderParamFields(
   }
 }
 
+/** The simulation banner: visible whenever the run's noise is reproducible from a seed. */
+function showNoiseMode() {
+  $('noise-banner').hidden = config.noiseSeed === null;
+}
+
 function showConfig() {
   input('mode-horizontal').checked = config.mode === 'horizontal';
   input('mode-vertical').checked = config.mode === 'vertical';
@@ -135,6 +141,10 @@ function showConfig() {
   select('loss').value = config.loss;
   input('iterations').value = String(config.iterations);
   input('seed').value = String(config.seed);
+  const noise = config.noiseSeed === null ? '' : String(config.noiseSeed);
+  input('noise-seed').value = noise;
+  input('sharing-noise-seed').value = noise;
+  showNoiseMode();
   renderParams();
   syncVisibility();
 }
@@ -218,6 +228,16 @@ function wireForm() {
     config.seed = Math.round(v);
     input('sharing-seed').value = String(config.seed);
   });
+  const noiseFields: Array<[string, string]> = [
+    ['noise-seed', 'sharing-noise-seed'], ['sharing-noise-seed', 'noise-seed'],
+  ];
+  for (const [id, other] of noiseFields) {
+    input(id).addEventListener('input', () => {
+      config.noiseSeed = parseNoiseSeed(input(id).value);
+      input(other).value = input(id).value;
+      showNoiseMode();
+    });
+  }
   select('topology').addEventListener('change', () => {
     config.topology = select('topology').value as RunConfig['topology'];
     syncVisibility();

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,19 +49,23 @@ double RandomizationProbability(double eps);
 // 1 / (e^eps - 1), the weight of the debiasing term; 0 for eps = 0 (plain loss).
 double DebiasWeight(double eps);
 
-// Definition 2, eq. (12), drawn literally: with probability p report +1, with probability p
-// report -1, otherwise the true label y (so y is kept with probability 1 - p). One uniform draw.
-double RandomizedResponse(double y, double eps, Stream& stream);
+// Definition 2, eq. (12): +1 with probability p, -1 with probability p, else the true label y,
+// i.e. -y with probability p = 1 / (1 + e^eps) and y otherwise. Drawn exactly from the keyed
+// noise stream (SampleRandomizedResponseFlip: eps rounded DOWN to a multiple of 2^-32, so the
+// flip probability is never below the accounted one).
+double RandomizedResponse(double y, double eps, KeyedStream& stream);
 
 // Phase 1 for the users of one server (node): the labels they report and each user's eps.
 struct ReportedLabels {
   Eigen::VectorXd y;    // y'_j, each +-1
   Eigen::VectorXd eps;  // eps_j of user j (0 = truthful)
 };
-// Seeded by Stream(seed, node, 0, kLabelNoise) (group assignment: one uniform per user, drawn
-// first for all users) and Stream(seed, node, 1, kLabelNoise) (the responses, one per user).
+// Drawn from the node's noise key (NoiseKey::Make(noise_seed, node): the operating system's
+// entropy, or derived from noise_seed in simulation mode): KeyedStream(key, 0, kLabelNoise)
+// for the group assignment (one uniform per user, drawn first for all users) and
+// KeyedStream(key, 1, kLabelNoise) for the responses.
 ReportedLabels RandomizeLabels(const Eigen::VectorXd& y, const LabelPrivacySpec& privacy,
-                               std::uint64_t seed, std::uint64_t node);
+                               const std::optional<std::uint64_t>& noise_seed, std::uint64_t node);
 
 // The debiased loss (19) and its first and second derivatives with respect to the margin
 // z = w^T x, for any margin loss, written as l(y'z) + (l(y'z) - l(-y'z)) / (e^eps - 1) (the

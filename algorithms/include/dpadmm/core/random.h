@@ -2,6 +2,9 @@
 // Counter-based random streams. A Stream is keyed by (seed, node, round, purpose): the numbers a
 // node draws in a round do not depend on which thread runs it or in which order nodes run, so a
 // seeded run is bitwise reproducible for any engine and thread count, natively and in wasm.
+// Streams serve data generation, split, partition, graph and random start. Privacy noise never
+// comes from a Stream: it is drawn from the node's secret key (dpadmm/privacy/noise_key.h), whose
+// KeyedStream uses the Purpose values below as part of its nonce.
 // All transforms (uniform, normal, gamma) are written here so that no standard-library
 // distribution (whose output differs between library implementations) is involved.
 #pragma once

@@ -99,6 +99,8 @@ struct RunInfo {
   int threads = 0;
   // What the reported privacy loss means for this algorithm (one sentence, names the paper).
   std::string privacy_guarantee;
+  // Where the noise comes from (RunSpec::noise_mode()); NoiseModeLabel says it in words.
+  NoiseMode noise_mode = NoiseMode::kPrivate;
 
   // Consensus family.
   int nodes = 0, edges = 0;
@@ -122,6 +124,10 @@ struct RunInfo {
   Baseline central;  // all features
   Baseline local;    // party 1's features only
 };
+
+// The label every output of a run carries: "simulation: noise reproducible from the seed" or
+// "private: noise keys from the operating system, not stored".
+const char* NoiseModeLabel(NoiseMode mode);
 
 struct RunSummary {
   RunOutcome outcome = RunOutcome::kCompleted;

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The noise distributions of the papers, drawn from a counter-based Stream so that every draw is
-// reproducible from (seed, node, round, purpose) whatever the thread schedule.
+// The continuous noise distributions of the papers, in double precision, from either source:
+// the keyed ChaCha20 stream of a node's secret key (noise_key.h; every private release) or a
+// Philox Stream (tests and non-private uses). The release rounds what leaves a node to the grid
+// of samplers.h (privacy/README.md: snapping).
 #pragma once
 
 #include <Eigen/Dense>
 
 #include "dpadmm/core/random.h"
+#include "dpadmm/privacy/noise_key.h"
 
 namespace dpadmm {
 
@@ -30,5 +33,13 @@ void DrawCorrelatedGaussian(Stream& stream, const Eigen::MatrixXd& factor, doubl
 // uniform direction times R U^(1/d). Draw order: the radius, then the direction. 000 allows any
 // distribution bounded by R (eq. (14)); this is the choice made here.
 void DrawUniformBall(Stream& stream, double R, Eigen::Ref<Eigen::VectorXd> out);
+
+// The same samplers on the keyed noise stream (same transforms, same draw order).
+void DrawL2Laplace(KeyedStream& stream, double a, Eigen::Ref<Eigen::VectorXd> out);
+void DrawGaussian(KeyedStream& stream, double sigma, Eigen::Ref<Eigen::VectorXd> out);
+void DrawUnitDirection(KeyedStream& stream, Eigen::Ref<Eigen::VectorXd> out);
+void DrawCorrelatedGaussian(KeyedStream& stream, const Eigen::MatrixXd& factor, double sigma,
+                            Eigen::Ref<Eigen::VectorXd> out);
+void DrawUniformBall(KeyedStream& stream, double R, Eigen::Ref<Eigen::VectorXd> out);
 
 }  // namespace dpadmm

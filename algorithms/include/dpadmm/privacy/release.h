@@ -7,9 +7,14 @@
 //      the release REFUSES a round whose cost would take the node's spent loss above its
 //      budget, and the node FREEZES: from then on it resends its last release (post-processing,
 //      no further cost) and does no further private computation;
-//   2. draws the round's noise (only while a round is open), from the node's stream
-//      Stream(seed, node, round, kNoise): one stream per round, successive draws continue it;
-//   3. sends the round's message, which debits the cost and keeps a copy for resending.
+//   2. draws the round's noise (only while a round is open), from the node's keyed stream
+//      KeyedStream(key, round, kNoise) (noise_key.h: ChaCha20 under the node's secret key, or
+//      under a key derived from the run's noise seed in simulation mode): one stream per round,
+//      successive draws continue it;
+//   3. sends the round's message, which debits the cost and keeps a copy for resending. Once
+//      the node has drawn any noise, every message it sends is rounded to the grid of
+//      samplers.h (multiples of 2^-16, clamped): the continuous noises are "snapped" there
+//      (privacy/README.md), the discrete Gaussian is exact on it.
 // A node's programs never write their outgoing buffer themselves: the release fills it
 // (Send, Resend, SendInitial, SendNothing). Metrics only read spent(), frozen(), frozen_round().
 //
@@ -29,14 +34,16 @@
 #include <Eigen/Dense>
 
 #include "dpadmm/core/random.h"
+#include "dpadmm/privacy/noise_key.h"
 #include "dpadmm/runtime/node_program.h"
 
 namespace dpadmm {
 
 class Release {
  public:
-  // `budget` >= 0 (0 = none); `node` keys the node's noise streams.
-  Release(std::uint64_t seed, std::uint64_t node, double budget = 0.0);
+  // `key` is the node's noise key (moved in: the release is its only holder); `node` names the
+  // node in errors; `budget` >= 0 (0 = none).
+  Release(NoiseKey key, std::uint64_t node, double budget = 0.0);
 
   // Round 0: sends the node's initial value, which depends on no private data (zeros or the
   // seeded random start): no noise, no cost.
@@ -50,15 +57,17 @@ class Release {
   // The open round's noise (draw order as the samplers of noise.h document).
   // l2-Laplace-type noise, density proportional to exp(-a ||e||) (004, 003, PVP).
   void DrawL2Laplace(double a, Eigen::Ref<Eigen::VectorXd> out);
-  // N(0, sigma^2 I) (000 eq. (16)).
-  void DrawGaussian(double sigma, Eigen::Ref<Eigen::VectorXd> out);
+  // N(0, sigma^2 I) (000 eq. (16)) as the exact discrete Gaussian on the lattice step Z^d,
+  // variance rounded up (samplers.h). Returns the step: the caller releases
+  // RoundToGrid(value, step) + out, which is exact (both on the lattice).
+  double DrawGaussian(double sigma, Eigen::Ref<Eigen::VectorXd> out);
   // sigma * factor * u, u ~ N(0, I_k), factor d x k (001 eq. (16): N(0, sigma^2 (D^T D)^{-1})).
   void DrawCorrelatedGaussian(const Eigen::MatrixXd& factor, double sigma,
                               Eigen::Ref<Eigen::VectorXd> out);
 
   // Noise drawn once per node before round 1 and kept for the whole run (000 eq. (14): the
   // bounded objective perturbation, uniform in the l2 ball of radius R), from
-  // Stream(seed, node, 0, kObjectiveNoise). At most once, before the first Open. No cost
+  // KeyedStream(key, 0, kObjectiveNoise). At most once, before the first Open. No cost
   // (000 states none for Phase 2).
   void DrawObjectiveNoise(double R, Eigen::Ref<Eigen::VectorXd> out);
 
@@ -81,10 +90,11 @@ class Release {
   std::int64_t releases() const { return releases_; }
 
  private:
-  Stream& RoundStream(const char* what);
+  KeyedStream& RoundStream(const char* what);
+  void Write(runtime::Outbox& out) const;
   void RequireOpen(const char* what) const;
 
-  std::uint64_t seed_;
+  NoiseKey key_;
   std::uint64_t node_;
   double budget_;
   double spent_ = 0.0;
@@ -95,7 +105,7 @@ class Release {
   double cost_ = 0.0;
   bool objective_noise_drawn_ = false;
   bool started_ = false;  // a round was opened
-  std::optional<Stream> stream_;
+  std::optional<KeyedStream> stream_;
   Eigen::VectorXd last_;
   bool has_last_ = false;
   std::int64_t draws_ = 0;
