@@ -788,16 +788,6 @@ class Progress {
     }
   }
 
-  // "  train loss X" (labelled when it is an evaluation outside a guarantee), or nothing when
-  // the run did not compute it (released-only).
-  std::string TrainLoss(const RoundMetrics& m) const {
-    if (std::isnan(m.train_loss)) return "";
-    return "  train loss " + Fmt("%.6g", m.train_loss) + (evaluation_ ? " (private eval.)" : "");
-  }
-
- public:
-  bool evaluation_ = false;  // set at Start: the run lists private-evaluation figures
-
   // Clears the bar so that the summary starts on a clean line.
   void Finish() {
     if (mode_ == Mode::kBar && drawn_) {
@@ -812,6 +802,14 @@ class Progress {
   std::int64_t step_ = 1, next_line_ = 1;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point last_draw_;
+  bool evaluation_ = false;  // the run lists private-evaluation figures (RunInfo::evaluation)
+
+  // "  train loss X" (labelled when it is an evaluation outside a guarantee), or nothing when
+  // the run did not compute it (released-only).
+  std::string TrainLoss(const RoundMetrics& m) const {
+    if (std::isnan(m.train_loss)) return "";
+    return "  train loss " + Fmt("%.6g", m.train_loss) + (evaluation_ ? " (private eval.)" : "");
+  }
 };
 
 // Subscribes the trace and the progress display to the run.

@@ -216,8 +216,10 @@ std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summ
   if (std::isfinite(m.test_error) && std::isfinite(info.test_majority_rate) &&
       1.0 - m.test_error < info.test_majority_rate + 0.02) {
     out.push_back("test accuracy " + num(100.0 * (1.0 - m.test_error)) +
-                  "% is within 2 points of the majority-class rate " +
-                  num(100.0 * info.test_majority_rate) + "%: the model learned nothing");
+                  "% is not 2 points above the majority-class rate " +
+                  num(100.0 * info.test_majority_rate) +
+                  "% of the test set: the model learned nothing (always predicting the majority "
+                  "class does as well)");
   }
   if (UsesPrivacyMechanism(spec) && info.scaling == Scaling::kNone) {
     out.push_back(

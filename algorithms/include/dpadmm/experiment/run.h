@@ -158,8 +158,8 @@ struct RunSummary {
 
 // The warnings a user must not miss, one sentence each (the CLI prints them to stderr, the
 // summary lists them, the browser shows them): a node's total epsilon above 10; a delta above
-// 1 / (the node's number of records); test accuracy within 2 points of the test set's majority-
-// class rate (the model learned nothing); simulation mode with a privacy mechanism (the noise
+// 1 / (the node's number of records); test accuracy not 2 points above the test set's
+// majority-class rate (the model learned nothing); simulation mode with a privacy mechanism (the noise
 // can be regenerated from the seed: not private); rows not clipped to ||x|| <= 1 with a privacy
 // mechanism.
 std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summary);
