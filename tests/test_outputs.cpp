@@ -134,6 +134,25 @@ TEST(MetricsScopeTest, SharingReleasedOnlyKeepsTestFiguresAndPrivacy) {
   for (double v : r.info.party_max_row_norm) EXPECT_TRUE(std::isnan(v));
 }
 
+TEST(MetricsScopeTest, SharingPartiesClipTheirOwnBlocks) {
+  RunSpec s = RunSpec::Defaults(Algorithm::kSharing);
+  s.data.source = DataSource::kTwonorm;  // dense rows with norms near 4
+  s.data.rows = 400;
+  s.data.dims = 20;
+  s.iterations = 2;
+  s.algorithm.As<SharingParams>().dp = true;
+  s.algorithm.As<SharingParams>().parties = 3;
+  s.metrics = MetricsScope::kAll;  // to see the blocks' norms
+  s.engine = runtime::EngineKind::kSerial;
+  const Experiment e(s);
+  EXPECT_EQ(e.info().scaling, Scaling::kClipOnly);
+  ASSERT_EQ(e.info().party_max_row_norm.size(), 3u);
+  for (double n : e.info().party_max_row_norm) {
+    EXPECT_LE(n, 1.0);
+    EXPECT_GT(n, 0.99);  // each block was clipped, not the whole row
+  }
+}
+
 // ---- Only releases leave a node ---------------------------------------------------------------
 
 // Every output of a run as text, wall times zeroed: the summary and each trace row.

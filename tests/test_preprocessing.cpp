@@ -117,6 +117,37 @@ TEST(ClipRowsTest, SparseRowsKeepTheirZerosAndTheBound) {
   EXPECT_TRUE(ThrowsInputError([&] { ClipRows(bad); }, {"NaN"}));
 }
 
+TEST(ClipRowsTest, BlocksAreClippedEachOnItsOwn) {
+  const Dataset raw = RandomRows(30, 6, 2.0, 4);
+  Dataset dense = raw;
+  ClipRowBlocks(dense, {2, 4});
+  const DenseRows& x = std::get<DenseRows>(dense.x);
+  const DenseRows& before = std::get<DenseRows>(raw.x);
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    EXPECT_LE(x.row(r).head(2).norm(), 1.0);
+    EXPECT_LE(x.row(r).tail(4).norm(), 1.0);
+    // A block inside the ball is untouched, whatever the other block holds.
+    if (before.row(r).head(2).norm() <= 1.0) EXPECT_EQ(x.row(r).head(2), before.row(r).head(2));
+  }
+  SparseHighDimOptions o;
+  o.rows = 40;
+  o.dims = 30;
+  o.informative = 5;
+  o.nnz_per_row = 12;
+  Dataset sparse = GenerateSparseHighDim(o, 5);
+  sparse.Scale(4.0);
+  ClipRowBlocks(sparse, {10, 15, 5});
+  const SparseRows& s = std::get<SparseRows>(sparse.x);
+  for (std::int64_t r = 0; r < s.outerSize(); ++r) {
+    double sq[3] = {0, 0, 0};
+    for (SparseRows::InnerIterator it(s, r); it; ++it) {
+      sq[it.col() < 10 ? 0 : it.col() < 25 ? 1 : 2] += it.value() * it.value();
+    }
+    for (double b : sq) EXPECT_LE(b, 1.0);
+  }
+  EXPECT_TRUE(ThrowsInputError([&] { ClipRowBlocks(sparse, {10, 10}); }, {"20 columns"}));
+}
+
 // The point of the private-mode maps: one record's change never reaches another record.
 TEST(PrivatePreparationTest, ChangingOneRecordChangesNoOtherPreparedRow) {
   const Dataset raw = RandomRows(50, 4, 3.0, 9);

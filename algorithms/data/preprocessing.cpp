@@ -112,10 +112,11 @@ template <class Row>
 bool ClipRow(Row&& row) {
   const double sq = SquaredNorm(row);
   if (!std::isfinite(sq)) throw InputError("ClipRows: data contains NaN or Inf");
-  if (std::sqrt(sq) <= 1.0) return false;
+  // On the sum of squares, not its square root: sqrt(1 + 2^-52) rounds to 1.
+  if (sq <= 1.0) return false;
   row /= std::sqrt(sq);
   constexpr double kShrink = 1.0 - 0x1.0p-50;
-  while (std::sqrt(SquaredNorm(row)) > 1.0) row *= kShrink;
+  while (SquaredNorm(row) > 1.0) row *= kShrink;
   return true;
 }
 
@@ -134,6 +135,42 @@ std::int64_t ClipRows(Dataset& data) {
     const std::int64_t end = sparse.outerIndexPtr()[r + 1];
     Eigen::Map<Eigen::VectorXd> values(sparse.valuePtr() + begin, end - begin);
     clipped += ClipRow(values);
+  }
+  return clipped;
+}
+
+std::int64_t ClipRowBlocks(Dataset& data, const std::vector<std::int64_t>& block_sizes) {
+  const std::int64_t total =
+      std::accumulate(block_sizes.begin(), block_sizes.end(), std::int64_t{0});
+  if (total != data.cols()) {
+    throw InputError("ClipRowBlocks: the blocks cover " + std::to_string(total) +
+                     " columns but the data has " + std::to_string(data.cols()));
+  }
+  std::int64_t clipped = 0;
+  if (auto* dense = std::get_if<DenseRows>(&data.x)) {
+    for (Eigen::Index r = 0; r < dense->rows(); ++r) {
+      std::int64_t offset = 0;
+      for (std::int64_t size : block_sizes) {
+        clipped += ClipRow(dense->row(r).segment(offset, size));
+        offset += size;
+      }
+    }
+    return clipped;
+  }
+  auto& sparse = std::get<SparseRows>(data.x);
+  sparse.makeCompressed();
+  for (std::int64_t r = 0; r < sparse.outerSize(); ++r) {
+    // A compressed row stores its columns in increasing order: each block is one run of entries.
+    std::int64_t k = sparse.outerIndexPtr()[r];
+    const std::int64_t end = sparse.outerIndexPtr()[r + 1];
+    std::int64_t block_end = 0;
+    for (std::int64_t size : block_sizes) {
+      block_end += size;
+      const std::int64_t first = k;
+      while (k < end && sparse.innerIndexPtr()[k] < block_end) ++k;
+      Eigen::Map<Eigen::VectorXd> values(sparse.valuePtr() + first, k - first);
+      clipped += ClipRow(values);
+    }
   }
   return clipped;
 }

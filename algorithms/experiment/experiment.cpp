@@ -28,6 +28,39 @@ void CheckEngine(runtime::EngineKind engine, int threads) {
   }
 }
 
+// The column block of each party of a sharing run (the driver's split: party_features, or an
+// even split with the first d mod M parties one column wider); empty for the consensus family
+// or a layout that does not fit (the driver's Prepare then rejects it).
+std::vector<std::int64_t> PartyBlocks(const RunSpec& spec, std::int64_t cols) {
+  if (spec.family() != Family::kSharing) return {};
+  const PartyLayout& layout =
+      spec.algorithm.name() == Algorithm::kSharing
+          ? static_cast<const PartyLayout&>(spec.algorithm.As<SharingParams>())
+          : static_cast<const PartyLayout&>(spec.algorithm.As<SgdParams>());
+  std::vector<std::int64_t> sizes = layout.party_features;
+  if (sizes.empty()) {
+    const std::int64_t m = layout.parties;
+    for (std::int64_t p = 0; p < m; ++p) sizes.push_back(cols / m + (p < cols % m ? 1 : 0));
+  }
+  std::int64_t total = 0;
+  for (std::int64_t size : sizes) {
+    if (size < 1) return {};
+    total += size;
+  }
+  return total == cols ? sizes : std::vector<std::int64_t>{};
+}
+
+// Clips each record (consensus: every node holds whole rows) or each party's block of each
+// record (sharing: a party sees only its own columns, so it can only bound its own block).
+void Clip(const RunSpec& spec, Dataset& data) {
+  if (spec.family() == Family::kSharing) {
+    const std::vector<std::int64_t> blocks = PartyBlocks(spec, data.cols());
+    if (!blocks.empty()) ClipRowBlocks(data, blocks);
+    return;
+  }
+  ClipRows(data);
+}
+
 // Every row prepared as spec.data says (data/preprocessing.h). Only global-max-norm reads more
 // than the record it prepares; test rows take the same public maps.
 void PrepareRows(const RunSpec& spec, Experiment::Driver& d, RunInfo& info) {
@@ -56,8 +89,8 @@ void PrepareRows(const RunSpec& spec, Experiment::Driver& d, RunInfo& info) {
         AddBiasFeature(d.train, bias);
         AddBiasFeature(d.test, bias);
       }
-      ClipRows(d.train);
-      ClipRows(d.test);
+      Clip(spec, d.train);
+      Clip(spec, d.test);
       return;
     }
     case Scaling::kClipOnly:
@@ -65,8 +98,8 @@ void PrepareRows(const RunSpec& spec, Experiment::Driver& d, RunInfo& info) {
         AddBiasFeature(d.train);
         AddBiasFeature(d.test);
       }
-      ClipRows(d.train);
-      ClipRows(d.test);
+      Clip(spec, d.train);
+      Clip(spec, d.test);
       return;
     case Scaling::kNone:
     case Scaling::kAuto:  // resolved by EffectiveScaling

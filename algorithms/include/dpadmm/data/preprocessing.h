@@ -32,6 +32,13 @@ inline double NormalizeRows(Dataset& train, Dataset& test) {
 // were changed. Throws InputError for NaN or Inf.
 std::int64_t ClipRows(Dataset& data);
 
+// The same per column block: the columns are split into consecutive blocks of the given sizes
+// (summing to cols()) and each block of each row is clipped on its own, x_m <- x_m / max(1,
+// ||x_m||). For vertically partitioned data, where party m holds block m of every record and
+// can see nothing else (001 Assumption 2.3 bounds each block's rows). Returns how many blocks
+// were changed. Throws InputError if the sizes do not sum to cols().
+std::int64_t ClipRowBlocks(Dataset& data, const std::vector<std::int64_t>& block_sizes);
+
 // Public bounds lo[j] < hi[j] of each feature j.
 struct FeatureBounds {
   std::vector<double> lo, hi;
