@@ -65,12 +65,18 @@ void Clip(const RunSpec& spec, Dataset& data) {
 // than the record it prepares; test rows take the same public maps.
 void PrepareRows(const RunSpec& spec, Experiment::Driver& d, RunInfo& info) {
   const DataSpec& data = spec.data;
+  const bool public_bounds = info.scaling == Scaling::kPublicBounds;
+  // The intercept column comes before the scaling (public bounds: after, at 1/sqrt(d)).
+  if (data.add_bias && !public_bounds) {
+    AddBiasFeature(d.train);
+    AddBiasFeature(d.test);
+  }
+  info.max_row_norm_before = kNaN;
+  if (info.metrics == MetricsScope::kAll) {  // a private evaluation
+    info.max_row_norm_before = std::max(d.train.MaxRowNorm(), d.test.MaxRowNorm());
+  }
   switch (info.scaling) {
     case Scaling::kGlobalMaxNorm:
-      if (data.add_bias) {
-        AddBiasFeature(d.train);
-        AddBiasFeature(d.test);
-      }
       info.normalization_factor = GlobalMaxNormScale(d.train, d.test);
       return;
     case Scaling::kPublicBounds: {
@@ -94,19 +100,11 @@ void PrepareRows(const RunSpec& spec, Experiment::Driver& d, RunInfo& info) {
       return;
     }
     case Scaling::kClipOnly:
-      if (data.add_bias) {
-        AddBiasFeature(d.train);
-        AddBiasFeature(d.test);
-      }
       Clip(spec, d.train);
       Clip(spec, d.test);
       return;
     case Scaling::kNone:
     case Scaling::kAuto:  // resolved by EffectiveScaling
-      if (data.add_bias) {
-        AddBiasFeature(d.train);
-        AddBiasFeature(d.test);
-      }
       return;
   }
 }
@@ -140,15 +138,11 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   RunInfo& info = d->info;
   info.metrics = EffectiveMetrics(spec);
   info.scaling = EffectiveScaling(spec);
-  const bool evaluate = info.metrics == MetricsScope::kAll;
-  info.max_row_norm_before = kNaN;
-  if (evaluate) {
-    // Before any preparation (and before the bias column, which is not data).
-    info.max_row_norm_before = std::max(d->train.MaxRowNorm(), d->test.MaxRowNorm());
-  }
   PrepareRows(spec, *d, info);
   info.test_majority_rate = MajorityRate(d->test);
-  if (PrivateRun(spec) && evaluate) info.evaluation = PrivateEvaluationFigures(spec.family());
+  if (PrivateRun(spec) && info.metrics == MetricsScope::kAll) {
+    info.evaluation = PrivateEvaluationFigures(spec.family());
+  }
 
   info.family = spec.family();
   info.algorithm = spec.algorithm.name();

@@ -95,8 +95,8 @@ struct RunInfo {
   // global-max-norm: rows were multiplied by this (1 = unchanged, and for the other scalings,
   // which have no global factor). A private evaluation (it depends on every node's data).
   double normalization_factor = 1.0;
-  // Largest row norm before preparation (train and test): a private evaluation, NaN when the
-  // metrics scope is released-only.
+  // Largest row norm before scaling (train and test; with the intercept column unless the
+  // scaling is public-bounds): a private evaluation, NaN when the metrics scope is released-only.
   double max_row_norm_before = 0.0;
   // Which figures the run computes (RunSpec's metrics resolved: kReleasedOnly or kAll).
   MetricsScope metrics = MetricsScope::kAll;
