@@ -10,6 +10,7 @@
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
+#include "dpadmm/experiment/model.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "run_recorder.h"
@@ -153,6 +154,36 @@ TEST(MetricsScopeTest, SharingPartiesClipTheirOwnBlocks) {
   }
 }
 
+TEST(MetricsScopeTest, SpecJsonCarriesScopeScalingAndBounds) {
+  RunSpec s = Dvp();
+  ApplySpecJson(R"({"metrics": "all", "data": {"scaling": "public-bounds",
+                    "feature_bounds_path": "b.txt", "feature_range": [-2, 3]}})",
+                "spec.json", s);
+  EXPECT_EQ(s.metrics, MetricsScope::kAll);
+  EXPECT_EQ(s.data.scaling, Scaling::kPublicBounds);
+  EXPECT_EQ(s.data.feature_bounds_path, "b.txt");
+  EXPECT_EQ(s.data.feature_range, (std::vector<double>{-2.0, 3.0}));
+  RunSpec back = RunSpec::Defaults(Algorithm::kDvp);
+  ApplySpecJson(SpecToJson(s), "round trip", back);
+  EXPECT_EQ(SpecToJson(back), SpecToJson(s));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { ApplySpecJson(R"({"metrics": "some"})", "spec.json", s); },
+      {"metrics", "released-only"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { ApplySpecJson(R"({"data": {"scaling": "max"}})", "spec.json", s); },
+      {"data.scaling", "clip-only"}));
+}
+
+TEST(MetricsScopeTest, APublicBoundsRunIsNotSavedAsAModelItCannotReplay) {
+  RunSpec s = Dvp();
+  s.data.feature_range = {-5.0, 5.0};
+  const RunSummary r = RunExperiment(s);
+  ASSERT_EQ(r.info.scaling, Scaling::kPublicBounds);
+  EXPECT_TRUE(ThrowsInputError([&] { (void)Model::FromRun(r, s); }, {"public-bounds"}));
+  s.data.feature_range.clear();  // clip-only: the predicted signs are those of the raw rows
+  EXPECT_NO_THROW((void)Model::FromRun(RunExperiment(s), s));
+}
+
 // ---- Only releases leave a node ---------------------------------------------------------------
 
 // Every output of a run as text, wall times zeroed: the summary and each trace row.
@@ -177,22 +208,32 @@ TEST(ReleasedOnlyTest, NeighbouringDataWithIdenticalReleasesGiveIdenticalOutputs
   auto& xb = std::get<DenseRows>(b.x);
   xa.row(0) *= 64.0;
   xb.row(0) *= 128.0;  // the largest row in both, by far
-  RunSpec s = Dvp();
-  s.noise_seed = 11;  // the same noise for both runs (the comparison needs it)
-  s.data.scaling = Scaling::kClipOnly;
-  const auto run = [&](const RunSpec& spec, const Dataset& data) {
-    RunRecorder rec;
-    const RunSummary r = Experiment(spec, data, test).Run(&rec);
-    return Outputs(r, rec.rounds);
-  };
-  s.metrics = MetricsScope::kReleasedOnly;
-  EXPECT_EQ(run(s, a), run(s, b));
-  s.metrics = MetricsScope::kAll;
-  EXPECT_NE(run(s, a), run(s, b));  // max_row_norm_before differs
-  // The old preparation (one factor from every node's data) changes every output.
-  s.data.scaling = Scaling::kGlobalMaxNorm;
-  s.metrics = MetricsScope::kReleasedOnly;
-  EXPECT_NE(run(s, a), run(s, b));
+  RunSpec pdml = Dvp();
+  pdml.algorithm.Select(Algorithm::kPdml);
+  pdml.algorithm.C = 1.0;
+  pdml.algorithm.rho = 0.01;
+  pdml.algorithm.eta = 0.1;
+  pdml.algorithm.As<PdmlParams>().label_eps = 0.1;
+  pdml.algorithm.As<PdmlParams>().R = 1.0;
+  pdml.algorithm.As<PdmlParams>().V = 0.5;
+  for (RunSpec s : {Dvp(), pdml}) {
+    SCOPED_TRACE(ChoiceName(s.algorithm.name()));
+    s.noise_seed = 11;  // the same noise for both runs (the comparison needs it)
+    s.data.scaling = Scaling::kClipOnly;
+    const auto run = [&](const RunSpec& spec, const Dataset& data) {
+      RunRecorder rec;
+      const RunSummary r = Experiment(spec, data, test).Run(&rec);
+      return Outputs(r, rec.rounds);
+    };
+    s.metrics = MetricsScope::kReleasedOnly;
+    EXPECT_EQ(run(s, a), run(s, b));
+    s.metrics = MetricsScope::kAll;
+    EXPECT_NE(run(s, a), run(s, b));  // max_row_norm_before differs
+    // The old preparation (one factor from every node's data) changes every output.
+    s.data.scaling = Scaling::kGlobalMaxNorm;
+    s.metrics = MetricsScope::kReleasedOnly;
+    EXPECT_NE(run(s, a), run(s, b));
+  }
 }
 
 // ---- Public bounds on mixed units --------------------------------------------------------------
