@@ -783,8 +783,7 @@ class Progress {
       next_line_ = (m.round / step_ + 1) * step_;
       std::fprintf(stderr, "dpadmm: round %lld/%lld%s  test error %s  %s\n",
                    static_cast<long long>(m.round), static_cast<long long>(total_),
-                   TrainLoss(m).c_str(), Percent(m.test_error).c_str(),
-                   Seconds(m.seconds).c_str());
+                   TrainLoss(m).c_str(), Percent(m.test_error).c_str(), Seconds(m.seconds).c_str());
     }
   }
 
@@ -856,11 +855,11 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                   " features, " + (info.sparse ? "sparse" : "dense"));
   switch (info.scaling) {
     case Scaling::kNone:
-      eval_row("normalisation",
-               "rows not scaled (--scaling none); max ||x|| = " +
-                   Fmt("%.6g", info.max_row_norm_before) +
-                   (info.max_row_norm_before > 1.0 ? " > 1: the privacy analyses assume ||x|| <= 1"
-                                                   : ""));
+      eval_row(
+          "normalisation",
+          "rows not scaled (--scaling none); max ||x|| = " + Fmt("%.6g", info.max_row_norm_before) +
+              (info.max_row_norm_before > 1.0 ? " > 1: the privacy analyses assume ||x|| <= 1"
+                                              : ""));
       break;
     case Scaling::kPublicBounds:
       row("normalisation",
@@ -904,11 +903,10 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
     row("parties", parties + " features");
     row("algorithm",
         std::string(ChoiceName(info.algorithm)) + (info.dp ? " (private)" : "") + ", " + engine);
-    eval_row("objective",
-             Fmt("%.8g", m.objective) + (info.central.computed
-                                             ? "  (centralized optimum " +
-                                                   Fmt("%.8g", info.central.objective) + ")"
-                                             : ""));
+    eval_row("objective", Fmt("%.8g", m.objective) +
+                              (info.central.computed ? "  (centralized optimum " +
+                                                           Fmt("%.8g", info.central.objective) + ")"
+                                                     : ""));
     row("test log loss", Fmt("%.6g", m.test_loss));
     if (info.central.computed) {
       eval_row("baselines", "test log loss all features " + Fmt("%.6g", info.central.test_loss) +
@@ -952,22 +950,22 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
     }
     const bool has_optimum = !std::isnan(info.optimum_objective);
     eval_row("objective",
-             Fmt("%.8g", m.objective) +
-                 (has_optimum ? "  (centralized optimum " + Fmt("%.8g", info.optimum_objective) + ")"
-                              : ""));
+             Fmt("%.8g", m.objective) + (has_optimum ? "  (centralized optimum " +
+                                                           Fmt("%.8g", info.optimum_objective) + ")"
+                                                     : ""));
     row("test accuracy", Percent(1.0 - m.test_error));
     if (has_optimum) {
-      eval_row("optimum accuracy", Percent(1.0 - info.optimum_test_error) +
-                                       " (centralized optimum on the test set)");
+      eval_row("optimum accuracy",
+               Percent(1.0 - info.optimum_test_error) + " (centralized optimum on the test set)");
     }
     if (!computed) {
       eval_row("distance to optimum", "");
     } else {
-      eval_row("distance to optimum",
-               std::isnan(m.distance_to_optimum)
-                   ? std::string(spec.compute_optimum ? "not computed"
-                                                      : "not computed (--no-optimum)")
-                   : Fmt("%.3e", m.distance_to_optimum) + "  (max_i ||f_i - f*|| / ||f*||)");
+      eval_row(
+          "distance to optimum",
+          std::isnan(m.distance_to_optimum)
+              ? std::string(spec.compute_optimum ? "not computed" : "not computed (--no-optimum)")
+              : Fmt("%.3e", m.distance_to_optimum) + "  (max_i ||f_i - f*|| / ||f*||)");
     }
     if (!info.optimum_note.empty()) row("optimum note", info.optimum_note);
     row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_ij ||f_i - f_j||)");

@@ -166,12 +166,11 @@ TEST(MetricsScopeTest, SpecJsonCarriesScopeScalingAndBounds) {
   RunSpec back = RunSpec::Defaults(Algorithm::kDvp);
   ApplySpecJson(SpecToJson(s), "round trip", back);
   EXPECT_EQ(SpecToJson(back), SpecToJson(s));
-  EXPECT_TRUE(ThrowsInputError(
-      [&] { ApplySpecJson(R"({"metrics": "some"})", "spec.json", s); },
-      {"metrics", "released-only"}));
-  EXPECT_TRUE(ThrowsInputError(
-      [&] { ApplySpecJson(R"({"data": {"scaling": "max"}})", "spec.json", s); },
-      {"data.scaling", "clip-only"}));
+  EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(R"({"metrics": "some"})", "spec.json", s); },
+                               {"metrics", "released-only"}));
+  EXPECT_TRUE(
+      ThrowsInputError([&] { ApplySpecJson(R"({"data": {"scaling": "max"}})", "spec.json", s); },
+                       {"data.scaling", "clip-only"}));
 }
 
 TEST(MetricsScopeTest, APublicBoundsRunIsNotSavedAsAModelItCannotReplay) {
@@ -269,7 +268,7 @@ TEST(PublicBoundsRunTest, ScalingFromPublicBoundsBeatsClippingOnlyOnMixedUnits) 
   RunSpec s = Dvp();
   s.iterations = 30;
   s.algorithm.As<DvpParams>().alpha = 5.0;  // light noise: the preparation is what differs
-  s.noise_seed = 1;                          // reproducible (the scaling is set explicitly)
+  s.noise_seed = 1;                         // reproducible (the scaling is set explicitly)
   s.data.add_bias = true;
   s.data.scaling = Scaling::kClipOnly;
   const RunSummary clipped = Experiment(s, train, test).Run();
@@ -280,11 +279,11 @@ TEST(PublicBoundsRunTest, ScalingFromPublicBoundsBeatsClippingOnlyOnMixedUnits) 
   std::printf("mixed units, test error: public-bounds %.4f, clip-only %.4f\n",
               scaled.final.test_error, clipped.final.test_error);
   EXPECT_LT(scaled.final.test_error + 0.05, clipped.final.test_error)
-      << "public bounds " << scaled.final.test_error << ", clip-only "
-      << clipped.final.test_error;
+      << "public bounds " << scaled.final.test_error << ", clip-only " << clipped.final.test_error;
 }
 
-// ---- Warnings ------------------------------------------------------------------------------------
+// ---- Warnings
+// ------------------------------------------------------------------------------------
 
 bool HasWarning(const RunSummary& r, const std::string& part) {
   for (const std::string& w : r.warnings) {

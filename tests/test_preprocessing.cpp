@@ -184,9 +184,9 @@ TEST(PrivatePreparationTest, ChangingOneRecordChangesNoOtherPreparedRow) {
 TEST(PublicBoundsTest, MapsTheBoundsToPlusMinusOneOverRootD) {
   Dataset d;
   DenseRows x(3, 2);
-  x << 0.0, 100.0,   // lo of both
-      10.0, 300.0,   // hi of both
-      5.0, 200.0;    // midpoints
+  x << 0.0, 100.0,  // lo of both
+      10.0, 300.0,  // hi of both
+      5.0, 200.0;   // midpoints
   d.x = x;
   d.y = Eigen::VectorXd::Ones(3);
   FeatureBounds b;
@@ -207,7 +207,8 @@ TEST(PublicBoundsTest, MapsTheBoundsToPlusMinusOneOverRootD) {
 }
 
 TEST(PublicBoundsTest, LoadsBothFormsWithFallbackAndNamesFileAndLine) {
-  const std::string plain = WriteTempFile("bounds_plain.txt", "# lo hi\n0 1\n-2 2 # comment\n\n5 6\n");
+  const std::string plain =
+      WriteTempFile("bounds_plain.txt", "# lo hi\n0 1\n-2 2 # comment\n\n5 6\n");
   FeatureBounds b = LoadFeatureBounds(plain, 3, {});
   EXPECT_EQ(b.lo, (std::vector<double>{0, -2, 5}));
   EXPECT_EQ(b.hi, (std::vector<double>{1, 2, 6}));
@@ -218,11 +219,14 @@ TEST(PublicBoundsTest, LoadsBothFormsWithFallbackAndNamesFileAndLine) {
   EXPECT_TRUE(ThrowsInputError([&] { LoadFeatureBounds(indexed, 4, {}); },
                                {"bounds_indexed.txt", "feature 1"}));
   const std::string mixed = WriteTempFile("bounds_mixed.txt", "0 1\n1 0 1\n");
-  EXPECT_TRUE(ThrowsInputError([&] { LoadFeatureBounds(mixed, 2, {}); },
-                               {"bounds_mixed.txt:2", "mixes"}));
+  EXPECT_TRUE(
+      ThrowsInputError([&] { LoadFeatureBounds(mixed, 2, {}); }, {"bounds_mixed.txt:2", "mixes"}));
   const std::string twice = WriteTempFile("bounds_twice.txt", "0 0 1\n0 0 2\n");
-  EXPECT_TRUE(ThrowsInputError([&] { LoadFeatureBounds(twice, 2, {0, 1}); },
-                               {"bounds_twice.txt:2", "twice"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] {
+        LoadFeatureBounds(twice, 2, {0, 1});
+      },
+      {"bounds_twice.txt:2", "twice"}));
   const std::string reversed = WriteTempFile("bounds_reversed.txt", "1 0\n");
   EXPECT_TRUE(ThrowsInputError([&] { LoadFeatureBounds(reversed, 1, {}); },
                                {"bounds_reversed.txt:1", "lo < hi"}));

@@ -238,7 +238,7 @@ TEST(PrivateAdmm, BudgetFreezesEveryNodeAndEndsTheRun) {
   RunSpec s = Base("dvp");
   dpadmm::test::Noise(s).alpha = 0.5;
   s.algorithm.privacy_budget = 3.2;  // 6 rounds spend 3.0; a 7th would reach 3.5: refused
-  s.noise_seed = 1;                   // simulation mode: the objective is evaluated
+  s.noise_seed = 1;                  // simulation mode: the objective is evaluated
   s.iterations = 100;
   s.compute_optimum = false;
   Recorder rec;

@@ -206,9 +206,8 @@ void SharingDriver::Prepare() {
     info.party_offsets.push_back(offset);
     blocks_.push_back(sharing::ColumnBlock(train, offset, sizes[p]));
     blocks_.back().y.resize(0);  // parties hold features only; the labels stay with the coordinator
-    info.party_max_row_norm.push_back(info.metrics == MetricsScope::kAll
-                                          ? blocks_.back().MaxRowNorm()
-                                          : kNaN);
+    info.party_max_row_norm.push_back(
+        info.metrics == MetricsScope::kAll ? blocks_.back().MaxRowNorm() : kNaN);
     offset += sizes[p];
   }
 
@@ -365,9 +364,9 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
       model.segment(info.party_offsets[p], info.party_features[p]) = w[p];
     }
     const bool evaluate = info.metrics == MetricsScope::kAll;
-    RoundMetrics x = Measure(nullptr, sg.lambda, 0.0, test,
-                             evaluate ? sharing::MeanLogLossOfScores(scores, train.y) : kNaN, w,
-                             model, epoch);
+    RoundMetrics x =
+        Measure(nullptr, sg.lambda, 0.0, test,
+                evaluate ? sharing::MeanLogLossOfScores(scores, train.y) : kNaN, w, model, epoch);
     x.primal_residual = kNaN;
     x.y_norm = kNaN;
     if (!evaluate) HidePrivateEvaluation(x);

@@ -159,9 +159,9 @@ struct RunSummary {
 // The warnings a user must not miss, one sentence each (the CLI prints them to stderr, the
 // summary lists them, the browser shows them): a node's total epsilon above 10; a delta above
 // 1 / (the node's number of records); test accuracy not 2 points above the test set's
-// majority-class rate (the model learned nothing); simulation mode with a privacy mechanism (the noise
-// can be regenerated from the seed: not private); rows not clipped to ||x|| <= 1 with a privacy
-// mechanism.
+// majority-class rate (the model learned nothing); simulation mode with a privacy mechanism (the
+// noise can be regenerated from the seed: not private); rows not clipped to ||x|| <= 1 with a
+// privacy mechanism.
 std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summary);
 
 // The names of the figures (trace columns, and summary fields prefixed "info.") of a run of
