@@ -393,7 +393,20 @@ class SpecFlags {
         "Append a constant feature 1 (an intercept) to every row before normalisation"));
     in(Switch(
         "--no-normalize", [](RunSpec & s) -> auto& { return s.data.normalize; }, false,
-        "Keep rows as loaded (default: scale all rows by one factor so max ||x|| = 1)"));
+        "Keep rows as loaded (the same as --scaling none)"));
+    in(ChoiceFlag<Scaling>(
+           "--scaling", [](RunSpec & s) -> auto& { return s.data.scaling; },
+           "How each node prepares its rows (private mode refuses global-max-norm)")
+           ->type_name("MODE"));
+    in(Value(
+           "--feature-bounds", [](RunSpec & s) -> auto& { return s.data.feature_bounds_path; },
+           "Public per-feature bounds: one 'lo hi' line per feature, or 'index lo hi' lines "
+           "(0-based; unlisted features take --feature-range)")
+           ->type_name("FILE"));
+    in(List(
+           "--feature-range", [](RunSpec & s) -> auto& { return s.data.feature_range; },
+           "Public bounds LO,HI of every feature not in --feature-bounds")
+           ->type_name("LO,HI"));
 
     group = "Graph (consensus family)";
     in(ChoiceFlag<Topology>(
@@ -650,6 +663,10 @@ class SpecFlags {
            "Consensus: stop ('converged') once model change and consensus gap are below this; "
            "0 = never")
            ->type_name("TOL"));
+    in(ChoiceFlag<MetricsScope>(
+           "--metrics", [](RunSpec & s) -> auto& { return s.metrics; },
+           "Which figures the run computes and outputs")
+           ->type_name("SCOPE"));
     in(Value(
            "--metrics-every", [](RunSpec & s) -> auto& { return s.metrics_every; },
            "Consensus: metrics (and trace rows) every this many rounds; 0 = first and last "
@@ -692,17 +709,33 @@ std::ofstream OpenForWriting(const std::string& path, const char* what) {
 class TraceWriter {
  public:
   // The first line says where the noise came from: a `# ` comment in CSV, a header object
-  // {"noise_mode": ..., "noise": ...} in JSON lines (the rows follow).
-  TraceWriter(std::string path, TraceFormat format, Family family, NoiseMode noise)
+  // {"noise_mode": ..., "noise": ...} in JSON lines (the rows follow). `evaluation`
+  // (RunInfo::evaluation): columns computed on private data in a run whose outputs a guarantee
+  // binds; when not empty, they are labelled too (CSV: a second '# ' line; JSON lines: the
+  // header object's "evaluation" and "evaluation_on_private_data" fields).
+  TraceWriter(std::string path, TraceFormat format, Family family, NoiseMode noise,
+              const std::vector<std::string>& evaluation = {})
       : path_(std::move(path)),
         format_(format),
         family_(family),
         out_(OpenForWriting(path_, "the trace")) {
+    std::string names;
+    for (const std::string& e : evaluation) {
+      if (e.rfind("info.", 0) == 0) continue;  // summary fields, not trace columns
+      names += (names.empty() ? "" : format_ == TraceFormat::kCsv ? " " : "\", \"") + e;
+    }
     if (format_ == TraceFormat::kCsv) {
-      out_ << "# " << NoiseModeLabel(noise) << '\n' << MetricsCsvHeader(family_) << '\n';
+      out_ << "# " << NoiseModeLabel(noise) << '\n';
+      if (!names.empty()) out_ << "# " << kPrivateEvaluationLabel << ": " << names << '\n';
+      out_ << MetricsCsvHeader(family_) << '\n';
     } else {
       out_ << "{\"noise_mode\":\"" << ChoiceName(noise) << "\",\"noise\":\""
-           << NoiseModeLabel(noise) << "\"}\n";
+           << NoiseModeLabel(noise) << '"';
+      if (!names.empty()) {
+        out_ << ",\"evaluation\":\"" << kPrivateEvaluationLabel
+             << "\",\"evaluation_on_private_data\":[\"" << names << "\"]";
+      }
+      out_ << "}\n";
     }
   }
   void Write(const RoundMetrics& m) {
@@ -739,6 +772,7 @@ class Progress {
   }
 
   void Start(const RunInfo& info) {
+    evaluation_ = !info.evaluation.empty();
     if (mode_ == Mode::kOff) return;
     const std::string where =
         info.family == Family::kConsensus
@@ -763,17 +797,16 @@ class Progress {
       const int filled = static_cast<int>(done * kWidth);
       std::string bar(static_cast<std::size_t>(filled), '#');
       bar.resize(kWidth, '.');
-      std::fprintf(stderr, "\r[%s] %3d%%  round %lld/%lld  train loss %s  test error %s\033[K",
-                   bar.c_str(), static_cast<int>(100.0 * done), static_cast<long long>(m.round),
-                   static_cast<long long>(total_), Fmt("%.6g", m.train_loss).c_str(),
+      std::fprintf(stderr, "\r[%s] %3d%%  round %lld/%lld%s  test error %s\033[K", bar.c_str(),
+                   static_cast<int>(100.0 * done), static_cast<long long>(m.round),
+                   static_cast<long long>(total_), TrainLoss(m).c_str(),
                    Percent(m.test_error).c_str());
       std::fflush(stderr);
     } else if (mode_ == Mode::kLines && (m.round >= next_line_ || m.round == total_)) {
       next_line_ = (m.round / step_ + 1) * step_;
-      std::fprintf(stderr, "dpadmm: round %lld/%lld  train loss %s  test error %s  %s\n",
+      std::fprintf(stderr, "dpadmm: round %lld/%lld%s  test error %s  %s\n",
                    static_cast<long long>(m.round), static_cast<long long>(total_),
-                   Fmt("%.6g", m.train_loss).c_str(), Percent(m.test_error).c_str(),
-                   Seconds(m.seconds).c_str());
+                   TrainLoss(m).c_str(), Percent(m.test_error).c_str(), Seconds(m.seconds).c_str());
     }
   }
 
@@ -791,6 +824,14 @@ class Progress {
   std::int64_t step_ = 1, next_line_ = 1;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point last_draw_;
+  bool evaluation_ = false;  // the run lists private-evaluation figures (RunInfo::evaluation)
+
+  // "  train loss X" (labelled when it is an evaluation outside a guarantee), or nothing when
+  // the run did not compute it (released-only).
+  std::string TrainLoss(const RoundMetrics& m) const {
+    if (std::isnan(m.train_loss)) return "";
+    return "  train loss " + Fmt("%.6g", m.train_loss) + (evaluation_ ? " (private eval.)" : "");
+  }
 };
 
 // Subscribes the trace and the progress display to the run.
@@ -820,21 +861,51 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
     out << "  " << label << std::string(std::max<std::size_t>(1, 22 - std::strlen(label)), ' ')
         << text << '\n';
   };
+  // A figure computed on private data: absent from a released-only run, labelled when a
+  // guarantee binds the run's other outputs.
+  const bool computed = info.metrics == MetricsScope::kAll;
+  const bool labelled = !info.evaluation.empty();
+  const auto eval_row = [&](const char* label, const std::string& text) {
+    if (!computed) {
+      row(label, "not computed (metrics released-only: it would evaluate private data)");
+    } else {
+      row(label, text + (labelled ? std::string("  [") + kPrivateEvaluationLabel + "]" : ""));
+    }
+  };
   out << "dpadmm: " << ToString(s.outcome) << " -- " << s.message << '\n';
   row("data", info.dataset + ": " + std::to_string(info.train_rows) + " training rows, " +
                   std::to_string(info.test_rows) + " test rows, " + std::to_string(info.features) +
                   " features, " + (info.sparse ? "sparse" : "dense"));
-  if (!spec.data.normalize) {
-    row("normalisation",
-        "rows not scaled (--no-normalize); max ||x|| = " + Fmt("%.6g", info.max_row_norm_before) +
-            (info.max_row_norm_before > 1.0 ? " > 1: the privacy analyses assume ||x|| <= 1" : ""));
-  } else if (info.normalization_factor == 1.0) {
-    row("normalisation",
-        "rows not scaled (max ||x|| was already " + Fmt("%.6g", info.max_row_norm_before) + ")");
-  } else {
-    row("normalisation", "rows scaled by " + Fmt("%.6g", info.normalization_factor) +
-                             " so that max ||x|| = 1 (it was " +
-                             Fmt("%.6g", info.max_row_norm_before) + ")");
+  switch (info.scaling) {
+    case Scaling::kNone:
+      eval_row(
+          "normalisation",
+          "rows not scaled (--scaling none); max ||x|| = " + Fmt("%.6g", info.max_row_norm_before) +
+              (info.max_row_norm_before > 1.0 ? " > 1: the privacy analyses assume ||x|| <= 1"
+                                              : ""));
+      break;
+    case Scaling::kPublicBounds:
+      row("normalisation",
+          "each feature mapped from its public bounds to [-1, 1] / sqrt(d), then every row "
+          "clipped to ||x|| <= 1 (public-bounds)");
+      break;
+    case Scaling::kClipOnly:
+      row("normalisation",
+          "every row clipped to ||x|| <= 1 (clip-only); features not scaled: give public bounds "
+          "(--feature-bounds / --feature-range) to scale them");
+      break;
+    case Scaling::kGlobalMaxNorm:
+    case Scaling::kAuto:
+      if (info.normalization_factor == 1.0) {
+        eval_row("normalisation", "rows not scaled (max ||x|| was already " +
+                                      Fmt("%.6g", info.max_row_norm_before) + ")");
+      } else {
+        eval_row("normalisation", "rows scaled by " + Fmt("%.6g", info.normalization_factor) +
+                                      " so that max ||x|| = 1 (it was " +
+                                      Fmt("%.6g", info.max_row_norm_before) +
+                                      "; global-max-norm: one factor from every node's data)");
+      }
+      break;
   }
   const int threads =
       info.threads > 0 ? info.threads : static_cast<int>(std::thread::hardware_concurrency());
@@ -847,7 +918,7 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
   row("privacy", info.privacy_guarantee);
   row("noise", NoiseModeLabel(info.noise_mode));
   row("rounds", std::to_string(s.rounds) + " of " + std::to_string(spec.iterations));
-  row("training loss", Fmt("%.8g", m.train_loss));
+  eval_row("training loss", Fmt("%.8g", m.train_loss));
   if (info.family == Family::kSharing) {
     std::string parties;
     for (std::size_t p = 0; p < info.party_features.size(); ++p) {
@@ -856,24 +927,24 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
     row("parties", parties + " features");
     row("algorithm",
         std::string(ChoiceName(info.algorithm)) + (info.dp ? " (private)" : "") + ", " + engine);
-    row("objective", Fmt("%.8g", m.objective) + (info.central.computed
-                                                     ? "  (centralized optimum " +
+    eval_row("objective", Fmt("%.8g", m.objective) +
+                              (info.central.computed ? "  (centralized optimum " +
                                                            Fmt("%.8g", info.central.objective) + ")"
                                                      : ""));
-    row("test log loss",
-        Fmt("%.6g", m.test_loss) +
-            (info.central.computed ? "  (all features " + Fmt("%.6g", info.central.test_loss) +
-                                         ", party 1 only " + Fmt("%.6g", info.local.test_loss) + ")"
-                                   : ""));
+    row("test log loss", Fmt("%.6g", m.test_loss));
+    if (info.central.computed) {
+      eval_row("baselines", "test log loss all features " + Fmt("%.6g", info.central.test_loss) +
+                                ", party 1 only " + Fmt("%.6g", info.local.test_loss));
+    }
     row("test accuracy", Percent(1.0 - m.test_error));
     if (info.dp) {
       row("privacy loss", "per iteration (" + Fmt("%.6g", info.epsilon) + ", " +
                               Fmt("%.6g", info.delta) + ")-DP; total (" +
                               Fmt("%.6g", m.epsilon_total) + ", " + Fmt("%.6g", m.delta_total) +
                               ") over " + std::to_string(s.rounds) + " iterations (Corollary 1)");
-      row("assumptions", "b1 = " + Fmt("%.6g", info.b1) + " (observed max ||x_m|| " +
-                             Fmt("%.6g", m.max_x_norm) + ", ||y|| " + Fmt("%.6g", m.y_norm) +
-                             "), c1 = " + Fmt("%.6g", info.c1));
+      row("assumptions", "b1 = " + Fmt("%.6g", info.b1) + ", c1 = " + Fmt("%.6g", info.c1));
+      eval_row("observed norms", "max ||x_m|| " + Fmt("%.6g", m.max_x_norm) + ", ||y|| " +
+                                     Fmt("%.6g", m.y_norm) + " (compare with b1)");
       std::string sigmas;
       for (double v : info.party_sigma) sigmas += (sigmas.empty() ? "" : " ") + Fmt("%.6g", v);
       row("sigma per party", sigmas);
@@ -890,20 +961,36 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                      ChoiceName(spec.graph.topology) + "); " + per_node);
     row("algorithm",
         std::string(ChoiceName(info.algorithm)) + ", " + info.loss + " loss, " + engine);
-    if (m.privacy_loss > 0.0) row("privacy loss", Fmt("%.6g", m.privacy_loss));
+    if (info.algorithm == Algorithm::kPdml) {
+      // PDML's only quantified guarantee is Phase 1's; say so rather than print a bare number.
+      const PdmlParams& p = spec.algorithm.As<PdmlParams>();
+      double eps = p.label_eps;
+      for (double g : p.label_eps_groups) eps = std::max(eps, g);
+      row("privacy loss", eps > 0.0 ? "label eps-LDP " + Fmt("%.6g", eps) +
+                                          " (Phase 1 only; Phase 2 has no epsilon yet)"
+                                    : "labels not randomized; Phase 2 has no epsilon yet");
+    } else if (m.privacy_loss > 0.0) {
+      row("privacy loss", Fmt("%.6g", m.privacy_loss));
+    }
     const bool has_optimum = !std::isnan(info.optimum_objective);
-    row("objective",
-        Fmt("%.8g", m.objective) +
-            (has_optimum ? "  (centralized optimum " + Fmt("%.8g", info.optimum_objective) + ")"
-                         : ""));
-    row("test accuracy",
-        Percent(1.0 - m.test_error) +
-            (has_optimum ? "  (centralized optimum " + Percent(1.0 - info.optimum_test_error) + ")"
-                         : ""));
-    row("distance to optimum",
-        std::isnan(m.distance_to_optimum)
-            ? std::string(spec.compute_optimum ? "not computed" : "not computed (--no-optimum)")
-            : Fmt("%.3e", m.distance_to_optimum) + "  (max_i ||f_i - f*|| / ||f*||)");
+    eval_row("objective",
+             Fmt("%.8g", m.objective) + (has_optimum ? "  (centralized optimum " +
+                                                           Fmt("%.8g", info.optimum_objective) + ")"
+                                                     : ""));
+    row("test accuracy", Percent(1.0 - m.test_error));
+    if (has_optimum) {
+      eval_row("optimum accuracy",
+               Percent(1.0 - info.optimum_test_error) + " (centralized optimum on the test set)");
+    }
+    if (!computed) {
+      eval_row("distance to optimum", "");
+    } else {
+      eval_row(
+          "distance to optimum",
+          std::isnan(m.distance_to_optimum)
+              ? std::string(spec.compute_optimum ? "not computed" : "not computed (--no-optimum)")
+              : Fmt("%.3e", m.distance_to_optimum) + "  (max_i ||f_i - f*|| / ||f*||)");
+    }
     if (!info.optimum_note.empty()) row("optimum note", info.optimum_note);
     row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_ij ||f_i - f_j||)");
   }
@@ -913,6 +1000,8 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
       trace.path() + " (" + trace.format_name() + ", " + std::to_string(trace.rows()) + " rows)");
   row("summary", summary_path);
   std::cout << out.str() << std::flush;
+  // Warnings go to stderr as well, so that a redirected stdout cannot hide them.
+  for (const std::string& w : s.warnings) std::cerr << "dpadmm: warning: " << w << '\n';
 }
 
 int ExitCodeOf(RunOutcome outcome) {
@@ -970,7 +1059,8 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
 
   Experiment experiment(spec);  // loads data, builds graph, partition and the optimum
 
-  TraceWriter trace(o.trace, format, spec.family(), spec.noise_mode());
+  TraceWriter trace(o.trace, format, spec.family(), spec.noise_mode(),
+                    experiment.info().evaluation);
   std::ofstream summary_file = OpenForWriting(o.summary, "the summary");
   Progress::Mode mode = Progress::Mode::kOff;
   if (!o.quiet) {

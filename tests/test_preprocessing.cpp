@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <numeric>
 #include <set>
 #include <string>
@@ -55,6 +57,185 @@ void ExpectValidPartition(const Partition& p, std::int64_t rows) {
     }
   }
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
+}
+
+// ---- Data-independent preparation (private mode) -----------------------------------------------
+
+// Random dense rows with norms up to ~`scale` (some below 1, most above).
+Dataset RandomRows(std::int64_t n, std::int64_t d, double scale, std::uint64_t seed) {
+  Dataset data = GenerateTwonorm(n, seed, d);
+  data.Scale(scale);
+  return data;
+}
+
+bool SameRow(const Dataset& a, const Dataset& b, Eigen::Index r) {
+  const DenseRows& x = std::get<DenseRows>(a.x);
+  const DenseRows& y = std::get<DenseRows>(b.x);
+  for (Eigen::Index k = 0; k < x.cols(); ++k) {
+    if (std::memcmp(&x(r, k), &y(r, k), sizeof(double)) != 0) return false;
+  }
+  return true;
+}
+
+TEST(ClipRowsTest, EveryRowWithinTheUnitBallAndShortRowsUntouched) {
+  for (std::uint64_t seed = 0; seed < 30; ++seed) {
+    const Dataset raw = RandomRows(60, 7, 0.3 + 0.2 * static_cast<double>(seed), seed);
+    Dataset clipped = raw;
+    const std::int64_t changed = ClipRows(clipped);
+    const DenseRows& before = std::get<DenseRows>(raw.x);
+    const DenseRows& after = std::get<DenseRows>(clipped.x);
+    std::int64_t long_rows = 0;
+    for (Eigen::Index r = 0; r < before.rows(); ++r) {
+      ASSERT_LE(after.row(r).norm(), 1.0) << "seed " << seed << " row " << r;
+      if (before.row(r).norm() <= 1.0) {
+        EXPECT_TRUE(SameRow(raw, clipped, r)) << "a row inside the ball must not move";
+      } else {
+        ++long_rows;
+        EXPECT_NEAR(after.row(r).norm(), 1.0, 1e-12);
+        // Same direction: x / ||x||.
+        EXPECT_NEAR(after.row(r).dot(before.row(r)), before.row(r).norm(), 1e-9);
+      }
+    }
+    EXPECT_EQ(changed, long_rows);
+  }
+}
+
+TEST(ClipRowsTest, SparseRowsKeepTheirZerosAndTheBound) {
+  SparseHighDimOptions o;
+  o.rows = 40;
+  o.dims = 30;
+  o.informative = 5;
+  o.nnz_per_row = 6;
+  Dataset data = GenerateSparseHighDim(o, 3);
+  data.Scale(5.0);
+  const std::int64_t nonzeros = data.nonzeros();
+  ClipRows(data);
+  EXPECT_LE(data.MaxRowNorm(), 1.0);
+  EXPECT_EQ(data.nonzeros(), nonzeros);
+  Dataset bad = Indexed(3);
+  std::get<DenseRows>(bad.x)(1, 0) = std::nan("");
+  EXPECT_TRUE(ThrowsInputError([&] { ClipRows(bad); }, {"NaN"}));
+}
+
+TEST(ClipRowsTest, BlocksAreClippedEachOnItsOwn) {
+  const Dataset raw = RandomRows(30, 6, 2.0, 4);
+  Dataset dense = raw;
+  ClipRowBlocks(dense, {2, 4});
+  const DenseRows& x = std::get<DenseRows>(dense.x);
+  const DenseRows& before = std::get<DenseRows>(raw.x);
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    EXPECT_LE(x.row(r).head(2).norm(), 1.0);
+    EXPECT_LE(x.row(r).tail(4).norm(), 1.0);
+    // A block inside the ball is untouched, whatever the other block holds.
+    if (before.row(r).head(2).norm() <= 1.0) EXPECT_EQ(x.row(r).head(2), before.row(r).head(2));
+  }
+  SparseHighDimOptions o;
+  o.rows = 40;
+  o.dims = 30;
+  o.informative = 5;
+  o.nnz_per_row = 12;
+  Dataset sparse = GenerateSparseHighDim(o, 5);
+  sparse.Scale(4.0);
+  ClipRowBlocks(sparse, {10, 15, 5});
+  const SparseRows& s = std::get<SparseRows>(sparse.x);
+  for (std::int64_t r = 0; r < s.outerSize(); ++r) {
+    double sq[3] = {0, 0, 0};
+    for (SparseRows::InnerIterator it(s, r); it; ++it) {
+      sq[it.col() < 10 ? 0 : it.col() < 25 ? 1 : 2] += it.value() * it.value();
+    }
+    for (double b : sq) EXPECT_LE(b, 1.0);
+  }
+  EXPECT_TRUE(ThrowsInputError([&] { ClipRowBlocks(sparse, {10, 10}); }, {"20 columns"}));
+}
+
+// The point of the private-mode maps: one record's change never reaches another record.
+TEST(PrivatePreparationTest, ChangingOneRecordChangesNoOtherPreparedRow) {
+  const Dataset raw = RandomRows(50, 4, 3.0, 9);
+  Dataset changed = raw;
+  std::get<DenseRows>(changed.x).row(17) *= 40.0;  // one user's record, now far the largest
+  const FeatureBounds bounds = UniformBounds(4, -5.0, 5.0);
+  const auto prepare_public = [&](Dataset d) {
+    ScaleByPublicBounds(d, bounds, 4);
+    ClipRows(d);
+    return d;
+  };
+  const auto prepare_clip = [](Dataset d) {
+    ClipRows(d);
+    return d;
+  };
+  for (const auto& prepare : {std::function<Dataset(Dataset)>(prepare_public),
+                              std::function<Dataset(Dataset)>(prepare_clip)}) {
+    const Dataset a = prepare(raw), b = prepare(changed);
+    for (Eigen::Index r = 0; r < 50; ++r) {
+      if (r == 17) continue;
+      EXPECT_TRUE(SameRow(a, b, r)) << "row " << r;
+    }
+    EXPECT_LE(b.MaxRowNorm(), 1.0);
+  }
+  // The global factor moves every row (the reason private mode refuses it).
+  Dataset ga = raw, gb = changed, none_a, none_b;
+  none_a.x = DenseRows(0, 4);
+  none_b.x = DenseRows(0, 4);
+  GlobalMaxNormScale(ga, none_a);
+  GlobalMaxNormScale(gb, none_b);
+  EXPECT_FALSE(SameRow(ga, gb, 0));
+}
+
+TEST(PublicBoundsTest, MapsTheBoundsToPlusMinusOneOverRootD) {
+  Dataset d;
+  DenseRows x(3, 2);
+  x << 0.0, 100.0,  // lo of both
+      10.0, 300.0,  // hi of both
+      5.0, 200.0;   // midpoints
+  d.x = x;
+  d.y = Eigen::VectorXd::Ones(3);
+  FeatureBounds b;
+  b.lo = {0.0, 100.0};
+  b.hi = {10.0, 300.0};
+  ScaleByPublicBounds(d, b, 2);
+  const DenseRows& y = std::get<DenseRows>(d.x);
+  const double r = 1.0 / std::sqrt(2.0);
+  EXPECT_DOUBLE_EQ(y(0, 0), -r);
+  EXPECT_DOUBLE_EQ(y(0, 1), -r);
+  EXPECT_DOUBLE_EQ(y(1, 0), r);
+  EXPECT_DOUBLE_EQ(y(1, 1), r);
+  EXPECT_EQ(y(2, 0), 0.0);
+  EXPECT_EQ(y(2, 1), 0.0);
+  EXPECT_LE(d.MaxRowNorm(), 1.0 + 1e-15);
+  EXPECT_TRUE(ThrowsInputError([&] { ScaleByPublicBounds(d, UniformBounds(3, 0, 1), 3); },
+                               {"3 features", "2 columns"}));
+}
+
+TEST(PublicBoundsTest, LoadsBothFormsWithFallbackAndNamesFileAndLine) {
+  const std::string plain =
+      WriteTempFile("bounds_plain.txt", "# lo hi\n0 1\n-2 2 # comment\n\n5 6\n");
+  FeatureBounds b = LoadFeatureBounds(plain, 3, {});
+  EXPECT_EQ(b.lo, (std::vector<double>{0, -2, 5}));
+  EXPECT_EQ(b.hi, (std::vector<double>{1, 2, 6}));
+  const std::string indexed = WriteTempFile("bounds_indexed.txt", "2 10 20\n0 -1 1\n");
+  b = LoadFeatureBounds(indexed, 4, {0.0, 3.0});
+  EXPECT_EQ(b.lo, (std::vector<double>{-1, 0, 10, 0}));
+  EXPECT_EQ(b.hi, (std::vector<double>{1, 3, 20, 3}));
+  EXPECT_TRUE(ThrowsInputError([&] { LoadFeatureBounds(indexed, 4, {}); },
+                               {"bounds_indexed.txt", "feature 1"}));
+  const std::string mixed = WriteTempFile("bounds_mixed.txt", "0 1\n1 0 1\n");
+  EXPECT_TRUE(
+      ThrowsInputError([&] { LoadFeatureBounds(mixed, 2, {}); }, {"bounds_mixed.txt:2", "mixes"}));
+  const std::string twice = WriteTempFile("bounds_twice.txt", "0 0 1\n0 0 2\n");
+  EXPECT_TRUE(ThrowsInputError(
+      [&] {
+        LoadFeatureBounds(twice, 2, {0, 1});
+      },
+      {"bounds_twice.txt:2", "twice"}));
+  const std::string reversed = WriteTempFile("bounds_reversed.txt", "1 0\n");
+  EXPECT_TRUE(ThrowsInputError([&] { LoadFeatureBounds(reversed, 1, {}); },
+                               {"bounds_reversed.txt:1", "lo < hi"}));
+  const std::string range = WriteTempFile("bounds_range.txt", "7 0 1\n");
+  EXPECT_TRUE(ThrowsInputError([&] { LoadFeatureBounds(range, 2, {}); },
+                               {"bounds_range.txt:1", "out of range"}));
+  const std::string extra = WriteTempFile("bounds_extra.txt", "0 1\n0 1\n0 1\n");
+  EXPECT_TRUE(ThrowsInputError([&] { LoadFeatureBounds(extra, 2, {}); },
+                               {"bounds_extra.txt:3", "more lines"}));
 }
 
 // ---- NormalizeRows -----------------------------------------------------------------------------

@@ -8,6 +8,8 @@
 //   const s = new m.Session(specJson);       // either family; never throws: s.ok() / s.error()
 //   s.family(); s.infoJson(); s.specJson(); s.graphJson(); s.csvHeader();
 //   const summaryJson = s.run((roundJson, csvRow) => true /* false: stop after this round */);
+//   // summary.warnings: RunWarnings (the page shows them); info.metrics, info.scaling and, when
+//   // a guarantee binds the run, info.evaluation_on_private_data label what leaves the nodes.
 //   s.delete();
 //   m.defaultSpecJson('sharing');            // the defaults of an algorithm's family
 //

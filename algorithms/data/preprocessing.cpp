@@ -77,7 +77,7 @@ std::vector<std::int64_t> LargestRemainderSizes(std::int64_t rows, const std::ve
 
 }  // namespace
 
-double NormalizeRows(Dataset& train, Dataset& test) {
+double GlobalMaxNormScale(Dataset& train, Dataset& test) {
   const double max_norm = std::max(train.MaxRowNorm(), test.MaxRowNorm());
   if (!std::isfinite(max_norm)) throw InputError("NormalizeRows: data contains NaN or Inf");
   if (max_norm == 0.0) return 1.0;
@@ -92,6 +92,179 @@ double NormalizeRows(Dataset& train, Dataset& test) {
     factor *= kShrink;
   }
   return factor;
+}
+
+namespace {
+
+// The largest of the ways this library sums a row's squares (Eigen's reduction, as in
+// Dataset::MaxRowNorm for dense rows, and a plain loop, as for sparse rows): the bound must hold
+// for every one of them.
+template <class Row>
+double SquaredNorm(const Row& row) {
+  double plain = 0.0;
+  for (Eigen::Index k = 0; k < row.size(); ++k) plain += row[k] * row[k];
+  return std::max(plain, static_cast<double>(row.squaredNorm()));
+}
+
+// Divides a row (a dense row or a sparse row's stored values) by max(1, ||x||), then shrinks
+// it by ulps while rounding leaves its norm above 1. Returns true if it changed.
+template <class Row>
+bool ClipRow(Row&& row) {
+  const double sq = SquaredNorm(row);
+  if (!std::isfinite(sq)) throw InputError("ClipRows: data contains NaN or Inf");
+  // On the sum of squares, not its square root: sqrt(1 + 2^-52) rounds to 1.
+  if (sq <= 1.0) return false;
+  row /= std::sqrt(sq);
+  constexpr double kShrink = 1.0 - 0x1.0p-50;
+  while (SquaredNorm(row) > 1.0) row *= kShrink;
+  return true;
+}
+
+}  // namespace
+
+std::int64_t ClipRows(Dataset& data) {
+  std::int64_t clipped = 0;
+  if (auto* dense = std::get_if<DenseRows>(&data.x)) {
+    for (Eigen::Index r = 0; r < dense->rows(); ++r) clipped += ClipRow(dense->row(r));
+    return clipped;
+  }
+  auto& sparse = std::get<SparseRows>(data.x);
+  sparse.makeCompressed();
+  for (std::int64_t r = 0; r < sparse.outerSize(); ++r) {
+    const std::int64_t begin = sparse.outerIndexPtr()[r];
+    const std::int64_t end = sparse.outerIndexPtr()[r + 1];
+    Eigen::Map<Eigen::VectorXd> values(sparse.valuePtr() + begin, end - begin);
+    clipped += ClipRow(values);
+  }
+  return clipped;
+}
+
+std::int64_t ClipRowBlocks(Dataset& data, const std::vector<std::int64_t>& block_sizes) {
+  const std::int64_t total =
+      std::accumulate(block_sizes.begin(), block_sizes.end(), std::int64_t{0});
+  if (total != data.cols()) {
+    throw InputError("ClipRowBlocks: the blocks cover " + std::to_string(total) +
+                     " columns but the data has " + std::to_string(data.cols()));
+  }
+  std::int64_t clipped = 0;
+  if (auto* dense = std::get_if<DenseRows>(&data.x)) {
+    for (Eigen::Index r = 0; r < dense->rows(); ++r) {
+      std::int64_t offset = 0;
+      for (std::int64_t size : block_sizes) {
+        clipped += ClipRow(dense->row(r).segment(offset, size));
+        offset += size;
+      }
+    }
+    return clipped;
+  }
+  auto& sparse = std::get<SparseRows>(data.x);
+  sparse.makeCompressed();
+  for (std::int64_t r = 0; r < sparse.outerSize(); ++r) {
+    // A compressed row stores its columns in increasing order: each block is one run of entries.
+    std::int64_t k = sparse.outerIndexPtr()[r];
+    const std::int64_t end = sparse.outerIndexPtr()[r + 1];
+    std::int64_t block_end = 0;
+    for (std::int64_t size : block_sizes) {
+      block_end += size;
+      const std::int64_t first = k;
+      while (k < end && sparse.innerIndexPtr()[k] < block_end) ++k;
+      Eigen::Map<Eigen::VectorXd> values(sparse.valuePtr() + first, k - first);
+      clipped += ClipRow(values);
+    }
+  }
+  return clipped;
+}
+
+FeatureBounds UniformBounds(std::int64_t features, double lo, double hi) {
+  FeatureBounds b;
+  b.lo.assign(static_cast<std::size_t>(features), lo);
+  b.hi.assign(static_cast<std::size_t>(features), hi);
+  return b;
+}
+
+FeatureBounds LoadFeatureBounds(const std::string& path, std::int64_t features,
+                                const std::vector<double>& fallback) {
+  const std::string text = internal::ReadWholeFile(path);
+  internal::LineReader lines(text);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  FeatureBounds b;
+  b.lo.assign(static_cast<std::size_t>(features), std::nan(""));
+  b.hi.assign(static_cast<std::size_t>(features), std::nan(""));
+  std::int64_t next = 0;  // column of the next "lo hi" line
+  std::size_t form = 0;   // 2 or 3 fields per line, fixed by the first line
+  while (lines.Next(line)) {
+    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) {
+      line = line.substr(0, hash);
+    }
+    if (internal::IsBlank(line)) continue;
+    internal::SplitFields(line, ' ', fields);
+    if (fields.size() != 2 && fields.size() != 3) {
+      ThrowAt(path, lines.number(),
+              "expected \"lo hi\" or \"index lo hi\", found " + std::to_string(fields.size()) +
+                  " fields");
+    }
+    if (form == 0) form = fields.size();
+    if (fields.size() != form) {
+      ThrowAt(path, lines.number(), "mixes \"lo hi\" and \"index lo hi\" lines");
+    }
+    std::int64_t column = next++;
+    if (form == 3) column = internal::ParseInt(fields[0], path, lines.number(), "feature index");
+    if (column < 0 || column >= features) {
+      ThrowAt(path, lines.number(),
+              form == 3 ? "feature index " + std::to_string(column) + " out of range [0, " +
+                              std::to_string(features) + ")"
+                        : "more lines than the " + std::to_string(features) + " features");
+    }
+    const auto k = static_cast<std::size_t>(column);
+    if (!std::isnan(b.lo[k])) {
+      ThrowAt(path, lines.number(), "feature " + std::to_string(column) + " given twice");
+    }
+    const double lo = internal::ParseFiniteDouble(fields[form - 2], path, lines.number(), "lo");
+    const double hi = internal::ParseFiniteDouble(fields[form - 1], path, lines.number(), "hi");
+    if (!(lo < hi)) {
+      ThrowAt(path, lines.number(), "bounds must have lo < hi");
+    }
+    b.lo[k] = lo;
+    b.hi[k] = hi;
+  }
+  for (std::int64_t j = 0; j < features; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    if (!std::isnan(b.lo[k])) continue;
+    if (fallback.size() != 2) {
+      ThrowAt(path, 0,
+              "gives no bounds for feature " + std::to_string(j) + " (of " +
+                  std::to_string(features) + "; or give --feature-range LO,HI for the rest)");
+    }
+    b.lo[k] = fallback[0];
+    b.hi[k] = fallback[1];
+  }
+  return b;
+}
+
+void ScaleByPublicBounds(Dataset& data, const FeatureBounds& bounds, std::int64_t dims) {
+  const auto cols = static_cast<std::size_t>(data.cols());
+  if (bounds.lo.size() != cols || bounds.hi.size() != cols) {
+    throw InputError("public bounds give " + std::to_string(bounds.lo.size()) +
+                     " features but the data has " + std::to_string(cols) + " columns");
+  }
+  const double root = std::sqrt(static_cast<double>(std::max<std::int64_t>(dims, 1)));
+  if (auto* dense = std::get_if<DenseRows>(&data.x)) {
+    for (std::size_t j = 0; j < cols; ++j) {
+      const double width = bounds.hi[j] - bounds.lo[j];
+      const double mid = bounds.lo[j] + bounds.hi[j];
+      auto col = dense->col(static_cast<Eigen::Index>(j));
+      col = ((2.0 * col.array() - mid) / (width * root)).matrix();
+    }
+    return;
+  }
+  auto& sparse = std::get<SparseRows>(data.x);
+  for (std::int64_t r = 0; r < sparse.outerSize(); ++r) {
+    for (SparseRows::InnerIterator it(sparse, r); it; ++it) {
+      const auto j = static_cast<std::size_t>(it.col());
+      it.valueRef() /= std::max(std::abs(bounds.lo[j]), std::abs(bounds.hi[j])) * root;
+    }
+  }
 }
 
 TrainTest SplitTrainTest(const Dataset& all, double test_fraction, std::uint64_t seed) {

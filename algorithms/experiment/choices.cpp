@@ -117,6 +117,23 @@ std::span<const Choice<MetricsScope>> Choices() {
 }
 
 template <>
+std::span<const Choice<Scaling>> Choices() {
+  static constexpr Choice<Scaling> kTable[] = {
+      {Scaling::kAuto, "auto",
+       "global-max-norm for non-private or simulation runs; in private mode public-bounds if "
+       "bounds are given, else clip-only"},
+      {Scaling::kGlobalMaxNorm, "global-max-norm",
+       "divide every row by the largest row norm over all nodes (reads all parties' data: not "
+       "in private mode)"},
+      {Scaling::kPublicBounds, "public-bounds",
+       "per-feature map of public bounds to [-1, 1] / sqrt(d), then clip each row to norm 1"},
+      {Scaling::kClipOnly, "clip-only", "clip each row to norm 1: x / max(1, ||x||)"},
+      {Scaling::kNone, "none", "rows unchanged"},
+  };
+  return kTable;
+}
+
+template <>
 std::span<const Choice<RunOutcome>> Choices() {
   static constexpr Choice<RunOutcome> kTable[] = {
       {RunOutcome::kCompleted, "completed", "ran every iteration"},

@@ -109,7 +109,8 @@ class MetricsSink : public runtime::RoundSink {
         start_(std::chrono::steady_clock::now()),
         mean_(Eigen::VectorXd::Zero(dim)),
         previous_mean_(Eigen::VectorXd::Zero(dim)),
-        private_nodes_(std::move(private_nodes)) {}
+        private_nodes_(std::move(private_nodes)),
+        evaluate_(EffectiveMetrics(spec) == MetricsScope::kAll) {}
 
   bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
     // What each node had spent before this round, whether or not that round was measured.
@@ -177,16 +178,20 @@ class MetricsSink : public runtime::RoundSink {
       const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
       // A node reports NaN when its round did not touch the data (R-ADMM even rounds, PVP's
       // released point); the evaluation computes that loss here, outside the node.
-      const double mean_loss = std::isnan(r[dim_]) ? MeanLoss(slices_[i], spec_.loss, f) : r[dim_];
       m.node_privacy[i] = r[dim_ + 1];
       m.node_noise[i] = r[dim_ + 3];
       m.privacy_loss = std::max(m.privacy_loss, r[dim_ + 1]);
       m.privacy_round = std::max(m.privacy_round, r[dim_ + 1] - PreviousPrivacy(i));
+      mean_ += f;
+      // The loss and objective evaluate the nodes' private data: only in the metrics scope
+      // "all" (released-only leaves them NaN, never computed).
+      if (!evaluate_) continue;
+      const double mean_loss = std::isnan(r[dim_]) ? MeanLoss(slices_[i], spec_.loss, f) : r[dim_];
       m.train_loss += mean_loss;
       m.objective += spec_.algorithm.C * mean_loss + reg * f.squaredNorm();
-      mean_ += f;
     }
     m.train_loss /= nodes_;
+    if (!evaluate_) m.train_loss = m.objective = kNaN;
     mean_ /= nodes_;
     m.test_error = test_.rows() > 0 ? TestError(test_, mean_) : kNaN;
     m.node_distance.resize(nodes_);
@@ -260,6 +265,7 @@ class MetricsSink : public runtime::RoundSink {
   bool converged_ = false;
   bool budget_exhausted_ = false;
   std::vector<char> private_nodes_;  // node i's releases cost privacy (its budget may freeze it)
+  const bool evaluate_;  // metrics scope "all": also the figures evaluated on private data
 };
 
 class ConsensusDriver : public Experiment::Driver {
@@ -364,7 +370,8 @@ void ConsensusDriver::Prepare() {
     info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
   }
 
-  if (s.compute_optimum) {
+  // The centralized optimum is solved on every node's private data: metrics scope "all" only.
+  if (s.compute_optimum && EffectiveMetrics(s) == MetricsScope::kAll) {
     // The centralized problem sum_i [(C/B_i) sum_{n in D_i} L + (rho/N) ||f||^2/2], solved by
     // the same Newton solver with per-sample weights C/B_{node(n)} and a = rho.
     Eigen::VectorXd weights(train.rows());

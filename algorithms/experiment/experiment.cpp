@@ -3,7 +3,9 @@
 // engine checks) and the dispatch to the family's driver.
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 
 #include "data/data_source.h"
 #include "dpadmm/core/error.h"
@@ -26,6 +28,95 @@ void CheckEngine(runtime::EngineKind engine, int threads) {
   }
 }
 
+// The column block of each party of a sharing run (the driver's split: party_features, or an
+// even split with the first d mod M parties one column wider); empty for the consensus family
+// or a layout that does not fit (the driver's Prepare then rejects it).
+std::vector<std::int64_t> PartyBlocks(const RunSpec& spec, std::int64_t cols) {
+  if (spec.family() != Family::kSharing) return {};
+  const PartyLayout& layout =
+      spec.algorithm.name() == Algorithm::kSharing
+          ? static_cast<const PartyLayout&>(spec.algorithm.As<SharingParams>())
+          : static_cast<const PartyLayout&>(spec.algorithm.As<SgdParams>());
+  std::vector<std::int64_t> sizes = layout.party_features;
+  if (sizes.empty()) {
+    const std::int64_t m = layout.parties;
+    for (std::int64_t p = 0; p < m; ++p) sizes.push_back(cols / m + (p < cols % m ? 1 : 0));
+  }
+  std::int64_t total = 0;
+  for (std::int64_t size : sizes) {
+    if (size < 1) return {};
+    total += size;
+  }
+  return total == cols ? sizes : std::vector<std::int64_t>{};
+}
+
+// Clips each record (consensus: every node holds whole rows) or each party's block of each
+// record (sharing: a party sees only its own columns, so it can only bound its own block).
+void Clip(const RunSpec& spec, Dataset& data) {
+  if (spec.family() == Family::kSharing) {
+    const std::vector<std::int64_t> blocks = PartyBlocks(spec, data.cols());
+    if (!blocks.empty()) ClipRowBlocks(data, blocks);
+    return;
+  }
+  ClipRows(data);
+}
+
+// Every row prepared as spec.data says (data/preprocessing.h). Only global-max-norm reads more
+// than the record it prepares; test rows take the same public maps.
+void PrepareRows(const RunSpec& spec, Experiment::Driver& d, RunInfo& info) {
+  const DataSpec& data = spec.data;
+  const bool public_bounds = info.scaling == Scaling::kPublicBounds;
+  // The intercept column comes before the scaling (public bounds: after, at 1/sqrt(d)).
+  if (data.add_bias && !public_bounds) {
+    AddBiasFeature(d.train);
+    AddBiasFeature(d.test);
+  }
+  info.max_row_norm_before = kNaN;
+  if (info.metrics == MetricsScope::kAll) {  // a private evaluation
+    info.max_row_norm_before = std::max(d.train.MaxRowNorm(), d.test.MaxRowNorm());
+  }
+  switch (info.scaling) {
+    case Scaling::kGlobalMaxNorm:
+      info.normalization_factor = GlobalMaxNormScale(d.train, d.test);
+      return;
+    case Scaling::kPublicBounds: {
+      const std::int64_t features = d.train.cols();
+      const FeatureBounds bounds =
+          data.feature_bounds_path.empty()
+              ? UniformBounds(features, data.feature_range[0], data.feature_range[1])
+              : LoadFeatureBounds(data.feature_bounds_path, features, data.feature_range);
+      // Divided by sqrt of the final column count (the bias is a column too) so that a row
+      // within its bounds has norm <= 1 before clipping.
+      const std::int64_t dims = features + (data.add_bias ? 1 : 0);
+      ScaleByPublicBounds(d.train, bounds, dims);
+      if (d.test.rows() > 0) ScaleByPublicBounds(d.test, bounds, dims);
+      if (data.add_bias) {
+        const double bias = 1.0 / std::sqrt(static_cast<double>(dims));
+        AddBiasFeature(d.train, bias);
+        AddBiasFeature(d.test, bias);
+      }
+      Clip(spec, d.train);
+      Clip(spec, d.test);
+      return;
+    }
+    case Scaling::kClipOnly:
+      Clip(spec, d.train);
+      Clip(spec, d.test);
+      return;
+    case Scaling::kNone:
+    case Scaling::kAuto:  // resolved by EffectiveScaling
+      return;
+  }
+}
+
+// Share of the most frequent label in `data` (NaN if empty): a public figure of the test set.
+double MajorityRate(const Dataset& data) {
+  if (data.rows() == 0) return kNaN;
+  const auto positive = static_cast<double>((data.y.array() > 0.0).count());
+  const auto rows = static_cast<double>(data.rows());
+  return std::max(positive, rows - positive) / rows;
+}
+
 std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset train,
                                           Dataset test) {
   ValidateSpec(spec, !in_memory);
@@ -44,13 +135,14 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   if (train.rows() == 0) throw InputError("training data has no rows");
   d->train = std::move(train);
   d->test = std::move(test);
-  if (spec.data.add_bias) {
-    AddBiasFeature(d->train);
-    AddBiasFeature(d->test);
-  }
   RunInfo& info = d->info;
-  info.max_row_norm_before = std::max(d->train.MaxRowNorm(), d->test.MaxRowNorm());
-  if (spec.data.normalize) info.normalization_factor = NormalizeRows(d->train, d->test);
+  info.metrics = EffectiveMetrics(spec);
+  info.scaling = EffectiveScaling(spec);
+  PrepareRows(spec, *d, info);
+  info.test_majority_rate = MajorityRate(d->test);
+  if (PrivateRun(spec) && info.metrics == MetricsScope::kAll) {
+    info.evaluation = PrivateEvaluationFigures(spec.family());
+  }
 
   info.family = spec.family();
   info.algorithm = spec.algorithm.name();
@@ -78,6 +170,96 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
 }
 
 }  // namespace
+
+std::vector<std::string> PrivateEvaluationFigures(Family family) {
+  if (family == Family::kConsensus) {
+    return {"train_loss",
+            "objective",
+            "distance_to_optimum",
+            "info.normalization_factor",
+            "info.max_row_norm_before",
+            "info.optimum_objective",
+            "info.optimum_test_error"};
+  }
+  return {"train_loss",
+          "objective",
+          "primal_residual",
+          "max_x_norm",
+          "y_norm",
+          "info.normalization_factor",
+          "info.max_row_norm_before",
+          "info.party_max_row_norm",
+          "info.privacy.party_gram_rank",
+          "info.privacy.observed_max_x_norm",
+          "info.privacy.observed_y_norm",
+          "info.central_baseline",
+          "info.local_baseline"};
+}
+
+std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summary) {
+  std::vector<std::string> out;
+  const RunInfo& info = summary.info;
+  const RoundMetrics& m = summary.final;
+  const auto num = [](double v) {
+    std::ostringstream s;
+    s << std::setprecision(4) << v;
+    return s.str();
+  };
+  if (UsesPrivacyMechanism(spec) && spec.noise_mode() == NoiseMode::kSimulation) {
+    out.push_back(
+        "simulation mode: the noise can be regenerated from the seed; this run is not private");
+  }
+  // A node's total epsilon above 10: the guarantee says little.
+  constexpr double kLargeEpsilon = 10.0;
+  if (info.family == Family::kConsensus) {
+    for (std::size_t i = 0; i < m.node_privacy.size(); ++i) {
+      if (m.node_privacy[i] > kLargeEpsilon) {
+        out.push_back("node " + std::to_string(i) + ": total privacy loss " +
+                      num(m.node_privacy[i]) + " > 10 (" + info.privacy_guarantee +
+                      "): the guarantee is weak");
+        break;  // one line names the first; the trace has every node's value
+      }
+    }
+    if (spec.algorithm.name() == Algorithm::kPdml) {
+      const PdmlParams& p = spec.algorithm.As<PdmlParams>();
+      double eps = p.label_eps;
+      for (double g : p.label_eps_groups) eps = std::max(eps, g);
+      if (eps > kLargeEpsilon) {
+        out.push_back("label epsilon " + num(eps) +
+                      " > 10: randomized response barely hides the labels");
+      }
+    }
+  } else if (info.dp) {
+    if (m.epsilon_total > kLargeEpsilon) {
+      out.push_back("each party's total epsilon " + num(m.epsilon_total) +
+                    " > 10: the guarantee is weak");
+    }
+    const double records = static_cast<double>(info.train_rows);
+    if (m.delta_total > 1.0 / records) {
+      out.push_back("each party's total delta " + num(m.delta_total) + " > 1 / " +
+                    std::to_string(info.train_rows) +
+                    " records: the guarantee allows revealing a whole record");
+    }
+  }
+  if (std::isfinite(m.test_error) && std::isfinite(info.test_majority_rate) &&
+      1.0 - m.test_error < info.test_majority_rate + 0.02) {
+    out.push_back("test accuracy " + num(100.0 * (1.0 - m.test_error)) +
+                  "% is not 2 points above the majority-class rate " +
+                  num(100.0 * info.test_majority_rate) +
+                  "% of the test set: the model learned nothing (always predicting the majority "
+                  "class does as well)");
+  }
+  if (UsesPrivacyMechanism(spec) && info.scaling == Scaling::kNone) {
+    out.push_back(
+        "rows were not clipped to ||x|| <= 1 (scaling none): the privacy analyses assume it");
+  }
+  if (PrivateRun(spec) && info.scaling == Scaling::kClipOnly) {
+    out.push_back(
+        "features are not scaled (clip-only): give public bounds (--feature-bounds FILE or "
+        "--feature-range LO,HI) for per-feature scaling; mixed units lose accuracy");
+  }
+  return out;
+}
 
 double TestError(const Dataset& data, const Eigen::VectorXd& f) {
   if (data.rows() == 0) return kNaN;
@@ -124,6 +306,7 @@ RunSummary Experiment::RunOn(runtime::EngineKind engine, int threads, RunObserve
   driver_->Run(engine, threads, observer, stop, summary);
   summary.seconds_per_round =
       summary.rounds > 0 ? summary.seconds / static_cast<double>(summary.rounds) : 0.0;
+  summary.warnings = RunWarnings(driver_->spec, summary);
   return summary;
 }
 

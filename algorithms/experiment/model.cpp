@@ -89,6 +89,14 @@ Model Model::FromRun(const RunSummary& summary, const RunSpec& spec) {
     throw InputError("model: the run's model is not finite (" +
                      std::string(ToString(summary.outcome)) + ": " + summary.message + ")");
   }
+  // A model stores one row factor; the per-feature map of public bounds is not stored yet, so
+  // its predictions on raw rows would be wrong. (clip-only divides each row by a positive
+  // number: the predicted signs are those of the raw rows.)
+  if (summary.info.scaling == Scaling::kPublicBounds) {
+    throw InputError(
+        "model: a run with scaling 'public-bounds' cannot be saved as a model yet (the model "
+        "format stores one row factor, not the per-feature map)");
+  }
   return Model(summary.model, spec.loss, summary.info.normalization_factor, spec.data.add_bias,
                SpecToJson(spec),
                PrivacySpent{summary.final.privacy_loss, summary.info.privacy_guarantee});

@@ -104,6 +104,35 @@ void ValidateData(const DataSpec& data, bool check_source) {
   }
 }
 
+void ValidatePreprocessing(const RunSpec& spec) {
+  const DataSpec& data = spec.data;
+  if (!data.feature_range.empty()) {
+    if (data.feature_range.size() != 2) {
+      Bad("data.feature_range", "two numbers [lo, hi]",
+          std::to_string(data.feature_range.size()) + " values");
+    }
+    const double lo = data.feature_range[0], hi = data.feature_range[1];
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) {
+      throw InputError("data.feature_range must be finite with lo < hi, got [" +
+                       std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    }
+  }
+  const Scaling scaling = EffectiveScaling(spec);
+  if (scaling == Scaling::kPublicBounds && data.feature_bounds_path.empty() &&
+      data.feature_range.empty()) {
+    throw InputError(
+        "data.scaling 'public-bounds' needs public bounds: data.feature_bounds_path "
+        "(--feature-bounds FILE) and/or data.feature_range (--feature-range LO,HI)");
+  }
+  if (scaling == Scaling::kGlobalMaxNorm && PrivateRun(spec)) {
+    throw InputError(
+        "data.scaling 'global-max-norm' is refused in private mode: its factor is the largest "
+        "row norm over every node's data, so one record changes every other prepared record and "
+        "no party could compute it. Use 'clip-only' or 'public-bounds' (with "
+        "--feature-bounds/--feature-range), or a noise seed (simulation mode, not private)");
+  }
+}
+
 void ValidateGraph(const GraphSpec& graph, const PartitionSpec& partition) {
   if (graph.topology == Topology::kFile) {
     if (graph.file.empty()) throw InputError("graph.file is required for graph.topology 'file'");
@@ -306,8 +335,45 @@ RunSpec RunSpec::Defaults(Algorithm algorithm) {
   return spec;
 }
 
+bool UsesPrivacyMechanism(const RunSpec& spec) {
+  const auto noisy = [](const NoiseSchedule& n) {
+    return n.alpha > 0.0 ||
+           std::any_of(n.node_alpha.begin(), n.node_alpha.end(), [](double a) { return a > 0.0; });
+  };
+  switch (spec.algorithm.name()) {
+    case Algorithm::kDvp: return noisy(spec.algorithm.As<DvpParams>());
+    case Algorithm::kPvp: return noisy(spec.algorithm.As<PvpParams>());
+    case Algorithm::kMadmm: return noisy(spec.algorithm.As<MadmmParams>());
+    case Algorithm::kPrivateMradmm: return noisy(spec.algorithm.As<PrivateMradmmParams>());
+    case Algorithm::kPdml: {
+      const PdmlParams& p = spec.algorithm.As<PdmlParams>();
+      return p.label_eps > 0.0 || !p.label_eps_groups.empty() || p.R > 0.0 || p.V > 0.0;
+    }
+    case Algorithm::kSharing: return spec.algorithm.As<SharingParams>().dp;
+    case Algorithm::kAdmm:
+    case Algorithm::kRadmm:
+    case Algorithm::kMradmm:
+    case Algorithm::kSgd: return false;
+  }
+  return false;
+}
+
+MetricsScope EffectiveMetrics(const RunSpec& spec) {
+  if (spec.metrics != MetricsScope::kAuto) return spec.metrics;
+  return PrivateRun(spec) ? MetricsScope::kReleasedOnly : MetricsScope::kAll;
+}
+
+Scaling EffectiveScaling(const RunSpec& spec) {
+  if (!spec.data.normalize) return Scaling::kNone;
+  if (spec.data.scaling != Scaling::kAuto) return spec.data.scaling;
+  if (!PrivateRun(spec)) return Scaling::kGlobalMaxNorm;
+  const bool bounds = !spec.data.feature_bounds_path.empty() || !spec.data.feature_range.empty();
+  return bounds ? Scaling::kPublicBounds : Scaling::kClipOnly;
+}
+
 void ValidateSpec(const RunSpec& spec, bool check_data_source) {
   ValidateData(spec.data, check_data_source);
+  ValidatePreprocessing(spec);
   const Algorithm algorithm = spec.algorithm.name();
   const std::string prefix = std::string("algorithm.") + ChoiceName(algorithm) + ".";
   int nodes = -1;

@@ -76,6 +76,13 @@ RoundMetrics Measure(const SharingParams* dp, double lambda, double epsilon, con
   return m;
 }
 
+// Released-only runs: the figures evaluated on private data (the coordinator's training loss
+// and objective, its residual and dual norm, the norms of the parties' private iterates) are
+// left NaN.
+void HidePrivateEvaluation(RoundMetrics& m) {
+  m.train_loss = m.objective = m.primal_residual = m.max_x_norm = m.y_norm = kNaN;
+}
+
 class SharingSink : public runtime::RoundSink {
  public:
   SharingSink(const SharingParams& params, const Dataset& test, const RunInfo& info,
@@ -102,6 +109,7 @@ class SharingSink : public runtime::RoundSink {
     const double n = static_cast<double>(info_.train_rows);
     last_.primal_residual = c[1] / std::sqrt(n);
     last_.y_norm = c[2];
+    if (!evaluate_) HidePrivateEvaluation(last_);
     last_.seconds = elapsed();
     epoch_ = round / 2;
     if (observer_ != nullptr) observer_->OnRound(last_);
@@ -122,6 +130,7 @@ class SharingSink : public runtime::RoundSink {
   Eigen::VectorXd model_;
   RoundMetrics last_;
   std::int64_t epoch_ = -1;
+  const bool evaluate_ = info_.metrics == MetricsScope::kAll;
 };
 
 // The SGD-based method for distributed features (001's baseline, FDML of Hu et al. 2019), run
@@ -197,7 +206,8 @@ void SharingDriver::Prepare() {
     info.party_offsets.push_back(offset);
     blocks_.push_back(sharing::ColumnBlock(train, offset, sizes[p]));
     blocks_.back().y.resize(0);  // parties hold features only; the labels stay with the coordinator
-    info.party_max_row_norm.push_back(blocks_.back().MaxRowNorm());
+    info.party_max_row_norm.push_back(
+        info.metrics == MetricsScope::kAll ? blocks_.back().MaxRowNorm() : kNaN);
     offset += sizes[p];
   }
 
@@ -221,7 +231,9 @@ void SharingDriver::Prepare() {
         }
         info.party_sensitivity.push_back(sens);
         info.party_sigma.push_back(sigma);
-        info.party_gram_rank.push_back(noises_.back()->rank());
+        if (info.metrics == MetricsScope::kAll) {
+          info.party_gram_rank.push_back(noises_.back()->rank());
+        }
       }
     }
     topology_.neighbors.assign(static_cast<std::size_t>(M + 1), {});
@@ -252,7 +264,8 @@ void SharingDriver::Prepare() {
   }
   if (!info.dp) info.privacy_guarantee = "none: the algorithm is not private";
 
-  if (s.compute_optimum) {
+  // The baselines are trained on the private data: metrics scope "all" only.
+  if (s.compute_optimum && info.metrics == MetricsScope::kAll) {
     info.central = SolveBaseline(train, test, layout.lambda, optimum);
     const Dataset test_block = sharing::ColumnBlock(test, 0, sizes[0]);
     info.local =
@@ -350,10 +363,13 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
       scores += sharing::Times(blocks_[p], w[p]);
       model.segment(info.party_offsets[p], info.party_features[p]) = w[p];
     }
-    RoundMetrics x = Measure(nullptr, sg.lambda, 0.0, test,
-                             sharing::MeanLogLossOfScores(scores, train.y), w, model, epoch);
+    const bool evaluate = info.metrics == MetricsScope::kAll;
+    RoundMetrics x =
+        Measure(nullptr, sg.lambda, 0.0, test,
+                evaluate ? sharing::MeanLogLossOfScores(scores, train.y) : kNaN, w, model, epoch);
     x.primal_residual = kNaN;
     x.y_norm = kNaN;
+    if (!evaluate) HidePrivateEvaluation(x);
     x.seconds = elapsed();
     return x;
   };

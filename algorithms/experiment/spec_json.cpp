@@ -53,6 +53,9 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
   v("data", "sparse_flip_probability", s.data.sparse_flip_probability);
   v("data", "test_fraction", s.data.test_fraction);
   v("data", "normalize", s.data.normalize);
+  v("data", "scaling", s.data.scaling);
+  v("data", "feature_bounds_path", s.data.feature_bounds_path);
+  v("data", "feature_range", s.data.feature_range);
   v("data", "add_bias", s.data.add_bias);
 
   if (consensus) {
@@ -109,6 +112,7 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
   v("", "engine", s.engine);
   v("", "threads", s.threads);
   v("", "compute_optimum", s.compute_optimum);
+  v("", "metrics", s.metrics);
   if (consensus) {
     v("", "tolerance", s.tolerance);
     v("", "metrics_every", s.metrics_every);
@@ -479,8 +483,17 @@ OrderedJson InfoObject(const RunInfo& info) {
   o["test_rows"] = info.test_rows;
   o["features"] = info.features;
   o["sparse"] = info.sparse;
+  o["scaling"] = ChoiceName(info.scaling);
   o["normalization_factor"] = info.normalization_factor;
   o["max_row_norm_before"] = info.max_row_norm_before;
+  o["metrics"] = ChoiceName(info.metrics);
+  if (!info.evaluation.empty()) {
+    OrderedJson e = OrderedJson::object();
+    e["note"] = kPrivateEvaluationLabel;
+    e["figures"] = ToJsonValue(info.evaluation);
+    o["evaluation_on_private_data"] = std::move(e);
+  }
+  o["test_majority_rate"] = info.test_majority_rate;
   o["engine"] = info.on_engine ? ChoiceName(info.engine) : "none (in-process loop)";
   o["threads"] = info.threads;
   o["privacy_guarantee"] = info.privacy_guarantee;
@@ -624,6 +637,7 @@ std::string SummaryToJson(const RunSummary& summary) {
   if (!summary.node_frozen_round.empty()) {
     o["node_frozen_round"] = ToJsonValue(summary.node_frozen_round);
   }
+  o["warnings"] = ToJsonValue(summary.warnings);
   return o.dump(2);
 }
 

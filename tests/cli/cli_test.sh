@@ -327,6 +327,64 @@ case "$CASE" in
     expect 0 '' -- "$DPADMM" "${NOISY[@]}" --print-config
     ! grep -q 'noise_seed' out.txt || fail "a private run's config must not have a noise_seed"
     ;;
+  private_released_only)
+    # A private algorithm in private mode: only released figures, the rows clipped, not scaled.
+    expect 0 'warning: features are not scaled' -- "$DPADMM" run "${SMALL[@]}" --algorithm dvp \
+      --alpha 0.5 --trace trace.csv --summary summary.json
+    grep -q '"metrics": "released-only"' summary.json || fail "metrics scope not released-only"
+    grep -q '"scaling": "clip-only"' summary.json || fail "private mode must default to clip-only"
+    grep -q '"train_loss": null' summary.json || fail "train_loss must be null (not computed)"
+    grep -q '"optimum_objective": null' summary.json || fail "the optimum must not be computed"
+    grep -q '"warnings": \[' summary.json || fail "summary has no warnings list"
+    if grep -q '^# evaluation on private data' trace.csv; then
+      fail "a released-only trace has no evaluation label"
+    fi
+    # Comment lines (labels) aside, row 2 is round 0.
+    [ "$(grep -v '^#' trace.csv | sed -n 2p | cut -d, -f3)" = "nan" ] ||
+      fail "trace train_loss must be nan"
+    grep -q 'training loss .*not computed' out.txt || fail "stdout must say the loss is not computed"
+    ;;
+  private_metrics_all_labelled)
+    expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --algorithm dvp --alpha 0.5 --metrics all \
+      --trace trace.csv --summary summary.json
+    grep -q '^# evaluation on private data, outside the guarantee: train_loss' trace.csv ||
+      fail "trace must label the private evaluation in a comment line"
+    grep -v '^#' trace.csv | head -1 | grep -q '^round,' ||
+      fail "the labels must precede the CSV header"
+    grep -q '"evaluation_on_private_data"' summary.json || fail "summary must list the evaluation"
+    grep -q 'training loss .*\[evaluation on private data, outside the guarantee\]' out.txt ||
+      fail "stdout must label the training loss"
+    expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --algorithm dvp --alpha 0.5 --metrics all \
+      --trace trace.jsonl --summary summary.json
+    grep -v '"round":' trace.jsonl | grep -q '"evaluation":"evaluation on private data' ||
+      fail "JSON-lines trace must start with the label object"
+    [ "$(grep -c '"round":' trace.jsonl)" -eq 6 ] || fail "trace.jsonl should hold rounds 0..5"
+    ;;
+  private_global_scaling_refused)
+    expect 2 "global-max-norm.*refused in private mode" -- "$DPADMM" run "${SMALL[@]}" \
+      --algorithm dvp --alpha 0.5 --scaling global-max-norm
+    one_error_line
+    ;;
+  feature_bounds)
+    printf '0 -6 6\n# the rest from --feature-range\n' >bounds.txt
+    expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --algorithm dvp --alpha 0.5 \
+      --feature-bounds bounds.txt --feature-range -5,5 --summary summary.json
+    grep -q '"scaling": "public-bounds"' summary.json || fail "bounds must select public-bounds"
+    if grep -q 'features are not scaled' err.txt; then fail "no clip-only warning expected"; fi
+    printf '0 1\n1 0 1\n' >bad.txt
+    expect 2 'bad.txt:2: .*mixes' -- "$DPADMM" run "${SMALL[@]}" --algorithm dvp --alpha 0.5 \
+      --feature-bounds bad.txt
+    one_error_line
+    ;;
+  warnings_on_stderr)
+    # No training (0 rounds): the model predicts one class; simulation warnings need a noise
+    # seed, which the unit tests set directly.
+    expect 0 'dpadmm: warning: .*learned nothing' -- "$DPADMM" run --iterations 0 --nodes 4 \
+      --topology ring --rows 400 --quiet --algorithm dvp --alpha 0.5 --summary summary.json
+    grep -q 'learned nothing' summary.json || fail "summary must list the warning"
+    expect 0 '' -- "$DPADMM" run --iterations 30 --nodes 4 --topology ring --rows 400 --quiet
+    if grep -q 'warning' err.txt; then fail "a trained non-private run has no warning"; fi
+    ;;
   *)
     echo "unknown case '$CASE'"
     exit 1

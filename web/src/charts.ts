@@ -38,7 +38,7 @@ export const CHART_SETS: Record<Trace['mode'], ChartSet> = {
     xLabel: 'round',
     x: (m) => (m as RoundMetrics).round,
     charts: [
-      { title: 'Training loss L(t)', value: (m) => (m as RoundMetrics).train_loss, log: true, unit: '' },
+      { title: 'Training loss L(t): evaluation on private data (empty when released-only)', value: (m) => (m as RoundMetrics).train_loss, log: true, unit: '' },
       { title: 'Test error (%)', value: (m) => percent((m as RoundMetrics).test_error), log: false, unit: '%' },
       { title: 'Privacy spent (total loss)', value: (m) => (m as RoundMetrics).privacy_loss, log: false, unit: '' },
       { title: 'Consensus gap max ||f_i − f_j||', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '' },
@@ -48,7 +48,7 @@ export const CHART_SETS: Record<Trace['mode'], ChartSet> = {
     xLabel: 'epoch',
     x: (m) => (m as EpochMetrics).round,
     charts: [
-      { title: 'Training objective (log loss + λ Σ||x_m||²/2)', value: (m) => (m as EpochMetrics).objective, log: true, unit: '' },
+      { title: 'Training objective (log loss + λ Σ||x_m||²/2): evaluation on private data (empty when released-only)', value: (m) => (m as EpochMetrics).objective, log: true, unit: '' },
       { title: 'Test log loss', value: (m) => (m as EpochMetrics).test_loss, log: true, unit: '' },
       { title: 'Test error (%)', value: (m) => percent((m as EpochMetrics).test_error), log: false, unit: '%' },
       { title: 'Privacy spent: total ε (Corollary 1)', value: (m) => (m as EpochMetrics).epsilon_total, log: false, unit: '' },

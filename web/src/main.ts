@@ -14,7 +14,8 @@ import {
 import { GraphView } from './graph';
 import {
   CTRL_DELAY, CTRL_STATE, CTRL_STEPS, PAUSED, RUNNING, STOPPING,
-  type EpochMetrics, type FromWorker, type GraphShape, type RoundMetrics, type SharingGraph,
+  type EpochMetrics, type FromWorker, type GraphShape, type OutputsInfo, type RoundMetrics,
+  type SharingGraph,
   type SharingInfo, type ToWorker, type UploadedFile,
 } from './protocol';
 
@@ -379,7 +380,7 @@ function onWorkerMessage(m: FromWorker) {
       $('info').textContent =
         `${m.info.dataset}: ${m.info.train_rows} training rows on ${m.info.nodes} nodes ` +
         `(${m.info.edges} edges), ${m.info.test_rows} test rows, ${m.info.features} features. ` +
-        `Privacy: ${m.info.privacy_guarantee}.`;
+        `Privacy: ${m.info.privacy_guarantee}.` + outputsText(m.info as OutputsInfo);
       break;
     case 'round':
       current.rounds.push(m.metrics);
@@ -396,6 +397,7 @@ function onWorkerMessage(m: FromWorker) {
     case 'done':
       current.outcome = m.summary.outcome;
       $('outcome').textContent = `Run #${current.id}: ${m.summary.outcome} — ${m.summary.message}.`;
+      showWarnings(m.summary.warnings ?? []);
       finishRun();
       break;
     case 'error':
@@ -422,6 +424,7 @@ function drawGraph(g: GraphShape) {
 
 function clearStatus() {
   $('outcome').textContent = '';
+  showWarnings([]);
   for (const key of ['round', 'accuracy', 'privacy', 'gap']) {
     $(key).textContent = '–';
     delete $(key).dataset.value;
@@ -438,7 +441,37 @@ function sharingInfoText(i: SharingInfo): string {
     text += ` Reference test error: all features in one place ${percentText(i.central_baseline.test_error)}, ` +
       `party 1's features alone ${percentText(i.local_baseline.test_error)}.`;
   }
-  return `${text} Privacy: ${i.privacy_guarantee}.`;
+  return `${text} Privacy: ${i.privacy_guarantee}.` + outputsText(i as OutputsInfo);
+}
+
+/** What the run outputs: released figures only, or also (labelled) evaluation on private data. */
+function outputsText(i: OutputsInfo): string {
+  const scaling = i.scaling ? ` Rows prepared by ${i.scaling}.` : '';
+  if (i.metrics === 'released-only') {
+    return `${scaling} Released figures only: the training loss and objective are not computed ` +
+      '(they would evaluate private data).';
+  }
+  if (i.evaluation_on_private_data) {
+    const e = i.evaluation_on_private_data;
+    return `${scaling} ${e.figures.join(', ')}: ${e.note.toUpperCase()}.`;
+  }
+  return scaling;
+}
+
+/** The summary's warnings, under the outcome line (cleared with it). */
+function showWarnings(warnings: string[]) {
+  let list = document.getElementById('warnings');
+  if (!list) {
+    list = document.createElement('ul');
+    list.id = 'warnings';
+    list.className = 'warnings';
+    $('outcome').after(list);
+  }
+  list.replaceChildren(...warnings.map((w) => {
+    const item = document.createElement('li');
+    item.textContent = `Warning: ${w}`;
+    return item;
+  }));
 }
 
 function showEpoch(m: EpochMetrics) {

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Messages between the page and the engine's Web Worker.
 
+/** Figures evaluated on private data (training loss, objective, distance to the optimum, ...)
+ * are null in a released-only run (the default of a private algorithm in private mode): they are
+ * not computed. A run that computes them anyway lists them in the info's
+ * evaluation_on_private_data ("evaluation on private data, outside the guarantee"). */
 export interface RoundMetrics {
   round: number;
   seconds: number;
-  train_loss: number;
-  objective: number;
+  train_loss: number | null;
+  objective: number | null;
   test_error: number | null;
   consensus_gap: number;
   distance_to_optimum: number | null;
@@ -21,12 +25,12 @@ export interface RoundMetrics {
 export interface EpochMetrics {
   round: number;
   seconds: number;
-  objective: number;
-  train_loss: number;
+  objective: number | null;
+  train_loss: number | null;
   test_loss: number | null;
   test_error: number | null;
   primal_residual: number | null;
-  max_x_norm: number;
+  max_x_norm: number | null;
   y_norm: number | null;
   epsilon_iteration: number | null;
   delta_iteration: number;
@@ -64,12 +68,23 @@ export interface SharingGraph {
   rows: number;
 }
 
+/** What every run's info carries about its outputs (RunInfo in run.h). */
+export interface OutputsInfo {
+  /** 'released-only' | 'all' */
+  metrics?: string;
+  /** 'global-max-norm' | 'public-bounds' | 'clip-only' | 'none' */
+  scaling?: string;
+  evaluation_on_private_data?: { note: string; figures: string[] };
+}
+
 export interface SharingSummary {
   outcome: 'completed' | 'cancelled' | 'diverged' | 'failed';
   message: string;
   rounds: number;
   seconds: number;
   final: EpochMetrics;
+  /** Warnings a user must not miss (RunWarnings in run.h). */
+  warnings?: string[];
 }
 
 export interface GraphShape {
@@ -98,6 +113,8 @@ export interface RunSummary {
   rounds: number;
   seconds: number;
   final: RoundMetrics;
+  /** Warnings a user must not miss (RunWarnings in run.h). */
+  warnings?: string[];
 }
 
 export interface UploadedFile {

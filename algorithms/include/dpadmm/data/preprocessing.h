@@ -10,11 +10,56 @@
 
 namespace dpadmm {
 
-// Every privacy theorem of the papers assumes ||x||_2 <= 1. Scales train and test by the same
-// factor 1 / (largest row norm over both) and returns that factor (1 if all rows are zero).
-// If rounding leaves a norm a few ulps above 1, the factor is shrunk by ulps until every row
-// norm is <= 1.
-double NormalizeRows(Dataset& train, Dataset& test);
+// Every privacy theorem of the papers assumes ||x||_2 <= 1. Two ways to get there:
+//
+// * Data-independent maps (private mode): each node prepares its own rows alone, from public
+//   information only, so changing one record changes no other prepared record:
+//   ScaleByPublicBounds (per-feature, from public bounds) and ClipRows (per record).
+// * GlobalMaxNormScale (non-private and simulation runs only): one factor computed from every
+//   node's data, which no party of a deployment could compute.
+
+// Scales train and test by the same factor 1 / (largest row norm over both) and returns that
+// factor (1 if all rows are zero). If rounding leaves a norm a few ulps above 1, the factor is
+// shrunk by ulps until every row norm is <= 1. Reads all the data: not for private runs.
+double GlobalMaxNormScale(Dataset& train, Dataset& test);
+// The former name of GlobalMaxNormScale.
+inline double NormalizeRows(Dataset& train, Dataset& test) {
+  return GlobalMaxNormScale(train, test);
+}
+
+// Clips every row on its own to the unit ball: x <- x / max(1, ||x||) (a row a few ulps above
+// 1 after the division is shrunk by ulps), so ||x||_2 <= 1 holds exactly. Returns how many rows
+// were changed. Throws InputError for NaN or Inf.
+std::int64_t ClipRows(Dataset& data);
+
+// The same per column block: the columns are split into consecutive blocks of the given sizes
+// (summing to cols()) and each block of each row is clipped on its own, x_m <- x_m / max(1,
+// ||x_m||). For vertically partitioned data, where party m holds block m of every record and
+// can see nothing else (001 Assumption 2.3 bounds each block's rows). Returns how many blocks
+// were changed. Throws InputError if the sizes do not sum to cols().
+std::int64_t ClipRowBlocks(Dataset& data, const std::vector<std::int64_t>& block_sizes);
+
+// Public bounds lo[j] < hi[j] of each feature j.
+struct FeatureBounds {
+  std::vector<double> lo, hi;
+};
+// The same [lo, hi] for each of `features` features.
+FeatureBounds UniformBounds(std::int64_t features, double lo, double hi);
+// Reads public bounds for `features` features from `path`: one "lo hi" line per feature in
+// column order, or "index lo hi" lines (0-based index, any order, each feature at most once);
+// the two forms cannot be mixed. Features not listed take `fallback` ([lo, hi]) when it is
+// given, else it is an error. Blank lines and '#' comments are skipped. Errors name file and
+// line.
+FeatureBounds LoadFeatureBounds(const std::string& path, std::int64_t features,
+                                const std::vector<double>& fallback);
+
+// The per-feature map of public bounds (a data-independent function of each record):
+// dense rows: x_j <- (2 x_j - lo_j - hi_j) / ((hi_j - lo_j) sqrt(dims)), which maps [lo_j, hi_j]
+// to [-1, 1] / sqrt(dims); sparse rows keep their zeros: x_j <- x_j / (max(|lo_j|, |hi_j|)
+// sqrt(dims)). A row within its bounds then has ||x|| <= 1 when dims is the final column count;
+// values outside the bounds are left to ClipRows. Throws InputError if the bounds do not have
+// one entry per column of `data`.
+void ScaleByPublicBounds(Dataset& data, const FeatureBounds& bounds, std::int64_t dims);
 
 struct TrainTest {
   Dataset train;

@@ -55,6 +55,16 @@ enum class MetricsScope {
   kAll,           // also evaluation on private data, labelled as outside the guarantee
 };
 
+// How each node prepares its rows before training (data/preprocessing.h).
+enum class Scaling {
+  kAuto,           // global-max-norm for a non-private algorithm or simulation mode, else
+                   // public-bounds when bounds are given, else clip-only
+  kGlobalMaxNorm,  // one factor 1 / (largest row norm over all nodes): reads every party's data
+  kPublicBounds,   // per-feature map from public bounds to [-1, 1] / sqrt(d), then clipping
+  kClipOnly,       // x / max(1, ||x||) per record (no per-feature scaling)
+  kNone,           // rows unchanged (the privacy analyses assume ||x|| <= 1)
+};
+
 // How a run ended. Outcomes, not errors: a bad spec is an InputError at construction.
 enum class RunOutcome {
   kCompleted,        // ran every iteration
@@ -93,6 +103,8 @@ template <>
 std::span<const Choice<NoiseMode>> Choices();
 template <>
 std::span<const Choice<MetricsScope>> Choices();
+template <>
+std::span<const Choice<Scaling>> Choices();
 template <>
 std::span<const Choice<RunOutcome>> Choices();
 template <>

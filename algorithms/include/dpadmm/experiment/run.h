@@ -90,8 +90,24 @@ struct RunInfo {
   std::string dataset;
   std::int64_t train_rows = 0, test_rows = 0, features = 0;
   bool sparse = false;
-  double normalization_factor = 1.0;  // rows were multiplied by this (1 = unchanged)
+  // How the rows were prepared (data/preprocessing.h; RunSpec's scaling resolved).
+  Scaling scaling = Scaling::kGlobalMaxNorm;
+  // global-max-norm: rows were multiplied by this (1 = unchanged, and for the other scalings,
+  // which have no global factor). A private evaluation (it depends on every node's data).
+  double normalization_factor = 1.0;
+  // Largest row norm before scaling (train and test; with the intercept column unless the
+  // scaling is public-bounds): a private evaluation, NaN when the metrics scope is released-only.
   double max_row_norm_before = 0.0;
+  // Which figures the run computes (RunSpec's metrics resolved: kReleasedOnly or kAll).
+  MetricsScope metrics = MetricsScope::kAll;
+  // The output figures computed on private data ("evaluation on private data, outside the
+  // guarantee"), by their output names ("train_loss", "info.optimum_objective", ...); empty for
+  // a released-only run, whose private-evaluation figures are not computed and written as null
+  // (NaN). Only a run whose outputs are bound by a guarantee lists them (PrivateRun: a privacy
+  // mechanism in private mode); otherwise there is no guarantee to be outside of.
+  std::vector<std::string> evaluation;
+  // Share of the majority class in the (public) test set; NaN without test data.
+  double test_majority_rate = 0.0;
   std::string loss;
   runtime::EngineKind engine = runtime::EngineKind::kTbb;
   // Sharing's SGD baseline does not run on an engine (an in-process loop).
@@ -142,7 +158,22 @@ struct RunSummary {
   std::vector<std::int64_t> node_frozen_round;
   double seconds = 0.0;
   double seconds_per_round = 0.0;  // seconds / rounds (0 for 0 rounds)
+  // RunWarnings(spec, summary), filled in by Experiment::Run.
+  std::vector<std::string> warnings;
 };
+
+// The warnings a user must not miss, one sentence each (the CLI prints them to stderr, the
+// summary lists them, the browser shows them): a node's total epsilon above 10; a delta above
+// 1 / (the node's number of records); test accuracy not 2 points above the test set's
+// majority-class rate (the model learned nothing); simulation mode with a privacy mechanism (the
+// noise can be regenerated from the seed: not private); rows not clipped to ||x|| <= 1 with a
+// privacy mechanism.
+std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summary);
+
+// The names of the figures (trace columns, and summary fields prefixed "info.") of a run of
+// `family` that are computed on private data rather than from released values and public test
+// data.
+std::vector<std::string> PrivateEvaluationFigures(Family family);
 
 class RunObserver {
  public:

@@ -43,7 +43,19 @@ struct DataSpec {
   std::int64_t sparse_nnz_per_row = 100;
   double sparse_flip_probability = 0.05;
   double test_fraction = 0.3;  // when no test file: share of rows held out, in (0, 1)
-  bool normalize = true;       // scale rows so the largest norm (train and test) is 1
+  // false: rows unchanged whatever `scaling` says (the same as scaling "none").
+  bool normalize = true;
+  // How every node prepares its rows (and the public test rows) before training
+  // (data/preprocessing.h). kAuto resolves by EffectiveScaling(). In private mode (a private
+  // algorithm without noise_seed) global-max-norm is refused: its factor depends on every
+  // party's data.
+  Scaling scaling = Scaling::kAuto;
+  // Public per-feature bounds (public-bounds scaling): a file of one "lo hi" line per feature
+  // in column order, or "index lo hi" lines (0-based feature index; features not listed take
+  // feature_range); '#' starts a comment.
+  std::string feature_bounds_path;
+  // Public bounds [lo, hi] of every feature not given by feature_bounds_path; empty = none.
+  std::vector<double> feature_range;
   // Append a constant feature 1 to every row (train and test) before normalisation: an
   // intercept term (regularised like the other weights).
   bool add_bias = false;
@@ -366,5 +378,21 @@ struct RunSpec {
 
   void Validate() const;
 };
+
+// True if the run's algorithm releases through a privacy mechanism: dvp, pvp, madmm and
+// private_mradmm with noise (alpha or node_alpha > 0), pdml with label_eps (or groups), R or V,
+// sharing with dp. Non-private algorithms (admm, radmm, mradmm, sgd) and noise-free settings
+// are not.
+bool UsesPrivacyMechanism(const RunSpec& spec);
+// The run's outputs are bound by the guarantee: a privacy mechanism in private mode.
+inline bool PrivateRun(const RunSpec& spec) {
+  return UsesPrivacyMechanism(spec) && spec.noise_mode() == NoiseMode::kPrivate;
+}
+// spec.metrics with kAuto resolved: released-only for a PrivateRun, else all.
+MetricsScope EffectiveMetrics(const RunSpec& spec);
+// spec.data.scaling with kAuto resolved (normalize = false gives kNone): global-max-norm unless
+// PrivateRun; then public-bounds when feature_bounds_path or feature_range is given, else
+// clip-only.
+Scaling EffectiveScaling(const RunSpec& spec);
 
 }  // namespace dpadmm

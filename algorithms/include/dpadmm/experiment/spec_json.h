@@ -31,6 +31,11 @@ namespace dpadmm {
 
 inline constexpr int kSpecSchema = 2;
 
+// The label of every figure computed on private data in a run whose outputs a guarantee binds
+// (RunInfo::evaluation): summary field "evaluation_on_private_data", trace header, CLI lines.
+inline constexpr const char* kPrivateEvaluationLabel =
+    "evaluation on private data, outside the guarantee";
+
 // Applies the JSON object in `json_text` onto `spec`: fields present override, absent fields
 // keep their value. `where` names the source in messages (usually the file name). Throws
 // InputError, leaving `spec` unchanged, for a syntax error ("run.json:3: JSON syntax error at
