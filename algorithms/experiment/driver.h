@@ -7,7 +7,9 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "dpadmm/experiment/mpi_run.h"
 #include "dpadmm/experiment/run.h"
 
 namespace dpadmm {
@@ -19,6 +21,10 @@ struct Experiment::Driver {
   Graph graph{2, {{0, 1}}};
   Partition partition;
   Eigen::VectorXd optimum;
+  // Set when the experiment runs across MPI ranks (experiment/mpi_support.h): then node_ranks
+  // is resolved in Prepare and this rank builds only the nodes it hosts.
+  std::unique_ptr<MpiPlacement> mpi;
+  std::vector<int> hosted;  // the nodes this process builds (all of them without MPI)
 
   virtual ~Driver() = default;
   // Everything after data loading that may reject the spec (InputError).

@@ -8,6 +8,7 @@
 #include "data/data_source.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/preprocessing.h"
+#include "dpadmm/experiment/mpi_run.h"
 #include "experiment/driver.h"
 #include "experiment/spec_internal.h"
 
@@ -27,12 +28,21 @@ void CheckEngine(runtime::EngineKind engine, int threads) {
 }
 
 std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset train,
-                                          Dataset test) {
+                                          Dataset test, const MpiPlacement* placement) {
+  if (placement == nullptr && spec.engine == runtime::EngineKind::kMpi) {
+    static const MpiPlacement kWorld;
+    placement = &kWorld;
+  }
   ValidateSpec(spec, !in_memory);
   // The SGD baseline is an in-process loop: the engine does not matter.
   if (spec.algorithm.name() != Algorithm::kSgd) CheckEngine(spec.engine, spec.threads);
   std::unique_ptr<Experiment::Driver> d =
       spec.family() == Family::kConsensus ? MakeConsensusDriver() : MakeSharingDriver();
+  if (placement != nullptr) {
+    CheckEngine(runtime::EngineKind::kMpi, spec.threads);
+    d->mpi = std::make_unique<MpiPlacement>(*placement);
+    spec.engine = runtime::EngineKind::kMpi;
+  }
   if (!in_memory) {
     TrainTest data = LoadDataSource(spec.data, spec.seed);
     train = std::move(data.train);
@@ -91,10 +101,13 @@ double TestError(const Dataset& data, const Eigen::VectorXd& f) {
 }
 
 Experiment::Experiment(RunSpec spec)
-    : driver_(Build(std::move(spec), false, Dataset{}, Dataset{})) {}
+    : driver_(Build(std::move(spec), false, Dataset{}, Dataset{}, nullptr)) {}
 
 Experiment::Experiment(RunSpec spec, Dataset train, Dataset test)
-    : driver_(Build(std::move(spec), true, std::move(train), std::move(test))) {}
+    : driver_(Build(std::move(spec), true, std::move(train), std::move(test), nullptr)) {}
+
+Experiment::Experiment(RunSpec spec, const MpiPlacement& placement)
+    : driver_(Build(std::move(spec), false, Dataset{}, Dataset{}, &placement)) {}
 
 Experiment::~Experiment() = default;
 Experiment::Experiment(Experiment&&) noexcept = default;
@@ -115,6 +128,13 @@ RunSummary Experiment::Run(RunObserver* observer, const runtime::StopToken* stop
 RunSummary Experiment::RunOn(runtime::EngineKind engine, int threads, RunObserver* observer,
                              const runtime::StopToken* stop) const {
   if (driver_->info.on_engine) CheckEngine(engine, threads);
+  // Which nodes this process holds is fixed at construction: an MPI experiment runs on MPI only.
+  if (driver_->info.on_engine && (engine == runtime::EngineKind::kMpi) != (driver_->mpi != nullptr)) {
+    throw InputError(driver_->mpi ? std::string("engine: this experiment was built across MPI "
+                                                "ranks; it runs on the mpi engine only")
+                                  : std::string("engine: 'mpi' needs an experiment built across "
+                                                "MPI ranks (spec.engine = mpi, or MpiPlacement)"));
+  }
   RunSummary summary;
   summary.info = driver_->info;
   summary.info.engine = engine;

@@ -22,6 +22,9 @@ void MpiSession::Abort(int) { Unavailable(); }
 int MpiRank(MpiComm) { Unavailable(); }
 int MpiSize(MpiComm) { Unavailable(); }
 
+double MpiAllreduceMax(double, MpiComm) { Unavailable(); }
+std::vector<double> MpiAllgather(std::span<const double>, MpiComm) { Unavailable(); }
+
 EngineResult RunMpi(std::span<NodeProgram* const>, const Topology&, const EngineOptions&,
                     RoundSink&, MpiComm) {
   Unavailable();
