@@ -325,11 +325,16 @@ void ConsensusDriver::Prepare() {
   const RunSpec& s = spec;
   const Algorithm algorithm = s.algorithm.name();
   graph = BuildGraph(s.graph, s.seed);
-  partition = BuildPartition(s.partition, train.rows(), graph.num_nodes(), s.seed);
+  partition = BuildPartition(s.partition, info.train_rows, graph.num_nodes(), s.seed);
   hosted = HostedNodes(*this, graph.num_nodes());
-  // Under MPI a rank keeps the rows of the nodes it hosts only (the others' slices stay empty).
-  slices_.resize(partition.size());
-  for (int i : hosted) slices_[i] = train.Subset(partition[i]);
+  // Under MPI a rank keeps the rows of the nodes it hosts only (the others' slices stay empty);
+  // from a LIBSVM file it reads only those rows.
+  if (rowwise) {
+    slices_ = LoadHostedSlices(*this, partition);
+  } else {
+    slices_.resize(partition.size());
+    for (int i : hosted) slices_[i] = train.Subset(partition[i]);
+  }
   topology_.neighbors = graph.adjacency();
   const VariantFields vf = FieldsOf(s.algorithm.params);
   if (algorithm == Algorithm::kPrivateMradmm) {

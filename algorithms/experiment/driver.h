@@ -25,6 +25,8 @@ struct Experiment::Driver {
   // is resolved in Prepare and this rank builds only the nodes it hosts.
   std::unique_ptr<MpiPlacement> mpi;
   std::vector<int> hosted;  // the nodes this process builds (all of them without MPI)
+  // Under MPI, consensus on a LIBSVM file: the training rows are loaded per rank in Prepare.
+  std::shared_ptr<struct RowwiseLoad> rowwise;
 
   virtual ~Driver() = default;
   // Everything after data loading that may reject the spec (InputError).

@@ -10,6 +10,7 @@
 #include "dpadmm/data/preprocessing.h"
 #include "dpadmm/experiment/mpi_run.h"
 #include "experiment/driver.h"
+#include "experiment/mpi_support.h"
 #include "experiment/spec_internal.h"
 
 namespace dpadmm {
@@ -43,7 +44,11 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     d->mpi = std::make_unique<MpiPlacement>(*placement);
     spec.engine = runtime::EngineKind::kMpi;
   }
-  if (!in_memory) {
+  const bool rowwise = !in_memory && StartRowwiseLoad(*d, spec);  // MPI: rows per rank later
+  if (rowwise) {
+    // Each rank loads its own nodes' training rows in Prepare (LoadHostedSlices), which also
+    // fills the data fields of info below.
+  } else if (!in_memory) {
     TrainTest data = LoadDataSource(spec.data, spec.seed);
     train = std::move(data.train);
     test = std::move(data.test);
@@ -51,16 +56,18 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     throw InputError("test data has " + std::to_string(test.cols()) +
                      " columns but training data has " + std::to_string(train.cols()));
   }
-  if (train.rows() == 0) throw InputError("training data has no rows");
-  d->train = std::move(train);
-  d->test = std::move(test);
-  if (spec.data.add_bias) {
-    AddBiasFeature(d->train);
-    AddBiasFeature(d->test);
-  }
   RunInfo& info = d->info;
-  info.max_row_norm_before = std::max(d->train.MaxRowNorm(), d->test.MaxRowNorm());
-  if (spec.data.normalize) info.normalization_factor = NormalizeRows(d->train, d->test);
+  if (!rowwise) {
+    if (train.rows() == 0) throw InputError("training data has no rows");
+    d->train = std::move(train);
+    d->test = std::move(test);
+    if (spec.data.add_bias) {
+      AddBiasFeature(d->train);
+      AddBiasFeature(d->test);
+    }
+    info.max_row_norm_before = std::max(d->train.MaxRowNorm(), d->test.MaxRowNorm());
+    if (spec.data.normalize) info.normalization_factor = NormalizeRows(d->train, d->test);
+  }
 
   info.family = spec.family();
   info.algorithm = spec.algorithm.name();
@@ -71,10 +78,14 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     info.dataset = IsGenerated(spec.data.source) ? source + " (generated)"
                                                  : source + ": " + spec.data.train_path;
   }
-  info.train_rows = d->train.rows();
-  info.test_rows = d->test.rows();
-  info.features = d->train.cols();
-  info.sparse = d->train.is_sparse();
+  if (rowwise) {
+    info.train_rows = static_cast<std::int64_t>(d->rowwise->file_rows.size());
+  } else {
+    info.train_rows = d->train.rows();
+    info.test_rows = d->test.rows();
+    info.features = d->train.cols();
+    info.sparse = d->train.is_sparse();
+  }
   info.loss = ChoiceName(spec.loss.kind);
   info.engine = spec.engine;
   info.on_engine = spec.algorithm.name() != Algorithm::kSgd;

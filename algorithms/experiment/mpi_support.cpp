@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "experiment/mpi_support.h"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <string>
 
 #include "dpadmm/core/error.h"
+#include "dpadmm/data/loaders.h"
+#include "dpadmm/data/preprocessing.h"
 #include "dpadmm/runtime/mpi.h"
 
 namespace dpadmm {
@@ -70,6 +74,103 @@ std::vector<double> CompletePerNode(const Experiment::Driver& d, std::vector<dou
     local[static_cast<std::size_t>(all[k])] = all[k + 1];
   }
   return local;
+}
+
+bool StartRowwiseLoad(Experiment::Driver& d, const RunSpec& spec) {
+  if (!d.mpi || spec.family() != Family::kConsensus || spec.data.source != DataSource::kLibsvm) {
+    return false;
+  }
+  const DataSpec& data = spec.data;
+  auto load = std::make_shared<RowwiseLoad>();
+  load->path = data.train_path;
+  load->num_features = data.num_features;
+  std::int64_t rows = 0;
+  (void)LoadLibsvmRows(data.train_path, {}, data.num_features, &rows);  // labels only
+  if (!data.test_path.empty()) {
+    d.test = LoadLibsvm(data.test_path, data.num_features > 0 ? data.num_features : 0);
+    load->file_rows.resize(static_cast<std::size_t>(rows));
+    std::iota(load->file_rows.begin(), load->file_rows.end(), std::int64_t{0});
+  } else {
+    // LoadDataSource's seeded split, applied to the row indices: a one-column data set whose
+    // value is the row's index goes through the same SplitTrainTest.
+    Dataset index;
+    DenseRows column(rows, 1);
+    for (std::int64_t r = 0; r < rows; ++r) column(r, 0) = static_cast<double>(r);
+    index.x = std::move(column);
+    index.y = Eigen::VectorXd::Ones(rows);
+    const TrainTest split = SplitTrainTest(index, data.test_fraction, spec.seed);
+    const auto& train_index = std::get<DenseRows>(split.train.x);
+    const auto& test_index = std::get<DenseRows>(split.test.x);
+    for (Eigen::Index r = 0; r < train_index.rows(); ++r) {
+      load->file_rows.push_back(static_cast<std::int64_t>(train_index(r, 0)));
+    }
+    std::vector<std::int64_t> test_rows;
+    for (Eigen::Index r = 0; r < test_index.rows(); ++r) {
+      test_rows.push_back(static_cast<std::int64_t>(test_index(r, 0)));
+    }
+    // The test rows are evaluation data (no node's): every rank loads them.
+    d.test = LoadLibsvmRows(data.train_path, test_rows, data.num_features);
+  }
+  d.rowwise = std::move(load);
+  return true;
+}
+
+std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& partition) {
+  const RowwiseLoad& load = *d.rowwise;
+  const runtime::MpiComm comm = d.mpi->comm;
+  // The training rows of this rank's nodes, loaded at once in file order.
+  std::vector<std::int64_t> mine;
+  for (int i : d.hosted) mine.insert(mine.end(), partition[i].begin(), partition[i].end());
+  std::sort(mine.begin(), mine.end());
+  std::vector<std::int64_t> file_rows;
+  for (std::int64_t r : mine) file_rows.push_back(load.file_rows[static_cast<std::size_t>(r)]);
+  Dataset local = LoadLibsvmRows(load.path, file_rows, load.num_features);
+  // Columns as LoadDataSource: the largest index of the whole file (or num_features), widened
+  // to a test file's.
+  const auto cols = static_cast<std::int64_t>(runtime::MpiAllreduceMax(
+      static_cast<double>(std::max(local.cols(), d.test.cols())), comm));
+  local.Resize(cols);
+  d.test.Resize(cols);
+  const DataSpec& data = d.spec.data;
+  if (data.add_bias) {
+    AddBiasFeature(local);
+    AddBiasFeature(d.test);
+  }
+  const auto global_max = [&] {
+    return runtime::MpiAllreduceMax(std::max(local.MaxRowNorm(), d.test.MaxRowNorm()), comm);
+  };
+  RunInfo& info = d.info;
+  info.max_row_norm_before = global_max();
+  if (data.normalize) {
+    // NormalizeRows on the whole data set, with every maximum taken across ranks.
+    const double max_norm = info.max_row_norm_before;
+    if (!std::isfinite(max_norm)) throw InputError("NormalizeRows: data contains NaN or Inf");
+    if (max_norm != 0.0) {
+      double factor = 1.0 / max_norm;
+      local.Scale(factor);
+      d.test.Scale(factor);
+      constexpr double kShrink = 1.0 - 0x1.0p-50;
+      while (global_max() > 1.0) {
+        local.Scale(kShrink);
+        d.test.Scale(kShrink);
+        factor *= kShrink;
+      }
+      info.normalization_factor = factor;
+    }
+  }
+  info.features = local.cols();
+  info.sparse = local.is_sparse();
+  info.test_rows = d.test.rows();
+  // Node i's slice: its rows in partition order, located in `local` (sorted `mine`).
+  std::vector<Dataset> slices(partition.size());
+  for (int i : d.hosted) {
+    std::vector<std::int64_t> at;
+    for (std::int64_t r : partition[i]) {
+      at.push_back(std::lower_bound(mine.begin(), mine.end(), r) - mine.begin());
+    }
+    slices[i] = local.Subset(at);
+  }
+  return slices;
 }
 
 void FilledReport::Report(std::int64_t round, std::span<double> out) const {

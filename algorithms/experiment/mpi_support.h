@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "dpadmm/runtime/engine.h"
@@ -34,6 +35,25 @@ runtime::EngineResult RunPrograms(const Experiment::Driver& d,
 // (`local[i]` for i in d.hosted; the others are ignored), completed from every rank: each
 // rank contributes (node, value) pairs (exact: no arithmetic). Without MPI returns `local`.
 std::vector<double> CompletePerNode(const Experiment::Driver& d, std::vector<double> local);
+
+// Consensus on a LIBSVM file under MPI: each rank loads only its hosted nodes' training rows
+// (LoadLibsvmRows), in Prepare, once the partition is known.
+struct RowwiseLoad {
+  std::string path;
+  std::int64_t num_features = 0;
+  std::vector<std::int64_t> file_rows;  // the file's data-row index of training row k
+};
+
+// Build's part (experiment.cpp): when `spec` is a consensus run on a LIBSVM file and d.mpi is
+// set, counts the file's rows (labels only), splits them as LoadDataSource would (the same
+// seeded split, on row indices), loads the test set (evaluation data: every rank) and sets
+// d.rowwise; returns false otherwise (the data are loaded whole, as without MPI).
+bool StartRowwiseLoad(Experiment::Driver& d, const RunSpec& spec);
+
+// Prepare's part: this rank's nodes' slices (empty for the other nodes), with the whole data
+// set's column count, bias column and normalisation, agreed across ranks by exact maximum
+// reductions (so every value is the single-process one); fills info's data fields.
+std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& partition);
 
 // A node program whose report slot `slot` is filled, when the program left it NaN ("evaluated
 // elsewhere"), by `fill(report)` on the node's own rank: the private evaluation of a metric

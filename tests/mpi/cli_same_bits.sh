@@ -17,6 +17,23 @@ COMPARE=$HERE/../golden/compare.py
 rm -rf "$WORK" && mkdir -p "$WORK"
 failures=0
 
+# LIBSVM files (0/1 labels, blank lines, the test file wider than the training file): on the
+# mpi engine each rank reads only its own nodes' rows (LoadLibsvmRows).
+python3 - "$WORK" <<'PY'
+import random, sys
+random.seed(1)
+for name, n, width in (("train", 300, 25), ("test", 80, 28)):
+    with open(f"{sys.argv[1]}/{name}.libsvm", "w") as f:
+        for r in range(n):
+            idx = sorted(random.sample(range(1, width + 1), random.randint(1, 6)))
+            f.write(random.choice("01") + " " +
+                    " ".join(f"{i}:{random.uniform(-3, 3):.4f}" for i in idx) + "\n")
+            if r % 50 == 7:
+                f.write("\n")
+PY
+libsvm=(--data libsvm --train "$WORK/train.libsvm" --nodes 5 --edges 7 --iterations 8 --seed 7
+  --no-optimum -q)
+
 base=(--rows 600 --nodes 5 --edges 7 --seed 7 --no-optimum -q)
 common=("${base[@]}" --iterations 12)
 declare -A CASES=(
@@ -30,6 +47,8 @@ declare -A CASES=(
   [pmradmm]="${common[*]} --algorithm private_mradmm --alpha 1 --q1 1.04 --eta 20"
   [pdml]="${common[*]} --algorithm pdml --label-eps 1 --pdml-R 0.1 --pdml-V 0.01 --eta 1"
   [dvp_budget]="${common[*]} --algorithm dvp --loss smooth_hinge --alpha 1 --privacy-budget 10"
+  [libsvm_split]="${libsvm[*]} --algorithm dvp --alpha 0.5 --eta 10"
+  [libsvm_test]="${libsvm[*]} --algorithm radmm --test $WORK/test.libsvm --bias"
   [sharing]="--algorithm sharing --rows 400 --dims 30 --parties 3 --iterations 6 --seed 3 --no-optimum -q"
   [sharing_dp]="--algorithm sharing --rows 400 --dims 30 --parties 3 --iterations 6 --seed 3 --no-optimum -q --dp --epsilon 0.5 --b1 2"
   [sgd]="--algorithm sgd --rows 400 --dims 30 --parties 3 --iterations 3 --seed 3 --no-optimum -q"
