@@ -68,7 +68,7 @@ run() {  # DIR NAME ENGINE-ARGS...: "${LAUNCH[@]}" run CASE ENGINE-ARGS; records
 for name in "${!CASES[@]}"; do
   LAUNCH=("$DPADMM")
   run serial "$name" --engine serial
-  run tbb "$name" --engine tbb --threads 2
+  run tbb "$name" --engine tbb
   for ranks in 1 2 3 4; do
     LAUNCH=("${MPIRUN[@]}" -n "$ranks" "$DPADMM")
     run "np$ranks" "$name" --engine mpi
