@@ -825,7 +825,8 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                                        (info.engine == runtime::EngineKind::kTbb
                                             ? ", " + std::to_string(threads) + " threads"
                                         : info.engine == runtime::EngineKind::kMpi && g_mpi
-                                            ? ", " + std::to_string(g_mpi->size()) + " ranks"
+                                            ? ", " + std::to_string(g_mpi->size()) +
+                                                  (g_mpi->size() == 1 ? " rank" : " ranks")
                                             : "");
   row("privacy", info.privacy_guarantee);
   row("rounds", std::to_string(s.rounds) + " of " + std::to_string(spec.iterations));

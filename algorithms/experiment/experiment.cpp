@@ -9,6 +9,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/preprocessing.h"
 #include "dpadmm/experiment/mpi_run.h"
+#include "dpadmm/runtime/mpi.h"
 #include "experiment/driver.h"
 #include "experiment/mpi_support.h"
 #include "experiment/spec_internal.h"
@@ -41,6 +42,11 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
       spec.family() == Family::kConsensus ? MakeConsensusDriver() : MakeSharingDriver();
   if (placement != nullptr) {
     CheckEngine(runtime::EngineKind::kMpi, spec.threads);
+    if (!runtime::MpiInitialized()) {
+      throw InputError("engine: 'mpi' needs MPI initialised first (runtime::MpiSession, or the "
+                       "caller's MPI_Init) and every rank of the communicator constructing the "
+                       "experiment");
+    }
     d->mpi = std::make_unique<MpiPlacement>(*placement);
     spec.engine = runtime::EngineKind::kMpi;
   }

@@ -1081,6 +1081,13 @@ void MpiSession::Abort(int code) {
   std::abort();  // MPI_Abort does not return; keeps [[noreturn]] honest if it ever does
 }
 
+bool MpiInitialized() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized != 0 && finalized == 0;
+}
+
 int MpiRank(MpiComm comm) {
   int r = 0;
   MPI_Comm_rank(detail::ToComm(comm), &r);

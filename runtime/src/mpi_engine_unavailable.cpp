@@ -19,6 +19,7 @@ bool MpiBuilt() { return false; }
 MpiSession::MpiSession(int*, char***) { Unavailable(); }
 MpiSession::~MpiSession() = default;
 void MpiSession::Abort(int) { Unavailable(); }
+bool MpiInitialized() { return false; }
 int MpiRank(MpiComm) { Unavailable(); }
 int MpiSize(MpiComm) { Unavailable(); }
 

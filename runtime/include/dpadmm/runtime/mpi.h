@@ -67,6 +67,8 @@ class MpiSession {
   int size_ = 1;
 };
 
+// True once MPI_Init has run and MPI_Finalize has not (false without MPI in the build).
+bool MpiInitialized();
 int MpiRank(MpiComm comm = {});
 int MpiSize(MpiComm comm = {});
 
