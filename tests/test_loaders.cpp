@@ -365,8 +365,10 @@ TEST(LibsvmTest, LoadsOnlyTheKeptRows) {
     ASSERT_EQ(part.rows(), static_cast<std::int64_t>(keep.size()));
     const Dataset expected = all.Subset(keep);
     EXPECT_EQ(part.y, expected.y);
-    EXPECT_TRUE(Eigen::MatrixXd(std::get<SparseRows>(part.x)).isApprox(Eigen::MatrixXd(std::get<SparseRows>(expected.x)), 0.0))
-        << Eigen::MatrixXd(std::get<SparseRows>(part.x)) << "\n--\n" << Eigen::MatrixXd(std::get<SparseRows>(expected.x));
+    EXPECT_TRUE(Eigen::MatrixXd(std::get<SparseRows>(part.x))
+                    .isApprox(Eigen::MatrixXd(std::get<SparseRows>(expected.x)), 0.0))
+        << Eigen::MatrixXd(std::get<SparseRows>(part.x)) << "\n--\n"
+        << Eigen::MatrixXd(std::get<SparseRows>(expected.x));
     total += part.rows();
   }
   EXPECT_EQ(total, all.rows());
@@ -377,9 +379,15 @@ TEST(LibsvmTest, LoadsOnlyTheKeptRows) {
   EXPECT_EQ(LoadLibsvmRows(path, std::vector<std::int64_t>{1}).cols(), 2);
   EXPECT_EQ(LoadLibsvmRows(path, std::vector<std::int64_t>{}).rows(), 0);
   EXPECT_TRUE(ThrowsInputError(
-      [&] { LoadLibsvmRows(path, std::vector<std::int64_t>{2, 6}); }, {"row 6", "6 data rows"}));
+      [&] {
+        LoadLibsvmRows(path, std::vector<std::int64_t>{2, 6});
+      },
+      {"row 6", "6 data rows"}));
   EXPECT_TRUE(ThrowsInputError(
-      [&] { LoadLibsvmRows(path, std::vector<std::int64_t>{3, 1}); }, {"increasing"}));
+      [&] {
+        LoadLibsvmRows(path, std::vector<std::int64_t>{3, 1});
+      },
+      {"increasing"}));
 }
 
 }  // namespace

@@ -14,8 +14,8 @@
 #include "dpadmm/core/random.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/privacy/accounting.h"
-#include "dpadmm/solver/local_solver.h"
 #include "dpadmm/runtime/mpi.h"
+#include "dpadmm/solver/local_solver.h"
 #include "experiment/driver.h"
 #include "experiment/mpi_support.h"
 

@@ -29,8 +29,8 @@ void CheckEngine(runtime::EngineKind engine, int threads) {
   }
 }
 
-std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset train,
-                                          Dataset test, const MpiPlacement* placement) {
+std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset train, Dataset test,
+                                          const MpiPlacement* placement) {
   if (placement == nullptr && spec.engine == runtime::EngineKind::kMpi) {
     static const MpiPlacement kWorld;
     placement = &kWorld;
@@ -43,9 +43,10 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   if (placement != nullptr) {
     CheckEngine(runtime::EngineKind::kMpi, spec.threads);
     if (!runtime::MpiInitialized()) {
-      throw InputError("engine: 'mpi' needs MPI initialised first (runtime::MpiSession, or the "
-                       "caller's MPI_Init) and every rank of the communicator constructing the "
-                       "experiment");
+      throw InputError(
+          "engine: 'mpi' needs MPI initialised first (runtime::MpiSession, or the "
+          "caller's MPI_Init) and every rank of the communicator constructing the "
+          "experiment");
     }
     d->mpi = std::make_unique<MpiPlacement>(*placement);
     spec.engine = runtime::EngineKind::kMpi;
@@ -146,7 +147,8 @@ RunSummary Experiment::RunOn(runtime::EngineKind engine, int threads, RunObserve
                              const runtime::StopToken* stop) const {
   if (driver_->info.on_engine) CheckEngine(engine, threads);
   // Which nodes this process holds is fixed at construction: an MPI experiment runs on MPI only.
-  if (driver_->info.on_engine && (engine == runtime::EngineKind::kMpi) != (driver_->mpi != nullptr)) {
+  if (driver_->info.on_engine &&
+      (engine == runtime::EngineKind::kMpi) != (driver_->mpi != nullptr)) {
     throw InputError(driver_->mpi ? std::string("engine: this experiment was built across MPI "
                                                 "ranks; it runs on the mpi engine only")
                                   : std::string("engine: 'mpi' needs an experiment built across "

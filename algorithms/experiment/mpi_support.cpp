@@ -47,8 +47,8 @@ bool IsReportingRank(const Experiment::Driver& d) {
 
 runtime::EngineResult RunPrograms(const Experiment::Driver& d,
                                   std::span<runtime::NodeProgram* const> programs,
-                                  const runtime::Topology& topology,
-                                  runtime::EngineOptions options, runtime::RoundSink& sink) {
+                                  const runtime::Topology& topology, runtime::EngineOptions options,
+                                  runtime::RoundSink& sink) {
   if (!d.mpi) return runtime::Run(programs, topology, options, sink);
   options.kind = runtime::EngineKind::kMpi;
   options.node_ranks = d.mpi->node_ranks;
@@ -127,8 +127,8 @@ std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& pa
   Dataset local = LoadLibsvmRows(load.path, file_rows, load.num_features);
   // Columns as LoadDataSource: the largest index of the whole file (or num_features), widened
   // to a test file's.
-  const auto cols = static_cast<std::int64_t>(runtime::MpiAllreduceMax(
-      static_cast<double>(std::max(local.cols(), d.test.cols())), comm));
+  const auto cols = static_cast<std::int64_t>(
+      runtime::MpiAllreduceMax(static_cast<double>(std::max(local.cols(), d.test.cols())), comm));
   local.Resize(cols);
   d.test.Resize(cols);
   const DataSpec& data = d.spec.data;

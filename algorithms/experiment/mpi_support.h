@@ -28,8 +28,8 @@ bool IsReportingRank(const Experiment::Driver& d);
 // d.mpi's communicator and node map (whatever `options.kind` says); else runtime::Run.
 runtime::EngineResult RunPrograms(const Experiment::Driver& d,
                                   std::span<runtime::NodeProgram* const> programs,
-                                  const runtime::Topology& topology,
-                                  runtime::EngineOptions options, runtime::RoundSink& sink);
+                                  const runtime::Topology& topology, runtime::EngineOptions options,
+                                  runtime::RoundSink& sink);
 
 // Values of a per-node quantity that each rank computes for its hosted nodes only
 // (`local[i]` for i in d.hosted; the others are ignored), completed from every rank: each

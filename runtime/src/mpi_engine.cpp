@@ -1102,8 +1102,7 @@ int MpiSize(MpiComm comm) {
 
 double MpiAllreduceMax(double value, MpiComm comm) {
   double result = value;
-  if (MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, detail::ToComm(comm)) !=
-      MPI_SUCCESS) {
+  if (MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, detail::ToComm(comm)) != MPI_SUCCESS) {
     throw MpiError("rank " + std::to_string(MpiRank(comm)) + ": MPI_Allreduce failed");
   }
   return result;
