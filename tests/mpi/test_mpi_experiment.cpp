@@ -89,7 +89,8 @@ TEST(MpiExperiment, RunsOnTheCallersCommunicator) {
   MPI_Comm_rank(half, &rank);
   dpadmm::MpiPlacement where;
   where.comm = dpadmm::runtime::MpiComm{&half};
-  ExpectSameRun(Consensus(world_rank % 2 == 0 ? Algorithm::kAdmm : Algorithm::kMradmm), where, rank);
+  ExpectSameRun(Consensus(world_rank % 2 == 0 ? Algorithm::kAdmm : Algorithm::kMradmm), where,
+                rank);
   MPI_Comm_free(&half);
 }
 
