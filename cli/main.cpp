@@ -42,10 +42,12 @@
 #include <CLI/CLI.hpp>
 
 #include "dpadmm/core/error.h"
+#include "dpadmm/experiment/mpi_run.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/run_spec.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/runtime/engine.h"
+#include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/loss.h"
 #include "predict_command.h"
 
@@ -76,6 +78,8 @@ constexpr const char* kExitCodeHelp =
 // Ctrl-C
 
 runtime::StopToken g_stop;
+// Set while `run --engine mpi` runs: MPI is initialised (MPI_Finalize when reset).
+std::optional<runtime::MpiSession> g_mpi;
 static_assert(std::atomic<bool>::is_always_lock_free,
               "RequestStop() must be a lock-free store to be callable from a signal handler");
 
@@ -653,7 +657,8 @@ class SpecFlags {
            ->type_name("ENGINE"));
     in(Value(
            "--threads", [](RunSpec & s) -> auto& { return s.threads; },
-           "Worker threads of the tbb engine (0 = all cores)")
+           "Worker threads of the tbb engine (0 = all cores); mpi: TBB threads inside each rank "
+           "(0 or 1 = the rank's own thread)")
            ->type_name("N"));
     in(Switch(
         "--no-optimum,--no-baselines", [](RunSpec & s) -> auto& { return s.compute_optimum; },
@@ -914,6 +919,9 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                                  : std::string(ChoiceName(info.engine)) + " engine" +
                                        (info.engine == runtime::EngineKind::kTbb
                                             ? ", " + std::to_string(threads) + " threads"
+                                        : info.engine == runtime::EngineKind::kMpi && g_mpi
+                                            ? ", " + std::to_string(g_mpi->size()) +
+                                                  (g_mpi->size() == 1 ? " rank" : " ranks")
                                             : "");
   row("privacy", info.privacy_guarantee);
   row("noise", NoiseModeLabel(info.noise_mode));
@@ -1025,6 +1033,7 @@ struct OutputOptions {
   std::string trace_format;
   std::string summary = "dpadmm-summary.json";
   std::string model_out;
+  std::string node_ranks;
   bool quiet = false;
   bool progress = false;
   bool print_config = false;
@@ -1048,6 +1057,9 @@ RunSpec BuildSpec(const SpecFlags& flags, const OutputOptions& o) {
   return spec;
 }
 
+int RunAndReport(const RunSpec& spec, const OutputOptions& o,
+                 std::chrono::steady_clock::time_point started, const MpiPlacement* placement);
+
 int Run(const SpecFlags& flags, const OutputOptions& o,
         std::chrono::steady_clock::time_point started) {
   const RunSpec spec = BuildSpec(flags, o);
@@ -1055,9 +1067,32 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
     std::cout << SpecToJson(spec) << std::endl;
     return kExitOk;
   }
-  const TraceFormat format = ResolveTraceFormat(o.trace, o.trace_format);
+  if (!o.node_ranks.empty() && spec.engine != runtime::EngineKind::kMpi) {
+    throw InputError("--node-ranks applies to --engine mpi only");
+  }
+  if (spec.engine != runtime::EngineKind::kMpi) return RunAndReport(spec, o, started, nullptr);
+  if (!runtime::MpiBuilt()) {
+    throw InputError(
+        "engine: 'mpi' is not available: this dpadmm was built without MPI (configure with "
+        "-DDPADMM_WITH_MPI=ON and Open MPI installed; or use --engine serial or tbb)");
+  }
+  // Every rank runs this same command line; rank 0 writes trace, summary and model and prints
+  // progress, the other ranks print errors only.
+  g_mpi.emplace(nullptr, nullptr);
+  MpiPlacement placement;
+  if (!o.node_ranks.empty()) placement.node_ranks = runtime::ReadNodeRankFile(o.node_ranks);
+  return RunAndReport(spec, o, started, &placement);
+}
 
-  Experiment experiment(spec);  // loads data, builds graph, partition and the optimum
+int RunAndReport(const RunSpec& spec, const OutputOptions& o,
+                 std::chrono::steady_clock::time_point started, const MpiPlacement* placement) {
+  const TraceFormat format = ResolveTraceFormat(o.trace, o.trace_format);
+  // Loads data, builds graph, partition and the optimum (under MPI: this rank's share only).
+  Experiment experiment = placement != nullptr ? Experiment(spec, *placement) : Experiment(spec);
+  if (g_mpi && g_mpi->rank() != 0) {
+    const RunSummary summary = experiment.Run(nullptr, &g_stop);
+    return ExitCodeOf(summary.outcome);
+  }
 
   TraceWriter trace(o.trace, format, spec.family(), spec.noise_mode(),
                     experiment.info().evaluation);
@@ -1117,6 +1152,12 @@ void AddOutputOptions(CLI::App& command, OutputOptions& o) {
                   "Save the learned model as JSON for `dpadmm predict` (dpadmm::Model)")
       ->type_name("FILE")
       ->group(io);
+  command
+      .add_option("--node-ranks", o.node_ranks,
+                  "--engine mpi: the rank of each node, one per line (line k: node k-1; sharing: "
+                  "line 1 the coordinator, line m + 1 party m); default contiguous blocks")
+      ->type_name("FILE")
+      ->group("Run");
   command.add_flag("--quiet,-q", o.quiet, "No progress output on stderr")->group(io);
   command
       .add_flag("--progress", o.progress,
@@ -1189,19 +1230,40 @@ int Main(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  // Under MPI an error seen by one rank must end all of them (the others may be waiting for it
+  // in a collective or a round): MPI_Abort with the exit code, after naming the rank.
+  // Outcomes (completed, diverged, failed, ...) are known to every rank: a normal return.
+  const auto finish = [](int code) {
+    g_mpi.reset();  // MPI_Finalize
+    return code;
+  };
+  const auto end = [](int code) {
+    if (g_mpi) {
+      std::cerr.flush();
+      runtime::MpiSession::Abort(code);
+    }
+    return code;
+  };
+  const auto where = [] {
+    return g_mpi && g_mpi->size() > 1 ? "rank " + std::to_string(g_mpi->rank()) + ": "
+                                      : std::string();
+  };
   try {
     if (predict.parsed()) return predict.Run();
-    if (sharing->parsed()) return Run(sharing_flags, sharing_output, started);
-    return Run(flags, o, started);
+    if (sharing->parsed()) return finish(Run(sharing_flags, sharing_output, started));
+    return finish(Run(flags, o, started));
+  } catch (const runtime::MpiError& e) {
+    std::cerr << "dpadmm: error: " << e.what() << '\n';
+    return end(kExitFailed);
   } catch (const InputError& e) {
-    std::cerr << "dpadmm: error: " << e.what() << '\n';
-    return kExitBadInput;
+    std::cerr << "dpadmm: error: " << where() << e.what() << '\n';
+    return end(kExitBadInput);
   } catch (const std::invalid_argument& e) {
-    std::cerr << "dpadmm: error: " << e.what() << '\n';
-    return kExitBadInput;
+    std::cerr << "dpadmm: error: " << where() << e.what() << '\n';
+    return end(kExitBadInput);
   } catch (const std::exception& e) {
-    std::cerr << "dpadmm: internal error: " << e.what() << '\n';
-    return kExitInternal;
+    std::cerr << "dpadmm: internal error: " << where() << e.what() << '\n';
+    return end(kExitInternal);
   }
 }
 

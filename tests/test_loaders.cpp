@@ -341,5 +341,54 @@ TEST(AscTest, LoadsBananaFromSharedData) {
   EXPECT_NO_THROW(d.Validate());
 }
 
+// Partition-aware loading (each MPI rank loads its own nodes' rows only): the kept rows equal
+// the full load's, in order, and nothing else is held; the label mapping is the whole file's
+// even when a share sees only one label value (here "1", which is -1 in a 1/2 file).
+TEST(LibsvmTest, LoadsOnlyTheKeptRows) {
+  const std::string path = WriteTempFile("rows.libsvm",
+                                         "2 1:0.5 3:1\n"
+                                         "1 2:2\n"
+                                         "\n"
+                                         "2 1:1 2:1 3:1\n"
+                                         "1 3:4\n"
+                                         "  \n"
+                                         "2 2:-1\n"
+                                         "1 1:3 2:3\n");
+  const Dataset all = LoadLibsvm(path);
+  ASSERT_EQ(all.rows(), 6);
+  const std::vector<std::vector<std::int64_t>> shares = {{1, 3, 5}, {0, 4}, {2}};
+  std::int64_t total = 0;
+  for (const auto& keep : shares) {
+    std::int64_t rows_in_file = -1;
+    const Dataset part = LoadLibsvmRows(path, keep, all.cols(), &rows_in_file);
+    EXPECT_EQ(rows_in_file, 6);
+    ASSERT_EQ(part.rows(), static_cast<std::int64_t>(keep.size()));
+    const Dataset expected = all.Subset(keep);
+    EXPECT_EQ(part.y, expected.y);
+    EXPECT_TRUE(Eigen::MatrixXd(std::get<SparseRows>(part.x))
+                    .isApprox(Eigen::MatrixXd(std::get<SparseRows>(expected.x)), 0.0))
+        << Eigen::MatrixXd(std::get<SparseRows>(part.x)) << "\n--\n"
+        << Eigen::MatrixXd(std::get<SparseRows>(expected.x));
+    total += part.rows();
+  }
+  EXPECT_EQ(total, all.rows());
+  // Rows 1, 3, 5 all have label "1": still -1 (the file's 1/2 mapping).
+  EXPECT_EQ(LoadLibsvmRows(path, std::vector<std::int64_t>{1, 3, 5}).y,
+            Eigen::VectorXd::Constant(3, -1.0));
+  // Without num_features: the largest index among the kept rows.
+  EXPECT_EQ(LoadLibsvmRows(path, std::vector<std::int64_t>{1}).cols(), 2);
+  EXPECT_EQ(LoadLibsvmRows(path, std::vector<std::int64_t>{}).rows(), 0);
+  EXPECT_TRUE(ThrowsInputError(
+      [&] {
+        LoadLibsvmRows(path, std::vector<std::int64_t>{2, 6});
+      },
+      {"row 6", "6 data rows"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] {
+        LoadLibsvmRows(path, std::vector<std::int64_t>{3, 1});
+      },
+      {"increasing"}));
+}
+
 }  // namespace
 }  // namespace dpadmm

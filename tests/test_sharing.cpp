@@ -506,7 +506,7 @@ TEST(SharingSpecValidate, EachFieldHasItsError) {
   EXPECT_TRUE(ThrowsInputError([] { ParseChoice<Algorithm>("lbfgs", "algorithm.name"); },
                                {"algorithm.name"}));
   EXPECT_TRUE(
-      ThrowsInputError([] { ParseChoice<runtime::EngineKind>("mpi", "engine"); }, {"engine"}));
+      ThrowsInputError([] { ParseChoice<runtime::EngineKind>("gpu", "engine"); }, {"engine"}));
   EXPECT_TRUE(
       ThrowsInputError([] { ParseChoice<DataSource>("gisette", "data.source"); }, {"data.source"}));
   // DP is a parameter of ADMM sharing only: the SGD baseline's struct has no such field.

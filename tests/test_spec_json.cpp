@@ -175,7 +175,7 @@ TEST(SpecJson, WrongTypesAreNamed) {
       {R"({"graph": {"topology": "torus"}})", "graph.topology must be one of ring, star"},
       {R"({"graph": {"edges": "many"}})", "graph.edges must be an integer or \"auto\", got string"},
       {R"({"algorithm": {"name": "svm"}})", "algorithm.name must be one of admm, dvp"},
-      {R"({"engine": "gpu"})", "engine must be one of tbb, serial; got 'gpu'"},
+      {R"({"engine": "gpu"})", "engine must be one of tbb, serial, mpi; got 'gpu'"},
       {R"({"schema": 3})", "schema must be 2"},
       {R"({"data": {"delimiter": ";;"}})", "data.delimiter must be a one-character string"},
       {R"({"data": "twonorm"})", "data must be an object, got string"},

@@ -33,7 +33,9 @@ class LabelMapper {
  public:
   explicit LabelMapper(bool plus_minus_one_only) : plus_minus_one_only_(plus_minus_one_only) {}
 
-  void Add(std::string_view token, const std::string& path, long long line) {
+  // keep = false: the label takes part in choosing the file's mapping but is not stored (a row
+  // another process loads).
+  void Add(std::string_view token, const std::string& path, long long line, bool keep = true) {
     const double raw = ParseFiniteDouble(token, path, line, "label");
     const int code = raw == -1.0 ? 0 : raw == 0.0 ? 1 : raw == 1.0 ? 2 : raw == 2.0 ? 3 : -1;
     if (code < 0 || (plus_minus_one_only_ && code != 0 && code != 2)) {
@@ -46,7 +48,7 @@ class LabelMapper {
                   " cannot be mixed with the labels of earlier lines (expected " + Expected() +
                   ")");
     }
-    raw_.push_back(raw);
+    if (keep) raw_.push_back(raw);
   }
 
   std::int64_t size() const { return static_cast<std::int64_t>(raw_.size()); }
@@ -346,6 +348,52 @@ Dataset LoadLibsvm(const std::string& path, std::int64_t num_features) {
     ParseLibsvmEntries(fields, num_features, path, lines.number(), b);
   }
   RequireRows(path, labels.size());
+  Dataset d;
+  d.x = MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values);
+  d.y = labels.Finish();
+  d.name = FileName(path);
+  return d;
+}
+
+Dataset LoadLibsvmRows(const std::string& path, std::span<const std::int64_t> keep,
+                       std::int64_t num_features, std::int64_t* rows_in_file) {
+  if (num_features < 0) ThrowAt(path, 0, "num_features must be >= 0");
+  for (std::size_t k = 1; k < keep.size(); ++k) {
+    if (keep[k] <= keep[k - 1]) ThrowAt(path, 0, "the rows to keep must be increasing");
+  }
+  const std::string text = internal::ReadWholeFile(path);
+  LineReader lines(text);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  SparseBuilder b;
+  LabelMapper labels(/*plus_minus_one_only=*/false);
+  std::int64_t row = 0;
+  std::size_t next = 0;  // keep[next] is the next row to load
+  while (lines.Next(line)) {
+    std::size_t first = 0;
+    while (first < line.size() && internal::IsSpace(line[first])) ++first;
+    if (first == line.size()) continue;  // blank, as in LoadLibsvm
+    const bool wanted = next < keep.size() && keep[next] == row;
+    if (wanted) {
+      SplitFields(line, ' ', fields);
+      labels.Add(fields[0], path, lines.number());
+      ParseLibsvmEntries(fields, num_features, path, lines.number(), b);
+      ++next;
+    } else {
+      // Only the label: the file's label mapping depends on every label present.
+      std::size_t end = first;
+      while (end < line.size() && !internal::IsSpace(line[end])) ++end;
+      labels.Add(line.substr(first, end - first), path, lines.number(), /*keep=*/false);
+    }
+    ++row;
+  }
+  RequireRows(path, row);
+  if (next < keep.size()) {
+    ThrowAt(path, 0,
+            "row " + std::to_string(keep[next]) + " requested but the file has " +
+                std::to_string(row) + " data rows");
+  }
+  if (rows_in_file != nullptr) *rows_in_file = row;
   Dataset d;
   d.x = MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values);
   d.y = labels.Finish();

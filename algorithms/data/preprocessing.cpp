@@ -77,16 +77,23 @@ std::vector<std::int64_t> LargestRemainderSizes(std::int64_t rows, const std::ve
 
 }  // namespace
 
-double GlobalMaxNormScale(Dataset& train, Dataset& test) {
-  const double max_norm = std::max(train.MaxRowNorm(), test.MaxRowNorm());
-  if (!std::isfinite(max_norm)) throw InputError("NormalizeRows: data contains NaN or Inf");
+double GlobalMaxNormScale(Dataset& train, Dataset& test,
+                          const std::function<double(double)>& max_over_holders) {
+  const auto max_norm_of_all = [&] {
+    const double local = std::max(train.MaxRowNorm(), test.MaxRowNorm());
+    return max_over_holders ? max_over_holders(local) : local;
+  };
+  const double max_norm = max_norm_of_all();
+  if (!std::isfinite(max_norm)) {
+    throw InputError("global-max-norm scaling: the data contain NaN or Inf");
+  }
   if (max_norm == 0.0) return 1.0;
   double factor = 1.0 / max_norm;
   train.Scale(factor);
   test.Scale(factor);
   // Rounding can leave a norm a few ulps above 1; the privacy analysis needs <= 1.
   constexpr double kShrink = 1.0 - 0x1.0p-50;
-  while (std::max(train.MaxRowNorm(), test.MaxRowNorm()) > 1.0) {
+  while (max_norm_of_all() > 1.0) {
     train.Scale(kShrink);
     test.Scale(kShrink);
     factor *= kShrink;
@@ -111,7 +118,7 @@ double SquaredNorm(const Row& row) {
 template <class Row>
 bool ClipRow(Row&& row) {
   const double sq = SquaredNorm(row);
-  if (!std::isfinite(sq)) throw InputError("ClipRows: data contains NaN or Inf");
+  if (!std::isfinite(sq)) throw InputError("clipping: the data contain NaN or Inf");
   // On the sum of squares, not its square root: sqrt(1 + 2^-52) rounds to 1.
   if (sq <= 1.0) return false;
   row /= std::sqrt(sq);

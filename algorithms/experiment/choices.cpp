@@ -161,6 +161,8 @@ std::span<const Choice<runtime::EngineKind>> Choices() {
   static constexpr Choice<runtime::EngineKind> kTable[] = {
       {runtime::EngineKind::kTbb, "tbb", "parallel (oneTBB)"},
       {runtime::EngineKind::kSerial, "serial", "one thread; bitwise-identical results"},
+      {runtime::EngineKind::kMpi, "mpi",
+       "one process per rank: mpirun -n K dpadmm run --engine mpi"},
   };
   return kTable;
 }

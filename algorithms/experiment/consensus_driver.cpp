@@ -14,8 +14,10 @@
 #include "dpadmm/core/random.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/privacy/accounting.h"
+#include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
 #include "experiment/driver.h"
+#include "experiment/mpi_support.h"
 
 namespace dpadmm {
 namespace {
@@ -329,8 +331,16 @@ void ConsensusDriver::Prepare() {
   const RunSpec& s = spec;
   const Algorithm algorithm = s.algorithm.name();
   graph = BuildGraph(s.graph, s.seed);
-  partition = BuildPartition(s.partition, train.rows(), graph.num_nodes(), s.seed);
-  for (const auto& rows : partition) slices_.push_back(train.Subset(rows));
+  partition = BuildPartition(s.partition, info.train_rows, graph.num_nodes(), s.seed);
+  hosted = HostedNodes(*this, graph.num_nodes());
+  // Under MPI a rank keeps the rows of the nodes it hosts only (the others' slices stay empty);
+  // from a LIBSVM file it reads only those rows.
+  if (rowwise) {
+    slices_ = LoadHostedSlices(*this, partition);
+  } else {
+    slices_.resize(partition.size());
+    for (int i : hosted) slices_[i] = train.Subset(partition[i]);
+  }
   topology_.neighbors = graph.adjacency();
   const VariantFields vf = FieldsOf(s.algorithm.params);
   if (algorithm == Algorithm::kPrivateMradmm) {
@@ -340,12 +350,12 @@ void ConsensusDriver::Prepare() {
     for (int i = 0; i < n; ++i) {
       const double eta1 =
           PerNode(s.algorithm.node_eta, s.algorithm.eta, i) * PerNode(vf.node_q1, vf.q1, i);
-      if (!MrAdmmFirstPenaltyOk(s.algorithm.C, static_cast<double>(slices_[i].rows()),
+      if (!MrAdmmFirstPenaltyOk(s.algorithm.C, static_cast<double>(partition[i].size()),
                                 s.loss.CurvatureBound(), rho_total, n, eta1, graph.degree(i))) {
         throw InputError("algorithm.eta: node " + std::to_string(i) +
                          " violates 003 Algorithm 3's "
                          "condition 2 c1 < (B_i/C)(rho/N + 2 eta_i(1) V_i) with eta_i(1) = " +
-                         std::to_string(eta1) + ", B_i = " + std::to_string(slices_[i].rows()) +
+                         std::to_string(eta1) + ", B_i = " + std::to_string(partition[i].size()) +
                          ", V_i = " + std::to_string(graph.degree(i)) + ": increase eta");
       }
     }
@@ -353,16 +363,29 @@ void ConsensusDriver::Prepare() {
 
   info.nodes = graph.num_nodes();
   info.edges = graph.num_edges();
-  for (const auto& slice : slices_) info.rows_per_node.push_back(slice.rows());
+  for (const auto& rows : partition) {
+    info.rows_per_node.push_back(static_cast<std::int64_t>(rows.size()));
+  }
   if (algorithm == Algorithm::kPdml) {
     // 000 Phase 1, once per run: each user randomizes their own label (keyed per node).
     const PdmlParams& p = s.algorithm.As<PdmlParams>();
     const LabelPrivacySpec labels{p.label_eps, p.label_eps_groups, p.label_eps_shares};
-    for (int i = 0; i < graph.num_nodes(); ++i) {
-      reported_.push_back(
-          RandomizeLabels(slices_[i].y, labels, s.noise_seed, static_cast<std::uint64_t>(i)));
+    reported_.resize(partition.size());
+    for (int i : hosted) {
+      reported_[i] = RandomizeLabels(slices_[i].y, labels, s.noise_seed, static_cast<std::uint64_t>(i));
     }
-    info.privacy_guarantee = PdmlPrivacyGuarantee(reported_, p.R, p.V, p.decay);
+    if (!mpi) {
+      info.privacy_guarantee = PdmlPrivacyGuarantee(reported_, p.R, p.V, p.decay);
+    } else {
+      // The guarantee summarises the users' eps (not their labels): gathered from every rank.
+      std::vector<double> eps;
+      for (int i : hosted) eps.insert(eps.end(), reported_[i].eps.begin(), reported_[i].eps.end());
+      std::vector<ReportedLabels> all(1);
+      const std::vector<double> gathered = runtime::MpiAllgather(eps, mpi->comm);
+      all[0].eps = Eigen::Map<const Eigen::VectorXd>(gathered.data(),
+                                                     static_cast<Eigen::Index>(gathered.size()));
+      info.privacy_guarantee = PdmlPrivacyGuarantee(all, p.R, p.V, p.decay);
+    }
   } else {
     const ConsensusVariant variant = VariantOf(algorithm);
     const bool noisy =
@@ -371,7 +394,12 @@ void ConsensusDriver::Prepare() {
   }
 
   // The centralized optimum is solved on every node's private data: metrics scope "all" only.
-  if (s.compute_optimum && EffectiveMetrics(s) == MetricsScope::kAll) {
+  const bool optimum_wanted = s.compute_optimum && info.metrics == MetricsScope::kAll;
+  if (optimum_wanted && mpi) {
+    info.optimum_note =
+        "not computed on the mpi engine: the centralized optimum needs every node's rows in one "
+        "process (no distance to the optimum)";
+  } else if (optimum_wanted) {
     // The centralized problem sum_i [(C/B_i) sum_{n in D_i} L + (rho/N) ||f||^2/2], solved by
     // the same Newton solver with per-sample weights C/B_{node(n)} and a = rho.
     Eigen::VectorXd weights(train.rows());
@@ -402,20 +430,24 @@ void ConsensusDriver::Prepare() {
       info.optimum_test_error = TestError(test, optimum);
     }
   }
+  if (mpi) train = Dataset{};  // this rank keeps its own nodes' slices only
 }
 
 void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* observer,
                           const runtime::StopToken* stop, RunSummary& summary) const {
   const RunSpec& s = spec;
   const int n = graph.num_nodes();
-  const std::int64_t d = train.cols();
+  const std::int64_t d = info.features;  // (under MPI `train` is empty)
   const Algorithm algorithm = s.algorithm.name();
   const VariantFields vf = FieldsOf(s.algorithm.params);
 
   std::vector<std::unique_ptr<runtime::NodeProgram>> nodes;
   std::vector<runtime::NodeProgram*> programs;
   std::vector<char> private_nodes(static_cast<std::size_t>(n), 0);
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < n && algorithm != Algorithm::kPdml; ++i) {
+    private_nodes[i] = IsPrivate(VariantOf(algorithm), PerNode(vf.node_alpha, vf.alpha, i));
+  }
+  for (int i : hosted) {
     Eigen::VectorXd f0 = Eigen::VectorXd::Zero(d);
     if (s.algorithm.random_start) {
       Stream rng(s.seed, static_cast<std::uint64_t>(i), 0, Purpose::kInitialState);
@@ -452,11 +484,30 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
       p.dual_step = vf.dual_step;
       p.noise_seed = s.noise_seed;
       p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
-      private_nodes[i] = IsPrivate(p.variant, p.alpha);
       nodes.push_back(
           MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, s.newton, p, std::move(f0)));
     }
     programs.push_back(nodes.back().get());
+  }
+  std::vector<std::unique_ptr<runtime::NodeProgram>> evaluated;
+  if (mpi) {
+    // Private evaluation under MPI: a loss the node leaves to the evaluator (NaN) is computed on
+    // the node's own rank, exactly as MetricsSink::Measure would, and travels in its report.
+    // Released-only: the node's loss slot is blanked, so no figure computed on its data leaves
+    // its rank.
+    const bool evaluate = info.metrics == MetricsScope::kAll;
+    for (std::size_t k = 0; k < programs.size(); ++k) {
+      const Dataset& slice = slices_[hosted[k]];
+      std::function<double(std::span<const double>)> fill;
+      if (evaluate) {
+        fill = [&slice, &s, d](std::span<const double> r) {
+          return MeanLoss(slice, s.loss, Eigen::Map<const Eigen::VectorXd>(r.data(), d));
+        };
+      }
+      evaluated.push_back(
+          std::make_unique<FilledReport>(*programs[k], static_cast<std::size_t>(d), fill));
+      programs[k] = evaluated.back().get();
+    }
   }
 
   MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes));
@@ -465,8 +516,8 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
   options.threads = threads;
   options.last_round = s.iterations;
   options.stop = stop;
-  const runtime::EngineResult result = runtime::Run(programs, topology_, options, sink);
-  sink.Finish();
+  const runtime::EngineResult result = RunPrograms(*this, programs, topology_, options, sink);
+  if (IsReportingRank(*this)) sink.Finish();
 
   summary.rounds = result.last_reported_round;
   summary.final = sink.last();

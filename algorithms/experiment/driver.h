@@ -5,9 +5,12 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "dpadmm/experiment/mpi_run.h"
 #include "dpadmm/experiment/run.h"
 
 namespace dpadmm {
@@ -19,6 +22,12 @@ struct Experiment::Driver {
   Graph graph{2, {{0, 1}}};
   Partition partition;
   Eigen::VectorXd optimum;
+  // Set when the experiment runs across MPI ranks (experiment/mpi_support.h): then node_ranks
+  // is resolved in Prepare and this rank builds only the nodes it hosts.
+  std::unique_ptr<MpiPlacement> mpi;
+  std::vector<int> hosted;  // the nodes this process builds (all of them without MPI)
+  // Under MPI, consensus on a LIBSVM file: the training rows are loaded per rank in Prepare.
+  std::shared_ptr<struct RowwiseLoad> rowwise;
 
   virtual ~Driver() = default;
   // Everything after data loading that may reject the spec (InputError).
@@ -28,6 +37,12 @@ struct Experiment::Driver {
   virtual void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
                    const runtime::StopToken* stop, RunSummary& summary) const = 0;
 };
+
+// Prepares train and test as spec.data says (scaling, clipping, intercept) and records what it
+// did in info. `max_over_holders` (MPI: the maximum over ranks) is needed only by the
+// global-max-norm scaling, the one map that reads more than the record it prepares.
+void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& info,
+                 const std::function<double(double)>& max_over_holders = {});
 
 std::unique_ptr<Experiment::Driver> MakeConsensusDriver();
 std::unique_ptr<Experiment::Driver> MakeSharingDriver();

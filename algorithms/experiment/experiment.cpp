@@ -10,7 +10,10 @@
 #include "data/data_source.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/preprocessing.h"
+#include "dpadmm/experiment/mpi_run.h"
+#include "dpadmm/runtime/mpi.h"
 #include "experiment/driver.h"
+#include "experiment/mpi_support.h"
 #include "experiment/spec_internal.h"
 
 namespace dpadmm {
@@ -61,26 +64,32 @@ void Clip(const RunSpec& spec, Dataset& data) {
   ClipRows(data);
 }
 
+}  // namespace
+
 // Every row prepared as spec.data says (data/preprocessing.h). Only global-max-norm reads more
 // than the record it prepares; test rows take the same public maps.
-void PrepareRows(const RunSpec& spec, Experiment::Driver& d, RunInfo& info) {
+void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& info,
+                 const std::function<double(double)>& max_over_holders) {
+  const auto all_max = [&](double local) {
+    return max_over_holders ? max_over_holders(local) : local;
+  };
   const DataSpec& data = spec.data;
   const bool public_bounds = info.scaling == Scaling::kPublicBounds;
   // The intercept column comes before the scaling (public bounds: after, at 1/sqrt(d)).
   if (data.add_bias && !public_bounds) {
-    AddBiasFeature(d.train);
-    AddBiasFeature(d.test);
+    AddBiasFeature(train);
+    AddBiasFeature(test);
   }
   info.max_row_norm_before = kNaN;
   if (info.metrics == MetricsScope::kAll) {  // a private evaluation
-    info.max_row_norm_before = std::max(d.train.MaxRowNorm(), d.test.MaxRowNorm());
+    info.max_row_norm_before = all_max(std::max(train.MaxRowNorm(), test.MaxRowNorm()));
   }
   switch (info.scaling) {
     case Scaling::kGlobalMaxNorm:
-      info.normalization_factor = GlobalMaxNormScale(d.train, d.test);
+      info.normalization_factor = GlobalMaxNormScale(train, test, max_over_holders);
       return;
     case Scaling::kPublicBounds: {
-      const std::int64_t features = d.train.cols();
+      const std::int64_t features = train.cols();
       const FeatureBounds bounds =
           data.feature_bounds_path.empty()
               ? UniformBounds(features, data.feature_range[0], data.feature_range[1])
@@ -88,26 +97,28 @@ void PrepareRows(const RunSpec& spec, Experiment::Driver& d, RunInfo& info) {
       // Divided by sqrt of the final column count (the bias is a column too) so that a row
       // within its bounds has norm <= 1 before clipping.
       const std::int64_t dims = features + (data.add_bias ? 1 : 0);
-      ScaleByPublicBounds(d.train, bounds, dims);
-      if (d.test.rows() > 0) ScaleByPublicBounds(d.test, bounds, dims);
+      ScaleByPublicBounds(train, bounds, dims);
+      if (test.rows() > 0) ScaleByPublicBounds(test, bounds, dims);
       if (data.add_bias) {
         const double bias = 1.0 / std::sqrt(static_cast<double>(dims));
-        AddBiasFeature(d.train, bias);
-        AddBiasFeature(d.test, bias);
+        AddBiasFeature(train, bias);
+        AddBiasFeature(test, bias);
       }
-      Clip(spec, d.train);
-      Clip(spec, d.test);
+      Clip(spec, train);
+      Clip(spec, test);
       return;
     }
     case Scaling::kClipOnly:
-      Clip(spec, d.train);
-      Clip(spec, d.test);
+      Clip(spec, train);
+      Clip(spec, test);
       return;
     case Scaling::kNone:
     case Scaling::kAuto:  // resolved by EffectiveScaling
       return;
   }
 }
+
+namespace {
 
 // Share of the most frequent label in `data` (NaN if empty): a public figure of the test set.
 double MajorityRate(const Dataset& data) {
@@ -117,14 +128,33 @@ double MajorityRate(const Dataset& data) {
   return std::max(positive, rows - positive) / rows;
 }
 
-std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset train,
-                                          Dataset test) {
+std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset train, Dataset test,
+                                          const MpiPlacement* placement) {
+  if (placement == nullptr && spec.engine == runtime::EngineKind::kMpi) {
+    static const MpiPlacement kWorld;
+    placement = &kWorld;
+  }
   ValidateSpec(spec, !in_memory);
   // The SGD baseline is an in-process loop: the engine does not matter.
   if (spec.algorithm.name() != Algorithm::kSgd) CheckEngine(spec.engine, spec.threads);
   std::unique_ptr<Experiment::Driver> d =
       spec.family() == Family::kConsensus ? MakeConsensusDriver() : MakeSharingDriver();
-  if (!in_memory) {
+  if (placement != nullptr) {
+    CheckEngine(runtime::EngineKind::kMpi, spec.threads);
+    if (!runtime::MpiInitialized()) {
+      throw InputError(
+          "engine: 'mpi' needs MPI initialised first (runtime::MpiSession, or the "
+          "caller's MPI_Init) and every rank of the communicator constructing the "
+          "experiment");
+    }
+    d->mpi = std::make_unique<MpiPlacement>(*placement);
+    spec.engine = runtime::EngineKind::kMpi;
+  }
+  const bool rowwise = !in_memory && StartRowwiseLoad(*d, spec);  // MPI: rows per rank later
+  if (rowwise) {
+    // Each rank loads its own nodes' training rows in Prepare (LoadHostedSlices), which also
+    // fills the data fields of info below.
+  } else if (!in_memory) {
     TrainTest data = LoadDataSource(spec.data, spec.seed);
     train = std::move(data.train);
     test = std::move(data.test);
@@ -132,13 +162,16 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     throw InputError("test data has " + std::to_string(test.cols()) +
                      " columns but training data has " + std::to_string(train.cols()));
   }
-  if (train.rows() == 0) throw InputError("training data has no rows");
-  d->train = std::move(train);
-  d->test = std::move(test);
   RunInfo& info = d->info;
   info.metrics = EffectiveMetrics(spec);
   info.scaling = EffectiveScaling(spec);
-  PrepareRows(spec, *d, info);
+  if (!rowwise) {
+    if (train.rows() == 0) throw InputError("training data has no rows");
+    d->train = std::move(train);
+    d->test = std::move(test);
+    PrepareRows(spec, d->train, d->test, info);
+  }
+  // The test set is public and every rank holds it whole (also under MPI).
   info.test_majority_rate = MajorityRate(d->test);
   if (PrivateRun(spec) && info.metrics == MetricsScope::kAll) {
     info.evaluation = PrivateEvaluationFigures(spec.family());
@@ -153,10 +186,14 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     info.dataset = IsGenerated(spec.data.source) ? source + " (generated)"
                                                  : source + ": " + spec.data.train_path;
   }
-  info.train_rows = d->train.rows();
-  info.test_rows = d->test.rows();
-  info.features = d->train.cols();
-  info.sparse = d->train.is_sparse();
+  if (rowwise) {
+    info.train_rows = static_cast<std::int64_t>(d->rowwise->file_rows.size());
+  } else {
+    info.train_rows = d->train.rows();
+    info.test_rows = d->test.rows();
+    info.features = d->train.cols();
+    info.sparse = d->train.is_sparse();
+  }
   info.loss = ChoiceName(spec.loss.kind);
   info.engine = spec.engine;
   info.on_engine = spec.algorithm.name() != Algorithm::kSgd;
@@ -274,10 +311,13 @@ double TestError(const Dataset& data, const Eigen::VectorXd& f) {
 }
 
 Experiment::Experiment(RunSpec spec)
-    : driver_(Build(std::move(spec), false, Dataset{}, Dataset{})) {}
+    : driver_(Build(std::move(spec), false, Dataset{}, Dataset{}, nullptr)) {}
 
 Experiment::Experiment(RunSpec spec, Dataset train, Dataset test)
-    : driver_(Build(std::move(spec), true, std::move(train), std::move(test))) {}
+    : driver_(Build(std::move(spec), true, std::move(train), std::move(test), nullptr)) {}
+
+Experiment::Experiment(RunSpec spec, const MpiPlacement& placement)
+    : driver_(Build(std::move(spec), false, Dataset{}, Dataset{}, &placement)) {}
 
 Experiment::~Experiment() = default;
 Experiment::Experiment(Experiment&&) noexcept = default;
@@ -298,6 +338,14 @@ RunSummary Experiment::Run(RunObserver* observer, const runtime::StopToken* stop
 RunSummary Experiment::RunOn(runtime::EngineKind engine, int threads, RunObserver* observer,
                              const runtime::StopToken* stop) const {
   if (driver_->info.on_engine) CheckEngine(engine, threads);
+  // Which nodes this process holds is fixed at construction: an MPI experiment runs on MPI only.
+  if (driver_->info.on_engine &&
+      (engine == runtime::EngineKind::kMpi) != (driver_->mpi != nullptr)) {
+    throw InputError(driver_->mpi ? std::string("engine: this experiment was built across MPI "
+                                                "ranks; it runs on the mpi engine only")
+                                  : std::string("engine: 'mpi' needs an experiment built across "
+                                                "MPI ranks (spec.engine = mpi, or MpiPlacement)"));
+  }
   RunSummary summary;
   summary.info = driver_->info;
   summary.info.engine = engine;

@@ -14,6 +14,7 @@
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/solver/loss.h"
 #include "experiment/driver.h"
+#include "experiment/mpi_support.h"
 #include "sharing/programs.h"
 
 namespace dpadmm {
@@ -172,7 +173,8 @@ class SharingDriver : public Experiment::Driver {
                const runtime::StopToken* stop, RunSummary& summary) const;
   void RunSgd(RunObserver* observer, const runtime::StopToken* stop, RunSummary& summary) const;
 
-  std::vector<Dataset> blocks_;  // D_m, without labels
+  std::vector<Dataset> blocks_;  // D_m, without labels (under MPI: the hosted parties' only)
+  Eigen::VectorXd labels_;       // the coordinator's (node 0's) labels, where it is hosted
   std::vector<std::unique_ptr<sharing::XUpdate>> xupdates_;
   std::vector<std::unique_ptr<sharing::GramNoise>> noises_;
   Eigen::VectorXd local_;
@@ -201,24 +203,53 @@ void SharingDriver::Prepare() {
                      " but the data has " + std::to_string(d) + " features");
   }
   info.party_features = sizes;
+  // Node 0 is the coordinator, node m party m. The SGD baseline is not an engine run: under
+  // MPI rank 0 runs it whole (every process hosts everything).
+  const bool on_engine = s.algorithm.name() == Algorithm::kSharing;
+  hosted = on_engine ? HostedNodes(*this, M + 1) : HostedNodes(*this, 0);
+  if (!on_engine) {
+    for (int i = 0; i <= M; ++i) hosted.push_back(i);
+  }
+  const auto hosts = [&](int node) {
+    return std::find(hosted.begin(), hosted.end(), node) != hosted.end();
+  };
   std::int64_t offset = 0;
+  std::vector<double> max_row_norm(static_cast<std::size_t>(M + 1), 0.0);
+  blocks_.resize(static_cast<std::size_t>(M));
   for (int p = 0; p < M; ++p) {
     info.party_offsets.push_back(offset);
-    blocks_.push_back(sharing::ColumnBlock(train, offset, sizes[p]));
-    blocks_.back().y.resize(0);  // parties hold features only; the labels stay with the coordinator
-    info.party_max_row_norm.push_back(
-        info.metrics == MetricsScope::kAll ? blocks_.back().MaxRowNorm() : kNaN);
+    if (hosts(p + 1)) {
+      blocks_[p] = sharing::ColumnBlock(train, offset, sizes[p]);
+      blocks_[p].y.resize(0);  // parties hold features only; the labels stay with the coordinator
+      // A private evaluation: metrics scope "all" only.
+      max_row_norm[p + 1] = info.metrics == MetricsScope::kAll ? blocks_[p].MaxRowNorm() : kNaN;
+    }
     offset += sizes[p];
   }
+  max_row_norm = on_engine ? CompletePerNode(*this, std::move(max_row_norm)) : max_row_norm;
+  info.party_max_row_norm.assign(max_row_norm.begin() + 1, max_row_norm.end());
+  if (hosts(0)) labels_ = train.y;
 
   if (s.algorithm.name() == Algorithm::kSharing) {
     const SharingParams& sp = s.algorithm.As<SharingParams>();
     info.dp = sp.dp;
+    xupdates_.resize(static_cast<std::size_t>(M));
+    noises_.resize(static_cast<std::size_t>(M));
+    std::vector<double> gram_rank(static_cast<std::size_t>(M + 1), 0.0);
     for (int p = 0; p < M; ++p) {
-      const Eigen::MatrixXd gram = sharing::Gram(blocks_[p]);
-      xupdates_.push_back(std::make_unique<sharing::XUpdate>(gram, sp.lambda, sp.rho));
+      // A party's Gram matrix and noise are built on its own rank only.
+      if (hosts(p + 1)) {
+        const Eigen::MatrixXd gram = sharing::Gram(blocks_[p]);
+        xupdates_[p] = std::make_unique<sharing::XUpdate>(gram, sp.lambda, sp.rho);
+        if (sp.dp) {
+          noises_[p] = std::make_unique<sharing::GramNoise>(gram);
+          gram_rank[p + 1] = static_cast<double>(noises_[p]->rank());
+        }
+      }
+    }
+    if (sp.dp) gram_rank = CompletePerNode(*this, std::move(gram_rank));
+    for (int p = 0; p < M; ++p) {
       if (sp.dp) {
-        noises_.push_back(std::make_unique<sharing::GramNoise>(gram));
         const double sens = SharingSensitivity(sizes[p], sp.rho, sp.lambda, sp.c1, M, sp.b1);
         const double sigma = sp.noise_sigma > 0.0
                                  ? sp.noise_sigma
@@ -231,8 +262,8 @@ void SharingDriver::Prepare() {
         }
         info.party_sensitivity.push_back(sens);
         info.party_sigma.push_back(sigma);
-        if (info.metrics == MetricsScope::kAll) {
-          info.party_gram_rank.push_back(noises_.back()->rank());
+        if (info.metrics == MetricsScope::kAll) {  // a figure of the private data
+          info.party_gram_rank.push_back(static_cast<std::int64_t>(gram_rank[p + 1]));
         }
       }
     }
@@ -265,12 +296,18 @@ void SharingDriver::Prepare() {
   if (!info.dp) info.privacy_guarantee = "none: the algorithm is not private";
 
   // The baselines are trained on the private data: metrics scope "all" only.
-  if (s.compute_optimum && info.metrics == MetricsScope::kAll) {
+  const bool baselines_wanted = s.compute_optimum && info.metrics == MetricsScope::kAll;
+  if (baselines_wanted && mpi && on_engine) {
+    info.optimum_note =
+        "baselines not computed on the mpi engine: they need every party's columns and the "
+        "labels in one process";
+  } else if (baselines_wanted) {
     info.central = SolveBaseline(train, test, layout.lambda, optimum);
     const Dataset test_block = sharing::ColumnBlock(test, 0, sizes[0]);
     info.local =
         SolveBaseline(sharing::ColumnBlock(train, 0, sizes[0]), test_block, layout.lambda, local_);
   }
+  if (mpi && on_engine) train = Dataset{};  // this rank keeps its parties' blocks only
 }
 
 void SharingDriver::Run(runtime::EngineKind engine, int threads, RunObserver* observer,
@@ -278,7 +315,11 @@ void SharingDriver::Run(runtime::EngineKind engine, int threads, RunObserver* ob
   if (spec.algorithm.name() == Algorithm::kSharing) {
     RunAdmm(engine, threads, observer, stop, summary);
   } else {
-    RunSgd(observer, stop, summary);
+    if (IsReportingRank(*this)) {
+      RunSgd(observer, stop, summary);
+    } else {
+      summary.message = "the sgd baseline runs on rank 0";  // an in-process loop, not on ranks
+    }
   }
 }
 
@@ -296,10 +337,16 @@ void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver
   cp.z_tolerance = sp.z_tolerance;
   cp.z_max_iterations = sp.z_max_iterations;
   cp.report_width = width;
-  sharing::SharingCoordinator coordinator(train.y, cp);
+  std::unique_ptr<sharing::SharingCoordinator> coordinator;
   std::vector<std::unique_ptr<sharing::SharingParty>> parties;
-  std::vector<runtime::NodeProgram*> programs = {&coordinator};
-  for (int p = 0; p < M; ++p) {
+  std::vector<runtime::NodeProgram*> programs;
+  for (int node : hosted) {
+    if (node == 0) {
+      coordinator = std::make_unique<sharing::SharingCoordinator>(labels_, cp);
+      programs.push_back(coordinator.get());
+      continue;
+    }
+    const int p = node - 1;
     sharing::PartyParams pp;
     pp.party = p + 1;
     pp.lambda = sp.lambda;
@@ -318,7 +365,7 @@ void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver
   options.threads = threads;
   options.last_round = 2 * static_cast<std::int64_t>(s.iterations);
   options.stop = stop;
-  const runtime::EngineResult result = runtime::Run(programs, topology_, options, sink);
+  const runtime::EngineResult result = RunPrograms(*this, programs, topology_, options, sink);
   summary.rounds = std::max<std::int64_t>(sink.epoch(), 0);
   summary.final = sink.last();
   summary.model = sink.model();

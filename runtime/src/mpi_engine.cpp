@@ -1081,6 +1081,13 @@ void MpiSession::Abort(int code) {
   std::abort();  // MPI_Abort does not return; keeps [[noreturn]] honest if it ever does
 }
 
+bool MpiInitialized() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized != 0 && finalized == 0;
+}
+
 int MpiRank(MpiComm comm) {
   int r = 0;
   MPI_Comm_rank(detail::ToComm(comm), &r);
@@ -1091,6 +1098,31 @@ int MpiSize(MpiComm comm) {
   int s = 0;
   MPI_Comm_size(detail::ToComm(comm), &s);
   return s;
+}
+
+double MpiAllreduceMax(double value, MpiComm comm) {
+  double result = value;
+  if (MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, detail::ToComm(comm)) != MPI_SUCCESS) {
+    throw MpiError("rank " + std::to_string(MpiRank(comm)) + ": MPI_Allreduce failed");
+  }
+  return result;
+}
+
+std::vector<double> MpiAllgather(std::span<const double> values, MpiComm comm) {
+  const MPI_Comm c = detail::ToComm(comm);
+  const int size = MpiSize(comm);
+  const int mine = static_cast<int>(values.size());
+  std::vector<int> counts(static_cast<std::size_t>(size)), offsets(counts.size(), 0);
+  if (MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, c) != MPI_SUCCESS) {
+    throw MpiError("rank " + std::to_string(MpiRank(comm)) + ": MPI_Allgather failed");
+  }
+  for (std::size_t p = 1; p < counts.size(); ++p) offsets[p] = offsets[p - 1] + counts[p - 1];
+  std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
+  if (MPI_Allgatherv(values.data(), mine, MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
+                     MPI_DOUBLE, c) != MPI_SUCCESS) {
+    throw MpiError("rank " + std::to_string(MpiRank(comm)) + ": MPI_Allgatherv failed");
+  }
+  return all;
 }
 
 EngineResult RunMpi(std::span<NodeProgram* const> local_programs, const Topology& topology,

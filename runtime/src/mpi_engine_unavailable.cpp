@@ -19,8 +19,12 @@ bool MpiBuilt() { return false; }
 MpiSession::MpiSession(int*, char***) { Unavailable(); }
 MpiSession::~MpiSession() = default;
 void MpiSession::Abort(int) { Unavailable(); }
+bool MpiInitialized() { return false; }
 int MpiRank(MpiComm) { Unavailable(); }
 int MpiSize(MpiComm) { Unavailable(); }
+
+double MpiAllreduceMax(double, MpiComm) { Unavailable(); }
+std::vector<double> MpiAllgather(std::span<const double>, MpiComm) { Unavailable(); }
 
 EngineResult RunMpi(std::span<NodeProgram* const>, const Topology&, const EngineOptions&,
                     RoundSink&, MpiComm) {

@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdlib>
+
 #include "dpadmm/runtime/mpi.h"
 
 int main(int argc, char** argv) {
   dpadmm::runtime::MpiSession mpi(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
-  if (mpi.rank() != 0) {
+  // DPADMM_MPI_TEST_ALL_RANKS=1 keeps every rank's report (to see a failure on another rank).
+  if (mpi.rank() != 0 && std::getenv("DPADMM_MPI_TEST_ALL_RANKS") == nullptr) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
   }

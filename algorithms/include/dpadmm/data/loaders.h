@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "dpadmm/data/dataset.h"
@@ -20,6 +21,16 @@ namespace dpadmm {
 // label set is an error). num_features > 0 fixes the column count (an index above it is an
 // error); 0 means "the largest index seen". Result is sparse.
 Dataset LoadLibsvm(const std::string& path, std::int64_t num_features = 0);
+
+// The same for one process's share of the rows (each rank of an MPI run loads only its own
+// nodes' rows): `keep` lists data-row indices (0-based, blank lines not counted), increasing;
+// the result holds those rows in that order. Other rows are skipped without parsing their
+// features; only their label token is read, because the file's label mapping (above) is chosen
+// from every label present. Without num_features the column count is the largest index among
+// the kept rows (agree on one across processes, e.g. by a maximum reduction). rows_in_file, if
+// given, receives the file's data-row count. An index beyond the file is an error.
+Dataset LoadLibsvmRows(const std::string& path, std::span<const std::int64_t> keep,
+                       std::int64_t num_features = 0, std::int64_t* rows_in_file = nullptr);
 
 // Raw UCI Adult (adult.data and adult.test) with the papers' preprocessing: rows with a missing
 // value ('?') dropped; the 8 categorical attributes one-hot encoded with categories taken from

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,10 @@ namespace dpadmm {
 // Scales train and test by the same factor 1 / (largest row norm over both) and returns that
 // factor (1 if all rows are zero). If rounding leaves a norm a few ulps above 1, the factor is
 // shrunk by ulps until every row norm is <= 1. Reads all the data: not for private runs.
-double GlobalMaxNormScale(Dataset& train, Dataset& test);
+// When the rows are held by several processes (MPI ranks), `max_over_holders` turns a local
+// maximum into the maximum over all of them, so that every holder computes the same factor.
+double GlobalMaxNormScale(Dataset& train, Dataset& test,
+                          const std::function<double(double)>& max_over_holders = {});
 // The former name of GlobalMaxNormScale.
 inline double NormalizeRows(Dataset& train, Dataset& test) {
   return GlobalMaxNormScale(train, test);

@@ -183,6 +183,8 @@ class RunObserver {
   virtual void OnRound(const RoundMetrics& /*metrics*/) {}
 };
 
+struct MpiPlacement;  // dpadmm/experiment/mpi_run.h
+
 class Experiment {
  public:
   // Validates `spec`, loads or generates its data and prepares the run.
@@ -191,6 +193,10 @@ class Experiment {
   // normalize apply as for loaded data). With the data a file source would load, the run is
   // bitwise identical to the file-based one. `test` may be empty (no test metrics).
   Experiment(RunSpec spec, Dataset train, Dataset test);
+  // Across MPI ranks (dpadmm/experiment/mpi_run.h): collective over placement.comm; this rank
+  // keeps only its own nodes' data and runs only their programs. Run()/RunOn() then accept the
+  // mpi engine only. Experiment(spec) with spec.engine == mpi is this with MpiPlacement{}.
+  Experiment(RunSpec spec, const MpiPlacement& placement);
   ~Experiment();
   Experiment(Experiment&&) noexcept;
   Experiment& operator=(Experiment&&) noexcept;

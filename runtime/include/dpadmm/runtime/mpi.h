@@ -67,6 +67,8 @@ class MpiSession {
   int size_ = 1;
 };
 
+// True once MPI_Init has run and MPI_Finalize has not (false without MPI in the build).
+bool MpiInitialized();
 int MpiRank(MpiComm comm = {});
 int MpiSize(MpiComm comm = {});
 
@@ -80,6 +82,14 @@ std::vector<int> ParseNodeRanks(std::istream& in, const std::string& name);
 std::vector<int> ReadNodeRankFile(const std::string& path);
 // The nodes rank `rank` hosts, in increasing id: the order of RunMpi's `local_programs`.
 std::vector<int> LocalNodes(std::span<const int> node_ranks, int rank);
+
+// Collectives for the callers of RunMpi (set-up and evaluation, not node traffic): every rank
+// of `comm` calls them in the same order. Both are exact (no rounding): the maximum of doubles,
+// and a concatenation.
+// The maximum of `value` over the ranks, on every rank (MPI_Allreduce with MPI_MAX).
+double MpiAllreduceMax(double value, MpiComm comm = {});
+// Every rank's `values` concatenated in rank order, on every rank (MPI_Allgatherv).
+std::vector<double> MpiAllgather(std::span<const double> values, MpiComm comm = {});
 
 // Runs this rank's share of the nodes. local_programs[k] runs node LocalNodes(map, rank)[k]
 // where map is options.node_ranks or, when empty, ContiguousNodeRanks(n, size). Collective: every

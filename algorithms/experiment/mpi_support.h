@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal to experiment/: what the family drivers share to run across MPI ranks
+// (dpadmm/experiment/mpi_run.h). Without MPI (driver.mpi unset) every helper is the identity:
+// all nodes are hosted and runs go to runtime::Run.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dpadmm/runtime/engine.h"
+#include "experiment/driver.h"
+
+namespace dpadmm {
+
+// The nodes this process builds, in increasing id: 0..n-1 without MPI; under MPI the ones this
+// rank hosts. Resolves d.mpi->node_ranks for n nodes (contiguous blocks when empty); throws
+// InputError naming --node-ranks when the map has the wrong length or a rank outside the
+// communicator.
+std::vector<int> HostedNodes(Experiment::Driver& d, int n);
+
+// True where this process runs the observer (rank 0, or always without MPI).
+bool IsReportingRank(const Experiment::Driver& d);
+
+// `programs` are the hosted nodes' programs (d.hosted order). Under MPI runs them with RunMpi on
+// d.mpi's communicator and node map (whatever `options.kind` says); else runtime::Run.
+runtime::EngineResult RunPrograms(const Experiment::Driver& d,
+                                  std::span<runtime::NodeProgram* const> programs,
+                                  const runtime::Topology& topology, runtime::EngineOptions options,
+                                  runtime::RoundSink& sink);
+
+// Values of a per-node quantity that each rank computes for its hosted nodes only
+// (`local[i]` for i in d.hosted; the others are ignored), completed from every rank: each
+// rank contributes (node, value) pairs (exact: no arithmetic). Without MPI returns `local`.
+std::vector<double> CompletePerNode(const Experiment::Driver& d, std::vector<double> local);
+
+// Consensus on a LIBSVM file under MPI: each rank loads only its hosted nodes' training rows
+// (LoadLibsvmRows), in Prepare, once the partition is known.
+struct RowwiseLoad {
+  std::string path;
+  std::int64_t num_features = 0;
+  std::vector<std::int64_t> file_rows;  // the file's data-row index of training row k
+};
+
+// Build's part (experiment.cpp): when `spec` is a consensus run on a LIBSVM file and d.mpi is
+// set, counts the file's rows (labels only), splits them as LoadDataSource would (the same
+// seeded split, on row indices), loads the test set (evaluation data: every rank) and sets
+// d.rowwise; returns false otherwise (the data are loaded whole, as without MPI).
+bool StartRowwiseLoad(Experiment::Driver& d, const RunSpec& spec);
+
+// Prepare's part: this rank's nodes' slices (empty for the other nodes), with the whole data
+// set's column count, bias column and normalisation, agreed across ranks by exact maximum
+// reductions (so every value is the single-process one); fills info's data fields.
+std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& partition);
+
+// A node program whose report slot `slot` is filled, when the program left it NaN ("evaluated
+// elsewhere"), by `fill(report)` on the node's own rank: the private evaluation of a metric
+// that needs the node's data, computed where the data are instead of by the evaluator. With an
+// empty `fill` the slot is always blanked (NaN): metrics scope released-only, where a figure
+// computed on private data must not leave the node's rank.
+class FilledReport : public runtime::NodeProgram {
+ public:
+  FilledReport(runtime::NodeProgram& inner, std::size_t slot,
+               std::function<double(std::span<const double>)> fill)
+      : inner_(inner), slot_(slot), fill_(std::move(fill)) {}
+  std::size_t MaxMessageSize() const override { return inner_.MaxMessageSize(); }
+  std::size_t ReportSize() const override { return inner_.ReportSize(); }
+  std::size_t FiniteReportPrefix() const override { return inner_.FiniteReportPrefix(); }
+  runtime::StepResult Start(runtime::Outbox& out) override { return inner_.Start(out); }
+  runtime::StepResult Step(std::int64_t round, const runtime::Inbox& in,
+                           runtime::Outbox& out) override {
+    return inner_.Step(round, in, out);
+  }
+  void Report(std::int64_t round, std::span<double> out) const override;
+
+ private:
+  runtime::NodeProgram& inner_;
+  std::size_t slot_;
+  std::function<double(std::span<const double>)> fill_;
+};
+
+}  // namespace dpadmm

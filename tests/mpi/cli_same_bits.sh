@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `dpadmm run --engine mpi` on 1, 2, 3 and 4 ranks (and --engine tbb) must give the serial engine's trajectory bit
+# for bit, for every algorithm of both families: traces and summaries are compared with
+# tests/golden/compare.py (every value except wall times), and exit codes must agree.
+# The centralized optimum and the sharing baselines are off (--no-optimum): the mpi engine does
+# not compute them (they need every node's rows in one process).
+#
+#   cli_same_bits.sh DPADMM WORKDIR MPIRUN...
+set -uo pipefail
+DPADMM=$1
+WORK=$2
+shift 2
+MPIRUN=("$@")
+HERE=$(cd "$(dirname "$0")" && pwd)
+COMPARE=$HERE/../golden/compare.py
+rm -rf "$WORK" && mkdir -p "$WORK"
+failures=0
+
+# LIBSVM files (0/1 labels, blank lines, the test file wider than the training file): on the
+# mpi engine each rank reads only its own nodes' rows (LoadLibsvmRows).
+python3 - "$WORK" <<'PY'
+import random, sys
+random.seed(1)
+for name, n, width in (("train", 300, 25), ("test", 80, 28)):
+    with open(f"{sys.argv[1]}/{name}.libsvm", "w") as f:
+        for r in range(n):
+            idx = sorted(random.sample(range(1, width + 1), random.randint(1, 6)))
+            f.write(random.choice("01") + " " +
+                    " ".join(f"{i}:{random.uniform(-3, 3):.4f}" for i in idx) + "\n")
+            if r % 50 == 7:
+                f.write("\n")
+PY
+libsvm=(--data libsvm --train "$WORK/train.libsvm" --nodes 5 --edges 7 --iterations 8 --seed 7 --noise-seed 7
+  --no-optimum -q)
+
+base=(--rows 600 --nodes 5 --edges 7 --seed 7 --noise-seed 7 --no-optimum -q)
+common=("${base[@]}" --iterations 12)
+declare -A CASES=(
+  [admm]="${common[*]} --algorithm admm"
+  [admm_tol]="${base[*]} --algorithm admm --iterations 200 --tolerance 1e-3"
+  [dvp]="${common[*]} --algorithm dvp --alpha 0.5 --eta 10"
+  [pvp]="${common[*]} --algorithm pvp --alpha 0.5"
+  [madmm]="${common[*]} --algorithm madmm --alpha 0.5 --q1 1.05 --q2 1.02"
+  [radmm]="${common[*]} --algorithm radmm --metrics-every 1"
+  [mradmm]="${common[*]} --algorithm mradmm --q1 1.04"
+  [pmradmm]="${common[*]} --algorithm private_mradmm --alpha 1 --q1 1.04 --eta 20"
+  [pdml]="${common[*]} --algorithm pdml --label-eps 1 --pdml-R 0.1 --pdml-V 0.01 --eta 1"
+  [dvp_budget]="${common[*]} --algorithm dvp --loss smooth_hinge --alpha 1 --privacy-budget 10"
+  [libsvm_split]="${libsvm[*]} --algorithm dvp --alpha 0.5 --eta 10"
+  [libsvm_test]="${libsvm[*]} --algorithm radmm --test $WORK/test.libsvm --bias"
+  [sharing]="--algorithm sharing --rows 400 --dims 30 --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q"
+  [sharing_dp]="--algorithm sharing --rows 400 --dims 30 --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q --dp --epsilon 0.5 --b1 2"
+  [sgd]="--algorithm sgd --rows 400 --dims 30 --parties 3 --iterations 3 --seed 3 --noise-seed 3 --no-optimum -q"
+)
+
+LAUNCH=()
+run() {  # DIR NAME ENGINE-ARGS...: "${LAUNCH[@]}" run CASE ENGINE-ARGS; records the exit code
+  local dir=$1 name=$2
+  shift 2
+  mkdir -p "$WORK/$dir"
+  # shellcheck disable=SC2086
+  "${LAUNCH[@]}" run ${CASES[$name]} "$@" --trace "$WORK/$dir/$name.csv" --summary "$WORK/$dir/$name.json" \
+    >"$WORK/$dir/$name.out" 2>"$WORK/$dir/$name.err"
+  echo $? >"$WORK/$dir/$name.rc"
+}
+
+for name in "${!CASES[@]}"; do
+  LAUNCH=("$DPADMM")
+  run serial "$name" --engine serial
+  run tbb "$name" --engine tbb
+  for ranks in 1 2 3 4; do
+    LAUNCH=("${MPIRUN[@]}" -n "$ranks" "$DPADMM")
+    run "np$ranks" "$name" --engine mpi
+  done
+  # A map that is not in blocks (node i on rank i mod 2 ... reversed).
+  echo -e "1\n0\n1\n0\n1\n0" | head -n "$([[ $name == sharing* ]] && echo 4 || echo 5)" \
+    >"$WORK/map_$name.txt"
+  LAUNCH=("${MPIRUN[@]}" -n 2 "$DPADMM")
+  [[ $name == sgd ]] || run "np2map" "$name" --engine mpi --node-ranks "$WORK/map_$name.txt"
+done
+
+for dir in tbb np1 np2 np3 np4 np2map; do
+  for name in "${!CASES[@]}"; do
+    [[ -f $WORK/$dir/$name.rc ]] || continue
+    if [[ $(cat "$WORK/serial/$name.rc") != "$(cat "$WORK/$dir/$name.rc")" ]]; then
+      echo "DIFFERENT: $dir/$name exit code $(cat "$WORK/$dir/$name.rc"), serial" \
+        "$(cat "$WORK/serial/$name.rc")"
+      cat "$WORK/$dir/$name.err"
+      failures=$((failures + 1))
+      continue
+    fi
+    # Other ranks print nothing but errors: the output is rank 0's alone.
+    if [[ -s $WORK/$dir/$name.err ]]; then
+      echo "UNEXPECTED STDERR: $dir/$name"
+      cat "$WORK/$dir/$name.err"
+      failures=$((failures + 1))
+    fi
+    if ! python3 "$COMPARE" "$WORK/serial" "$WORK/$dir" "$name.csv" "$name.json"; then
+      echo "  in $dir/$name"
+      failures=$((failures + 1))
+    fi
+  done
+done
+echo "$failures difference(s)"
+[[ $failures == 0 ]]
