@@ -170,7 +170,7 @@ await step('stop ends a run as cancelled', async () => {
   assert.ok((await roundOf(page)) < 100);
 });
 
-await step('shared URL reproduces a private run bit for bit', async () => {
+await step('shared URL reproduces a simulation-mode DVP run bit for bit (private mode: no noise seed in it)', async () => {
   await page.click('#reset');
   await page.selectOption('#algorithm', 'dvp');
   await page.fill('#nodes', '8');
@@ -207,6 +207,16 @@ await step('shared URL reproduces a private run bit for bit', async () => {
   assert.deepEqual(dropSeconds(reproduced), dropSeconds(original));
   await other.screenshot({ path: path.join(artifacts, '4-shared-url.png') });
   await other.close();
+  // The same run in private mode (noise seed emptied): its link carries no noise seed.
+  await page.fill('#noise-seed', '');
+  await page.locator('#noise-seed').dispatchEvent('input');
+  assert.equal(await page.locator('#noise-banner').isVisible(), false, 'private mode: no banner');
+  await page.click('#run');
+  await waitFinished(page);
+  await page.click('#share');
+  const privateUrl = await page.locator('#share').getAttribute('data-url');
+  assert.match(privateUrl, /algorithm=dvp/);
+  assert.doesNotMatch(privateUrl, /noise_seed/, 'a private run\'s link has no noise seed');
 });
 
 await step('malformed LIBSVM file shows the loader\'s error', async () => {
