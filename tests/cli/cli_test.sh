@@ -363,7 +363,7 @@ TABLE
     # /dev/full: the first failing write is caught (not the end of the run), exit 6, path named.
     start=$(date +%s)
     expect 6 'dpadmm: error: /dev/full: cannot write the trace: No space left' -- \
-      "$DPADMM" run --iterations 100000000 --metrics-every 1 --nodes 4 --topology ring \
+      timeout 60 "$DPADMM" run --iterations 100000000 --metrics-every 1 --nodes 4 --topology ring \
       --rows 400 --quiet --trace /dev/full --trace-format csv --summary s.json
     [ $(($(date +%s) - start)) -le 20 ] || fail "the write error was not caught at once"
     grep -q '"outcome": "cancelled"' s.json || fail "the summary should still be written"
@@ -383,6 +383,8 @@ TABLE
     "$DPADMM" run --iterations 100000000 --metrics-every 1000 --nodes 4 --topology ring \
       --rows 400 --quiet --trace t.csv --summary s.json >out.txt 2>err.txt &
     pid=$!
+    # A failed check must not leave the endless run behind.
+    trap 'kill -KILL $pid 2>/dev/null' EXIT
     for _ in $(seq 100); do
       [ -s t.csv.partial ] && [ "$(wc -l <t.csv.partial)" -ge 3 ] && break
       sleep 0.1
