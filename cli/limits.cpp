@@ -173,6 +173,20 @@ void CheckLimits(const RunSpec& spec, std::int64_t limit_bytes, const std::strin
                      std::to_string(kMaxThreads) +
                      " (results are identical for every thread count; 0 = all cores)");
   }
+  // Hard caps, whatever the memory limit: sizes no machine holds, whose products would
+  // overflow the 64-bit index arithmetic of the data and the solver.
+  const auto cap = [](const char* flag, std::int64_t value, std::int64_t max) {
+    if (value > max) {
+      throw InputError(std::string(flag) + " " + std::to_string(value) + " is above the limit of " +
+                       std::to_string(max));
+    }
+  };
+  constexpr std::int64_t kMaxFeatures = (std::int64_t{1} << 31) - 2;  // leaves room for --bias
+  constexpr std::int64_t kMaxRows = std::int64_t{1} << 40;
+  cap("--features", spec.data.num_features, kMaxFeatures);
+  cap("--dims", spec.data.dims, kMaxFeatures);
+  cap("--rows", spec.data.rows, kMaxRows);
+  cap("--nnz-per-row", spec.data.sparse_nnz_per_row, kMaxFeatures);
   if (limit_bytes <= 0) return;
   const MemoryEstimate estimate = EstimateMemory(spec);
   if (estimate.bytes > static_cast<double>(limit_bytes)) {

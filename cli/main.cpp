@@ -1032,12 +1032,16 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
   const TraceFormat format = ResolveTraceFormat(o.trace, o.trace_format);
   g_inputs = DescribeInputs(spec, o);
 
-  // Both outputs are opened (as .partial files) before the data is loaded: an unwritable path
-  // is found before any work, and neither file is left behind if the run cannot start.
-  TraceWriter trace(o.trace, format, spec.family());
-  AtomicFile summary_file(o.summary, "the summary");
+  // Both outputs are tried (created as .partial files and removed) before the data is loaded,
+  // so that an unwritable path is found before any work; they are opened for good once the
+  // set-up is done, so that a run killed during the set-up leaves nothing behind.
+  { AtomicFile(o.trace, "the trace"); }
+  { AtomicFile(o.summary, "the summary"); }
 
   Experiment experiment(spec);  // loads data, builds graph, partition and the optimum
+
+  TraceWriter trace(o.trace, format, spec.family());
+  AtomicFile summary_file(o.summary, "the summary");
 
   Progress::Mode mode = Progress::Mode::kOff;
   if (!o.quiet) {
