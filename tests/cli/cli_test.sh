@@ -331,6 +331,9 @@ TABLE
       "$DPADMM" run "${SMALL[@]}" --max-memory 1M
     expect 2 '--threads 10000000 is above the limit of 1024' -- \
       "$DPADMM" run "${SMALL[@]}" --engine tbb --threads 10000000
+    # Hard caps hold without a memory limit (INT64_MAX features used to crash the loader).
+    expect 2 '--features 9223372036854775807 is above the limit' -- "$DPADMM" run --data libsvm \
+      --train "$FIXTURES/bad_line2.libsvm" --features 9223372036854775807 --bias --max-memory 0
     [ $(($(date +%s) - start)) -le 10 ] || fail "the size guards took more than 10 s"
     expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --max-memory 0
     [ ! -e dpadmm-trace.csv.partial ] || fail "a .partial file was left"
