@@ -49,7 +49,7 @@
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/solver/loss.h"
-#include "limits.h"
+#include "run_limits.h"
 #include "output_files.h"
 #include "predict_command.h"
 #include "check_command_line.h"

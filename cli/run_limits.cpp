@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "limits.h"
+#include "run_limits.h"
 
 #include <unistd.h>
 
