@@ -1081,6 +1081,14 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   PrintSummary(spec, summary, wall, trace, o.summary);
+  // A node that ran out of memory is reported by the engine as a failed node (its exception's
+  // text kept); for the user it is the same as running out of memory anywhere else: exit 2.
+  if (summary.outcome == RunOutcome::kFailed &&
+      summary.message.find("bad_alloc") != std::string::npos) {
+    std::cerr << "dpadmm: error: out of memory while running on " << g_inputs << " ("
+              << summary.message << ")\n";
+    return kExitBadInput;
+  }
   if (!o.model_out.empty() && !SaveRunModel(summary, spec, o.model_out)) return kExitInternal;
   return ExitCodeOf(summary.outcome);
 }
