@@ -33,6 +33,10 @@ std::string Canonical(const std::string& path) {
 
 AtomicFile::AtomicFile(std::string target, std::string what, unsigned mode)
     : target_(std::move(target)), what_(std::move(what)) {
+  std::error_code ec;
+  if (fs::is_directory(target_, ec)) {
+    throw OutputError(target_ + ": cannot write " + what_ + ": it is a directory");
+  }
   in_place_ = IsSpecialFile(target_);
   path_ = in_place_ ? target_ : target_ + ".partial";
   const int flags = in_place_ ? O_WRONLY : O_WRONLY | O_CREAT | O_TRUNC;

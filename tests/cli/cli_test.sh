@@ -379,6 +379,10 @@ TABLE
       "$DPADMM" run "${SMALL[@]}" --trace t.csv --summary no_dir/s.json
     one_error_line
     [ ! -e t.csv ] && [ ! -e t.csv.partial ] || fail "a trace was left by a run that never started"
+    mkdir -p a_dir
+    expect 6 'dpadmm: error: a_dir: cannot write the trace: it is a directory' -- \
+      "$DPADMM" run "${SMALL[@]}" --trace a_dir --trace-format csv --summary s.json
+    [ ! -e s.json ] && [ ! -e a_dir.partial ] || fail "files left by a run that never started"
     ;;
   early_end_trace_valid)
     # Rows reach the trace as they come (TRACE.partial); however the run ends, TRACE is renamed
