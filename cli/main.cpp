@@ -9,8 +9,9 @@
 // (RunSpec::Defaults), then the --config JSON file, then only the flags given on the command
 // line. Per-round metrics go to a trace file (CSV or JSON lines)
 // and a progress display on stderr; a summary goes to a JSON file and, in words, to stdout.
-// Exit codes: 0 completed / converged / budget exhausted, 1 internal error, 2 bad input,
-// 3 diverged, 4 cancelled, 5 failed.
+// Exit codes: 0 completed / converged / budget exhausted, 1 internal error, 2 bad input
+// (also: out of memory, a spec above the size limits), 3 diverged, 4 cancelled, 5 failed,
+// 6 an output file could not be written.
 
 #include <unistd.h>
 
@@ -41,6 +42,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/numeric_parse.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/experiment/mpi_run.h"
 #include "dpadmm/experiment/run.h"
@@ -49,7 +51,10 @@
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/loss.h"
+#include "run_limits.h"
+#include "output_files.h"
 #include "predict_command.h"
+#include "check_command_line.h"
 
 #ifndef DPADMM_VERSION
 #define DPADMM_VERSION "unknown"
@@ -65,6 +70,7 @@ enum ExitCode : int {
   kExitDiverged = 3,
   kExitCancelled = 4,  // Ctrl-C (SIGINT) or SIGTERM
   kExitFailed = 5,     // a node program failed (exception) during the run
+  kExitOutput = 6,     // an output file (trace, summary, checkpoint) could not be written
 };
 
 constexpr const char* kExitCodeHelp =
@@ -72,7 +78,8 @@ constexpr const char* kExitCodeHelp =
     "data);\n            3 diverged (NaN/Inf, the summary names node and round); 4 cancelled "
     "(Ctrl-C; trace and\n            summary are still written); 5 failed (a node program threw; "
     "the "
-    "summary names node\n            and round); 1 internal error.";
+    "summary names node\n            and round); 6 an output file could not be written (the "
+    "message names it);\n            1 internal error. Out of memory is 2 (bad input: sizes).";
 
 // ---------------------------------------------------------------------------------------------
 // Ctrl-C
@@ -121,26 +128,42 @@ std::string ReadFile(const std::string& path, const char* what) {
   return text.str();
 }
 
-// Integer flags are plain decimal numbers that fit the field. (CLI11 alone would read "010" as
-// octal, wrap "-1" around for unsigned fields and saturate out-of-range int64 values.) The
-// value is rewritten in canonical decimal form before CLI11 converts it.
+// Every numeric flag goes through the one strict parser (core/numeric_parse.h): no empty
+// values, hex, spaces, trailing junk, NaN/Inf or out-of-range values; integers are plain decimal
+// digits that fit the field. (CLI11 alone would read "" as 0, "010" as octal, wrap "-1" around
+// for unsigned fields and saturate out-of-range int64 values.) An integer is rewritten in
+// canonical decimal form before CLI11 converts it; a floating-point value is left as typed, so
+// that CLI11's own conversion sees the same text as before.
 template <class T>
-CLI::Validator DecimalInteger() {
+CLI::Validator StrictNumber() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        const char* begin = value.data();
-        const char* end = begin + value.size();
-        if (begin != end && *begin == '+') ++begin;
         T parsed{};
-        const auto [stop, ec] = std::from_chars(begin, end, parsed);
-        if (begin == end || ec != std::errc() || stop != end) {
-          return "must be an integer in [" + std::to_string(std::numeric_limits<T>::min()) + ", " +
-                 std::to_string(std::numeric_limits<T>::max()) + "], got '" + value + "'";
-        }
-        value = std::to_string(parsed);
+        std::string error = internal::ParseStrictNumber(value, parsed);
+        if (!error.empty()) return error;
+        if constexpr (std::is_integral_v<T>) value = std::to_string(parsed);
         return "";
       },
       "", "");
+}
+
+template <class T>
+struct ElementOf {
+  using type = T;
+};
+template <class T>
+struct ElementOf<std::vector<T>> {
+  using type = T;
+};
+
+// Attaches StrictNumber to a flag of field type T (or of its elements for a list).
+template <class T>
+CLI::Option* WithStrictNumber(CLI::Option* option) {
+  using E = typename ElementOf<T>::type;
+  if constexpr (std::is_arithmetic_v<E> && !std::is_same_v<E, bool> && !std::is_same_v<E, char>) {
+    option->transform(StrictNumber<E>());
+  }
+  return option;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,8 +246,7 @@ class SpecFlags {
   template <class Field>
   CLI::Option* Value(const std::string& name, Field field, const std::string& help) {
     using T = std::remove_reference_t<decltype(field(flags_))>;
-    CLI::Option* option = app_.add_option(name, field(flags_), help);
-    if constexpr (std::is_integral_v<T>) option->transform(DecimalInteger<T>());
+    CLI::Option* option = WithStrictNumber<T>(app_.add_option(name, field(flags_), help));
     bindings_.emplace_back(option, [field, this](RunSpec& spec) { field(spec) = field(flags_); });
     return option;
   }
@@ -282,8 +304,7 @@ class SpecFlags {
                      const std::string& help) {
     auto value = std::make_shared<T>(shown_default);
     storage_.push_back(value);
-    CLI::Option* option = app_.add_option(name, *value, help);
-    if constexpr (std::is_integral_v<T>) option->transform(DecimalInteger<T>());
+    CLI::Option* option = WithStrictNumber<T>(app_.add_option(name, *value, help));
     BindParam(option, name, key, value);
     return option;
   }
@@ -430,10 +451,9 @@ class SpecFlags {
       o->check([](const std::string& v) -> std::string {
         if (v == "auto") return "";
         int parsed = 0;
-        const auto [stop, ec] = std::from_chars(v.data(), v.data() + v.size(), parsed);
-        return ec == std::errc() && stop == v.data() + v.size() && parsed >= 1
+        return internal::ParseStrictInteger(v, parsed).empty() && parsed >= 1
                    ? ""
-                   : "must be a positive integer or 'auto', got '" + v + "'";
+                   : "must be a positive integer or 'auto', got " + internal::QuoteToken(v);
       });
       bindings_.emplace_back(o, [text](RunSpec& s) {
         s.graph.edges = *text == "auto" ? GraphSpec::kAutoEdges : std::stoi(*text);
@@ -499,10 +519,10 @@ class SpecFlags {
       // (each paper's own symbol).
       auto value = std::make_shared<double>(RunSpec{}.algorithm.rho);
       storage_.push_back(value);
-      CLI::Option* o = app_.add_option("--rho", *value,
+      CLI::Option* o = WithStrictNumber<double>(app_.add_option("--rho", *value,
                                        "Consensus: regulariser weight rho (default 0.22); sharing: "
                                        "the ADMM penalty rho of 001 "
-                                       "(default 5e-4)")
+                                       "(default 5e-4)"))
                            ->type_name("RHO");
       bindings_.emplace_back(o, [value](RunSpec& s) {
         if (s.family() == Family::kSharing) {
@@ -705,64 +725,67 @@ TraceFormat ResolveTraceFormat(const std::string& path, const std::string& force
        ChoiceList<TraceFormat>("|"));
 }
 
-std::ofstream OpenForWriting(const std::string& path, const char* what) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) Fail(path + ": cannot write " + what + ": " + std::strerror(errno));
-  return out;
-}
-
+// The trace: rows are flushed to TRACE.partial as they come (a write error stops the run at
+// the first failing row) and the file is renamed onto TRACE when the run ends, however it ends
+// (completed, budget, diverged, failed, Ctrl-C, an error): TRACE then holds the header and every
+// round up to the last one. A run killed outright (SIGKILL) leaves TRACE.partial, valid up to
+// its last complete line. A trace without any round is not kept.
 class TraceWriter {
  public:
-  // The first line says where the noise came from: a `# ` comment in CSV, a header object
+  // The first lines say where the noise came from: a `# ` comment in CSV, a header object
   // {"noise_mode": ..., "noise": ...} in JSON lines (the rows follow). `evaluation`
   // (RunInfo::evaluation): columns computed on private data in a run whose outputs a guarantee
   // binds; when not empty, they are labelled too (CSV: a second '# ' line; JSON lines: the
-  // header object's "evaluation" and "evaluation_on_private_data" fields).
+  // header object's "evaluation" and "evaluation_on_private_data" fields). Written with the
+  // first round, so that a trace is either absent or valid.
   TraceWriter(std::string path, TraceFormat format, Family family, NoiseMode noise,
               const std::vector<std::string>& evaluation = {})
-      : path_(std::move(path)),
-        format_(format),
-        family_(family),
-        out_(OpenForWriting(path_, "the trace")) {
+      : file_(std::move(path), "the trace"), format_(format), family_(family) {
     std::string names;
     for (const std::string& e : evaluation) {
       if (e.rfind("info.", 0) == 0) continue;  // summary fields, not trace columns
       names += (names.empty() ? "" : format_ == TraceFormat::kCsv ? " " : "\", \"") + e;
     }
     if (format_ == TraceFormat::kCsv) {
-      out_ << "# " << NoiseModeLabel(noise) << '\n';
-      if (!names.empty()) out_ << "# " << kPrivateEvaluationLabel << ": " << names << '\n';
-      out_ << MetricsCsvHeader(family_) << '\n';
+      header_ = "# " + std::string(NoiseModeLabel(noise)) + '\n';
+      if (!names.empty()) header_ += "# " + std::string(kPrivateEvaluationLabel) + ": " + names + '\n';
+      header_ += MetricsCsvHeader(family_) + '\n';
     } else {
-      out_ << "{\"noise_mode\":\"" << ChoiceName(noise) << "\",\"noise\":\""
-           << NoiseModeLabel(noise) << '"';
+      header_ = std::string("{\"noise_mode\":\"") + ChoiceName(noise) + "\",\"noise\":\"" +
+                NoiseModeLabel(noise) + '"';
       if (!names.empty()) {
-        out_ << ",\"evaluation\":\"" << kPrivateEvaluationLabel
-             << "\",\"evaluation_on_private_data\":[\"" << names << "\"]";
+        header_ += std::string(",\"evaluation\":\"") + kPrivateEvaluationLabel +
+                   "\",\"evaluation_on_private_data\":[\"" + names + "\"]";
       }
-      out_ << "}\n";
+      header_ += "}\n";
     }
   }
   void Write(const RoundMetrics& m) {
-    out_ << (format_ == TraceFormat::kCsv ? MetricsToCsvRow(m, family_)
-                                          : MetricsToJsonLine(m, family_))
-         << '\n';
+    std::string text;
+    if (rows_ == 0) text = header_;
+    text += (format_ == TraceFormat::kCsv ? MetricsToCsvRow(m, family_)
+                                          : MetricsToJsonLine(m, family_));
+    text += '\n';
+    file_.Write(text);
     ++rows_;
   }
-  // False if anything could not be written.
-  bool Close() {
-    out_.close();
-    return !out_.fail();
+  // Renames the trace onto its path (rounds were written) or removes it (none were).
+  void Close() {
+    if (rows_ > 0) {
+      file_.Commit();
+    } else {
+      file_.Discard();
+    }
   }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return file_.target(); }
   const char* format_name() const { return ChoiceName(format_); }
   std::int64_t rows() const { return rows_; }
 
  private:
-  std::string path_;
+  AtomicFile file_;
   TraceFormat format_;
   Family family_;
-  std::ofstream out_;
+  std::string header_;  // written with the first row
   std::int64_t rows_ = 0;
 };
 
@@ -845,12 +868,22 @@ class CliObserver : public RunObserver {
   CliObserver(TraceWriter& trace, Progress& progress) : trace_(trace), progress_(progress) {}
   void OnStart(const RunInfo& info) override { progress_.Start(info); }
   void OnRound(const RoundMetrics& m) override {
-    trace_.Write(m);
+    if (!write_error_.empty()) return;
+    try {
+      trace_.Write(m);
+    } catch (const OutputError& e) {
+      // Not thrown through the engine: the run is stopped as by Ctrl-C and the error reported
+      // once it has returned.
+      write_error_ = e.what();
+      g_stop.RequestStop();
+    }
     progress_.Update(m);
   }
+  const std::string& write_error() const { return write_error_; }
 
  private:
   TraceWriter& trace_;
+  std::string write_error_;
   Progress& progress_;
 };
 
@@ -1037,6 +1070,7 @@ struct OutputOptions {
   bool quiet = false;
   bool progress = false;
   bool print_config = false;
+  std::string max_memory;  // --max-memory; empty = the default limit
 };
 
 // The effective spec: the defaults of the algorithm's family (the algorithm from --algorithm,
@@ -1060,9 +1094,67 @@ RunSpec BuildSpec(const SpecFlags& flags, const OutputOptions& o) {
 int RunAndReport(const RunSpec& spec, const OutputOptions& o,
                  std::chrono::steady_clock::time_point started, const MpiPlacement* placement);
 
+// What a run reads, in the user's terms, for a message about a failure that is not tied to one
+// field (out of memory): "--data libsvm --train big.txt, --nodes 10".
+std::string DescribeInputs(const RunSpec& spec, const OutputOptions& o) {
+  std::string out = std::string("--data ") + ChoiceName(spec.data.source);
+  const auto add = [&](const char* flag, const std::string& value) {
+    if (!value.empty()) out += std::string(" ") + flag + " " + value;
+  };
+  if (IsGenerated(spec.data.source)) {
+    add("--rows", std::to_string(spec.data.rows));
+    add("--dims", std::to_string(spec.data.dims));
+  } else {
+    add("--train", spec.data.train_path);
+    add("--test", spec.data.test_path);
+    add("--train-labels", spec.data.train_labels_path);
+    add("--test-labels", spec.data.test_labels_path);
+    if (spec.data.num_features > 0) add("--features", std::to_string(spec.data.num_features));
+  }
+  if (spec.family() == Family::kConsensus) {
+    out += ", --nodes " + std::to_string(spec.graph.nodes);
+    add("--graph-file", spec.graph.file);
+    add("--partition-file", spec.partition.file);
+  }
+  if (!o.config.empty()) out += ", --config " + o.config;
+  return out;
+}
+
+// Set once the spec is known: what a run is reading, named by an out-of-memory message.
+std::string g_inputs;
+
+// The checks that need no data: the spec (BuildSpec validates it), the trace format, outputs
+// that are distinct files and not inputs, the thread and memory limits. `dpadmm run` does
+// these before anything is loaded or allocated; the command-line fuzzer runs only these.
+RunSpec CheckBeforeRun(const SpecFlags& flags, const OutputOptions& o) {
+  RunSpec spec = BuildSpec(flags, o);
+  if (o.print_config) return spec;
+  ResolveTraceFormat(o.trace, o.trace_format);
+  CheckDistinctFiles({{"--trace", o.trace}, {"--summary", o.summary}, {"--model-out", o.model_out}},
+                     {{"--config", o.config},
+                      {"--train", spec.data.train_path},
+                      {"--test", spec.data.test_path},
+                      {"--train-labels", spec.data.train_labels_path},
+                      {"--test-labels", spec.data.test_labels_path},
+                      {"--graph-file", spec.graph.file},
+                      {"--partition-file", spec.partition.file}});
+  if (o.max_memory.empty()) {
+    CheckLimits(spec, DefaultMemoryLimit(), "75% of the physical memory");
+  } else {
+    CheckLimits(spec, ParseMemorySize(o.max_memory, "--max-memory"), "set by --max-memory");
+  }
+  return spec;
+}
+
+void RestoreStopSignals() {
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    if (std::signal(signal_number, SIG_DFL) == SIG_IGN) std::signal(signal_number, SIG_IGN);
+  }
+}
+
 int Run(const SpecFlags& flags, const OutputOptions& o,
         std::chrono::steady_clock::time_point started) {
-  const RunSpec spec = BuildSpec(flags, o);
+  const RunSpec spec = CheckBeforeRun(flags, o);
   if (o.print_config) {
     std::cout << SpecToJson(spec) << std::endl;
     return kExitOk;
@@ -1087,16 +1179,29 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
 int RunAndReport(const RunSpec& spec, const OutputOptions& o,
                  std::chrono::steady_clock::time_point started, const MpiPlacement* placement) {
   const TraceFormat format = ResolveTraceFormat(o.trace, o.trace_format);
+  g_inputs = DescribeInputs(spec, o);
+  // Under MPI only rank 0 writes outputs; the other ranks run their nodes and return.
+  const bool writes = !(g_mpi && g_mpi->rank() != 0);
+
+  // Both outputs are tried (created as .partial files and removed) before the data is loaded,
+  // so that an unwritable path is found before any work; they are opened for good once the
+  // set-up is done, so that a run killed during the set-up leaves nothing behind.
+  if (writes) {
+    { AtomicFile(o.trace, "the trace"); }
+    { AtomicFile(o.summary, "the summary"); }
+  }
+
   // Loads data, builds graph, partition and the optimum (under MPI: this rank's share only).
   Experiment experiment = placement != nullptr ? Experiment(spec, *placement) : Experiment(spec);
-  if (g_mpi && g_mpi->rank() != 0) {
+  if (!writes) {
     const RunSummary summary = experiment.Run(nullptr, &g_stop);
     return ExitCodeOf(summary.outcome);
   }
 
   TraceWriter trace(o.trace, format, spec.family(), spec.noise_mode(),
                     experiment.info().evaluation);
-  std::ofstream summary_file = OpenForWriting(o.summary, "the summary");
+  AtomicFile summary_file(o.summary, "the summary");
+
   Progress::Mode mode = Progress::Mode::kOff;
   if (!o.quiet) {
     mode =
@@ -1107,21 +1212,41 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
 
   CatchStopSignal(SIGINT);
   CatchStopSignal(SIGTERM);
-  const RunSummary summary = experiment.Run(&observer, &g_stop);
-  for (int signal_number : {SIGINT, SIGTERM}) {
-    if (std::signal(signal_number, SIG_DFL) == SIG_IGN) std::signal(signal_number, SIG_IGN);
+  std::optional<RunSummary> result;
+  try {
+    result = experiment.Run(&observer, &g_stop);
+  } catch (...) {
+    // The rounds done so far stay readable at the trace's path.
+    RestoreStopSignals();
+    progress.Finish();
+    if (observer.write_error().empty()) {
+      try {
+        trace.Close();
+      } catch (const OutputError&) {
+      }
+    }
+    throw;
   }
+  RestoreStopSignals();
   progress.Finish();
+  const RunSummary& summary = *result;
 
-  summary_file << SummaryToJson(summary) << '\n';
-  summary_file.close();
-  const bool trace_ok = trace.Close();
+  // After a trace write error the trace is incomplete: its partial file is removed (the summary
+  // is still written: it says where the run stopped).
+  if (observer.write_error().empty()) trace.Close();
+  summary_file.Write(SummaryToJson(summary) + '\n');
+  summary_file.Commit();
+  if (!observer.write_error().empty()) throw OutputError(observer.write_error());
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   PrintSummary(spec, summary, wall, trace, o.summary);
-  if (!trace_ok || summary_file.fail()) {
-    std::cerr << "dpadmm: error: could not write " << (trace_ok ? o.summary : o.trace) << '\n';
-    return kExitInternal;
+  // A node that ran out of memory is reported by the engine as a failed node (its exception's
+  // text kept); for the user it is the same as running out of memory anywhere else: exit 2.
+  if (summary.outcome == RunOutcome::kFailed &&
+      summary.message.find("bad_alloc") != std::string::npos) {
+    std::cerr << "dpadmm: error: out of memory while running on " << g_inputs << " ("
+              << summary.message << ")\n";
+    return kExitBadInput;
   }
   if (!o.model_out.empty() && !SaveRunModel(summary, spec, o.model_out)) return kExitInternal;
   return ExitCodeOf(summary.outcome);
@@ -1164,110 +1289,201 @@ void AddOutputOptions(CLI::App& command, OutputOptions& o) {
                 "Draw the progress bar even when stderr is not a terminal")
       ->group(io);
   command
+      .add_option("--max-memory", o.max_memory,
+                  "Refuse a run whose estimated memory is above this many bytes (suffix K, M, G, "
+                  "T; 0 = no limit; default: 75% of the physical memory)")
+      ->type_name("SIZE")
+      ->group(io);
+  command
       .add_flag("--print-config", o.print_config,
                 "Print the effective spec as JSON and exit (nothing is run)")
       ->group(io);
 }
 
-int Main(int argc, char** argv) {
-  const auto started = std::chrono::steady_clock::now();
-  CLI::App app{"dpadmm: differentially private distributed learning with ADMM", "dpadmm"};
-  app.set_version_flag("--version", DPADMM_VERSION);
-  app.require_subcommand(1);
-  app.footer(kExitCodeHelp);
-
-  const std::string footer =
-      std::string(
-          "The spec is built from the defaults of the algorithm's family, then --config "
-          "FILE, then the\nflags given here (flags override the file). --print-config "
-          "shows the result as JSON; it is a\nvalid --config.\n") +
-      kExitCodeHelp;
-  CLI::App* run = app.add_subcommand(
-      "run",
-      "Run one experiment of either family; the algorithm selects it.\n"
-      "Consensus (admm, dvp, pvp, madmm, radmm, mradmm, private_mradmm, pdml): N nodes learn one "
-      "classifier\nby (private) consensus ADMM. Sharing (sharing, sgd): parties hold column "
-      "blocks, a coordinator the labels (001).\nWithout options: the main job, non-private ADMM "
-      "on generated twonorm data, 10 nodes on a random\ngraph with 13 edges.");
-  run->option_defaults()->always_capture_default();
-  run->footer(footer);
-  SpecFlags flags(*run, /*sharing_alias=*/false);
-  OutputOptions o;
-  AddOutputOptions(*run, o);
-
-  CLI::App* sharing = app.add_subcommand(
-      "sharing",
-      "Alias of `dpadmm run --algorithm sharing` with the vertical family's defaults (001): "
-      "non-private ADMM sharing,\n2 parties, on generated sparse data (2,000 rows x 200 "
-      "features). --algorithm admm | sgd as before.");
-  sharing->option_defaults()->always_capture_default();
-  sharing->footer(footer);
-  SpecFlags sharing_flags(*sharing, /*sharing_alias=*/true);
-  OutputOptions sharing_output;
-  sharing_output.trace = "dpadmm-sharing-trace.csv";
-  sharing_output.summary = "dpadmm-sharing-summary.json";
-  AddOutputOptions(*sharing, sharing_output);
-
-  PredictCommand predict(app);  // `dpadmm predict` (cli/predict_command.h)
-
-  // CLI11 would only say "A subcommand is required" for a misspelt command; name it instead.
-  if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "run") != 0 &&
-      std::strcmp(argv[1], "sharing") != 0 && std::strcmp(argv[1], "predict") != 0) {
-    std::cerr << "dpadmm: error: unknown command '" << argv[1]
-              << "' (available: run, sharing, predict; see dpadmm --help)\n";
-    return kExitBadInput;
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "dpadmm: error: " << e.what() << " (see dpadmm "
-              << (run->parsed()       ? "run "
-                  : sharing->parsed() ? "sharing "
-                  : predict.parsed()  ? "predict "
-                                      : "")
-              << "--help)\n";
-    return kExitBadInput;
-  }
-
-  // Under MPI an error seen by one rank must end all of them (the others may be waiting for it
-  // in a collective or a round): MPI_Abort with the exit code, after naming the rank.
-  // Outcomes (completed, diverged, failed, ...) are known to every rank: a normal return.
-  const auto finish = [](int code) {
-    g_mpi.reset();  // MPI_Finalize
-    return code;
+// Library messages name the function that rejected an input ("PartitionEven: 7 rows ...");
+// the user knows the flags, so those names are replaced by the flag's words.
+std::string UserMessage(std::string message) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"PartitionEven: ", "--partition even: "},
+      {"PartitionProportional: ", "--partition proportional: "},
+      {"PartitionDirichlet: ", "--partition dirichlet: "},
+      {"SplitTrainTest: ", "the train/test split (--test-fraction): "},
+      {"NormalizeRows: ", "normalisation: "},
+      {"LocalSolver: ", "the local solver: "},
+      {"MakeConsensusNode: ", "--algorithm: "},
   };
-  const auto end = [](int code) {
-    if (g_mpi) {
-      std::cerr.flush();
+  for (const auto& [internal_name, user_words] : kNames) {
+    const std::size_t at = message.find(internal_name);
+    if (at != std::string::npos) message.replace(at, std::strlen(internal_name), user_words);
+  }
+  return message;
+}
+
+// The command line: the parser of every command and the step that runs the parsed one. Parse
+// and CheckOnly are also what the command-line fuzzer (tests/fuzz/fuzz_cli.cpp) drives.
+class CommandLine {
+ public:
+  explicit CommandLine(std::ostream& err) : err_(err) {
+    app_.set_version_flag("--version", DPADMM_VERSION);
+    app_.require_subcommand(1);
+    app_.footer(kExitCodeHelp);
+
+    const std::string footer =
+        std::string(
+            "The spec is built from the defaults of the algorithm's family, then --config "
+            "FILE, then the\nflags given here (flags override the file). --print-config "
+            "shows the result as JSON; it is a\nvalid --config.\n") +
+        kExitCodeHelp;
+    run_ = app_.add_subcommand(
+        "run",
+        "Run one experiment of either family; the algorithm selects it.\n"
+        "Consensus (admm, dvp, pvp, madmm, radmm, mradmm, private_mradmm, pdml): N nodes learn "
+        "one "
+        "classifier\nby (private) consensus ADMM. Sharing (sharing, sgd): parties hold column "
+        "blocks, a coordinator the labels (001).\nWithout options: the main job, non-private ADMM "
+        "on generated twonorm data, 10 nodes on a random\ngraph with 13 edges.");
+    run_->option_defaults()->always_capture_default();
+    run_->footer(footer);
+    flags_ = std::make_unique<SpecFlags>(*run_, /*sharing_alias=*/false);
+    AddOutputOptions(*run_, output_);
+
+    sharing_ = app_.add_subcommand(
+        "sharing",
+        "Alias of `dpadmm run --algorithm sharing` with the vertical family's defaults (001): "
+        "non-private ADMM sharing,\n2 parties, on generated sparse data (2,000 rows x 200 "
+        "features). --algorithm admm | sgd as before.");
+    sharing_->option_defaults()->always_capture_default();
+    sharing_->footer(footer);
+    sharing_flags_ = std::make_unique<SpecFlags>(*sharing_, /*sharing_alias=*/true);
+    sharing_output_.trace = "dpadmm-sharing-trace.csv";
+    sharing_output_.summary = "dpadmm-sharing-summary.json";
+    AddOutputOptions(*sharing_, sharing_output_);
+
+    predict_ = std::make_unique<PredictCommand>(app_);  // `dpadmm predict`
+  }
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+  // Parses argv; an exit code if the program ends here (--help, --version, a usage error).
+  std::optional<int> Parse(int argc, char** argv) {
+    // CLI11 would only say "A subcommand is required" for a misspelt command; name it instead.
+    if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "run") != 0 &&
+        std::strcmp(argv[1], "sharing") != 0 && std::strcmp(argv[1], "predict") != 0) {
+      err_ << "dpadmm: error: unknown command '" << argv[1]
+           << "' (available: run, sharing, predict; see dpadmm --help)\n";
+      return kExitBadInput;
+    }
+    try {
+      app_.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      if (e.get_exit_code() == 0) return app_.exit(e);  // --help, --version
+      err_ << "dpadmm: error: " << e.what() << " (see dpadmm "
+           << (run_->parsed()       ? "run "
+               : sharing_->parsed() ? "sharing "
+               : predict_->parsed() ? "predict "
+                                    : "")
+           << "--help)\n";
+      return kExitBadInput;
+    }
+    return std::nullopt;
+  }
+
+  // Runs the parsed command.
+  int Execute(std::chrono::steady_clock::time_point started) {
+    const int code = Guarded([&] {
+      if (predict_->parsed()) return predict_->Run();
+      if (sharing_->parsed()) return Run(*sharing_flags_, sharing_output_, started);
+      return Run(*flags_, output_, started);
+    });
+    // Under MPI an error seen by one rank must end all of them (the others may be waiting for
+    // it in a collective or a round): MPI_Abort with the exit code, after naming the rank.
+    // Outcomes (completed, diverged, failed, ...) are known to every rank: a normal return.
+    if (g_mpi && failed_) {
+      err_.flush();
       runtime::MpiSession::Abort(code);
     }
+    g_mpi.reset();  // MPI_Finalize
     return code;
-  };
-  const auto where = [] {
-    return g_mpi && g_mpi->size() > 1 ? "rank " + std::to_string(g_mpi->rank()) + ": "
-                                      : std::string();
-  };
-  try {
-    if (predict.parsed()) return predict.Run();
-    if (sharing->parsed()) return finish(Run(sharing_flags, sharing_output, started));
-    return finish(Run(flags, o, started));
-  } catch (const runtime::MpiError& e) {
-    std::cerr << "dpadmm: error: " << e.what() << '\n';
-    return end(kExitFailed);
-  } catch (const InputError& e) {
-    std::cerr << "dpadmm: error: " << where() << e.what() << '\n';
-    return end(kExitBadInput);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "dpadmm: error: " << where() << e.what() << '\n';
-    return end(kExitBadInput);
-  } catch (const std::exception& e) {
-    std::cerr << "dpadmm: internal error: " << where() << e.what() << '\n';
-    return end(kExitInternal);
   }
+
+  // Only the checks before a run (spec, outputs, limits): 0 if the run would start.
+  int CheckOnly() {
+    return Guarded([&] {
+      if (predict_->parsed()) return int{kExitOk};
+      if (sharing_->parsed()) CheckBeforeRun(*sharing_flags_, sharing_output_);
+      if (run_->parsed()) CheckBeforeRun(*flags_, output_);
+      return int{kExitOk};
+    });
+  }
+
+ private:
+  // Maps the exceptions of a command to messages and exit codes (naming the rank under MPI).
+  template <class F>
+  int Guarded(F&& f) {
+    const std::string where = g_mpi && g_mpi->size() > 1
+                                  ? "rank " + std::to_string(g_mpi->rank()) + ": "
+                                  : std::string();
+    failed_ = true;
+    try {
+      const int code = f();
+      failed_ = false;
+      return code;
+    } catch (const runtime::MpiError& e) {
+      err_ << "dpadmm: error: " << e.what() << '\n';
+      return kExitFailed;
+    } catch (const InputError& e) {
+      err_ << "dpadmm: error: " << where << UserMessage(e.what()) << '\n';
+      return kExitBadInput;
+    } catch (const std::invalid_argument& e) {
+      err_ << "dpadmm: error: " << where << UserMessage(e.what()) << '\n';
+      return kExitBadInput;
+    } catch (const OutputError& e) {
+      err_ << "dpadmm: error: " << where << e.what() << '\n';
+      return kExitOutput;
+    } catch (const std::bad_alloc&) {
+      err_ << "dpadmm: error: " << where << "out of memory"
+           << (g_inputs.empty() ? std::string() : " while running on " + g_inputs)
+           << "; reduce the sizes (the estimate before the run cannot see every size a data "
+              "file implies)\n";
+      return kExitBadInput;
+    } catch (const std::length_error& e) {
+      err_ << "dpadmm: error: " << where << "a size is too large"
+           << (g_inputs.empty() ? std::string() : " for " + g_inputs) << " (" << e.what() << ")\n";
+      return kExitBadInput;
+    } catch (const std::exception& e) {
+      err_ << "dpadmm: internal error: " << where << e.what() << '\n';
+      return kExitInternal;
+    }
+  }
+
+  bool failed_ = false;  // the last Guarded call ended in an exception
+  std::ostream& err_;
+  CLI::App app_{"dpadmm: differentially private distributed learning with ADMM", "dpadmm"};
+  CLI::App* run_ = nullptr;
+  CLI::App* sharing_ = nullptr;
+  std::unique_ptr<SpecFlags> flags_, sharing_flags_;
+  OutputOptions output_, sharing_output_;
+  std::unique_ptr<PredictCommand> predict_;
+};
+
+int Main(int argc, char** argv) {
+  const auto started = std::chrono::steady_clock::now();
+  CommandLine command_line(std::cerr);
+  if (const std::optional<int> code = command_line.Parse(argc, argv)) return *code;
+  return command_line.Execute(started);
 }
 
 }  // namespace
+
+int CheckCommandLine(int argc, char** argv, std::ostream& err) {
+  g_inputs.clear();
+  CommandLine command_line(err);
+  if (const std::optional<int> code = command_line.Parse(argc, argv)) return *code;
+  return command_line.CheckOnly();
+}
+
 }  // namespace dpadmm::cli
 
+#ifndef DPADMM_CLI_NO_MAIN
 int main(int argc, char** argv) { return dpadmm::cli::Main(argc, argv); }
+#endif

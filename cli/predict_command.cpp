@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/numeric_parse.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/data/loaders.h"
@@ -132,7 +133,11 @@ PredictCommand::PredictCommand(CLI::App& app) {
       ->check(CLI::IsMember({"libsvm", "csv"}));
   sub_->add_option("--label-column", label_column_,
                    "csv: the label column, < 0 counts from the end")
-      ->type_name("K");
+      ->type_name("K")
+      ->check([](const std::string& value) {  // the strict parser of every numeric flag
+        int parsed = 0;
+        return internal::ParseStrictInteger(value, parsed);
+      });
   sub_->add_option("--delimiter", delimiter_, "csv: field separator (one character; ' ' = blanks)")
       ->type_name("C");
   sub_->add_flag("--header", header_, "csv: the first line is a header");

@@ -3,6 +3,7 @@
 # Builds the libFuzzer harnesses (tests/fuzz, clang++-14 with ASan+UBSan, in build-fuzz/) and runs
 # each for SECONDS (default 60) from its committed seed corpus, printing the executions reached.
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]   (harness names without "fuzz_", e.g. csv)
+# FUZZ_RUNS=N stops each harness after N executions (SECONDS is then the ceiling).
 # New corpus entries go to build-fuzz/corpus/<harness>/ (the committed seeds are only read);
 # a finding leaves its input in build-fuzz/artifacts/<harness>/ and makes the script fail.
 # Needs clang-14 and libfuzzer-14-dev (scripts/install_deps.sh).
@@ -10,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
-all=(libsvm csv adult asc edge_list partition spec_json)
+all=(libsvm csv adult asc edge_list partition spec_json node_ranks cli)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
@@ -33,7 +34,8 @@ for h in "${harnesses[@]}"; do
   # longer than 10 s is reported as a hang.
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ASAN_OPTIONS=detect_leaks=1 \
-    "build-fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=10 -max_len=4096 \
+    "build-fuzz/fuzz_$h" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} \
+      -timeout=10 -max_len=4096 \
       -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "tests/fuzz/corpus/$h" \
       >"$log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

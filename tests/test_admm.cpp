@@ -13,6 +13,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/experiment/run.h"
 #include "run_recorder.h"
+#include "test_helpers.h"
 
 namespace {
 
@@ -119,7 +120,7 @@ TEST(Admm, ToleranceStopsTheRunAsConverged) {
 
 TEST(Admm, DivergenceIsReportedWithNodeAndRound) {
   // Values near the largest double, not normalised: margins overflow in the first update.
-  const std::string path = ::testing::TempDir() + "/dpadmm_overflow.csv";
+  const std::string path = dpadmm::test::TempPath("dpadmm_overflow.csv");
   {
     std::ofstream out(path);
     for (int k = 0; k < 40; ++k)
@@ -220,7 +221,7 @@ TEST(Admm, NodeDistanceToConsensusMatchesTheGap) {
 
 // A CSV whose first line is a header fails naming file and line, and says to use --header.
 TEST(Admm, CsvHeaderWithoutTheFlagSuggestsIt) {
-  const std::string path = ::testing::TempDir() + "/dpadmm_with_header.csv";
+  const std::string path = dpadmm::test::TempPath("dpadmm_with_header.csv");
   {
     std::ofstream out(path);
     out << "x1,x2,label\n";

@@ -191,7 +191,7 @@ TEST(GraphTest, EdgeListErrorsNameFileAndLine) {
     EXPECT_TRUE(ThrowsInputError([&] { LoadEdgeList(path, c.num_nodes); }, {where, c.phrase}))
         << c.content;
   }
-  const std::string missing = ::testing::TempDir() + "dpadmm_no_such.edges";
+  const std::string missing = test::TempPath("dpadmm_no_such.edges");
   EXPECT_TRUE(ThrowsInputError([&] { LoadEdgeList(missing); }, {missing + ": cannot open file"}));
 }
 

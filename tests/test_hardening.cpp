@@ -4,11 +4,13 @@
 // of scripts/sanitizers.sh catches races between TBB-engine nodes.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/numeric_parse.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/experiment/spec_json.h"
@@ -42,6 +44,121 @@ TEST(Hardening, SpecJsonNumberOverflowIsInputError) {
 
 // A numeric attribute spanning more than the double range (max - min = inf) was scaled as
 // inf / inf = NaN. Corpus: tests/fuzz/corpus/adult/crash_range_overflow.
+// The one strict number parser of user-typed numbers (core/numeric_parse.h), over a table of
+// bad and good inputs; the command line applies it to every numeric flag (tests/cli case
+// strict_numbers).
+TEST(StrictNumbers, DoubleTable) {
+  struct Case {
+    const char* text;
+    const char* error;  // "" = accepted
+    double value;
+  };
+  for (const Case& c : std::vector<Case>{{"0.5", "", 0.5},
+                                         {"+2", "", 2.0},
+                                         {"-3e-2", "", -0.03},
+                                         {".5", "", 0.5},
+                                         {"1e308", "", 1e308},
+                                         {"", "empty value", 0},
+                                         {" 1", "decimal number", 0},
+                                         {"1 ", "decimal number", 0},
+                                         {"0x10", "decimal number", 0},
+                                         {"0x1p3", "decimal number", 0},
+                                         {"1abc", "decimal number", 0},
+                                         {"1,5", "decimal number", 0},
+                                         {"+", "decimal number", 0},
+                                         {"++1", "decimal number", 0},
+                                         {"+-1", "decimal number", 0},
+                                         {"-", "decimal number", 0},
+                                         {"inf", "finite", 0},
+                                         {"-infinity", "finite", 0},
+                                         {"nan", "finite", 0},
+                                         {"1e999", "double range", 0},
+                                         {"-1e999", "double range", 0},
+                                         {"1e-400", "double range", 0}}) {
+    double value = -7.0;
+    const std::string error = internal::ParseStrictDouble(c.text, value);
+    if (*c.error == '\0') {
+      EXPECT_EQ(error, "") << c.text;
+      EXPECT_EQ(value, c.value) << c.text;
+    } else {
+      EXPECT_NE(error.find(c.error), std::string::npos) << c.text << " -> " << error;
+      EXPECT_EQ(value, -7.0) << "a rejected value was stored: " << c.text;
+    }
+  }
+}
+
+TEST(StrictNumbers, IntegerTable) {
+  struct Case {
+    const char* text;
+    const char* error;
+    std::int64_t value;
+  };
+  for (const Case& c :
+       std::vector<Case>{{"10", "", 10},
+                         {"010", "", 10},  // decimal, never octal
+                         {"+7", "", 7},
+                         {"-2147483648", "", -2147483648LL},
+                         {"2147483647", "", 2147483647},
+                         {"2147483648", "out of range", 0},
+                         {"-2147483649", "out of range", 0},
+                         {"99999999999999999999999", "out of range", 0},
+                         {"", "empty value", 0},
+                         {"2.5", "must be an integer in", 0},
+                         {"1e3", "no exponent", 0},
+                         {"9.2e18", "no exponent", 0},
+                         {"1.0", "must be an integer in", 0},
+                         {"0x10", "must be an integer in", 0},
+                         {" 1", "must be an integer in", 0},
+                         {"1 ", "must be an integer in", 0},
+                         {"12abc", "must be an integer in", 0},
+                         {"+-1", "must be an integer in", 0}}) {
+    int value = -7;
+    const std::string error = internal::ParseStrictInteger(c.text, value);
+    if (*c.error == '\0') {
+      EXPECT_EQ(error, "") << c.text;
+      EXPECT_EQ(value, c.value) << c.text;
+    } else {
+      EXPECT_NE(error.find(c.error), std::string::npos) << c.text << " -> " << error;
+      EXPECT_EQ(value, -7) << "a rejected value was stored: " << c.text;
+    }
+  }
+  // Unsigned fields: a negative value is out of range, not wrapped around.
+  std::uint64_t seed = 5;
+  EXPECT_NE(internal::ParseStrictInteger("-1", seed).find("out of range"), std::string::npos);
+  EXPECT_EQ(seed, 5u);
+  EXPECT_EQ(internal::ParseStrictInteger("18446744073709551615", seed), "");
+  EXPECT_EQ(seed, 18446744073709551615ULL);
+  std::int64_t big = 0;
+  EXPECT_NE(internal::ParseStrictInteger("9223372036854775808", big).find("out of range"),
+            std::string::npos);
+}
+
+// The JSON reader (also the wasm demo's entry point) applies the same rules to typed JSON
+// numbers: integers written out, inside the field's range; doubles inside the double range.
+TEST(StrictNumbers, SpecJsonTable) {
+  struct Case {
+    const char* json;
+    const char* error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"graph": {"nodes": 2.5}})", "graph.nodes must be an integer"},
+           {R"({"graph": {"nodes": 1e3}})", "graph.nodes must be an integer"},
+           {R"({"graph": {"nodes": 1000.0}})", "graph.nodes must be an integer"},
+           {R"({"graph": {"nodes": 2147483648}})", "graph.nodes must be an integer in the range"},
+           {R"({"graph": {"nodes": "10"}})", "graph.nodes must be an integer"},
+           {R"({"data": {"rows": 9223372036854775808}})", "data.rows must be an integer"},
+           {R"({"seed": -1})", "seed must be a non-negative integer"},
+           {R"({"algorithm": {"eta": 1e999}})", "outside the range of a double"},
+           {R"({"algorithm": {"eta": "0.5"}})", "algorithm.eta must be a number"},
+           {R"({"algorithm": {"eta": null}})", "algorithm.eta must be a number"},
+       }) {
+    RunSpec spec;
+    EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(c.json, "t.json", spec); },
+                                 {"t.json", c.error}))
+        << c.json;
+  }
+}
+
 TEST(Hardening, AdultNumericRangeBeyondDoubleRangeScalesToUnitInterval) {
   const std::string row =
       ", Private, 1, HS-grad, 9, Never-married, Sales, Own-child, White, Male, 0, 0, 40, "

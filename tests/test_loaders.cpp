@@ -134,12 +134,12 @@ TEST(LibsvmTest, MalformedInputNamesFileAndLine) {
 }
 
 TEST(LoaderTest, MissingFileSaysCannotOpen) {
-  const std::string path = ::testing::TempDir() + "dpadmm_no_such_file.libsvm";
+  const std::string path = test::TempPath("dpadmm_no_such_file.libsvm");
   EXPECT_TRUE(ThrowsInputError([&] { LoadLibsvm(path); }, {path + ": cannot open file"}));
   EXPECT_TRUE(ThrowsInputError([&] { LoadCsv(path); }, {path + ": cannot open file"}));
   EXPECT_TRUE(ThrowsInputError([&] { LoadAsc(path, path); }, {path + ": cannot open file"}));
   EXPECT_TRUE(ThrowsInputError([&] { LoadAdult(path, path); }, {path + ": cannot open file"}));
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = test::TempPath("");
   EXPECT_TRUE(ThrowsInputError([&] { LoadLibsvm(dir); }, {dir, "cannot open file"}));
 }
 

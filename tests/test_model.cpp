@@ -327,10 +327,10 @@ TEST(ModelJson, BadFilesAreRefusedNamingFileAndField) {
   huge.replace(huge.find("0.1"), 3, "1e999");
   EXPECT_TRUE(refused(huge, {"number overflow", "1e999"}));
 
-  const std::string missing = ::testing::TempDir() + "dpadmm_no_such_model.json";
+  const std::string missing = test::TempPath("dpadmm_no_such_model.json");
   EXPECT_TRUE(ThrowsInputError([&] { (void)Model::Load(missing); },
                                {missing + ": cannot open the model file"}));
-  EXPECT_TRUE(ThrowsInputError([&] { Awkward().Save(::testing::TempDir() + "no/such/dir/m.json"); },
+  EXPECT_TRUE(ThrowsInputError([&] { Awkward().Save(test::TempPath("no/such/dir/m.json")); },
                                {"no/such/dir/m.json: cannot write the model"}));
 }
 

@@ -415,7 +415,7 @@ TEST(PartitionTest, PartitionFileErrorsNameFileAndLine) {
     EXPECT_TRUE(ThrowsInputError([&] { LoadPartition(path, c.rows, 3); }, {where, c.phrase}))
         << c.content;
   }
-  const std::string missing = ::testing::TempDir() + "dpadmm_no_such.part";
+  const std::string missing = test::TempPath("dpadmm_no_such.part");
   EXPECT_TRUE(
       ThrowsInputError([&] { LoadPartition(missing, 3, 3); }, {missing + ": cannot open file"}));
 }

@@ -563,7 +563,7 @@ TEST(SharingSpecJson, AppliesFieldsAndRejectsUnknownOnes) {
 // rows from a file (both families).
 TEST(SharingInMemory, EqualsTheFileBasedRunBitForBit) {
   const Dataset all = GenerateTwonorm(400, 9, 10);
-  const std::string path = ::testing::TempDir() + "/dpadmm_in_memory.csv";
+  const std::string path = test::TempPath("dpadmm_in_memory.csv");
   {
     std::ofstream out(path);
     out.precision(17);
