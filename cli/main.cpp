@@ -261,7 +261,7 @@ class SpecFlags {
                         "operating system, never stored)")
             ->type_name("S")
             ->default_str("");
-    option->transform(DecimalInteger<std::uint64_t>());
+    WithStrictNumber<std::uint64_t>(option);
     bindings_.emplace_back(option, [value](RunSpec& spec) { spec.noise_seed = *value; });
     return option;
   }
