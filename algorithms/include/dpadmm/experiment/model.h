@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
@@ -50,7 +51,9 @@ struct PrivacySpent {
 /// this order:
 ///   1. append the intercept feature 1 (if the model has an intercept and the scaling is not
 ///      public-bounds);
-///   2. kGlobalMaxNorm: multiply by row_scale (Dataset::Scale);
+///   2. kGlobalMaxNorm: multiply by row_scale (Dataset::Scale). (When GlobalMaxNormScale had to
+///      shrink its factor by ulps, training multiplied in several steps and row_scale is their
+///      product: scores may then differ from the run's in the last bits);
 ///      kPublicBounds: ScaleByPublicBounds(bounds, dims), then append the intercept feature
 ///      1 / sqrt(dims) (if the model has an intercept). That map differs for dense and sparse
 ///      rows (it keeps sparse rows' zeros), so rows are first stored as training stored them
