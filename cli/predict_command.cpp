@@ -122,7 +122,8 @@ PredictCommand::PredictCommand(CLI::App& app) {
   sub_->option_defaults()->always_capture_default();
   sub_->footer(
       "Rows are read as the training run read its files (no scaling): the model applies the "
-      "training\nnormalisation and intercept itself.\nExit codes: 0 done; 2 bad input (model, "
+      "training\nrow preparation itself (intercept, scaling, clipping).\nExit codes: 0 done; 2 bad "
+      "input (model, "
       "data or flags); 1 internal error.");
   sub_->add_option("--model", model_, "Model file (JSON, format dpadmm.model)")
       ->type_name("FILE")
@@ -197,7 +198,8 @@ int PredictCommand::Run() const {
   std::ostream& report = output_ == "-" ? std::cerr : std::cout;
   report << "dpadmm predict: " << scores.size() << " rows of " << data_ << " (" << format
          << "), model " << model_ << " (" << model.features() << " features, "
-         << model.loss().Name() << " loss)\n";
+         << model.loss().Name() << " loss, " << ChoiceName(model.preparation().scaling)
+         << (model.preparation().clip ? " scaling, clipped rows)\n" : " scaling)\n");
   if (labelled) {
     std::int64_t right = 0;
     for (Eigen::Index n = 0; n < scores.size(); ++n)

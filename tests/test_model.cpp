@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -68,11 +69,38 @@ struct TrainedRun {
   Eigen::VectorXd run_scores;  // the run's own scores on its (normalised) test rows
 };
 
+// How a run prepares its rows, beyond the defaults (global-max-norm, consensus ADMM).
+struct Preparation {
+  Scaling scaling = Scaling::kAuto;
+  std::vector<double> feature_range;  // public-bounds: the same bounds for every feature
+  std::string bounds_file;            // public-bounds: per-feature bounds (file text)
+  bool sharing = false;               // the sharing family: each party's block clipped alone
+};
+Preparation Prep(Scaling scaling, std::vector<double> range = {}, std::string bounds_file = "",
+                 bool sharing = false) {
+  Preparation p;
+  p.scaling = scaling;
+  p.feature_range = std::move(range);
+  p.bounds_file = std::move(bounds_file);
+  p.sharing = sharing;
+  return p;
+}
+
 // Trains on generated data written to files, so that the raw test rows are at hand.
-TrainedRun Train(const std::string& format, bool add_bias, LossKind loss) {
+TrainedRun Train(const std::string& format, bool add_bias, LossKind loss,
+                 const Preparation& prep = {}) {
   const Dataset train = GenerateTwonorm(400, 11, 8);
   const Dataset test = GenerateTwonorm(300, 12, 8);
   TrainedRun t;
+  if (prep.sharing) {
+    t.spec = RunSpec::Defaults(Algorithm::kSharing);
+    t.spec.algorithm.As<SharingParams>().parties = 3;
+  }
+  t.spec.data.scaling = prep.scaling;
+  t.spec.data.feature_range = prep.feature_range;
+  if (!prep.bounds_file.empty()) {
+    t.spec.data.feature_bounds_path = WriteTempFile("bounds.txt", prep.bounds_file);
+  }
   t.spec.data.source = ParseChoice<DataSource>(format, "data.source");
   t.spec.data.add_bias = add_bias;
   t.spec.loss.kind = loss;
@@ -86,9 +114,11 @@ TrainedRun Train(const std::string& format, bool add_bias, LossKind loss) {
   t.spec.iterations = 25;
   t.spec.engine = runtime::EngineKind::kSerial;
   t.spec.compute_optimum = false;
-  t.spec.algorithm.C = 50;
-  t.spec.algorithm.rho = 1;
-  t.spec.algorithm.eta = 1;
+  if (!prep.sharing) {
+    t.spec.algorithm.C = 50;
+    t.spec.algorithm.rho = 1;
+    t.spec.algorithm.eta = 1;
+  }
   const Experiment experiment(t.spec);
   t.summary = experiment.Run();
   t.raw_test = format == "csv" ? LoadCsv(t.spec.data.test_path)
@@ -161,6 +191,94 @@ TEST(Model, PredictOnRawRowsMatchesTheRunsTestErrorBitForBit) {
     EXPECT_EQ(model.DecisionFunction(dense.row(3)),
               model.DecisionFunction(Eigen::VectorXd(dense.row(3).transpose())));
   }
+}
+
+// Every scaling the run can apply, each reproduced bit for bit on the raw test rows: the scores
+// (hence the probabilities) and the test error. Twonorm rows have norms near 3 and features
+// outside [-1, 1], so clipping changes most rows and the public bounds leave values to clip.
+TEST(Model, EveryRowPreparationIsReplayedBitForBit) {
+  std::string bounds_file;
+  for (int j = 0; j < 8; ++j) bounds_file += std::to_string(-1 - j % 3) + " " + Num(1.5 + j) + "\n";
+  struct Case {
+    const char* name;
+    const char* format;
+    bool bias;
+    Preparation prep;
+    Scaling want;
+  };
+  const Case cases[] = {
+      {"clip-only", "libsvm", true, Prep(Scaling::kClipOnly), Scaling::kClipOnly},
+      {"clip-only csv", "csv", false, Prep(Scaling::kClipOnly), Scaling::kClipOnly},
+      {"none", "csv", true, Prep(Scaling::kNone), Scaling::kNone},
+      {"public-bounds range", "csv", true, Prep(Scaling::kPublicBounds, {-2.0, 3.0}),
+       Scaling::kPublicBounds},
+      {"public-bounds range, sparse", "libsvm", false, Prep(Scaling::kPublicBounds, {-1.0, 1.0}),
+       Scaling::kPublicBounds},
+      {"public-bounds file", "csv", false, Prep(Scaling::kPublicBounds, {}, bounds_file),
+       Scaling::kPublicBounds},
+      {"sharing clip-only", "csv", true, Prep(Scaling::kClipOnly, {}, "", true),
+       Scaling::kClipOnly},
+      {"sharing public-bounds", "libsvm", true, Prep(Scaling::kPublicBounds, {-0.5, 0.5}, "", true),
+       Scaling::kPublicBounds},
+      {"sharing global-max-norm", "csv", false, Prep(Scaling::kGlobalMaxNorm, {}, "", true),
+       Scaling::kGlobalMaxNorm},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const TrainedRun t = Train(c.format, c.bias, LossKind::kLogistic, c.prep);
+    ASSERT_EQ(t.summary.outcome, RunOutcome::kCompleted);
+    ASSERT_EQ(t.summary.info.scaling, c.want);
+    const Model model = Model::FromRun(t.summary, t.spec);
+    EXPECT_EQ(model.preparation().scaling, c.want);
+    EXPECT_EQ(model.preparation().clip,
+              c.want == Scaling::kClipOnly || c.want == Scaling::kPublicBounds);
+    EXPECT_EQ(model.preparation().clip_blocks.empty(),
+              !c.prep.sharing || !model.preparation().clip);
+    const Eigen::VectorXd scores = VisitRows(
+        t.raw_test, [&](const auto& x) -> Eigen::VectorXd { return model.DecisionFunction(x); });
+    EXPECT_TRUE(SameBits(scores, t.run_scores));
+    EXPECT_EQ(model.TestError(t.raw_test), t.summary.final.test_error);
+    EXPECT_LT(t.summary.final.test_error, 0.2);
+    const Eigen::VectorXd p = VisitRows(
+        t.raw_test, [&](const auto& x) -> Eigen::VectorXd { return model.PredictProba(x); });
+    EXPECT_EQ(p[5], model.ScoreToProbability(t.run_scores[5]));
+
+    // The same bits after a save and a load.
+    const Model back = Model::FromJson(model.ToJson(), "model.json");
+    EXPECT_EQ(back.ToJson(), model.ToJson());
+    EXPECT_TRUE(SameBits(
+        VisitRows(t.raw_test,
+                  [&](const auto& x) -> Eigen::VectorXd { return back.DecisionFunction(x); }),
+        t.run_scores));
+
+    // One row at a time: the same answers up to rounding.
+    const DenseRows dense =
+        VisitRows(t.raw_test, [](const auto& x) -> DenseRows { return DenseRows(x); });
+    for (Eigen::Index r = 0; r < 20; ++r) {
+      EXPECT_NEAR(model.DecisionFunction(Eigen::VectorXd(dense.row(r).transpose())), scores[r],
+                  1e-12 * (1.0 + std::abs(scores[r])));
+    }
+  }
+}
+
+// A version 1 file (one row factor at the top level) still reads, as global-max-norm.
+TEST(ModelJson, ReadsVersionOneFiles) {
+  const std::string v1 = R"({"format": "dpadmm.model", "version": 1, "loss": "logistic",
+    "huber_h": 0.5, "features": 2, "intercept": true, "row_scale": 0.25,
+    "weights": [1.0, 2.0, 3.0], "privacy": {"value": 0.0, "meaning": "none"}, "spec": "{}"})";
+  const Model m = Model::FromJson(v1, "old.json");
+  EXPECT_EQ(m.preparation().scaling, Scaling::kGlobalMaxNorm);
+  EXPECT_EQ(m.row_scale(), 0.25);
+  EXPECT_FALSE(m.preparation().clip);
+  EXPECT_DOUBLE_EQ(m.DecisionFunction(Eigen::VectorXd::Ones(2)), 1.5);  // 0.25 * (1 + 2 + 3)
+  EXPECT_EQ(nlohmann::json::parse(m.ToJson())["version"], 2);
+  EXPECT_TRUE(ThrowsInputError(
+      [&] {
+        std::string bad = v1;
+        bad.replace(bad.find("row_scale"), 9, "preparation");
+        (void)Model::FromJson(bad, "old.json");
+      },
+      {"old.json: ", "unknown field 'preparation'"}));
 }
 
 TEST(Model, ProbabilitiesForTheLogisticLossOnly) {
@@ -257,7 +375,8 @@ TEST(ModelJson, SaveLoadRoundTripsBitForBit) {
 
   const nlohmann::json j = nlohmann::json::parse(m.ToJson());
   EXPECT_EQ(j["format"], "dpadmm.model");
-  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["preparation"]["scaling"], "global-max-norm");
   EXPECT_EQ(j["features"], 6);
 
   // A privacy figure that is not a number is written as null and read back as NaN.
@@ -285,7 +404,7 @@ TEST(ModelJson, BadFilesAreRefusedNamingFileAndField) {
   EXPECT_TRUE(refused("{\"format\": ", {"JSON syntax error"}));
   EXPECT_TRUE(refused("[1, 2]", {"must be a JSON object", "array"}));
   for (const char* field : {"format", "version", "loss", "huber_h", "features", "intercept",
-                            "row_scale", "weights", "privacy", "spec"}) {
+                            "preparation", "weights", "privacy", "spec"}) {
     SCOPED_TRACE(field);
     EXPECT_TRUE(refused(edited([&](J& j) { j.erase(field); }),
                         {std::string("missing field '") + field + "'"}));
@@ -293,8 +412,8 @@ TEST(ModelJson, BadFilesAreRefusedNamingFileAndField) {
   EXPECT_TRUE(refused(edited([](J& j) { j["weigths"] = 1; }), {"unknown field 'weigths'"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["format"] = "sklearn"; }),
                       {"format must be \"dpadmm.model\"", "sklearn"}));
-  EXPECT_TRUE(refused(edited([](J& j) { j["version"] = 2; }),
-                      {"version 2 is not supported", "reads version 1"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["version"] = 3; }),
+                      {"version 3 is not supported", "reads versions 1 to 2"}));
   EXPECT_TRUE(
       refused(edited([](J& j) { j["version"] = "1"; }), {"version must be an integer", "string"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["loss"] = "hinge"; }),
@@ -312,9 +431,83 @@ TEST(ModelJson, BadFilesAreRefusedNamingFileAndField) {
   EXPECT_TRUE(refused(edited([](J& j) { j["weights"] = 1.0; }), {"weights must be an array"}));
   EXPECT_TRUE(
       refused(edited([](J& j) { j["intercept"] = 1; }), {"intercept must be true or false"}));
-  EXPECT_TRUE(refused(edited([](J& j) { j["row_scale"] = 0; }), {"row_scale must be > 0"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["preparation"]["row_scale"] = 0; }),
+                      {"preparation.row_scale must be > 0"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["preparation"]["row_scale"] = nullptr; }),
+                      {"preparation.row_scale must be a number"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["preparation"].erase("row_scale"); }),
+                      {"missing field 'preparation.row_scale'"}));
   EXPECT_TRUE(
-      refused(edited([](J& j) { j["row_scale"] = nullptr; }), {"row_scale must be a number"}));
+      refused(edited([](J& j) { j["preparation"] = 1; }), {"preparation must be an object"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["preparation"]["scaling"] = "max"; }),
+                      {"preparation.scaling", "clip-only"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["preparation"]["scaling"] = "auto"; }),
+                      {"preparation.scaling", "not 'auto'"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["preparation"].erase("clip"); }),
+                      {"missing field 'preparation.clip'"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["preparation"]["clip"] = 0; }),
+                      {"preparation.clip must be true or false"}));
+  EXPECT_TRUE(refused(edited([](J& j) { j["preparation"]["dims"] = 7; }),
+                      {"unknown field 'preparation.dims'", "global-max-norm"}));
+  EXPECT_TRUE(refused(edited([](J& j) {
+                        j["preparation"]["clip"] = true;
+                        j["preparation"]["clip_blocks"] = {3, 3};
+                      }),
+                      {"preparation.clip_blocks cover 6", "makes 7"}));
+  EXPECT_TRUE(refused(edited([](J& j) {
+                        j["preparation"]["clip_blocks"] = {3, 4};
+                      }),
+                      {"preparation.clip_blocks is given", "clip is false"}));
+  EXPECT_TRUE(refused(edited([](J& j) {
+                        j["preparation"]["clip"] = true;
+                        j["preparation"]["clip_blocks"] = {7, 0};
+                      }),
+                      {"preparation.clip_blocks[1] must be an integer >= 1"}));
+  const auto bounds = [](J& j) {
+    j["preparation"] = J::object();
+    j["preparation"]["scaling"] = "public-bounds";
+    j["preparation"]["dims"] = 7;
+    j["preparation"]["sparse_rows"] = false;
+    j["preparation"]["lo"] = std::vector<double>(6, -1.0);
+    j["preparation"]["hi"] = std::vector<double>(6, 2.0);
+    j["preparation"]["clip"] = true;
+  };
+  EXPECT_NO_THROW((void)Model::FromJson(edited(bounds), "b.json"));
+  EXPECT_TRUE(refused(edited([&](J& j) {
+                        bounds(j);
+                        j["preparation"]["lo"][2] = 2.0;
+                      }),
+                      {"preparation.lo[2] must be < preparation.hi[2]"}));
+  EXPECT_TRUE(refused(edited([&](J& j) {
+                        bounds(j);
+                        j["preparation"]["hi"].erase(0);
+                      }),
+                      {"preparation.hi has 5 values", "features is 6"}));
+  EXPECT_TRUE(refused(edited([&](J& j) {
+                        bounds(j);
+                        j["preparation"]["hi"][1] = "x";
+                      }),
+                      {"preparation.hi[1] must be a number"}));
+  EXPECT_TRUE(refused(edited([&](J& j) {
+                        bounds(j);
+                        j["preparation"]["dims"] = 6;
+                      }),
+                      {"preparation.dims must be an integer >= features + intercept (7)"}));
+  EXPECT_TRUE(refused(edited([&](J& j) {
+                        bounds(j);
+                        j["preparation"].erase("lo");
+                      }),
+                      {"missing field 'preparation.lo'"}));
+  EXPECT_TRUE(refused(edited([&](J& j) {
+                        bounds(j);
+                        j["preparation"]["sparse_rows"] = "no";
+                      }),
+                      {"preparation.sparse_rows must be true or false"}));
+  EXPECT_TRUE(refused(edited([&](J& j) {
+                        bounds(j);
+                        j["preparation"]["row_scale"] = 1.0;
+                      }),
+                      {"unknown field 'preparation.row_scale'", "public-bounds"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["privacy"].erase("meaning"); }),
                       {"missing field 'privacy.meaning'"}));
   EXPECT_TRUE(refused(edited([](J& j) { j["privacy"]["value"] = "lots"; }),

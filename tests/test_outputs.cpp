@@ -173,14 +173,14 @@ TEST(MetricsScopeTest, SpecJsonCarriesScopeScalingAndBounds) {
                        {"data.scaling", "clip-only"}));
 }
 
-TEST(MetricsScopeTest, APublicBoundsRunIsNotSavedAsAModelItCannotReplay) {
+TEST(MetricsScopeTest, APrivateRunsModelCarriesItsRowPreparation) {
   RunSpec s = Dvp();
   s.data.feature_range = {-5.0, 5.0};
   const RunSummary r = RunExperiment(s);
   ASSERT_EQ(r.info.scaling, Scaling::kPublicBounds);
-  EXPECT_TRUE(ThrowsInputError([&] { (void)Model::FromRun(r, s); }, {"public-bounds"}));
-  s.data.feature_range.clear();  // clip-only: the predicted signs are those of the raw rows
-  EXPECT_NO_THROW((void)Model::FromRun(RunExperiment(s), s));
+  EXPECT_EQ(Model::FromRun(r, s).preparation().scaling, Scaling::kPublicBounds);
+  s.data.feature_range.clear();
+  EXPECT_EQ(Model::FromRun(RunExperiment(s), s).preparation().scaling, Scaling::kClipOnly);
 }
 
 // ---- Only releases leave a node ---------------------------------------------------------------

@@ -44,6 +44,10 @@ struct Experiment::Driver {
 void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& info,
                  const std::function<double(double)>& max_over_holders = {});
 
+// The column block of each party of a sharing run (the blocks ClipRowBlocks clips), over
+// `cols` columns incl. an intercept column; empty for the consensus family.
+std::vector<std::int64_t> PartyBlocks(const RunSpec& spec, std::int64_t cols);
+
 std::unique_ptr<Experiment::Driver> MakeConsensusDriver();
 std::unique_ptr<Experiment::Driver> MakeSharingDriver();
 

@@ -31,6 +31,8 @@ void CheckEngine(runtime::EngineKind engine, int threads) {
   }
 }
 
+}  // namespace
+
 // The column block of each party of a sharing run (the driver's split: party_features, or an
 // even split with the first d mod M parties one column wider); empty for the consensus family
 // or a layout that does not fit (the driver's Prepare then rejects it).
@@ -52,6 +54,8 @@ std::vector<std::int64_t> PartyBlocks(const RunSpec& spec, std::int64_t cols) {
   }
   return total == cols ? sizes : std::vector<std::int64_t>{};
 }
+
+namespace {
 
 // Clips each record (consensus: every node holds whole rows) or each party's block of each
 // record (sharing: a party sees only its own columns, so it can only bound its own block).

@@ -19,6 +19,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
 #include "dpadmm/experiment/spec_json.h"
+#include "experiment/driver.h"
 
 namespace dpadmm {
 namespace {
@@ -27,9 +28,12 @@ using OrderedJson = nlohmann::ordered_json;
 constexpr const char* kFormatName = "dpadmm.model";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// The fields of format version 1, in the order ToJson writes them.
-constexpr const char* kFields[] = {"format",    "version",   "loss",    "huber_h", "features",
-                                   "intercept", "row_scale", "weights", "privacy", "spec"};
+// The fields of format version 2, in the order ToJson writes them; version 1 had "row_scale"
+// where version 2 has "preparation".
+constexpr const char* kFields[] = {"format",    "version",     "loss",    "huber_h", "features",
+                                   "intercept", "preparation", "weights", "privacy", "spec"};
+constexpr const char* kFieldsV1[] = {"format",    "version",   "loss",    "huber_h", "features",
+                                     "intercept", "row_scale", "weights", "privacy", "spec"};
 
 [[noreturn]] void Bad(const std::string& where, const std::string& message) {
   throw InputError(where + ": " + message);
@@ -54,11 +58,27 @@ double Sigmoid(double score) {
 
 }  // namespace
 
+namespace {
+
+RowPreparation GlobalFactor(double row_scale) {
+  RowPreparation p;
+  p.scaling = Scaling::kGlobalMaxNorm;
+  p.row_scale = row_scale;
+  return p;
+}
+
+}  // namespace
+
 Model::Model(Eigen::VectorXd weights, Loss loss, double row_scale, bool intercept,
+             std::string spec_json, PrivacySpent privacy)
+    : Model(std::move(weights), loss, GlobalFactor(row_scale), intercept, std::move(spec_json),
+            std::move(privacy)) {}
+
+Model::Model(Eigen::VectorXd weights, Loss loss, RowPreparation preparation, bool intercept,
              std::string spec_json, PrivacySpent privacy)
     : weights_(std::move(weights)),
       loss_(loss),
-      row_scale_(row_scale),
+      prep_(std::move(preparation)),
       intercept_(intercept),
       spec_json_(std::move(spec_json)),
       privacy_(std::move(privacy)) {
@@ -71,8 +91,43 @@ Model::Model(Eigen::VectorXd weights, Loss loss, double row_scale, bool intercep
       throw InputError("model: weights[" + std::to_string(k) + "] is not finite");
     }
   }
-  if (!std::isfinite(row_scale_) || !(row_scale_ > 0.0)) {
+  if (!std::isfinite(prep_.row_scale) || !(prep_.row_scale > 0.0)) {
     throw InputError("model: row_scale must be finite and > 0");
+  }
+  if (prep_.scaling == Scaling::kAuto) {
+    throw InputError("model: the scaling must be the one the run applied, not 'auto'");
+  }
+  const auto cols = weights_.size();
+  if (prep_.scaling == Scaling::kPublicBounds) {
+    const auto n = static_cast<std::size_t>(features());
+    if (prep_.bounds.lo.size() != n || prep_.bounds.hi.size() != n) {
+      throw InputError("model: public bounds must have one lo and one hi per feature (" +
+                       std::to_string(n) + "), got " + std::to_string(prep_.bounds.lo.size()) +
+                       " and " + std::to_string(prep_.bounds.hi.size()));
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      const double lo = prep_.bounds.lo[j], hi = prep_.bounds.hi[j];
+      if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) {
+        throw InputError("model: public bounds of feature " + std::to_string(j) +
+                         " must be finite with lo < hi");
+      }
+    }
+    if (prep_.dims < cols) {
+      throw InputError("model: dims (" + std::to_string(prep_.dims) +
+                       ") must be at least the column count " + std::to_string(cols));
+    }
+  }
+  if (!prep_.clip_blocks.empty()) {
+    std::int64_t total = 0;
+    for (std::int64_t b : prep_.clip_blocks) {
+      if (b < 1) throw InputError("model: clip_blocks must all be >= 1");
+      total += b;
+    }
+    if (total != cols) {
+      throw InputError("model: clip_blocks cover " + std::to_string(total) +
+                       " columns, the prepared rows have " + std::to_string(cols));
+    }
+    if (!prep_.clip) throw InputError("model: clip_blocks are given but clip is false");
   }
   if (loss_.kind == LossKind::kSmoothHinge &&
       !(loss_.huber_h > 0.0 && std::isfinite(loss_.huber_h))) {
@@ -89,33 +144,90 @@ Model Model::FromRun(const RunSummary& summary, const RunSpec& spec) {
     throw InputError("model: the run's model is not finite (" +
                      std::string(ToString(summary.outcome)) + ": " + summary.message + ")");
   }
-  // A model stores one row factor; the per-feature map of public bounds is not stored yet, so
-  // its predictions on raw rows would be wrong. (clip-only divides each row by a positive
-  // number: the predicted signs are those of the raw rows.)
-  if (summary.info.scaling == Scaling::kPublicBounds) {
-    throw InputError(
-        "model: a run with scaling 'public-bounds' cannot be saved as a model yet (the model "
-        "format stores one row factor, not the per-feature map)");
+  // What PrepareRows (experiment.cpp) did, recorded from the same inputs it read.
+  const DataSpec& data = spec.data;
+  const auto cols = summary.model.size();
+  const std::int64_t features = cols - (data.add_bias ? 1 : 0);
+  RowPreparation prep;
+  prep.scaling = summary.info.scaling;
+  switch (prep.scaling) {
+    case Scaling::kGlobalMaxNorm: prep.row_scale = summary.info.normalization_factor; break;
+    case Scaling::kPublicBounds:
+      prep.bounds = data.feature_bounds_path.empty()
+                        ? UniformBounds(features, data.feature_range[0], data.feature_range[1])
+                        : LoadFeatureBounds(data.feature_bounds_path, features, data.feature_range);
+      prep.dims = cols;
+      prep.sparse_rows = summary.info.sparse;
+      prep.clip = true;
+      break;
+    case Scaling::kClipOnly: prep.clip = true; break;
+    case Scaling::kNone: break;
+    case Scaling::kAuto:  // RunInfo holds the resolved scaling
+      throw InputError("model: the run's summary does not say which scaling it applied");
   }
-  return Model(summary.model, spec.loss, summary.info.normalization_factor, spec.data.add_bias,
-               SpecToJson(spec),
+  if (prep.clip) prep.clip_blocks = PartyBlocks(spec, cols);
+  return Model(summary.model, spec.loss, std::move(prep), data.add_bias, SpecToJson(spec),
                PrivacySpent{summary.final.privacy_loss, summary.info.privacy_guarantee});
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scores. Training appended the intercept column, then multiplied every stored value by the
-// factor (AddBiasFeature, then Dataset::Scale); the batch paths rebuild exactly those rows and
-// take the product the run's TestError takes (row-major rows times w), so the scores have the
-// run's bits.
+// Scores. The raw rows become a Dataset, prepared by the very preprocessing functions training
+// called in the same order (PrepareRows below), and the scores are the product the run's
+// TestError takes (row-major rows times w), so they have the run's bits.
+
+void Model::PrepareRows(Dataset& rows) const {
+  CheckColumns(rows.cols(), features());
+  const bool public_bounds = prep_.scaling == Scaling::kPublicBounds;
+  if (public_bounds && rows.is_sparse() != prep_.sparse_rows) {
+    if (prep_.sparse_rows) {
+      rows.x = SparseRows(std::get<DenseRows>(rows.x).sparseView());
+    } else {
+      rows.x = DenseRows(std::get<SparseRows>(rows.x));
+    }
+  }
+  if (intercept_ && !public_bounds) AddBiasFeature(rows);
+  switch (prep_.scaling) {
+    case Scaling::kGlobalMaxNorm: rows.Scale(prep_.row_scale); break;
+    case Scaling::kPublicBounds:
+      ScaleByPublicBounds(rows, prep_.bounds, prep_.dims);
+      if (intercept_) AddBiasFeature(rows, 1.0 / std::sqrt(static_cast<double>(prep_.dims)));
+      break;
+    case Scaling::kClipOnly:
+    case Scaling::kNone:
+    case Scaling::kAuto:  // refused by the constructor
+      break;
+  }
+  if (!prep_.clip) return;
+  if (prep_.clip_blocks.empty()) {
+    ClipRows(rows);
+  } else {
+    ClipRowBlocks(rows, prep_.clip_blocks);
+  }
+}
+
+namespace {
+
+// The run's product: prepared rows (row-major, dense or sparse) times w.
+Eigen::VectorXd Scores(const Dataset& prepared, const Eigen::VectorXd& w) {
+  return VisitRows(prepared, [&](const auto& x) -> Eigen::VectorXd { return x * w; });
+}
+
+Dataset Unlabelled(auto rows) {
+  Dataset d;
+  d.y = Eigen::VectorXd::Zero(rows.rows());
+  d.x = std::move(rows);
+  return d;
+}
+
+}  // namespace
 
 double Model::DecisionFunction(std::span<const double> x) const {
   CheckColumns(static_cast<std::int64_t>(x.size()), features());
-  double score = 0.0;
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    score += (x[k] * row_scale_) * weights_[static_cast<Eigen::Index>(k)];
-  }
-  if (intercept_) score += row_scale_ * weights_[weights_.size() - 1];
-  return score;
+  DenseRows row(1, static_cast<Eigen::Index>(x.size()));
+  for (std::size_t k = 0; k < x.size(); ++k) row(0, static_cast<Eigen::Index>(k)) = x[k];
+  Dataset d = Unlabelled(std::move(row));
+  PrepareRows(d);
+  return Scores(d, weights_)[0];
 }
 
 double Model::DecisionFunction(const Eigen::VectorXd& x) const {
@@ -124,11 +236,9 @@ double Model::DecisionFunction(const Eigen::VectorXd& x) const {
 
 Eigen::VectorXd Model::DecisionFunction(const DenseRows& x) const {
   CheckColumns(x.cols(), features());
-  DenseRows rows(x.rows(), weights_.size());
-  rows.leftCols(x.cols()) = x;
-  if (intercept_) rows.col(x.cols()).setConstant(1.0);
-  rows *= row_scale_;
-  return rows * weights_;
+  Dataset d = Unlabelled(DenseRows(x));
+  PrepareRows(d);
+  return Scores(d, weights_);
 }
 
 Eigen::VectorXd Model::DecisionFunction(const Eigen::MatrixXd& x) const {
@@ -137,17 +247,9 @@ Eigen::VectorXd Model::DecisionFunction(const Eigen::MatrixXd& x) const {
 
 Eigen::VectorXd Model::DecisionFunction(const SparseRows& x) const {
   CheckColumns(x.cols(), features());
-  std::vector<Eigen::Triplet<double, std::int64_t>> entries;
-  entries.reserve(static_cast<std::size_t>(x.nonZeros() + (intercept_ ? x.rows() : 0)));
-  for (std::int64_t r = 0; r < x.outerSize(); ++r) {
-    for (SparseRows::InnerIterator it(x, r); it; ++it)
-      entries.emplace_back(r, it.col(), it.value());
-    if (intercept_) entries.emplace_back(r, x.cols(), 1.0);
-  }
-  SparseRows rows(x.rows(), weights_.size());
-  rows.setFromTriplets(entries.begin(), entries.end());
-  rows *= row_scale_;
-  return rows * weights_;
+  Dataset d = Unlabelled(SparseRows(x));
+  PrepareRows(d);
+  return Scores(d, weights_);
 }
 
 Eigen::VectorXd Model::DecisionFunction(
@@ -264,9 +366,35 @@ std::string Model::ToJson() const {
   number(out, loss_.huber_h);
   out += ",\n  \"features\": " + std::to_string(features()) + ",\n";
   out += std::string("  \"intercept\": ") + (intercept_ ? "true" : "false") + ",\n";
-  out += "  \"row_scale\": ";
-  number(out, row_scale_);
-  out += ",\n  \"weights\": [";
+  out += "  \"preparation\": {\n    \"scaling\": " + text(ChoiceName(prep_.scaling));
+  if (prep_.scaling == Scaling::kGlobalMaxNorm) {
+    out += ",\n    \"row_scale\": ";
+    number(out, prep_.row_scale);
+  }
+  const auto numbers = [&](const char* name, const std::vector<double>& v) {
+    out += ",\n    \"" + std::string(name) + "\": [";
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (k > 0) out += ", ";
+      number(out, v[k]);
+    }
+    out += "]";
+  };
+  if (prep_.scaling == Scaling::kPublicBounds) {
+    out += ",\n    \"dims\": " + std::to_string(prep_.dims);
+    out += std::string(",\n    \"sparse_rows\": ") + (prep_.sparse_rows ? "true" : "false");
+    numbers("lo", prep_.bounds.lo);
+    numbers("hi", prep_.bounds.hi);
+  }
+  out += std::string(",\n    \"clip\": ") + (prep_.clip ? "true" : "false");
+  if (!prep_.clip_blocks.empty()) {
+    out += ",\n    \"clip_blocks\": [";
+    for (std::size_t k = 0; k < prep_.clip_blocks.size(); ++k) {
+      if (k > 0) out += ", ";
+      out += std::to_string(prep_.clip_blocks[k]);
+    }
+    out += "]";
+  }
+  out += "\n  },\n  \"weights\": [";
   for (Eigen::Index k = 0; k < weights_.size(); ++k) {
     out += k == 0 ? "\n    " : ",\n    ";
     number(out, weights_[k]);
@@ -278,6 +406,110 @@ std::string Model::ToJson() const {
   return out;
 }
 
+namespace {
+
+// Version 2's "preparation" object; each message names `where` and "preparation.<field>".
+RowPreparation ReadPreparation(const OrderedJson& p, const std::string& where,
+                               std::int64_t features, bool intercept) {
+  const auto wrong = [&](const std::string& name, const char* want, const OrderedJson& v) {
+    Bad(where, "preparation." + name + " must be " + want + ", got " + TypeName(v));
+  };
+  if (!p.is_object()) Bad(where, "preparation must be an object, got " + TypeName(p));
+  const auto scaling_it = p.find("scaling");
+  if (scaling_it == p.end()) Bad(where, "missing field 'preparation.scaling'");
+  if (!scaling_it->is_string()) wrong("scaling", "a string", *scaling_it);
+  RowPreparation prep;
+  prep.scaling =
+      ParseChoice<Scaling>(scaling_it->get<std::string>(), where + ": preparation.scaling");
+  if (prep.scaling == Scaling::kAuto) {
+    Bad(where, "preparation.scaling must be the scaling the run applied, not 'auto'");
+  }
+  const bool global = prep.scaling == Scaling::kGlobalMaxNorm;
+  const bool bounds = prep.scaling == Scaling::kPublicBounds;
+  for (const auto& item : p.items()) {
+    const std::string& k = item.key();
+    const bool known = k == "scaling" || k == "clip" || k == "clip_blocks" ||
+                       (global && k == "row_scale") ||
+                       (bounds && (k == "dims" || k == "sparse_rows" || k == "lo" || k == "hi"));
+    if (!known) {
+      Bad(where, "unknown field 'preparation." + k + "' for scaling '" +
+                     scaling_it->get<std::string>() + "'");
+    }
+  }
+  const auto need = [&](const char* name) -> const OrderedJson& {
+    const auto it = p.find(name);
+    if (it == p.end()) Bad(where, std::string("missing field 'preparation.") + name + "'");
+    return *it;
+  };
+  const auto number = [&](const std::string& name, const OrderedJson& v) {
+    if (!v.is_number()) wrong(name, "a number", v);
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) Bad(where, "preparation." + name + " must be finite");
+    return d;
+  };
+  if (global) {
+    prep.row_scale = number("row_scale", need("row_scale"));
+    if (!(prep.row_scale > 0.0)) Bad(where, "preparation.row_scale must be > 0");
+  }
+  if (bounds) {
+    const OrderedJson& dims = need("dims");
+    const std::int64_t want = features + (intercept ? 1 : 0);
+    if (!dims.is_number_integer() || dims.get<std::int64_t>() < want) {
+      Bad(where, "preparation.dims must be an integer >= features + intercept (" +
+                     std::to_string(want) + "), got " + dims.dump());
+    }
+    prep.dims = dims.get<std::int64_t>();
+    const OrderedJson& sparse = need("sparse_rows");
+    if (!sparse.is_boolean()) wrong("sparse_rows", "true or false", sparse);
+    prep.sparse_rows = sparse.get<bool>();
+    for (const char* name : {"lo", "hi"}) {
+      const OrderedJson& v = need(name);
+      if (!v.is_array()) wrong(name, "an array of numbers", v);
+      if (static_cast<std::int64_t>(v.size()) != features) {
+        Bad(where, std::string("preparation.") + name + " has " + std::to_string(v.size()) +
+                       " values, but features is " + std::to_string(features));
+      }
+      std::vector<double>& out = name[0] == 'l' ? prep.bounds.lo : prep.bounds.hi;
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        out.push_back(number(std::string(name) + "[" + std::to_string(k) + "]", v[k]));
+      }
+    }
+    for (std::int64_t k = 0; k < features; ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      if (!(prep.bounds.lo[i] < prep.bounds.hi[i])) {
+        Bad(where, "preparation.lo[" + std::to_string(k) + "] must be < preparation.hi[" +
+                       std::to_string(k) + "]");
+      }
+    }
+  }
+  const OrderedJson& clip = need("clip");
+  if (!clip.is_boolean()) wrong("clip", "true or false", clip);
+  prep.clip = clip.get<bool>();
+  const auto blocks = p.find("clip_blocks");
+  if (blocks != p.end()) {
+    if (!prep.clip) Bad(where, "preparation.clip_blocks is given but preparation.clip is false");
+    if (!blocks->is_array()) wrong("clip_blocks", "an array of integers", *blocks);
+    std::int64_t total = 0;
+    for (std::size_t k = 0; k < blocks->size(); ++k) {
+      const OrderedJson& b = (*blocks)[k];
+      if (!b.is_number_integer() || b.get<std::int64_t>() < 1) {
+        Bad(where, "preparation.clip_blocks[" + std::to_string(k) +
+                       "] must be an integer >= 1, got " + b.dump());
+      }
+      prep.clip_blocks.push_back(b.get<std::int64_t>());
+      total += prep.clip_blocks.back();
+    }
+    const std::int64_t cols = features + (intercept ? 1 : 0);
+    if (total != cols) {
+      Bad(where, "preparation.clip_blocks cover " + std::to_string(total) +
+                     " columns, but features + intercept makes " + std::to_string(cols));
+    }
+  }
+  return prep;
+}
+
+}  // namespace
+
 Model Model::FromJson(const std::string& json_text, const std::string& where) {
   OrderedJson j;
   try {
@@ -288,9 +520,13 @@ Model Model::FromJson(const std::string& json_text, const std::string& where) {
     Bad(where, std::string("invalid JSON: ") + e.what());
   }
   if (!j.is_object()) Bad(where, "a model must be a JSON object, got " + TypeName(j));
+  // The version first: it decides which fields are known.
+  const auto version_it = j.find("version");
+  const bool v1 = version_it != j.end() && version_it->is_number_integer() &&
+                  version_it->get<std::int64_t>() == 1;
   for (const auto& item : j.items()) {
     bool known = false;
-    for (const char* f : kFields) known = known || item.key() == f;
+    for (const char* f : v1 ? kFieldsV1 : kFields) known = known || item.key() == f;
     if (!known) Bad(where, "unknown field '" + item.key() + "'");
   }
   const auto field = [&](const char* name) -> const OrderedJson& {
@@ -316,9 +552,9 @@ Model Model::FromJson(const std::string& json_text, const std::string& where) {
   }
   const OrderedJson& version = field("version");
   if (!version.is_number_integer()) wrong("version", "an integer", version);
-  if (version.get<std::int64_t>() != kFormatVersion) {
-    Bad(where, "version " + version.dump() + " is not supported (this build reads version " +
-                   std::to_string(kFormatVersion) + ")");
+  if (version.get<std::int64_t>() != kFormatVersion && !v1) {
+    Bad(where, "version " + version.dump() + " is not supported (this build reads versions 1 " +
+                   "to " + std::to_string(kFormatVersion) + ")");
   }
 
   Loss loss;
@@ -334,8 +570,14 @@ Model Model::FromJson(const std::string& json_text, const std::string& where) {
   }
   const OrderedJson& intercept = field("intercept");
   if (!intercept.is_boolean()) wrong("intercept", "true or false", intercept);
-  const double row_scale = number("row_scale", field("row_scale"));
-  if (!(row_scale > 0.0)) Bad(where, "row_scale must be > 0");
+  RowPreparation prep;
+  if (v1) {  // one factor: global-max-norm (or 1 = none), never clipped
+    prep.row_scale = number("row_scale", field("row_scale"));
+    if (!(prep.row_scale > 0.0)) Bad(where, "row_scale must be > 0");
+  } else {
+    prep = ReadPreparation(field("preparation"), where, features.get<std::int64_t>(),
+                           intercept.get<bool>());
+  }
 
   const OrderedJson& weights = field("weights");
   if (!weights.is_array()) wrong("weights", "an array of numbers", weights);
@@ -376,8 +618,14 @@ Model Model::FromJson(const std::string& json_text, const std::string& where) {
   const OrderedJson& spec = field("spec");
   if (!spec.is_string()) wrong("spec", "a string (the spec JSON text)", spec);
 
-  return Model(std::move(w), loss, row_scale, intercept.get<bool>(), spec.get<std::string>(),
-               std::move(spent));
+  try {
+    return Model(std::move(w), loss, std::move(prep), intercept.get<bool>(),
+                 spec.get<std::string>(), std::move(spent));
+  } catch (const InputError& e) {  // a preparation that does not fit the features
+    std::string message = e.what();
+    if (message.rfind("model: ", 0) == 0) message.erase(0, 7);
+    Bad(where, "preparation: " + message);
+  }
 }
 
 void Model::Save(const std::string& path) const {

@@ -109,18 +109,63 @@ case "$CASE" in
     awk -F, 'NR > 1 && $2 != "" { bad = 1 } END { exit bad }' preds.csv ||
       fail "smooth hinge has no probabilities; the column must be empty"
     ;;
+  scalings_match_run)
+    # Every row preparation a run can apply is replayed by the model (the unit tests check the
+    # bits; here the accuracy, the recorded preparation and what predict reports).
+    make_csv 600 1 train.csv
+    make_csv 300 2 test.csv
+    for flags in "--scaling clip-only" "--scaling none" \
+        "--scaling public-bounds --feature-range -10,10" \
+        "--algorithm sharing --parties 2 --scaling clip-only" \
+        "--algorithm sharing --parties 2 --scaling public-bounds --feature-range -10,10"; do
+      # shellcheck disable=SC2086
+      train_model --bias $flags
+      scaling=$(echo "$flags" | grep -Eo 'scaling [a-z-]+' | cut -d' ' -f2)
+      grep -q "\"scaling\": \"$scaling\"" model.json || fail "$flags: scaling not recorded"
+      grep -q '"version": 2' model.json || fail "$flags: not a version 2 model"
+      if [ "$scaling" = none ]; then want=false; else want=true; fi
+      grep -q "\"clip\": $want" model.json || fail "$flags: clipping not recorded as $want"
+      case "$flags" in
+        *sharing*clip-only* | *sharing*public-bounds*)
+          grep -q '"clip_blocks": \[2, 2\]' model.json || fail "$flags: party blocks not recorded"
+          ;;
+      esac
+      expect 0 '' -- "$DPADMM" predict --model model.json --data test.csv --output preds.csv
+      grep -q "accuracy $RUN_ACCURACY" out.txt ||
+        fail "$flags: accuracy differs from the run's $RUN_ACCURACY"
+      grep -q "$scaling scaling" out.txt || fail "$flags: predict does not report the scaling"
+    done
+    ;;
+  v1_model)
+    # A version 1 file (one row factor at the top level) still predicts as it did.
+    train_model --bias
+    awk '/"preparation"/ { skip = 1; next }
+         skip && /"row_scale"/ { sub(/^ +/, "  "); print; next }
+         skip && /^  },/ { skip = 0; next }
+         skip { next }
+         { sub(/"version": 2/, "\"version\": 1"); print }' model.json > v1.json
+    grep -q '^  "row_scale"' v1.json || fail "could not write a version 1 file"
+    expect 0 '' -- "$DPADMM" predict --model v1.json --data test.csv --output p1.csv
+    grep -q "accuracy $RUN_ACCURACY" out.txt || fail "accuracy differs from the run's $RUN_ACCURACY"
+    "$DPADMM" predict --model model.json --data test.csv --output p2.csv >/dev/null ||
+      fail "predict failed"
+    cmp -s p1.csv p2.csv || fail "version 1 and version 2 files predict differently"
+    ;;
   bad_model)
     train_model
     make_csv 10 3 few.csv
-    sed 's/"version": 1/"version": 2/' model.json > v2.json
-    expect 2 'v2\.json: version 2 is not supported' -- \
-      "$DPADMM" predict --model v2.json --data few.csv
+    sed 's/"version": 2/"version": 3/' model.json > v3.json
+    expect 2 'v3\.json: version 3 is not supported' -- \
+      "$DPADMM" predict --model v3.json --data few.csv
     sed 's/"row_scale"/"row_scal"/' model.json > typo.json
-    expect 2 "typo\.json: unknown field 'row_scal'" -- \
+    expect 2 "typo\.json: unknown field 'preparation\.row_scal'" -- \
       "$DPADMM" predict --model typo.json --data few.csv
     grep -v '"row_scale"' model.json > noscale.json
-    expect 2 "noscale\.json: missing field 'row_scale'" -- \
+    expect 2 "noscale\.json: missing field 'preparation\.row_scale'" -- \
       "$DPADMM" predict --model noscale.json --data few.csv
+    sed 's/"clip": false/"clip": 0/' model.json > clip.json
+    expect 2 'clip\.json: preparation\.clip must be true or false' -- \
+      "$DPADMM" predict --model clip.json --data few.csv
     grep -v '"spec"' model.json > syntax.json  # leaves a trailing comma
     expect 2 'syntax\.json: JSON syntax error' -- \
       "$DPADMM" predict --model syntax.json --data few.csv

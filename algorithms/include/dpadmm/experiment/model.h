@@ -11,10 +11,10 @@
 //   Eigen::VectorXd p = loaded.PredictProba(raw_rows);   // logistic loss only
 //   Eigen::VectorXd y = loaded.Predict(raw_rows);        // -1 / +1
 //
-// Rows are given as they were read ("raw"): the model applies what training applied to every
-// row, in the same order (append the intercept feature 1 if the spec asked for one, then
-// multiply by the normalisation factor), so on the run's own test rows the batch functions
-// reproduce the run's test error bit for bit.
+// Rows are given as they were read ("raw"): the model stores the run's whole row preparation
+// (RowPreparation: the scaling, the intercept column, clipping) and applies it to every row with
+// the library functions training used, in the same order, so on the run's own test rows the
+// batch functions reproduce the run's test error bit for bit, for every scaling.
 //
 // Thread safety: a Model is immutable after construction; every const method may be called
 // from several threads at once.
@@ -23,11 +23,14 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
 
 #include "dpadmm/data/dataset.h"
+#include "dpadmm/data/preprocessing.h"
+#include "dpadmm/experiment/choices.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/run_spec.h"
 #include "dpadmm/solver/loss.h"
@@ -44,12 +47,37 @@ struct PrivacySpent {
   std::string meaning;
 };
 
-/// A linear classifier sign(w^T x') on transformed rows x' = s * [x, 1] (with intercept) or
-/// x' = s * x (without), where x is a raw row and s the training normalisation factor.
+/// What training did to every raw row x before the dot product (experiment's PrepareRows), in
+/// this order:
+///   1. append the intercept feature 1 (if the model has an intercept and the scaling is not
+///      public-bounds);
+///   2. kGlobalMaxNorm: multiply by row_scale (Dataset::Scale). (When GlobalMaxNormScale had to
+///      shrink its factor by ulps, training multiplied in several steps and row_scale is their
+///      product: scores may then differ from the run's in the last bits);
+///      kPublicBounds: ScaleByPublicBounds(bounds, dims), then append the intercept feature
+///      1 / sqrt(dims) (if the model has an intercept). That map differs for dense and sparse
+///      rows (it keeps sparse rows' zeros), so rows are first stored as training stored them
+///      (sparse_rows);
+///      kClipOnly, kNone: nothing;
+///   3. if clip: ClipRows, or ClipRowBlocks(clip_blocks) when clip_blocks is not empty (the
+///      sharing family clips each party's column block on its own).
+struct RowPreparation {
+  Scaling scaling = Scaling::kGlobalMaxNorm;  // never kAuto
+  double row_scale = 1.0;                     // kGlobalMaxNorm only
+  FeatureBounds bounds;                       // kPublicBounds only: one lo/hi per raw feature
+  std::int64_t dims = 0;                      // kPublicBounds only: the final column count
+  bool sparse_rows = false;                   // kPublicBounds only: training rows were sparse
+  bool clip = false;
+  std::vector<std::int64_t> clip_blocks;  // empty: whole rows; else sums to the column count
+};
+
+/// A linear classifier sign(w^T x') on prepared rows x' = prepare(x) (RowPreparation), where x
+/// is a raw row.
 class Model {
  public:
-  /// The version of the JSON format this build writes and reads.
-  static constexpr int kFormatVersion = 1;
+  /// The version of the JSON format this build writes. Version 1 files (one row factor) are
+  /// still read, as a global-max-norm preparation without clipping.
+  static constexpr int kFormatVersion = 2;
 
   /// Builds a model. Throws InputError if a weight is not finite, the weights are empty (or
   /// hold only the intercept), or row_scale is not finite and > 0.
@@ -61,9 +89,16 @@ class Model {
   /// @param privacy   the privacy the training run spent
   Model(Eigen::VectorXd weights, Loss loss, double row_scale, bool intercept, std::string spec_json,
         PrivacySpent privacy);
+  /// The same with any row preparation. Throws InputError also if the preparation does not fit
+  /// the features (bounds per feature with lo < hi, dims >= the final column count, clip blocks
+  /// >= 1 summing to the final column count) or its scaling is kAuto.
+  Model(Eigen::VectorXd weights, Loss loss, RowPreparation preparation, bool intercept,
+        std::string spec_json, PrivacySpent privacy);
 
   /// The model of a finished run: summary.model (the mean of the nodes' models at the last
-  /// reported round), spec.loss, summary.info.normalization_factor, spec.data.add_bias,
+  /// reported round), spec.loss, the run's row preparation (summary.info.scaling with
+  /// normalization_factor, or the public bounds of spec.data, read again from
+  /// feature_bounds_path if set; the party blocks of a sharing run), spec.data.add_bias,
   /// SpecToJson(spec), and the last round's privacy loss with its meaning. Throws InputError if
   /// the run has no finite model (it diverged, or failed before round 0).
   [[nodiscard]] static Model FromRun(const RunSummary& summary, const RunSpec& spec);
@@ -71,8 +106,14 @@ class Model {
   /// All weights, the intercept weight last when intercept() is true.
   [[nodiscard]] const Eigen::VectorXd& weights() const { return weights_; }
   [[nodiscard]] const Loss& loss() const { return loss_; }
-  /// The factor every (intercept-extended) row is multiplied by before the dot product.
-  [[nodiscard]] double row_scale() const { return row_scale_; }
+  /// The whole row preparation.
+  [[nodiscard]] const RowPreparation& preparation() const { return prep_; }
+  /// The factor every (intercept-extended) row is multiplied by (global-max-norm; else 1).
+  [[nodiscard]] double row_scale() const { return prep_.row_scale; }
+  /// Applies the row preparation to raw rows (features() columns; InputError otherwise, or for
+  /// NaN / Inf when clipping): the rows the weights apply to. Public bounds: the rows are
+  /// stored as training stored them first (dense or sparse).
+  void PrepareRows(Dataset& rows) const;
   [[nodiscard]] bool intercept() const { return intercept_; }
   /// The number of raw features a row must have.
   [[nodiscard]] std::int64_t features() const { return weights_.size() - (intercept_ ? 1 : 0); }
@@ -82,8 +123,8 @@ class Model {
   [[nodiscard]] bool has_probability() const { return loss_.kind == LossKind::kLogistic; }
 
   /// The score w^T x' of one raw row (features() values). Throws InputError on a wrong length.
-  /// Equal to the batch functions' score up to rounding (the batch functions use the run's
-  /// evaluation order; single rows use a plain dot product).
+  /// The row is prepared as the batch functions prepare rows; the score is equal to theirs up
+  /// to rounding (the product of one row may take another evaluation order).
   [[nodiscard]] double DecisionFunction(std::span<const double> x) const;
   [[nodiscard]] double DecisionFunction(const Eigen::VectorXd& x) const;
   /// Scores of many raw rows (one per row). Throws InputError if the column count is not
@@ -138,16 +179,22 @@ class Model {
   [[nodiscard]] double TestError(const Dataset& data) const;
 
   /// The model as an indented JSON object (no trailing newline):
-  ///   {"format": "dpadmm.model", "version": 1, "loss": "logistic", "huber_h": 0.5,
-  ///    "features": d, "intercept": false, "row_scale": s, "weights": [...],
-  ///    "privacy": {"value": v, "meaning": "..."}, "spec": "<spec JSON text>"}
+  ///   {"format": "dpadmm.model", "version": 2, "loss": "logistic", "huber_h": 0.5,
+  ///    "features": d, "intercept": false,
+  ///    "preparation": {"scaling": "global-max-norm", "row_scale": s, "clip": false},
+  ///    "weights": [...], "privacy": {"value": v, "meaning": "..."}, "spec": "<spec JSON text>"}
+  /// "preparation" holds "scaling" and "clip" always, "row_scale" for global-max-norm only,
+  /// "dims", "sparse_rows", "lo" and "hi" (one per feature) for public-bounds only, and
+  /// "clip_blocks" only
+  /// when blocks are clipped separately. Version 1 had "row_scale" at the top level instead.
   /// Doubles are written in the shortest form that reads back to the same bits; a privacy
   /// value that is not finite is written as null.
   [[nodiscard]] std::string ToJson() const;
   /// Parses ToJson's format. `where` names the source in messages (usually the file name).
   /// Throws InputError naming `where` and the field for a syntax error, a missing or unknown
   /// field, a wrong type, another format or version, a weight count that does not match
-  /// features + intercept, or a weight or scale that is not finite.
+  /// features + intercept, a weight, scale or bound that is not finite, or a preparation that
+  /// does not fit the features.
   [[nodiscard]] static Model FromJson(const std::string& json_text, const std::string& where);
 
   /// Writes ToJson() and a newline to `path`. Throws InputError if the file cannot be written.
@@ -170,7 +217,7 @@ class Model {
 
   Eigen::VectorXd weights_;
   Loss loss_;
-  double row_scale_ = 1.0;
+  RowPreparation prep_;
   bool intercept_ = false;
   std::string spec_json_;
   PrivacySpent privacy_;
