@@ -738,7 +738,7 @@ class TraceWriter {
   // binds; when not empty, they are labelled too (CSV: a second '# ' line; JSON lines: the
   // header object's "evaluation" and "evaluation_on_private_data" fields). Written with the
   // first round, so that a trace is either absent or valid.
-  TraceWriter(std::string path, TraceFormat format, Family family, NoiseMode noise,
+  TraceWriter(std::string path, TraceFormat format, Family family, const RunInfo& info,
               const std::vector<std::string>& evaluation = {})
       : file_(std::move(path), "the trace"), format_(format), family_(family) {
     std::string names;
@@ -747,12 +747,12 @@ class TraceWriter {
       names += (names.empty() ? "" : format_ == TraceFormat::kCsv ? " " : "\", \"") + e;
     }
     if (format_ == TraceFormat::kCsv) {
-      header_ = "# " + std::string(NoiseModeLabel(noise)) + '\n';
+      header_ = "# " + std::string(NoiseLabel(info)) + '\n';
       if (!names.empty()) header_ += "# " + std::string(kPrivateEvaluationLabel) + ": " + names + '\n';
       header_ += MetricsCsvHeader(family_) + '\n';
     } else {
-      header_ = std::string("{\"noise_mode\":\"") + ChoiceName(noise) + "\",\"noise\":\"" +
-                NoiseModeLabel(noise) + '"';
+      header_ = std::string("{\"noise_mode\":\"") + NoiseModeName(info) + "\",\"noise\":\"" +
+                NoiseLabel(info) + '"';
       if (!names.empty()) {
         header_ += std::string(",\"evaluation\":\"") + kPrivateEvaluationLabel +
                    "\",\"evaluation_on_private_data\":[\"" + names + "\"]";
@@ -809,7 +809,7 @@ class Progress {
     std::fprintf(stderr, "dpadmm: %s on %s, %lld training rows x %lld features, %lld rounds\n",
                  ChoiceName(info.algorithm), where.c_str(), static_cast<long long>(info.train_rows),
                  static_cast<long long>(info.features), static_cast<long long>(total_));
-    std::fprintf(stderr, "dpadmm: %s\n", NoiseModeLabel(info.noise_mode));
+    std::fprintf(stderr, "dpadmm: %s\n", NoiseLabel(info));
   }
 
   void Update(const RoundMetrics& m) {
@@ -957,7 +957,7 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                                                   (g_mpi->size() == 1 ? " rank" : " ranks")
                                             : "");
   row("privacy", info.privacy_guarantee);
-  row("noise", NoiseModeLabel(info.noise_mode));
+  row("noise", NoiseLabel(info));
   row("rounds", std::to_string(s.rounds) + " of " + std::to_string(spec.iterations));
   eval_row("training loss", Fmt("%.8g", m.train_loss));
   if (info.family == Family::kSharing) {
@@ -1198,7 +1198,7 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
     return ExitCodeOf(summary.outcome);
   }
 
-  TraceWriter trace(o.trace, format, spec.family(), spec.noise_mode(),
+  TraceWriter trace(o.trace, format, spec.family(), experiment.info(),
                     experiment.info().evaluation);
   AtomicFile summary_file(o.summary, "the summary");
 

@@ -314,8 +314,16 @@ TEST(NoiseKey, NoiseSeedInTheJsonSpec) {
   ApplySpecJson(R"({"noise_seed": null})", "x.json", s);
   EXPECT_FALSE(s.noise_seed.has_value());
   EXPECT_THROW(ApplySpecJson(R"({"noise_seed": -1})", "x.json", s), InputError);
-  EXPECT_STREQ(NoiseModeLabel(NoiseMode::kSimulation),
-               "simulation: noise reproducible from the seed");
+  RunInfo info;
+  info.noisy = true;
+  info.noise_mode = NoiseMode::kSimulation;
+  EXPECT_STREQ(NoiseLabel(info), "simulation: noise reproducible from the seed");
+  EXPECT_STREQ(NoiseModeName(info), "simulation");
+  info.noise_mode = NoiseMode::kPrivate;
+  EXPECT_STREQ(NoiseLabel(info), "private: noise keys from the operating system, not stored");
+  info.noisy = false;  // a non-private algorithm draws no noise, whatever the mode
+  EXPECT_STREQ(NoiseLabel(info), "no noise: the algorithm is not private");
+  EXPECT_STREQ(NoiseModeName(info), "none");
 }
 
 TEST(Samplers, GridRoundingAndMembership) {

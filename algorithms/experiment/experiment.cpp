@@ -203,6 +203,7 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   info.on_engine = spec.algorithm.name() != Algorithm::kSgd;
   info.threads = spec.threads;
   info.noise_mode = spec.noise_mode();
+  info.noisy = UsesPrivacyMechanism(spec);
   info.optimum_objective = kNaN;
   info.optimum_test_error = kNaN;
   d->spec = std::move(spec);

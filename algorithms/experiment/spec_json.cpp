@@ -603,10 +603,15 @@ std::string SpecToJson(const RunSpec& spec) {
   return out.dump(2);
 }
 
-const char* NoiseModeLabel(NoiseMode mode) {
-  return mode == NoiseMode::kSimulation
+const char* NoiseLabel(const RunInfo& info) {
+  if (!info.noisy) return "no noise: the algorithm is not private";
+  return info.noise_mode == NoiseMode::kSimulation
              ? "simulation: noise reproducible from the seed"
              : "private: noise keys from the operating system, not stored";
+}
+
+const char* NoiseModeName(const RunInfo& info) {
+  return info.noisy ? ChoiceName(info.noise_mode) : "none";
 }
 
 std::string RunInfoToJson(const RunInfo& info) { return InfoObject(info).dump(2); }
@@ -616,8 +621,8 @@ std::string SummaryToJson(const RunSummary& summary) {
   o["schema"] = kSpecSchema;
   o["outcome"] = ToString(summary.outcome);
   o["message"] = summary.message;
-  o["noise_mode"] = ChoiceName(summary.info.noise_mode);
-  o["noise"] = NoiseModeLabel(summary.info.noise_mode);
+  o["noise_mode"] = NoiseModeName(summary.info);
+  o["noise"] = NoiseLabel(summary.info);
   o["rounds"] = summary.rounds;
   o["seconds"] = summary.seconds;
   o["seconds_per_round"] = summary.seconds_per_round;

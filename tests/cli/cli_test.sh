@@ -135,10 +135,11 @@ case "$CASE" in
     grep -q '"normalization_factor"' summary.json || fail "summary has no normalization_factor"
     [ "$(wc -l <trace.csv)" -eq 8 ] ||
       fail "trace.csv should have the noise line, a header and rounds 0..5"
-    [ "$(head -1 trace.csv)" = '# private: noise keys from the operating system, not stored' ] ||
-      fail "trace.csv does not start with the noise mode"
+    # Non-private ADMM draws no noise, and its label says so.
+    [ "$(head -1 trace.csv)" = '# no noise: the algorithm is not private' ] ||
+      fail "trace.csv does not start with the noise label"
     sed -n 2p trace.csv | grep -q '^round,' || fail "trace.csv has no header"
-    grep -q '"noise_mode": "private"' summary.json || fail "summary lacks noise_mode"
+    grep -q '"noise_mode": "none"' summary.json || fail "summary lacks noise_mode"
     grep -q 'noise  *private: noise keys from the operating system, not stored' out.txt ||
       fail "stdout summary lacks the noise mode"
     grep -q 'test accuracy' out.txt || fail "no human summary on stdout"
@@ -147,7 +148,7 @@ case "$CASE" in
   small_run_jsonl)
     expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --trace trace.jsonl --summary s.json --no-optimum
     [ "$(wc -l <trace.jsonl)" -eq 7 ] || fail "trace.jsonl should have a header and rounds 0..5"
-    head -1 trace.jsonl | grep -q '^{"noise_mode":"private","noise":"private: ' ||
+    head -1 trace.jsonl | grep -q '^{"noise_mode":"none","noise":"no noise: ' ||
       fail "trace.jsonl does not start with the noise header object"
     grep -q '"round":5' trace.jsonl || fail "trace.jsonl lacks round 5"
     grep -q '"distance_to_optimum":null' trace.jsonl || fail "NaN must be written as null"
@@ -321,7 +322,8 @@ case "$CASE" in
       fail "two private runs released the same values"
     # Progress lines (without --quiet) carry the label on stderr.
     expect 0 'dpadmm: simulation: noise reproducible from the seed' -- "$DPADMM" run --nodes 4 \
-      --topology ring --rows 400 --iterations 2 --noise-seed 1 --no-optimum
+      --topology ring --rows 400 --iterations 2 --noise-seed 1 --no-optimum --algorithm dvp \
+      --alpha 0.5
     expect 0 '' -- "$DPADMM" "${NOISY[@]}" --noise-seed 11 --print-config
     grep -q '"noise_seed": 11' out.txt || fail "--print-config lacks noise_seed"
     expect 0 '' -- "$DPADMM" "${NOISY[@]}" --print-config
@@ -478,7 +480,8 @@ TABLE
     grep -q '"outcome": "cancelled"' s.json || fail "the summary should still be written"
     expect 6 'dpadmm: error: /dev/full: cannot write the summary' -- \
       "$DPADMM" run "${SMALL[@]}" --trace t.csv --summary /dev/full
-    [ "$(wc -l <t.csv)" -eq 7 ] || fail "the complete trace must be kept when the summary fails"
+    # The label line, the header and rounds 0..5.
+    [ "$(grep -vc '^#' t.csv)" -eq 7 ] || fail "the complete trace must be kept when the summary fails"
     ;;
   unwritable_summary_leaves_nothing)
     expect 6 'dpadmm: error: no_dir/s\.json: cannot create the summary' -- \
@@ -508,8 +511,10 @@ TABLE
     got=$?
     [ "$got" -eq 4 ] || fail "exit code $got, expected 4"
     [ ! -e t.csv.partial ] || fail "t.csv.partial left after the run"
-    head -n 1 t.csv | grep -q '^round,' || fail "the trace has no header"
-    awk -F, 'NR==1 {n=NF} NF!=n {exit 1}' t.csv || fail "the trace has a torn row"
+    head -n 1 t.csv | grep -q '^# no noise: the algorithm is not private$' ||
+      fail "the trace lacks its noise label"
+    grep -v '^#' t.csv | head -n 1 | grep -q '^round,' || fail "the trace has no header"
+    grep -v '^#' t.csv | awk -F, 'NR==1 {n=NF} NF!=n {exit 1}' || fail "the trace has a torn row"
     ;;
   user_words_in_messages)
     expect 2 'dpadmm: error: --partition even: 7 rows cannot give each of 10 nodes' -- \

@@ -125,7 +125,7 @@ export function toSpec(c: RunConfig): Record<string, unknown> {
   };
 }
 
-/** The label every output of a run carries (the same text as the library's NoiseModeLabel). */
+/** The label every output of a run carries (the same text as the library's NoiseLabel). */
 export const SIMULATION_LABEL = 'simulation: noise reproducible from the seed';
 export const PRIVATE_LABEL = 'private: noise keys from the operating system, not stored';
 

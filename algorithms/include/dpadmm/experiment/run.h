@@ -115,8 +115,10 @@ struct RunInfo {
   int threads = 0;
   // What the reported privacy loss means for this algorithm (one sentence, names the paper).
   std::string privacy_guarantee;
-  // Where the noise comes from (RunSpec::noise_mode()); NoiseModeLabel says it in words.
+  // Where the noise comes from (RunSpec::noise_mode()); NoiseLabel says it in words.
   NoiseMode noise_mode = NoiseMode::kPrivate;
+  // The run releases through a privacy mechanism (UsesPrivacyMechanism): it draws noise.
+  bool noisy = false;
 
   // Consensus family.
   int nodes = 0, edges = 0;
@@ -141,9 +143,12 @@ struct RunInfo {
   Baseline local;    // party 1's features only
 };
 
-// The label every output of a run carries: "simulation: noise reproducible from the seed" or
-// "private: noise keys from the operating system, not stored".
-const char* NoiseModeLabel(NoiseMode mode);
+// The label every output of a run carries: "simulation: noise reproducible from the seed",
+// "private: noise keys from the operating system, not stored", or, for a run that draws no
+// noise, "no noise: the algorithm is not private".
+const char* NoiseLabel(const RunInfo& info);
+// The summary's "noise_mode": "private", "simulation", or "none" for a run without noise.
+const char* NoiseModeName(const RunInfo& info);
 
 struct RunSummary {
   RunOutcome outcome = RunOutcome::kCompleted;
