@@ -140,7 +140,7 @@ case "$CASE" in
       fail "trace.csv does not start with the noise label"
     sed -n 2p trace.csv | grep -q '^round,' || fail "trace.csv has no header"
     grep -q '"noise_mode": "none"' summary.json || fail "summary lacks noise_mode"
-    grep -q 'noise  *private: noise keys from the operating system, not stored' out.txt ||
+    grep -q 'noise  *no noise: the algorithm is not private' out.txt ||
       fail "stdout summary lacks the noise mode"
     grep -q 'test accuracy' out.txt || fail "no human summary on stdout"
     grep -q 'rows scaled by' out.txt || fail "summary does not report the scaling"
