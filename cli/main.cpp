@@ -42,6 +42,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "check_command_line.h"
 #include "core/numeric_parse.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/experiment/mpi_run.h"
@@ -51,10 +52,9 @@
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/loss.h"
-#include "run_limits.h"
 #include "output_files.h"
 #include "predict_command.h"
-#include "check_command_line.h"
+#include "run_limits.h"
 
 #ifndef DPADMM_VERSION
 #define DPADMM_VERSION "unknown"
@@ -519,11 +519,13 @@ class SpecFlags {
       // (each paper's own symbol).
       auto value = std::make_shared<double>(RunSpec{}.algorithm.rho);
       storage_.push_back(value);
-      CLI::Option* o = WithStrictNumber<double>(app_.add_option("--rho", *value,
-                                       "Consensus: regulariser weight rho (default 0.22); sharing: "
-                                       "the ADMM penalty rho of 001 "
-                                       "(default 5e-4)"))
-                           ->type_name("RHO");
+      CLI::Option* o =
+          WithStrictNumber<double>(
+              app_.add_option("--rho", *value,
+                              "Consensus: regulariser weight rho (default 0.22); sharing: "
+                              "the ADMM penalty rho of 001 "
+                              "(default 5e-4)"))
+              ->type_name("RHO");
       bindings_.emplace_back(o, [value](RunSpec& s) {
         if (s.family() == Family::kSharing) {
           if (!SetParam(s.algorithm, "rho", *value)) {
@@ -748,7 +750,8 @@ class TraceWriter {
     }
     if (format_ == TraceFormat::kCsv) {
       header_ = "# " + std::string(NoiseLabel(info)) + '\n';
-      if (!names.empty()) header_ += "# " + std::string(kPrivateEvaluationLabel) + ": " + names + '\n';
+      if (!names.empty())
+        header_ += "# " + std::string(kPrivateEvaluationLabel) + ": " + names + '\n';
       header_ += MetricsCsvHeader(family_) + '\n';
     } else {
       header_ = std::string("{\"noise_mode\":\"") + NoiseModeName(info) + "\",\"noise\":\"" +
@@ -1420,9 +1423,8 @@ class CommandLine {
   // Maps the exceptions of a command to messages and exit codes (naming the rank under MPI).
   template <class F>
   int Guarded(F&& f) {
-    const std::string where = g_mpi && g_mpi->size() > 1
-                                  ? "rank " + std::to_string(g_mpi->rank()) + ": "
-                                  : std::string();
+    const std::string where =
+        g_mpi && g_mpi->size() > 1 ? "rank " + std::to_string(g_mpi->rank()) + ": " : std::string();
     failed_ = true;
     try {
       const int code = f();

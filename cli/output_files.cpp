@@ -43,8 +43,8 @@ AtomicFile::AtomicFile(std::string target, std::string what, unsigned mode)
   const int fd = ::open(path_.c_str(), flags | O_CLOEXEC, static_cast<mode_t>(mode));
   if (fd < 0) {
     const int e = errno;
-    throw OutputError(target_ + ": cannot create " + what_ + (in_place_ ? "" : " (as " + path_ + ")") +
-                      ": " + std::strerror(e));
+    throw OutputError(target_ + ": cannot create " + what_ +
+                      (in_place_ ? "" : " (as " + path_ + ")") + ": " + std::strerror(e));
   }
   // An existing partial file keeps its old permissions through O_TRUNC: set them.
   if (!in_place_ && mode != 0666 && ::fchmod(fd, static_cast<mode_t>(mode)) != 0) {
@@ -71,8 +71,7 @@ void AtomicFile::Throw(const std::string& action, int error_number) {
 void AtomicFile::Write(const std::string& text) {
   if (file_ == nullptr) throw OutputError(path_ + ": " + what_ + " is already closed");
   errno = 0;
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() ||
-      std::fflush(file_) != 0) {
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0) {
     Throw("cannot write", errno != 0 ? errno : EIO);
   }
 }

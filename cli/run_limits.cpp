@@ -69,11 +69,11 @@ MemoryEstimate EstimateMemory(const RunSpec& spec) {
     const double per_row = data.source == DataSource::kSparse
                                ? 12.0 * static_cast<double>(data.sparse_nnz_per_row) + 16.0
                                : 8.0 * d + 16.0;
-    parts.push_back({3.0 * rows * per_row, "--rows " + std::to_string(data.rows) + " x " +
-                                               (data.source == DataSource::kSparse
-                                                    ? "--nnz-per-row " +
-                                                          std::to_string(data.sparse_nnz_per_row)
-                                                    : d_flag)});
+    parts.push_back(
+        {3.0 * rows * per_row, "--rows " + std::to_string(data.rows) + " x " +
+                                   (data.source == DataSource::kSparse
+                                        ? "--nnz-per-row " + std::to_string(data.sparse_nnz_per_row)
+                                        : d_flag)});
   } else {
     const double text = FileBytes(data.train_path) + FileBytes(data.test_path) +
                         FileBytes(data.train_labels_path) + FileBytes(data.test_labels_path);
@@ -89,8 +89,8 @@ MemoryEstimate EstimateMemory(const RunSpec& spec) {
                      "--nodes " + std::to_string(spec.graph.nodes) +
                          (d > 0 ? " with " + d_flag : std::string())});
     parts.push_back({edges * (1024.0 + 32.0 * d),
-                     "the graph's " + std::to_string(static_cast<long long>(std::min(edges, 9e18))) +
-                         " edges"});
+                     "the graph's " +
+                         std::to_string(static_cast<long long>(std::min(edges, 9e18))) + " edges"});
     if (spec.compute_optimum) parts.push_back({2.0 * hessian, "the centralized optimum"});
   } else {
     // Sharing: per party a block of d_m features, its Gram matrix when private.
@@ -102,9 +102,9 @@ MemoryEstimate EstimateMemory(const RunSpec& spec) {
         spec.algorithm.params);
     const double dm = parties > 0 ? d / parties : d;
     const double rows = IsGenerated(data.source) ? static_cast<double>(data.rows) : 0.0;
-    parts.push_back({parties * (16384.0 + 3.0 * 8.0 * dm * dm + 64.0 * dm) + 32.0 * rows * parties,
-                     "--parties " + std::to_string(parties) +
-                         (d > 0 ? " with " + d_flag : std::string())});
+    parts.push_back(
+        {parties * (16384.0 + 3.0 * 8.0 * dm * dm + 64.0 * dm) + 32.0 * rows * parties,
+         "--parties " + std::to_string(parties) + (d > 0 ? " with " + d_flag : std::string())});
   }
   MemoryEstimate estimate;
   const Part* largest = nullptr;

@@ -93,25 +93,24 @@ TEST(StrictNumbers, IntegerTable) {
     const char* error;
     std::int64_t value;
   };
-  for (const Case& c :
-       std::vector<Case>{{"10", "", 10},
-                         {"010", "", 10},  // decimal, never octal
-                         {"+7", "", 7},
-                         {"-2147483648", "", -2147483648LL},
-                         {"2147483647", "", 2147483647},
-                         {"2147483648", "out of range", 0},
-                         {"-2147483649", "out of range", 0},
-                         {"99999999999999999999999", "out of range", 0},
-                         {"", "empty value", 0},
-                         {"2.5", "must be an integer in", 0},
-                         {"1e3", "no exponent", 0},
-                         {"9.2e18", "no exponent", 0},
-                         {"1.0", "must be an integer in", 0},
-                         {"0x10", "must be an integer in", 0},
-                         {" 1", "must be an integer in", 0},
-                         {"1 ", "must be an integer in", 0},
-                         {"12abc", "must be an integer in", 0},
-                         {"+-1", "must be an integer in", 0}}) {
+  for (const Case& c : std::vector<Case>{{"10", "", 10},
+                                         {"010", "", 10},  // decimal, never octal
+                                         {"+7", "", 7},
+                                         {"-2147483648", "", -2147483648LL},
+                                         {"2147483647", "", 2147483647},
+                                         {"2147483648", "out of range", 0},
+                                         {"-2147483649", "out of range", 0},
+                                         {"99999999999999999999999", "out of range", 0},
+                                         {"", "empty value", 0},
+                                         {"2.5", "must be an integer in", 0},
+                                         {"1e3", "no exponent", 0},
+                                         {"9.2e18", "no exponent", 0},
+                                         {"1.0", "must be an integer in", 0},
+                                         {"0x10", "must be an integer in", 0},
+                                         {" 1", "must be an integer in", 0},
+                                         {"1 ", "must be an integer in", 0},
+                                         {"12abc", "must be an integer in", 0},
+                                         {"+-1", "must be an integer in", 0}}) {
     int value = -7;
     const std::string error = internal::ParseStrictInteger(c.text, value);
     if (*c.error == '\0') {
@@ -153,8 +152,8 @@ TEST(StrictNumbers, SpecJsonTable) {
            {R"({"algorithm": {"eta": null}})", "algorithm.eta must be a number"},
        }) {
     RunSpec spec;
-    EXPECT_TRUE(ThrowsInputError([&] { ApplySpecJson(c.json, "t.json", spec); },
-                                 {"t.json", c.error}))
+    EXPECT_TRUE(
+        ThrowsInputError([&] { ApplySpecJson(c.json, "t.json", spec); }, {"t.json", c.error}))
         << c.json;
   }
 }

@@ -383,7 +383,8 @@ void ConsensusDriver::Prepare() {
     const LabelPrivacySpec labels{p.label_eps, p.label_eps_groups, p.label_eps_shares};
     reported_.resize(partition.size());
     for (int i : hosted) {
-      reported_[i] = RandomizeLabels(slices_[i].y, labels, s.noise_seed, static_cast<std::uint64_t>(i));
+      reported_[i] =
+          RandomizeLabels(slices_[i].y, labels, s.noise_seed, static_cast<std::uint64_t>(i));
     }
     if (!mpi) {
       info.privacy_guarantee = PdmlPrivacyGuarantee(reported_, p.R, p.V, p.decay);

@@ -368,9 +368,7 @@ struct RunSpec {
   int metrics_every = 1;
 
   Family family() const { return FamilyOf(algorithm.name()); }
-  NoiseMode noise_mode() const {
-    return noise_seed ? NoiseMode::kSimulation : NoiseMode::kPrivate;
-  }
+  NoiseMode noise_mode() const { return noise_seed ? NoiseMode::kSimulation : NoiseMode::kPrivate; }
 
   // The defaults of `algorithm`'s family with that algorithm selected (the sharing family's
   // data default differs: generated sparse 2,000 x 200, every column informative).
