@@ -210,7 +210,7 @@ case "$CASE" in
   unused_flag)
     expect 2 "--alpha is not used by algorithm 'admm' \(it sets algorithm\.<name>\.alpha of: dvp, pvp, madmm, private_mradmm\)" -- \
       "$DPADMM" run --alpha 1
-    expect 2 "algorithm\.dvp\.alpha must be > 0 for algorithm 'dvp'" -- "$DPADMM" run --algorithm dvp
+    expect 2 "algorithm\.dvp\.alpha must be > 0 for algorithm 'dvp'" -- "$DPADMM" run --algorithm dvp --alpha 0
     ;;
   sharing_through_run)
     expect 0 '' -- "$DPADMM" run --algorithm sharing --iterations 2 --quiet --trace t.jsonl \
