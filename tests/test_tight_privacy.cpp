@@ -13,6 +13,7 @@
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/privacy/accountant.h"
 #include "dpadmm/privacy/accounting.h"
+#include "dpadmm/privacy/release.h"
 #include "spec_helpers.h"
 
 namespace {
@@ -166,6 +167,20 @@ TEST(Defaults, PrivateConsensusDefaultsHaveTightEpsilonAtMostTen) {
     EXPECT_GT(r.tight_epsilon, 0.0) << dpadmm::ChoiceName(a);
     EXPECT_LT(r.final.test_error - r.info.optimum_test_error, 0.10) << dpadmm::ChoiceName(a);
   }
+}
+
+TEST(ReleaseMechanisms, SendAndSendNothingRecordTheRoundsMechanism) {
+  dpadmm::Release release(dpadmm::NoiseKey::Make(std::uint64_t{1}, 0), 0, 1.0);
+  dpadmm::runtime::Outbox out(2);
+  const dpadmm::MechanismRelease pure{dpadmm::MechanismKind::kPureEpsilon, 1.0, 1.0, 0.4};
+  ASSERT_TRUE(release.Open(1, 0.4, pure));
+  release.Send(Eigen::VectorXd::Zero(2), out);
+  ASSERT_TRUE(release.Open(2, 0.0));  // no mechanism: nothing recorded
+  release.SendNothing(out);
+  ASSERT_TRUE(release.Open(3, 0.4, pure));
+  release.SendNothing(out);
+  EXPECT_FALSE(release.Open(4, 0.4, pure));  // 1.2 > 1: refused, not recorded
+  EXPECT_EQ(release.mechanisms(), (std::vector<dpadmm::MechanismRelease>{pure, pure}));
 }
 
 }  // namespace

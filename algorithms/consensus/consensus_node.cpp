@@ -36,8 +36,11 @@ runtime::StepResult ConsensusNode::Step(std::int64_t round, const runtime::Inbox
                                         runtime::Outbox& out) {
   // The release decides first: a refused round does no private computation at all (the node
   // does not even read its inbox), and the node resends its last release.
+  // A round with a cost is a pure cost-DP release (the papers' per-round terms).
   const double cost = PrivacyLoss(round);
-  if (!release_.Open(round, cost)) {
+  std::optional<MechanismRelease> mechanism;
+  if (cost > 0.0) mechanism = MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, cost};
+  if (!release_.Open(round, cost, mechanism)) {
     noise_parameter_ = 0.0;
     release_.Resend(out);
     return runtime::StepResult::Ok();
@@ -47,8 +50,14 @@ runtime::StepResult ConsensusNode::Step(std::int64_t round, const runtime::Inbox
   runtime::StepResult r = Iterate(round);
   if (!r.ok) return r;
   release_.Send(Released(), out);
-  if (cost > 0.0) released_costs_.push_back(cost);
   return runtime::StepResult::Ok();
+}
+
+std::vector<double> ConsensusNode::released_costs() const {
+  std::vector<double> costs;
+  costs.reserve(release_.mechanisms().size());
+  for (const MechanismRelease& m : release_.mechanisms()) costs.push_back(m.epsilon);
+  return costs;
 }
 
 void ConsensusNode::SumNeighbours(const runtime::Inbox& in) {

@@ -84,10 +84,10 @@ class ConsensusNode : public runtime::NodeProgram {
   virtual double PrivacyLoss(std::int64_t /*round*/) const { return 0.0; }
   // The node's release point (spent, frozen, frozen round).
   const Release& release() const { return release_; }
-  // The paper's privacy term of every round the node released at a cost (> 0), in order: the
-  // input of the tight composition (accounting.h, ComposeTight). Every consensus mechanism's
-  // round is a pure-epsilon release of that term.
-  const std::vector<double>& released_costs() const { return released_costs_; }
+  // The paper's privacy term of every round the node released at a cost (> 0), in order, read
+  // from the release's mechanisms: the input of the tight composition (accounting.h,
+  // ComposeTight). Every consensus mechanism's round is a pure-epsilon release of that term.
+  std::vector<double> released_costs() const;
 
  protected:
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -135,7 +135,6 @@ class ConsensusNode : public runtime::NodeProgram {
   std::int64_t data_passes_ = 0;
 
  private:
-  std::vector<double> released_costs_;
   void SumNeighbours(const runtime::Inbox& in);
 };
 

@@ -624,7 +624,7 @@ void ConsensusDriver::TightAccounting(
   for (std::size_t k = 0; k < nodes.size(); ++k) {
     const auto* node = dynamic_cast<const ConsensusNode*>(nodes[k].get());
     if (node == nullptr) continue;
-    const std::vector<double>& costs = node->released_costs();
+    const std::vector<double> costs = node->released_costs();
     auto it = cache.find(costs);
     if (it == cache.end()) it = cache.emplace(costs, ComposeTight(costs, kTightDelta)).first;
     pairs.push_back(static_cast<double>(hosted[k]));

@@ -250,7 +250,9 @@ std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summ
   constexpr double kLargeEpsilon = 10.0;
   if (info.family == Family::kConsensus) {
     // The tight figure when the run has one (it is the guarantee that holds), else the paper's.
-    const bool tight = !summary.node_tight_epsilon.empty();
+    // (Under MPI the other ranks have no final metrics: the paper's figures stay empty there.)
+    const bool tight = !summary.node_tight_epsilon.empty() &&
+                       summary.node_tight_epsilon.size() == m.node_privacy.size();
     const std::vector<double>& total = tight ? summary.node_tight_epsilon : m.node_privacy;
     for (std::size_t i = 0; i < total.size(); ++i) {
       if (total[i] > kLargeEpsilon) {
