@@ -52,7 +52,8 @@ TEST(ComposeTight, IdenticalTermsAreTheOptimalComposition) {
   // Zero terms release nothing; never above the plain sum.
   EXPECT_EQ(dpadmm::ComposeTight({0.0, 0.0}, 1e-5), 0.0);
   // One 0.5-DP release is (0.5 - a little, 1e-5)-DP: the delta buys a sliver.
-  EXPECT_EQ(dpadmm::ComposeTight({0.5, 0.0}, 1e-5), dpadmm::OptimalCompositionEpsilon(0.5, 1, 1e-5));
+  EXPECT_EQ(dpadmm::ComposeTight({0.5, 0.0}, 1e-5),
+            dpadmm::OptimalCompositionEpsilon(0.5, 1, 1e-5));
   EXPECT_LE(dpadmm::ComposeTight({0.5, 0.0}, 1e-5), 0.5);
   EXPECT_GT(dpadmm::ComposeTight({0.5, 0.0}, 1e-5), 0.49);
   std::vector<double> geometric;
@@ -121,8 +122,7 @@ TEST(Preconditions, LooseNewtonToleranceIsRefusedForPrivateVariants) {
     s.Validate();
     FAIL() << "a loose Newton tolerance was accepted for pvp";
   } catch (const InputError& e) {
-    EXPECT_TRUE(MessageHas(e.what(), {"newton.gradient_tolerance", "exact minimiser"}))
-        << e.what();
+    EXPECT_TRUE(MessageHas(e.what(), {"newton.gradient_tolerance", "exact minimiser"})) << e.what();
   }
   RunSpec plain = Small(Algorithm::kAdmm);
   plain.newton.gradient_tolerance = 0.5;

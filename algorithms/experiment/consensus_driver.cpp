@@ -109,10 +109,10 @@ std::string PrivacyGuarantee(ConsensusVariant v, bool noisy) {
 
 // The claim of a private consensus run, stated precisely (algorithms/privacy/README.md).
 std::string PrivacyClaim(ConsensusVariant v) {
-  const char* paper = v == ConsensusVariant::kDvp             ? "004 Theorem 1"
-                      : v == ConsensusVariant::kPvp           ? "primal variable perturbation"
-                      : v == ConsensusVariant::kMadmm         ? "002"
-                                                              : "003 eq. (32)";
+  const char* paper = v == ConsensusVariant::kDvp     ? "004 Theorem 1"
+                      : v == ConsensusVariant::kPvp   ? "primal variable perturbation"
+                      : v == ConsensusVariant::kMadmm ? "002"
+                                                      : "003 eq. (32)";
   return std::string(
              "neighbouring datasets: node i's training rows with one record replaced (rows "
              "clipped to ||x|| <= 1, the loss's c1 bound); public: B_i, V_i, the graph, the "
@@ -609,8 +609,8 @@ void ConsensusDriver::CheckRowBound() const {
   if (max_norm > 1.0 + kSlack) {
     throw InputError("data: a training row has norm " + ShortNumber(max_norm) +
                      " > 1, above the bound ||x|| <= 1 that the privacy analysis of algorithm '" +
-                     ChoiceName(spec.algorithm.name()) +
-                     "' assumes (scaling " + ChoiceName(info.scaling) +
+                     ChoiceName(spec.algorithm.name()) + "' assumes (scaling " +
+                     ChoiceName(info.scaling) +
                      "): refused; use a scaling that clips (data.normalize, the default) or "
                      "rows of norm <= 1");
   }

@@ -57,7 +57,7 @@ void ValidateNoise(const NoiseSchedule& s, const std::string& prefix, int nodes,
   // A node with alpha 0 among noisy ones would release its exact update (an unbounded privacy
   // loss) in a run reported as private: refused.
   const bool any_noisy = s.alpha > 0.0 || std::any_of(s.node_alpha.begin(), s.node_alpha.end(),
-                                                       [](double a) { return a > 0.0; });
+                                                      [](double a) { return a > 0.0; });
   for (std::size_t i = 0; any_noisy && i < s.node_alpha.size(); ++i) {
     if (!(s.node_alpha[i] > 0.0)) {
       throw InputError(prefix + "node_alpha[" + std::to_string(i) +

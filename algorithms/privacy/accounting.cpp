@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <sstream>
 #include <string>
 
@@ -227,8 +227,8 @@ double ComposeTight(const std::vector<double>& per_release, double delta) {
   for (double v : terms) identical = identical && v == terms.front();
   double tight = 0.0;
   if (identical) {
-    tight = OptimalCompositionEpsilon(terms.front(), static_cast<std::int64_t>(terms.size()),
-                                      delta);
+    tight =
+        OptimalCompositionEpsilon(terms.front(), static_cast<std::int64_t>(terms.size()), delta);
   } else {
     Accountant accountant;
     for (double v : terms) accountant.AddPureEpsilon(v);
