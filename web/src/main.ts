@@ -155,7 +155,7 @@ function syncVisibility() {
   charts.setMode(config.mode);
   const vertical = config.mode === 'vertical';
   $('round-label').textContent = vertical ? 'epoch' : 'round';
-  $('privacy-label').textContent = vertical ? 'privacy spent (total ε)' : 'privacy spent';
+  $('privacy-label').textContent = vertical ? 'privacy spent (total ε)' : "privacy spent (paper's ε)";
   $('gap-label').textContent = vertical ? 'test log loss' : 'consensus gap';
   $('delay-label').textContent = vertical ? 'delay per epoch' : 'delay per round';
   $('generated-options').hidden = config.dataset === 'file';
