@@ -149,7 +149,8 @@ TEST(RunSpec, EachParamStructNamesItsBadField) {
   const std::vector<Case> cases = {
       {Algorithm::kDvp, "algorithm.dvp.alpha must be >= 0 and finite (0 = no noise), got -1",
        [](RunSpec& s) { s.algorithm.As<dpadmm::DvpParams>().alpha = -1; }},
-      {Algorithm::kDvp, "algorithm.dvp.alpha must be > 0 for algorithm 'dvp'", [](RunSpec&) {}},
+      {Algorithm::kDvp, "algorithm.dvp.alpha must be > 0 for algorithm 'dvp'",
+       [](RunSpec& s) { s.algorithm.As<dpadmm::DvpParams>().alpha = 0; }},
       {Algorithm::kPvp, "algorithm.pvp.q2",
        [](RunSpec& s) {
          auto& p = s.algorithm.As<dpadmm::PvpParams>();
@@ -164,7 +165,8 @@ TEST(RunSpec, EachParamStructNamesItsBadField) {
        [](RunSpec& s) { s.algorithm.As<dpadmm::RadmmParams>().gamma = -1; }},
       {Algorithm::kMradmm, "algorithm.mradmm.q1",
        [](RunSpec& s) { s.algorithm.As<dpadmm::MradmmParams>().q1 = 0.9; }},
-      {Algorithm::kPrivateMradmm, "algorithm.private_mradmm.alpha must be > 0", [](RunSpec&) {}},
+      {Algorithm::kPrivateMradmm, "algorithm.private_mradmm.alpha must be > 0",
+       [](RunSpec& s) { s.algorithm.As<dpadmm::PrivateMradmmParams>().alpha = 0; }},
       {Algorithm::kPdml, "algorithm.pdml.decay",
        [](RunSpec& s) { s.algorithm.As<dpadmm::PdmlParams>().decay = 0; }},
       {Algorithm::kPdml, "algorithm.pdml.label_eps",

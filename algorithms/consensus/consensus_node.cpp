@@ -36,7 +36,11 @@ runtime::StepResult ConsensusNode::Step(std::int64_t round, const runtime::Inbox
                                         runtime::Outbox& out) {
   // The release decides first: a refused round does no private computation at all (the node
   // does not even read its inbox), and the node resends its last release.
-  if (!release_.Open(round, PrivacyLoss(round))) {
+  // A round with a cost is a pure cost-DP release (the papers' per-round terms).
+  const double cost = PrivacyLoss(round);
+  std::optional<MechanismRelease> mechanism;
+  if (cost > 0.0) mechanism = MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, cost};
+  if (!release_.Open(round, cost, mechanism)) {
     noise_parameter_ = 0.0;
     release_.Resend(out);
     return runtime::StepResult::Ok();
@@ -47,6 +51,13 @@ runtime::StepResult ConsensusNode::Step(std::int64_t round, const runtime::Inbox
   if (!r.ok) return r;
   release_.Send(Released(), out);
   return runtime::StepResult::Ok();
+}
+
+std::vector<double> ConsensusNode::released_costs() const {
+  std::vector<double> costs;
+  costs.reserve(release_.mechanisms().size());
+  for (const MechanismRelease& m : release_.mechanisms()) costs.push_back(m.epsilon);
+  return costs;
 }
 
 void ConsensusNode::SumNeighbours(const runtime::Inbox& in) {
@@ -61,6 +72,17 @@ runtime::StepResult ConsensusNode::SolveLocal(std::int64_t round, double a, Eige
   ++data_passes_;
   if (report.status == SolveStatus::kNonFinite || !f.allFinite()) {
     return Diverged(round, "primal update", report.status);
+  }
+  // A private round's guarantee holds for the exact minimiser only: the solve must reach the
+  // pinned tolerance (the spec refuses a looser Newton tolerance for private variants), or the
+  // run fails here, before anything is released.
+  if (Alpha(round) > 0.0 && report.status != SolveStatus::kConverged) {
+    return runtime::StepResult::Fail(
+        "node " + std::to_string(id_) + " in round " + std::to_string(round) +
+        ": the private local solve did not converge (local solver: " + ToString(report.status) +
+        " after " + std::to_string(report.iterations) + " Newton steps, gradient norm " +
+        std::to_string(report.gradient_norm) +
+        "); the privacy proof assumes the exact minimiser, so nothing is released");
   }
   loss_sum_ = report.loss_sum;
   return runtime::StepResult::Ok();

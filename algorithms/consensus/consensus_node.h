@@ -22,6 +22,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include <Eigen/Dense>
 
@@ -83,6 +84,10 @@ class ConsensusNode : public runtime::NodeProgram {
   virtual double PrivacyLoss(std::int64_t /*round*/) const { return 0.0; }
   // The node's release point (spent, frozen, frozen round).
   const Release& release() const { return release_; }
+  // The paper's privacy term of every round the node released at a cost (> 0), in order, read
+  // from the release's mechanisms: the input of the tight composition (accounting.h,
+  // ComposeTight). Every consensus mechanism's round is a pure-epsilon release of that term.
+  std::vector<double> released_costs() const;
 
  protected:
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

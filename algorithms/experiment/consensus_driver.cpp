@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <vector>
 
 #include "consensus/consensus_admm.h"
 #include "consensus/pdml_node.h"
@@ -103,6 +105,25 @@ std::string PrivacyGuarantee(ConsensusVariant v, bool noisy) {
              sampler;
     default: return "none: the algorithm is not private";
   }
+}
+
+// The claim of a private consensus run, stated precisely (algorithms/privacy/README.md).
+std::string PrivacyClaim(ConsensusVariant v) {
+  const char* paper = v == ConsensusVariant::kDvp     ? "004 Theorem 1"
+                      : v == ConsensusVariant::kPvp   ? "primal variable perturbation"
+                      : v == ConsensusVariant::kMadmm ? "002"
+                                                      : "003 eq. (32)";
+  return std::string(
+             "neighbouring datasets: node i's training rows with one record replaced (rows "
+             "clipped to ||x|| <= 1, the loss's c1 bound); public: B_i, V_i, the graph, the "
+             "parameters and the schedule; notion: (epsilon, delta)-DP per node of the whole "
+             "sequence of values node i releases (the paper's per-round term is pure epsilon-DP "
+             "of that round's release, assuming the exact minimiser of the perturbed local "
+             "problem); paper's figure: the plain sum of the per-round terms (") +
+         paper +
+         ", a pure epsilon, delta 0); tight figure: the optimal composition of the same "
+         "per-round terms at delta = 1e-5 (Kairouz, Oh and Viswanath 2015, Thm 3.3; unequal "
+         "terms through the PLD accountant)";
 }
 
 // Turns the nodes' reports of each round into RoundMetrics (off the nodes' critical path: the
@@ -288,6 +309,12 @@ class ConsensusDriver : public Experiment::Driver {
            const runtime::StopToken* stop, RunSummary& summary) const override;
 
  private:
+  // Fills summary.node_tight_epsilon / tight_epsilon from the hosted nodes' released costs
+  // (under MPI gathered from every rank). Nodes with the same cost sequence share one query.
+  void TightAccounting(const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
+                       RunSummary& summary) const;
+  // Private algorithms only: refuses rows above the norm bound the proofs assume.
+  void CheckRowBound() const;
   std::vector<Dataset> slices_;
   runtime::Topology topology_;
   std::vector<ReportedLabels> reported_;  // pdml: Phase 1 labels per node (true ones in slices_)
@@ -374,6 +401,7 @@ void ConsensusDriver::Prepare() {
 
   info.nodes = graph.num_nodes();
   info.edges = graph.num_edges();
+  if (algorithm != Algorithm::kPdml && UsesPrivacyMechanism(s)) CheckRowBound();
   for (const auto& rows : partition) {
     info.rows_per_node.push_back(static_cast<std::int64_t>(rows.size()));
   }
@@ -403,6 +431,7 @@ void ConsensusDriver::Prepare() {
     const bool noisy =
         IsPrivate(variant, vf.alpha) || (vf.node_alpha != nullptr && !vf.node_alpha->empty());
     info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
+    if (noisy) info.privacy_claim = PrivacyClaim(variant);
   }
 
   // The centralized optimum is solved on every node's private data: metrics scope "all" only.
@@ -530,6 +559,7 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
   options.stop = stop;
   const runtime::EngineResult result = RunPrograms(*this, programs, topology_, options, sink);
   if (IsReportingRank(*this)) sink.Finish();
+  if (!info.privacy_claim.empty()) TightAccounting(nodes, summary);
 
   summary.rounds = result.last_reported_round;
   summary.final = sink.last();
@@ -562,6 +592,52 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
       summary.outcome = OutcomeOfFailure(result.failure);
       summary.message = result.failure.message;
       break;
+  }
+}
+
+void ConsensusDriver::CheckRowBound() const {
+  // Every private consensus variant's sensitivity (004 Theorem 1, PVP, 002, 003) assumes
+  // ||x|| <= 1. Private mode's preparation clips to it; scaling "none" (--no-normalize) leaves
+  // the rows as they are, and a run whose rows exceed the bound is refused rather than given an
+  // epsilon that does not hold.
+  double max_norm = 0.0;
+  for (int i : hosted) max_norm = std::max(max_norm, slices_[i].MaxRowNorm());
+  if (mpi) {
+    for (double v : runtime::MpiAllgather(std::vector<double>{max_norm}, mpi->comm))
+      max_norm = std::max(max_norm, v);
+  }
+  constexpr double kSlack = 1e-12;  // rounding of a row scaled to norm 1
+  if (max_norm > 1.0 + kSlack) {
+    throw InputError("data: a training row has norm " + ShortNumber(max_norm) +
+                     " > 1, above the bound ||x|| <= 1 that the privacy analysis of algorithm '" +
+                     ChoiceName(spec.algorithm.name()) + "' assumes (scaling " +
+                     ChoiceName(info.scaling) +
+                     "): refused; use a scaling that clips (data.normalize, the default) or "
+                     "rows of norm <= 1");
+  }
+}
+
+void ConsensusDriver::TightAccounting(
+    const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes, RunSummary& summary) const {
+  const int n = graph.num_nodes();
+  std::vector<double> pairs;  // (node, tight epsilon) of the hosted nodes
+  std::map<std::vector<double>, double> cache;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const auto* node = dynamic_cast<const ConsensusNode*>(nodes[k].get());
+    if (node == nullptr) continue;
+    const std::vector<double> costs = node->released_costs();
+    auto it = cache.find(costs);
+    if (it == cache.end()) it = cache.emplace(costs, ComposeTight(costs, kTightDelta)).first;
+    pairs.push_back(static_cast<double>(hosted[k]));
+    pairs.push_back(it->second);
+  }
+  if (mpi) pairs = runtime::MpiAllgather(pairs, mpi->comm);
+  summary.node_tight_epsilon.assign(static_cast<std::size_t>(n), kNaN);
+  summary.tight_delta = kTightDelta;
+  summary.tight_epsilon = 0.0;
+  for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
+    summary.node_tight_epsilon[static_cast<std::size_t>(pairs[k])] = pairs[k + 1];
+    summary.tight_epsilon = std::max(summary.tight_epsilon, pairs[k + 1]);
   }
 }
 

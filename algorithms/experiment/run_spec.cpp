@@ -54,6 +54,18 @@ void ValidateNoise(const NoiseSchedule& s, const std::string& prefix, int nodes,
                      "' (it sets the noise), got 0");
   }
   PerNode(prefix + "node_alpha", s.node_alpha, nodes, 0.0, needs_alpha);
+  // A node with alpha 0 among noisy ones would release its exact update (an unbounded privacy
+  // loss) in a run reported as private: refused.
+  const bool any_noisy = s.alpha > 0.0 || std::any_of(s.node_alpha.begin(), s.node_alpha.end(),
+                                                      [](double a) { return a > 0.0; });
+  for (std::size_t i = 0; any_noisy && i < s.node_alpha.size(); ++i) {
+    if (!(s.node_alpha[i] > 0.0)) {
+      throw InputError(prefix + "node_alpha[" + std::to_string(i) +
+                       "] must be > 0 when other nodes draw noise: a node with alpha 0 would "
+                       "release its exact update (unbounded privacy loss), got " +
+                       std::to_string(s.node_alpha[i]));
+    }
+  }
   PerNode(prefix + "node_q2", s.node_q2, nodes, 0.0, true);
 }
 
@@ -332,6 +344,35 @@ RunSpec RunSpec::Defaults(Algorithm algorithm) {
     spec.data.sparse_informative = 200;
     spec.iterations = 20;
   }
+  // The private consensus variants' defaults give a tight total epsilon <= 10 at delta = 1e-5
+  // per node on the default data and still learn (README, "Default privacy": measured with
+  // `dpadmm run --algorithm A --noise-seed S --metrics all`, seeds 1-3). A large penalty eta
+  // shrinks the sensitivity of the local update (004, 002, 003) without adding noise to it.
+  switch (algorithm) {
+    case Algorithm::kDvp:
+      spec.algorithm.As<DvpParams>().alpha = 0.15;  // tight eps 6.88, 004 Thm 1 sum 15
+      spec.algorithm.eta = 30.0;
+      break;
+    case Algorithm::kPvp:
+      spec.algorithm.As<PvpParams>().alpha = 0.15;  // tight eps 6.88, plain sum 15
+      spec.algorithm.eta = 30.0;
+      break;
+    case Algorithm::kMadmm: {
+      MadmmParams& p = spec.algorithm.As<MadmmParams>();
+      p.alpha = 20.0;  // tight eps 7.97, 002's P(T) 15.1
+      p.q1 = 1.02;
+      spec.algorithm.eta = 200.0;
+      break;
+    }
+    case Algorithm::kPrivateMradmm: {
+      PrivateMradmmParams& p = spec.algorithm.As<PrivateMradmmParams>();
+      p.alpha = 0.02;  // tight eps 4.13, 003 eq. (32) beta 6.94
+      p.q1 = 1.02;
+      spec.algorithm.eta = 200.0;
+      break;
+    }
+    default: break;
+  }
   return spec;
 }
 
@@ -383,6 +424,15 @@ void ValidateSpec(const RunSpec& spec, bool check_data_source) {
     nodes = spec.graph.topology == Topology::kFile ? -1 : spec.graph.nodes;
     ValidateConsensusShared(spec, nodes);
     spec.newton.Validate();
+    // The private variants' proofs assume the exact minimiser of the perturbed local problem:
+    // their local solves are held to a pinned tolerance (a round that misses it fails the run).
+    if (UsesPrivacyMechanism(spec) && algorithm != Algorithm::kPdml &&
+        spec.newton.gradient_tolerance > kPrivateNewtonTolerance) {
+      Bad("newton.gradient_tolerance",
+          "<= " + std::string("1e-8") +
+              " for a private algorithm (its privacy proof assumes the exact minimiser)",
+          spec.newton.gradient_tolerance);
+    }
     if (spec.metrics_every < 0) Bad("metrics_every", ">= 0", spec.metrics_every);
     NonNegative("tolerance", spec.tolerance);
   } else {

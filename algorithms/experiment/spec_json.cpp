@@ -497,6 +497,7 @@ OrderedJson InfoObject(const RunInfo& info) {
   o["engine"] = info.on_engine ? ChoiceName(info.engine) : "none (in-process loop)";
   o["threads"] = info.threads;
   o["privacy_guarantee"] = info.privacy_guarantee;
+  if (!info.privacy_claim.empty()) o["privacy_claim"] = info.privacy_claim;
   if (info.family == Family::kConsensus) {
     o["loss"] = info.loss;
     o["nodes"] = info.nodes;
@@ -641,6 +642,16 @@ std::string SummaryToJson(const RunSummary& summary) {
   o["model"] = std::move(model);
   if (!summary.node_frozen_round.empty()) {
     o["node_frozen_round"] = ToJsonValue(summary.node_frozen_round);
+  }
+  if (!summary.node_tight_epsilon.empty()) {
+    // The paper's figure per node is final.node_privacy; the tight one sits beside it.
+    OrderedJson t = OrderedJson::object();
+    t["epsilon"] = summary.tight_epsilon;
+    t["delta"] = summary.tight_delta;
+    t["composition"] = "optimal composition of the per-round pure-epsilon terms";
+    t["node_epsilon"] = ToJsonValue(summary.node_tight_epsilon);
+    t["paper_epsilon"] = summary.final.privacy_loss;
+    o["tight_privacy"] = std::move(t);
   }
   o["warnings"] = ToJsonValue(summary.warnings);
   return o.dump(2);

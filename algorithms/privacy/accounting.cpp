@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/privacy/accounting.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <sstream>
 #include <string>
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
+#include "dpadmm/privacy/accountant.h"
 
 namespace dpadmm {
 namespace {
@@ -208,6 +211,30 @@ double ComposeBasic(const std::vector<double>& per_iteration) {
     total += v;
   }
   return total;
+}
+
+double ComposeTight(const std::vector<double>& per_release, double delta) {
+  constexpr const char* kFn = "ComposeTight";
+  if (!(delta > 0.0 && delta < 1.0)) Fail(kFn, "delta", "in (0, 1)", delta);
+  std::vector<double> terms;
+  terms.reserve(per_release.size());
+  for (double v : per_release) {
+    if (v > 0.0) terms.push_back(v);
+  }
+  const double sum = ComposeBasic(per_release);  // checks every term
+  if (terms.empty()) return 0.0;
+  bool identical = true;
+  for (double v : terms) identical = identical && v == terms.front();
+  double tight = 0.0;
+  if (identical) {
+    tight =
+        OptimalCompositionEpsilon(terms.front(), static_cast<std::int64_t>(terms.size()), delta);
+  } else {
+    Accountant accountant;
+    for (double v : terms) accountant.AddPureEpsilon(v);
+    tight = accountant.Epsilon(delta);
+  }
+  return std::min(tight, sum);
 }
 
 }  // namespace dpadmm

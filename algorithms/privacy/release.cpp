@@ -34,7 +34,8 @@ void Release::SendInitial(const Eigen::Ref<const Eigen::VectorXd>& message, runt
                               last_.size()) = last_;
 }
 
-bool Release::Open(std::int64_t round, double cost) {
+bool Release::Open(std::int64_t round, double cost,
+                   const std::optional<MechanismRelease>& mechanism) {
   if (open_) throw std::logic_error("Release::Open: the previous round was not closed");
   if (round < 1)
     throw std::logic_error("Release::Open: rounds start at 1 (round 0 is SendInitial)");
@@ -53,6 +54,7 @@ bool Release::Open(std::int64_t round, double cost) {
   open_ = true;
   round_ = round;
   cost_ = cost;
+  mechanism_ = mechanism;
   stream_.reset();
   return true;
 }
@@ -101,6 +103,7 @@ void Release::Send(const Eigen::Ref<const Eigen::VectorXd>& message, runtime::Ou
   RequireOpen("Send");
   open_ = false;
   spent_ += cost_;
+  if (mechanism_) mechanisms_.push_back(*mechanism_);
   last_ = message;
   // A node that has drawn noise releases on the grid: the snapped continuous mechanisms round
   // their output there (post-processing), the discrete Gaussian's values are on it already
@@ -120,6 +123,7 @@ void Release::SendNothing(runtime::Outbox& out) {
   if (open_) {
     open_ = false;
     spent_ += cost_;
+    if (mechanism_) mechanisms_.push_back(*mechanism_);
   } else if (!frozen_ && started_) {
     throw std::logic_error("Release::SendNothing: no round is open");
   }

@@ -211,7 +211,23 @@ case "$CASE" in
   unused_flag)
     expect 2 "--alpha is not used by algorithm 'admm' \(it sets algorithm\.<name>\.alpha of: dvp, pvp, madmm, private_mradmm\)" -- \
       "$DPADMM" run --alpha 1
-    expect 2 "algorithm\.dvp\.alpha must be > 0 for algorithm 'dvp'" -- "$DPADMM" run --algorithm dvp
+    expect 2 "algorithm\.dvp\.alpha must be > 0 for algorithm 'dvp'" -- "$DPADMM" run --algorithm dvp --alpha 0
+    ;;
+  tight_privacy)
+    # Both figures of a private consensus run (the paper's and the tight one) and the claim, in
+    # the summary lines and the summary JSON; the refused preconditions.
+    expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --algorithm dvp --alpha 0.2 --noise-seed 3 \
+      --trace t.csv --summary s.json
+    grep -Eq 'privacy loss +1 \(paper: 004 Thm 1, plain sum' out.txt || fail "no paper's figure"
+    grep -Eq 'tight privacy +\(0\.9[0-9]*, 1e-05\)-DP per node' out.txt || fail "no tight figure"
+    grep -q 'privacy claim .*one record replaced' out.txt || fail "no privacy claim"
+    grep -q '"tight_privacy"' s.json || fail "summary lacks tight_privacy"
+    expect 2 'node_alpha\[0\] must be > 0' -- "$DPADMM" run "${SMALL[@]}" --algorithm madmm \
+      --node-alpha 0,1,1,1
+    expect 2 'newton.gradient_tolerance must be <= 1e-8' -- "$DPADMM" run "${SMALL[@]}" \
+      --algorithm pvp --newton-tolerance 0.5
+    expect 2 'norm .* > 1, above the bound' -- "$DPADMM" run "${SMALL[@]}" --algorithm dvp \
+      --no-normalize --noise-seed 3
     ;;
   sharing_through_run)
     expect 0 '' -- "$DPADMM" run --algorithm sharing --iterations 2 --quiet --trace t.jsonl \

@@ -25,8 +25,8 @@ run() {  # NAME ARGS...
 common=(run --rows 1200 --nodes 6 --edges 8 --iterations 25 --seed 7)
 run admm_serial "${common[@]}" --algorithm admm
 run dvp_serial "${common[@]}" --noise-seed 7 --algorithm dvp --alpha 0.5 --eta 10
-run pvp_serial "${common[@]}" --noise-seed 7 --algorithm pvp --alpha 0.5
-run madmm_serial "${common[@]}" --noise-seed 7 --algorithm madmm --alpha 0.5 --q1 1.05 --q2 1.02
+run pvp_serial "${common[@]}" --noise-seed 7 --algorithm pvp --alpha 0.5 --eta 0.5
+run madmm_serial "${common[@]}" --noise-seed 7 --algorithm madmm --alpha 0.5 --q1 1.05 --q2 1.02 --eta 0.5
 run radmm_serial "${common[@]}" --algorithm radmm
 run mradmm_serial "${common[@]}" --algorithm mradmm --q1 1.04
 run pmradmm_serial "${common[@]}" --noise-seed 7 --algorithm private_mradmm --alpha 1 --q1 1.04 \
@@ -34,7 +34,7 @@ run pmradmm_serial "${common[@]}" --noise-seed 7 --algorithm private_mradmm --al
 run pdml_serial "${common[@]}" --noise-seed 7 --algorithm pdml --label-eps 1 --pdml-R 0.1 \
   --pdml-V 0.01 --eta 1
 run dvp_hinge_budget_serial "${common[@]}" --noise-seed 7 --algorithm dvp --loss smooth_hinge --alpha 1 \
-  --privacy-budget 10
+  --privacy-budget 10 --eta 0.5
 run sharing_serial run --algorithm sharing --iterations 10 --seed 3
 run sharing_dp_serial run --noise-seed 7 --algorithm sharing --iterations 10 --seed 3 --dp \
   --epsilon 0.5 --b1 2

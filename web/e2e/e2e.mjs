@@ -200,7 +200,7 @@ await step('shared URL reproduces a simulation-mode DVP run bit for bit (private
   await waitFinished(other);
   assert.equal(await other.locator('#algorithm').inputValue(), 'dvp');
   assert.equal(await other.locator('#nodes').inputValue(), '8');
-  assert.equal(await other.locator('#param-alpha').inputValue(), '0.5');
+  assert.equal(await other.locator('#param-alpha').inputValue(), '0.15'); // DVP's default
   assert.equal(await other.locator('#noise-banner').isVisible(), true, 'shared simulation banner');
   const reproduced = await download(other);
   assert.equal(dropSeconds(reproduced).length, 62);

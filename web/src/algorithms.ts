@@ -89,17 +89,17 @@ export const ALGORITHMS: AlgorithmDef[] = [
   {
     name: 'dvp', title: 'DVP: dual variable perturbation', private: true,
     summary: 'Private ADMM that adds noise to each node\'s dual variable before its local update (004, Alg. 2).',
-    params: { eta: 10, alpha: 0.5, q2: 1, privacy_budget: 0, ...COMMON },
+    params: { eta: 30, alpha: 0.15, q2: 1, privacy_budget: 0, ...COMMON },
   },
   {
     name: 'pvp', title: 'PVP: primal variable perturbation', private: true,
     summary: 'Each node solves its update exactly and releases it with added noise.',
-    params: { eta: 10, alpha: 0.5, q2: 1, privacy_budget: 0, ...COMMON },
+    params: { eta: 30, alpha: 0.15, q2: 1, privacy_budget: 0, ...COMMON },
   },
   {
     name: 'madmm', title: 'M-ADMM: growing private penalties', private: true,
     summary: 'Penalty perturbation with a penalty that grows every round, so the noise matters less and less (002).',
-    params: { eta: 1, q1: 1.04, alpha: 4, q2: 1.04, dual_step: 0, privacy_budget: 0, ...COMMON },
+    params: { eta: 200, q1: 1.02, alpha: 20, q2: 1, dual_step: 0, privacy_budget: 0, ...COMMON },
   },
   {
     name: 'radmm', title: 'R-ADMM: recycled ADMM (not private)', private: false,
@@ -114,7 +114,7 @@ export const ALGORITHMS: AlgorithmDef[] = [
   {
     name: 'private_mradmm', title: 'Private MR-ADMM', private: true,
     summary: 'MR-ADMM with objective perturbation: only the data rounds spend privacy (003, Alg. 3).',
-    params: { eta: 1, q1: 1.04, gamma: 0.5, alpha: 1, q2: 1, privacy_budget: 0, ...COMMON },
+    params: { eta: 200, q1: 1.02, gamma: 0.5, alpha: 0.02, q2: 1, privacy_budget: 0, ...COMMON },
   },
   {
     name: 'pdml', title: 'PDML: private labels, private servers', private: true,

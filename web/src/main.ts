@@ -16,7 +16,7 @@ import {
   CTRL_DELAY, CTRL_STATE, CTRL_STEPS, PAUSED, RUNNING, STOPPING,
   type EpochMetrics, type FromWorker, type GraphShape, type OutputsInfo, type RoundMetrics,
   type SharingGraph,
-  type SharingInfo, type ToWorker, type UploadedFile,
+  type SharingInfo, type TightPrivacy, type ToWorker, type UploadedFile,
 } from './protocol';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -155,7 +155,7 @@ function syncVisibility() {
   charts.setMode(config.mode);
   const vertical = config.mode === 'vertical';
   $('round-label').textContent = vertical ? 'epoch' : 'round';
-  $('privacy-label').textContent = vertical ? 'privacy spent (total ε)' : 'privacy spent';
+  $('privacy-label').textContent = vertical ? 'privacy spent (total ε)' : "privacy spent (paper's ε)";
   $('gap-label').textContent = vertical ? 'test log loss' : 'consensus gap';
   $('delay-label').textContent = vertical ? 'delay per epoch' : 'delay per round';
   $('generated-options').hidden = config.dataset === 'file';
@@ -380,7 +380,9 @@ function onWorkerMessage(m: FromWorker) {
       $('info').textContent =
         `${m.info.dataset}: ${m.info.train_rows} training rows on ${m.info.nodes} nodes ` +
         `(${m.info.edges} edges), ${m.info.test_rows} test rows, ${m.info.features} features. ` +
-        `Privacy: ${m.info.privacy_guarantee}.` + outputsText(m.info as OutputsInfo);
+        `Privacy: ${m.info.privacy_guarantee}.` +
+        (m.info.privacy_claim ? ` Claim: ${m.info.privacy_claim}.` : '') +
+        outputsText(m.info as OutputsInfo);
       break;
     case 'round':
       current.rounds.push(m.metrics);
@@ -396,7 +398,9 @@ function onWorkerMessage(m: FromWorker) {
       break;
     case 'done':
       current.outcome = m.summary.outcome;
-      $('outcome').textContent = `Run #${current.id}: ${m.summary.outcome} — ${m.summary.message}.`;
+      $('outcome').textContent =
+        `Run #${current.id}: ${m.summary.outcome} — ${m.summary.message}.` +
+        tightPrivacyText('tight_privacy' in m.summary ? m.summary.tight_privacy : undefined);
       showWarnings(m.summary.warnings ?? []);
       finishRun();
       break;
@@ -487,6 +491,14 @@ function showEpoch(m: EpochMetrics) {
   $('privacy').textContent = eps === null ? '∞' : eps > 0 ? formatNumber(eps) : 'none';
   $('privacy').dataset.value = String(eps ?? Infinity);
   $('gap').textContent = m.test_loss === null ? '–' : formatNumber(m.test_loss);
+}
+
+/** Both figures of a private consensus run: the paper's (plain composition) and the tight one. */
+function tightPrivacyText(t: TightPrivacy | undefined): string {
+  if (!t) return '';
+  return ` Privacy: paper's figure ε = ${formatNumber(t.paper_epsilon)} (pure ε, its own ` +
+    `composition); tight (ε, δ) = (${formatNumber(t.epsilon)}, ${t.delta}) per node ` +
+    `(optimal composition, max over nodes).`;
 }
 
 function showRound(m: RoundMetrics) {

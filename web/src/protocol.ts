@@ -104,6 +104,8 @@ export interface RunInfo {
   algorithm: string;
   optimum_test_error: number | null;
   privacy_guarantee: string;
+  /** Private consensus runs: neighbouring relation, what is public, notion, compositions. */
+  privacy_claim?: string;
   [key: string]: unknown;
 }
 
@@ -115,6 +117,16 @@ export interface RunSummary {
   final: RoundMetrics;
   /** Warnings a user must not miss (RunWarnings in run.h). */
   warnings?: string[];
+  /** Private consensus runs: the tight (epsilon, delta) per node beside the paper's figure. */
+  tight_privacy?: TightPrivacy;
+}
+
+export interface TightPrivacy {
+  epsilon: number;
+  delta: number;
+  composition: string;
+  node_epsilon: (number | null)[];
+  paper_epsilon: number;
 }
 
 export interface UploadedFile {

@@ -115,6 +115,10 @@ struct RunInfo {
   int threads = 0;
   // What the reported privacy loss means for this algorithm (one sentence, names the paper).
   std::string privacy_guarantee;
+  // Private consensus runs: the claim stated precisely (neighbouring relation, what is public,
+  // the privacy notion, the compositions behind the paper's figure and the tight one); empty
+  // otherwise.
+  std::string privacy_claim;
   // Where the noise comes from (RunSpec::noise_mode()); NoiseLabel says it in words.
   NoiseMode noise_mode = NoiseMode::kPrivate;
   // The run releases through a privacy mechanism (UsesPrivacyMechanism): it draws noise.
@@ -163,6 +167,14 @@ struct RunSummary {
   std::vector<std::int64_t> node_frozen_round;
   double seconds = 0.0;
   double seconds_per_round = 0.0;  // seconds / rounds (0 for 0 rounds)
+  // Private consensus runs (dvp, pvp, madmm, private_mradmm): per node, the tight epsilon of
+  // the node's released sequence at delta = tight_delta (kTightDelta): the optimal composition
+  // of the paper's per-round pure-epsilon terms (privacy/accounting.h, ComposeTight), next to
+  // the paper's figure (final.node_privacy); tight_epsilon is the max over nodes. Empty / NaN
+  // otherwise (PDML: Phase 1's label eps is pure eps per user, Phase 2 has no epsilon).
+  std::vector<double> node_tight_epsilon;
+  double tight_epsilon = std::numeric_limits<double>::quiet_NaN();
+  double tight_delta = std::numeric_limits<double>::quiet_NaN();
   // RunWarnings(spec, summary), filled in by Experiment::Run.
   std::vector<std::string> warnings;
 };

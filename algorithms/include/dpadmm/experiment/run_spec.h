@@ -381,6 +381,13 @@ struct RunSpec {
 // private_mradmm with noise (alpha or node_alpha > 0), pdml with label_eps (or groups), R or V,
 // sharing with dp. Non-private algorithms (admm, radmm, mradmm, sgd) and noise-free settings
 // are not.
+// The loosest Newton gradient tolerance a private consensus variant (dvp, pvp, madmm,
+// private_mradmm with noise) accepts: their proofs (004 Theorem 1, PVP, 002, 003 Theorem V.1)
+// assume the exact minimiser of the perturbed local problem, and a private round whose solve
+// does not converge fails the run naming node and round.
+inline constexpr double kPrivateNewtonTolerance = 1e-8;
+// The delta at which every private consensus run reports its tight (epsilon, delta) per node.
+inline constexpr double kTightDelta = 1e-5;
 bool UsesPrivacyMechanism(const RunSpec& spec);
 // The run's outputs are bound by the guarantee: a privacy mechanism in private mode.
 inline bool PrivateRun(const RunSpec& spec) {

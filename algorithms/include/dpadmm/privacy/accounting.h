@@ -61,4 +61,15 @@ bool MrAdmmFirstPenaltyOk(double C, double B, double c1, double rho, int N, doub
 // Sum of per-iteration epsilons (basic sequential composition of pure DP releases).
 double ComposeBasic(const std::vector<double>& per_iteration);
 
+// --- Tight composition of a node's releases --------------------------------------------------
+// The smallest epsilon such that a node whose releases are eps_1, ..., eps_T pure-DP mechanisms
+// (the per-round terms of 004 Theorem 1, PVP, 002 or 003 eq. (32)) is (epsilon, delta)-DP.
+// Identical terms: the optimal composition of Kairouz, Oh and Viswanath 2015, Thm 3.3
+// (OptimalCompositionEpsilon, closed form, exact). Different terms: the per-node Accountant
+// (each term through its randomized-response dominating pair, composed as one PLD; tight up
+// to the PLD's grid error). Never above the plain sum (which is (sum, 0)-DP). Zero terms (a
+// round without noise, e.g. private MR-ADMM's even rounds) release nothing and are skipped.
+// delta in (0, 1).
+double ComposeTight(const std::vector<double>& per_release, double delta);
+
 }  // namespace dpadmm

@@ -30,10 +30,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include "dpadmm/core/random.h"
+#include "dpadmm/privacy/accountant.h"
 #include "dpadmm/privacy/noise_key.h"
 #include "dpadmm/runtime/node_program.h"
 
@@ -49,10 +51,13 @@ class Release {
   // seeded random start): no noise, no cost.
   void SendInitial(const Eigen::Ref<const Eigen::VectorXd>& message, runtime::Outbox& out);
 
-  // Opens round `round` >= 1 at privacy cost `cost` >= 0. Returns false when the node is
-  // frozen: it froze before, or it freezes now because spent() + cost > budget (budget > 0).
-  // The caller then resends (Resend) and computes nothing.
-  bool Open(std::int64_t round, double cost);
+  // Opens round `round` >= 1 at privacy cost `cost` >= 0 (the paper's per-round term, which the
+  // budget debits). Returns false when the node is frozen: it froze before, or it freezes now
+  // because spent() + cost > budget (budget > 0). The caller then resends (Resend) and computes
+  // nothing. `mechanism`: what the round's release is as a mechanism (accountant.h); Send and
+  // SendNothing record it in mechanisms(), the input of the tight accounting.
+  bool Open(std::int64_t round, double cost,
+            const std::optional<MechanismRelease>& mechanism = std::nullopt);
 
   // The open round's noise (draw order as the samplers of noise.h document).
   // l2-Laplace-type noise, density proportional to exp(-a ||e||) (004, 003, PVP).
@@ -88,6 +93,8 @@ class Release {
   std::int64_t draws() const { return draws_; }
   // Messages released by Send/SendInitial (not counting resends and empty messages).
   std::int64_t releases() const { return releases_; }
+  // The mechanisms of the rounds closed so far (those opened with one), in order.
+  const std::vector<MechanismRelease>& mechanisms() const { return mechanisms_; }
 
  private:
   KeyedStream& RoundStream(const char* what);
@@ -110,6 +117,8 @@ class Release {
   bool has_last_ = false;
   std::int64_t draws_ = 0;
   std::int64_t releases_ = 0;
+  std::optional<MechanismRelease> mechanism_;  // the open round's
+  std::vector<MechanismRelease> mechanisms_;
 };
 
 }  // namespace dpadmm
