@@ -981,7 +981,7 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                                 std::to_string(s.rounds) +
                                 " iterations (analytic Gaussian, mu^2 summed)");
       }
-      row(paper16 ? "eps' per party (Cor. 1)" : "total eps per party", totals);
+      row(paper16 ? "eps' per party" : "total eps per party", totals);
       std::string sigmas;
       for (double v : info.party_sigma) sigmas += (sigmas.empty() ? "" : " ") + Fmt("%.6g", v);
       row("sigma per party", sigmas);
