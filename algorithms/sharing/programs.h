@@ -14,13 +14,15 @@
 //                Parties send nothing.
 // So the state of iteration t is complete in the reports of round 2t.
 //
-// Every message leaves through the node's Release (dpadmm/privacy/release.h): a party's D_m x~_m
-// with the noise of (16) drawn by the release, which debits the party's per-iteration epsilon
-// (001 Theorem 3); the non-private algorithm and the coordinator use identity releases that
+// Every message leaves through the node's Release (dpadmm/privacy/release.h): a party's message
+// with its noise drawn by the release (default: D_m x_m + N(0, sigma^2 I_N) on the lattice;
+// variant paper16: D_m x~_m with the noise of (16)), debiting the per-iteration epsilon; the
+// non-private algorithm and the coordinator use identity releases that
 // cost nothing. A party whose budget refuses an iteration freezes and resends its last share.
 //
 // Report layout (width W = max(max_m d_m, 5), the same for every node):
-//   party m:      [0, d_m) x~_m (the released weights), the rest 0
+//   party m:      [0, d_m) x_m (kGaussian: the party's own weights, never released;
+//                 kPaper16: x~_m, the weights with the noise of (16)), the rest 0
 //   coordinator:  [0] (1/N) sum_n log(1 + exp(-y_n s_n)) at the current s
 //                 [1] ||s - z||_2   [2] ||y||_2   [3] ||z||_2   [4] Newton iterations of the z
 //                 update
