@@ -591,7 +591,7 @@ class SpecFlags {
     in(Param("--dp-mechanism", "mechanism", std::string("gaussian"),
              "gaussian: D_m x_m + N(0, sigma^2 I_N), ||x_m|| <= b1 enforced (DP); paper16: 001 "
              "(16), x_m + N(0, sigma^2 (D_m^T D_m)^-1) - NOT DP as stated (the noise covariance "
-             "is made of the private data: releases lie in col(D_m))")
+             "is made of the private data: releases lie in col(D_m)); 001 used --b1 1")
            ->type_name("MECH"));
     in(Param("--total-epsilon", "total_epsilon", 2.0,
              "gaussian: each party's total epsilon over all iterations (tight), sets sigma")
