@@ -419,15 +419,14 @@ TEST(SharingGaussianMechanism, XStepKeepsTheNormBoundInEveryRound) {
     largest = std::max(largest, m.max_x_norm);
   }
   EXPECT_GT(largest, 0.45);  // the bound binds (else this test could not fail)
-  // Without the bound the same noise drives x_m far outside the ball.
+  // Without the bound (the non-private run) x_m leaves the ball.
   RunSpec unbounded = s;
-  Sh(unbounded).b1 = 1e6;
+  Sh(unbounded).dp = false;
   Recorder free_rec;
-  Sh(unbounded).noise_sigma = r.info.party_sigma[0];
   ASSERT_EQ(Experiment(unbounded).Run(&free_rec).outcome, RunOutcome::kCompleted);
   double free_largest = 0.0;
   for (const auto& m : free_rec.rows) free_largest = std::max(free_largest, m.max_x_norm);
-  EXPECT_GT(free_largest, 1.0);
+  EXPECT_GT(free_largest, 0.6);
 }
 
 TEST(SharingGaussianMechanism, ConstrainedXStepIsTheMinimiserOverTheBall) {
@@ -508,6 +507,18 @@ TEST(SharingGaussianMechanism, ReportsTheTightEpsilonOfTheRun) {
             AnalyticGaussianEpsilon(std::sqrt(6.0) * d.info().party_sensitivity[0],
                                     2.0 * info.party_sigma[0], 1e-6));
   EXPECT_LT(d.info().party_epsilon_total[0], 3.0);
+}
+
+TEST(SharingGaussianMechanism, EpsilonsBeyondTheAccountingRangeAreRefused) {
+  // mu = sqrt(T) C / sigma > 32 (eps above about 650): infinity, and a run refuses such sigma.
+  EXPECT_EQ(SharingTightEpsilon(33.0, 1.0, 1, 1e-5), std::numeric_limits<double>::infinity());
+  EXPECT_LT(SharingTightEpsilon(31.0, 1.0, 1, 1e-5), 700.0);
+  EXPECT_TRUE(ThrowsInputError([] { SharingSigmaForTotalEpsilon(1000.0, 1e-5, 1.0, 10); },
+                               {"total_epsilon"}));
+  RunSpec s = SmallSpec(2);
+  Sh(s).dp = true;
+  Sh(s).noise_sigma = 1e-3;
+  EXPECT_TRUE(ThrowsInputError([&] { Experiment e(s); }, {"algorithm.sharing.noise_sigma"}));
 }
 
 TEST(SharingGaussianMechanism, DefaultCalibrationIsBelowTenAndLearns) {

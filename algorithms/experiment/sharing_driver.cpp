@@ -298,6 +298,12 @@ void SharingDriver::Prepare() {
         info.party_epsilon.push_back(SharingTightEpsilon(sens, sigma, 1, sp.delta));
         info.party_epsilon_total.push_back(
             SharingTightEpsilon(sens, sigma, s.iterations, sp.delta));
+        if (!std::isfinite(info.party_epsilon_total.back())) {
+          throw InputError(prefix + "noise_sigma: sigma = " + std::to_string(sigma) +
+                           " is too small for party " + std::to_string(p + 1) +
+                           ": the run's total epsilon would exceed about 650 (sensitivity " +
+                           std::to_string(sens) + " = 2 b1 sqrt(N) + grid); no guarantee");
+        }
       }
       if (!std::isfinite(sigma)) {
         throw InputError(prefix + "b1: the noise scale sigma of party " + std::to_string(p + 1) +

@@ -93,7 +93,9 @@ double SharingTightEpsilon(double sensitivity, double sigma, std::int64_t T, dou
   Require(T >= 0, fn, "T must be >= 0", static_cast<double>(T));
   Require(delta > 0.0 && delta < 1.0, fn, "delta must be in (0, 1)", delta);
   if (T == 0) return 0.0;
-  return AnalyticGaussianEpsilon(std::sqrt(static_cast<double>(T)) * sensitivity, sigma, delta);
+  const double total = std::sqrt(static_cast<double>(T)) * sensitivity;
+  if (total > kSharingMaxMu * sigma) return std::numeric_limits<double>::infinity();
+  return AnalyticGaussianEpsilon(total, sigma, delta);
 }
 
 double SharingSigmaForTotalEpsilon(double total_epsilon, double delta, double sensitivity,
@@ -107,8 +109,13 @@ double SharingSigmaForTotalEpsilon(double total_epsilon, double delta, double se
   Require(T >= 1, fn, "T must be >= 1", static_cast<double>(T));
   // eps(mu) = AnalyticGaussianEpsilon(mu, 1, delta) increases with mu: the largest mu with
   // eps(mu) <= total_epsilon, then sigma = sqrt(T) sensitivity / mu.
+  constexpr double kMaxMu = kSharingMaxMu;
   double lo = 0.0, hi = 1.0;
-  while (AnalyticGaussianEpsilon(hi, 1.0, delta) <= total_epsilon) hi *= 2.0;
+  while (hi < kMaxMu && AnalyticGaussianEpsilon(hi, 1.0, delta) <= total_epsilon) hi *= 2.0;
+  Require(AnalyticGaussianEpsilon(hi, 1.0, delta) > total_epsilon, fn,
+          "total_epsilon must be below the epsilon of mu = 32 (about 650; the noise would be "
+          "negligible)",
+          total_epsilon);
   while (hi - lo > 1e-12 * hi) {
     const double mid = 0.5 * (lo + hi);
     (AnalyticGaussianEpsilon(mid, 1.0, delta) <= total_epsilon ? lo : hi) = mid;

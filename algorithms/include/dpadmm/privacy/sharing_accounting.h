@@ -48,6 +48,9 @@ double SharingMessageSensitivity(std::int64_t N, double b1, double step);
 // Tight (eps, delta) of T such releases of one party (each with sensitivity `sensitivity` and
 // noise sigma): one Gaussian with mu^2 = T (sensitivity / sigma)^2, analytic Gaussian
 // mechanism (AnalyticGaussianEpsilon(sqrt(T) sensitivity, sigma, delta)). T = 0 gives 0.
+// mu > kSharingMaxMu gives +infinity: there eps exceeds about 650, where e^eps overflows in the
+// analytic Gaussian's delta (and the guarantee is void anyway).
+constexpr double kSharingMaxMu = 32.0;
 double SharingTightEpsilon(double sensitivity, double sigma, std::int64_t T, double delta);
 
 // The smallest sigma whose T releases give SharingTightEpsilon <= total_epsilon at `delta`
