@@ -395,6 +395,9 @@ void Fig3_001(const SharingReproOptions& o) {
   const std::vector<double> sigmas = {0.3, 1.0, 3.0, 10.0, 30.0, 0.0};
   SharingSetup base = A9a(o);
   base.epochs = epochs;
+  // 001's mechanism (16) with 001's b1 = 1: the variant "paper16" (not DP as stated).
+  base.admm.mechanism = "paper16";
+  base.admm.b1 = 1.0;
   std::ostringstream csv, t;
   csv << CsvHeader();
   const Experiment clean(base.Spec());

@@ -20,6 +20,8 @@
 #include "dpadmm/data/preprocessing.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/privacy/accountant.h"
+#include "dpadmm/privacy/samplers.h"
 #include "dpadmm/privacy/sharing_accounting.h"
 #include "dpadmm/solver/loss.h"
 #include "run_recorder.h"
@@ -310,6 +312,8 @@ TEST(SharingAccounting, Corollary1AdvancedComposition) {
 TEST(SharingAccounting, RunReportsPerIterationAndTotalPrivacy) {
   RunSpec s = SmallSpec(2);
   Sh(s).dp = true;
+  Sh(s).mechanism = "paper16";  // 001's figures (not DP as stated)
+  Sh(s).b1 = 1.0;
   Sh(s).epsilon = 0.5;
   s.iterations = 3;
   const Experiment e(s);
@@ -328,6 +332,210 @@ TEST(SharingAccounting, RunReportsPerIterationAndTotalPrivacy) {
   EXPECT_EQ(rec.rows[3].epsilon_iteration, 0.5);
   EXPECT_DOUBLE_EQ(rec.rows[3].epsilon_total, SharingTotalEpsilon(0.5, 3, 1e-5));
   EXPECT_DOUBLE_EQ(rec.rows[3].delta_total, 3 * 1e-5 + 1e-5);
+  ASSERT_EQ(e.info().party_epsilon_total.size(), 2u);
+  EXPECT_DOUBLE_EQ(e.info().party_epsilon_total[0], SharingTotalEpsilon(0.5, 3, 1e-5));
+  // The variant is labelled everywhere: guarantee sentence and a run warning.
+  EXPECT_NE(e.info().privacy_guarantee.find("NOT DP as stated"), std::string::npos);
+  bool warned = false;
+  for (const auto& w : r.warnings) warned |= w.find("NOT DP as stated") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+// --- The default mechanism: Gaussian noise on the message, ||x_m|| <= b1 enforced -----------
+
+// The l2 norm of the part of v outside the column space of d.
+double ResidualOutsideColumnSpace(const Eigen::MatrixXd& d, const Eigen::VectorXd& v) {
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(d);
+  const Eigen::MatrixXd q = qr.householderQ() * Eigen::MatrixXd::Identity(d.rows(), d.cols());
+  return (v - q * (q.transpose() * v)).norm();
+}
+
+// One party's first message (iteration 1, x = y = z = 0: the release is pure noise).
+Eigen::VectorXd FirstMessage(const Dataset& block, sharing::SharingMechanism mechanism,
+                             double sigma, std::uint64_t seed) {
+  const Eigen::MatrixXd gram = sharing::Gram(block);
+  const sharing::XUpdate xupdate(gram, 1e-2, 0.01, 1.0);
+  const sharing::GramNoise noise(gram);
+  sharing::PartyParams pp;
+  pp.mechanism = mechanism;
+  pp.rho = 0.01;
+  pp.lambda = 1e-2;
+  pp.sigma = sigma;
+  pp.epsilon = 0.1;
+  pp.noise_seed = seed;
+  sharing::SharingParty party(block, xupdate, &noise, pp);
+  const std::size_t n = static_cast<std::size_t>(block.rows());
+  runtime::Outbox out(n);
+  EXPECT_TRUE(party.Start(out).ok);
+  const std::vector<double> zero(2 * n, 0.0);
+  runtime::Inbox in(1);
+  in.Set(0, zero);
+  EXPECT_TRUE(party.Step(1, in, out).ok);
+  const auto m = out.message();
+  EXPECT_EQ(m.size(), n);
+  return Eigen::Map<const Eigen::VectorXd>(m.data(), static_cast<Eigen::Index>(m.size()));
+}
+
+TEST(SharingGaussianMechanism, FirstMessageIsNotConfinedToTheColumnSpace) {
+  // 40 rows, 3 features (row norms <= 1). At iteration 1 the message is pure noise. Eq. (16)'s
+  // noise D xi lies in col(D): its residual outside col(D) is only the grid rounding
+  // (<= sqrt(N) step / 2), which lets an observer tell D from a neighbour D' (whose col(D')
+  // differs). The default mechanism's N(0, sigma^2 I_N) has a residual of the noise's size,
+  // about sigma sqrt(N - d) = 6.1 for sigma = 1.
+  Dataset data = GenerateTwonorm(40, 11, 3);
+  ClipRows(data);
+  Dataset block = sharing::ColumnBlock(data, 0, 3);
+  block.y.resize(0);
+  const Eigen::MatrixXd d = std::get<DenseRows>(block.x);
+  const double grid_bound = std::sqrt(40.0) * kGridStep / 2.0 + 1e-12;
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const Eigen::VectorXd eq16 =
+        FirstMessage(block, sharing::SharingMechanism::kPaper16, 1.0, seed);
+    const Eigen::VectorXd gauss =
+        FirstMessage(block, sharing::SharingMechanism::kGaussian, 1.0, seed);
+    EXPECT_GT(eq16.norm(), 0.1);  // there is noise
+    EXPECT_LE(ResidualOutsideColumnSpace(d, eq16), grid_bound) << seed;
+    EXPECT_GT(ResidualOutsideColumnSpace(d, gauss), 0.5 * std::sqrt(37.0)) << seed;
+    EXPECT_LT(ResidualOutsideColumnSpace(d, gauss), 2.0 * std::sqrt(37.0)) << seed;
+    for (Eigen::Index k = 0; k < gauss.size(); ++k) EXPECT_TRUE(OnGrid(gauss[k]));
+  }
+}
+
+TEST(SharingGaussianMechanism, XStepKeepsTheNormBoundInEveryRound) {
+  RunSpec s = SmallSpec(2);
+  Sh(s).dp = true;
+  Sh(s).b1 = 0.5;
+  Sh(s).total_epsilon = 5.0;
+  s.noise_seed = 4;
+  s.iterations = 12;
+  s.compute_optimum = false;
+  Recorder rec;
+  const RunSummary r = Experiment(s).Run(&rec);
+  ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
+  ASSERT_EQ(rec.rows.size(), 13u);
+  double largest = 0.0;
+  for (const auto& m : rec.rows) {
+    EXPECT_LE(m.max_x_norm, 0.5 * (1.0 + 1e-12)) << m.round;
+    largest = std::max(largest, m.max_x_norm);
+  }
+  EXPECT_GT(largest, 0.45);  // the bound binds (else this test could not fail)
+  // Without the bound (the non-private run) x_m leaves the ball.
+  RunSpec unbounded = s;
+  Sh(unbounded).dp = false;
+  Recorder free_rec;
+  ASSERT_EQ(Experiment(unbounded).Run(&free_rec).outcome, RunOutcome::kCompleted);
+  double free_largest = 0.0;
+  for (const auto& m : free_rec.rows) free_largest = std::max(free_largest, m.max_x_norm);
+  EXPECT_GT(free_largest, 0.6);
+}
+
+TEST(SharingGaussianMechanism, ConstrainedXStepIsTheMinimiserOverTheBall) {
+  Dataset data = GenerateTwonorm(60, 5, 4);
+  ClipRows(data);
+  const Eigen::MatrixXd gram = sharing::Gram(data);
+  const double lambda = 1e-3, rho = 0.5, b = 0.3;
+  const sharing::XUpdate bounded(gram, lambda, rho, b);
+  const sharing::XUpdate plain(gram, lambda, rho);
+  Eigen::MatrixXd a = rho * gram;
+  a.diagonal().array() += lambda;
+  const Eigen::VectorXd rhs = Eigen::VectorXd::LinSpaced(4, 1.0, 4.0);
+  Eigen::VectorXd x, x_free;
+  bounded.Solve(rhs, x);
+  plain.Solve(rhs, x_free);
+  ASSERT_GT(x_free.norm(), b);  // the constraint is active
+  EXPECT_LE(x.norm(), b);
+  EXPECT_NEAR(x.norm(), b, 1e-9);
+  const auto f = [&](const Eigen::VectorXd& v) { return 0.5 * v.dot(a * v) - rhs.dot(v); };
+  // KKT: A x - rhs = -nu x with nu >= 0.
+  const Eigen::VectorXd g = a * x - rhs;
+  const double nu = -g.dot(x) / x.squaredNorm();
+  EXPECT_GT(nu, 0.0);
+  EXPECT_LT((g + nu * x).norm(), 1e-8 * rhs.norm());
+  // No better point on a grid of directions in the ball (the projection of x_free included).
+  EXPECT_LE(f(x), f(x_free * (b / x_free.norm())) + 1e-12);
+  Stream stream(3, 0, 0, Purpose::kInitialState);
+  for (int k = 0; k < 200; ++k) {
+    Eigen::VectorXd u(4);
+    for (Eigen::Index j = 0; j < 4; ++j) u[j] = stream.Normal();
+    EXPECT_LE(f(x), f(u * (b / u.norm())) + 1e-12);
+  }
+  // Inside the ball the bounded step is the plain one.
+  Eigen::VectorXd small, small_free;
+  bounded.Solve(1e-4 * rhs, small);
+  plain.Solve(1e-4 * rhs, small_free);
+  EXPECT_EQ(small, small_free);
+}
+
+TEST(SharingGaussianMechanism, ReportsTheTightEpsilonOfTheRun) {
+  RunSpec s = SmallSpec(2);
+  Sh(s).dp = true;
+  Sh(s).total_epsilon = 3.0;
+  Sh(s).delta = 1e-6;
+  Sh(s).b1 = 2.0;
+  s.noise_seed = 2;
+  s.iterations = 6;
+  const Experiment e(s);
+  Recorder rec;
+  const RunSummary r = e.Run(&rec);
+  ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
+  const RunInfo& info = e.info();
+  const double n = static_cast<double>(info.train_rows);
+  ASSERT_EQ(info.party_sigma.size(), 2u);
+  for (std::size_t p = 0; p < 2; ++p) {
+    const double sigma = info.party_sigma[p];
+    const double sens = info.party_sensitivity[p];
+    EXPECT_DOUBLE_EQ(sens, 2.0 * 2.0 * std::sqrt(n) + std::sqrt(n) * GaussianGridStep(sigma));
+    const double tight = AnalyticGaussianEpsilon(std::sqrt(6.0) * sens, sigma, 1e-6);
+    EXPECT_EQ(info.party_epsilon_total[p], tight);
+    EXPECT_LE(tight, 3.0);
+    EXPECT_GT(tight, 3.0 - 1e-6);  // calibrated to the target, not far below
+    EXPECT_EQ(info.party_epsilon[p], AnalyticGaussianEpsilon(sens, sigma, 1e-6));
+  }
+  ASSERT_EQ(rec.rows.size(), 7u);
+  EXPECT_EQ(rec.rows[0].epsilon_total, 0.0);
+  EXPECT_EQ(rec.rows[6].epsilon_total, info.party_epsilon_total[0]);
+  EXPECT_EQ(rec.rows[6].delta_total, 1e-6);
+  EXPECT_EQ(rec.rows[2].epsilon_total,
+            AnalyticGaussianEpsilon(std::sqrt(2.0) * info.party_sensitivity[0],
+                                    info.party_sigma[0], 1e-6));
+  EXPECT_EQ(info.privacy_guarantee.find("NOT DP"), std::string::npos);
+  // A sigma given directly is reported with its tight epsilon.
+  RunSpec direct = s;
+  Sh(direct).noise_sigma = 2.0 * info.party_sigma[0];
+  const Experiment d(direct);
+  EXPECT_EQ(d.info().party_epsilon_total[0],
+            AnalyticGaussianEpsilon(std::sqrt(6.0) * d.info().party_sensitivity[0],
+                                    2.0 * info.party_sigma[0], 1e-6));
+  EXPECT_LT(d.info().party_epsilon_total[0], 3.0);
+}
+
+TEST(SharingGaussianMechanism, EpsilonsBeyondTheAccountingRangeAreRefused) {
+  // mu = sqrt(T) C / sigma > 32 (eps above about 650): infinity, and a run refuses such sigma.
+  EXPECT_EQ(SharingTightEpsilon(33.0, 1.0, 1, 1e-5), std::numeric_limits<double>::infinity());
+  EXPECT_LT(SharingTightEpsilon(31.0, 1.0, 1, 1e-5), 700.0);
+  EXPECT_TRUE(ThrowsInputError([] { SharingSigmaForTotalEpsilon(1000.0, 1e-5, 1.0, 10); },
+                               {"total_epsilon"}));
+  RunSpec s = SmallSpec(2);
+  Sh(s).dp = true;
+  Sh(s).noise_sigma = 1e-3;
+  EXPECT_TRUE(ThrowsInputError([&] { Experiment e(s); }, {"algorithm.sharing.noise_sigma"}));
+}
+
+TEST(SharingGaussianMechanism, DefaultCalibrationIsBelowTenAndLearns) {
+  // The defaults on the default data (sparse, 1,400 training rows, 2 parties, 20 iterations).
+  RunSpec s = RunSpec::Defaults(Algorithm::kSharing);
+  Sh(s).dp = true;
+  s.noise_seed = 1;
+  s.engine = runtime::EngineKind::kSerial;
+  const Experiment e(s);
+  const RunSummary r = e.Run();
+  ASSERT_EQ(r.outcome, RunOutcome::kCompleted) << r.message;
+  EXPECT_EQ(Sh(s).mechanism, "gaussian");
+  for (double eps : e.info().party_epsilon_total) EXPECT_LE(eps, 10.0);
+  EXPECT_LE(r.final.epsilon_total, 10.0);
+  EXPECT_LE(r.final.delta_total, 1e-5);
+  // Learns: well above the majority rate (51%), near the non-private run (87.7%).
+  EXPECT_GT(1.0 - r.final.test_error, 0.80);
 }
 
 // --- Engines --------------------------------------------------------------------------------

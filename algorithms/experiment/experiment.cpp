@@ -280,6 +280,12 @@ std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summ
       }
     }
   } else if (info.dp) {
+    if (info.sharing_mechanism == "paper16") {
+      out.push_back(
+          "dp mechanism paper16 (001 eq. (16)) is NOT DP as stated: the noise covariance is made "
+          "of the private data, so the releases lie in col(D_m); its epsilon is the paper's "
+          "figure, not a guarantee");
+    }
     if (m.epsilon_total > kLargeEpsilon) {
       out.push_back("each party's total epsilon " + num(m.epsilon_total) +
                     " > 10: the guarantee is weak");

@@ -291,6 +291,11 @@ void SharingParams::Validate(const std::string& prefix, int) const {
   Positive(prefix + "rho", rho);
   Positive(prefix + "z_tolerance", z_tolerance);
   if (z_max_iterations < 1) Bad(prefix + "z_max_iterations", ">= 1", z_max_iterations);
+  if (mechanism != "gaussian" && mechanism != "paper16") {
+    throw InputError(prefix + "mechanism: expected \"gaussian\" or \"paper16\" (001 eq. (16), "
+                     "not DP as stated), got \"" + mechanism + "\"");
+  }
+  Positive(prefix + "total_epsilon", total_epsilon);
   if (!(epsilon > 0.0 && epsilon <= 1.0))
     Bad(prefix + "epsilon", "in (0, 1] (001 Theorem 3)", epsilon);
   NonNegative(prefix + "noise_sigma", noise_sigma, " (0 = from Theorem 3)");

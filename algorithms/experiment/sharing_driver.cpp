@@ -6,10 +6,12 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
+#include "dpadmm/privacy/samplers.h"
 #include "dpadmm/privacy/sharing_accounting.h"
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/solver/loss.h"
@@ -21,6 +23,9 @@ namespace dpadmm {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr const char* kPaper16Label =
+    "paper16 (001 eq. (16)): NOT DP as stated (the noise covariance is made of the private "
+    "data: releases lie in col(D_m))";
 
 Baseline SolveBaseline(const Dataset& train, const Dataset& test, double lambda,
                        Eigen::VectorXd& f) {
@@ -52,8 +57,8 @@ const PartyLayout& LayoutOf(const RunSpec& s) {
 
 // Metrics of the concatenated model [x_1; ...; x_M]. `train_loss` is the coordinator's when it
 // has it (ADMM), else computed here. `dp`: the privacy columns (else 0).
-RoundMetrics Measure(const SharingParams* dp, double lambda, double epsilon, const Dataset& test,
-                     double train_loss, const std::vector<Eigen::VectorXd>& parts,
+RoundMetrics Measure(const SharingParams* dp, const RunInfo* info, double lambda, double epsilon,
+                     const Dataset& test, double train_loss, const std::vector<Eigen::VectorXd>& parts,
                      const Eigen::VectorXd& model, std::int64_t round) {
   RoundMetrics m;
   m.round = round;
@@ -68,11 +73,23 @@ RoundMetrics Measure(const SharingParams* dp, double lambda, double epsilon, con
   m.test_loss = MeanLogLoss(test, model);
   m.test_error = TestError(test, model);
   m.epsilon_iteration = m.delta_iteration = m.epsilon_total = m.delta_total = 0.0;
-  if (dp != nullptr) {
+  if (dp != nullptr && dp->mechanism == "paper16") {
     m.epsilon_iteration = epsilon;
     m.delta_iteration = dp->delta;
     m.epsilon_total = SharingTotalEpsilon(epsilon, round, dp->delta_prime);
     m.delta_total = SharingTotalDelta(dp->delta, round, dp->delta_prime);
+  } else if (dp != nullptr) {
+    // Tight: each party's releases so far are one Gaussian with mu^2 = t (C_m / sigma_m)^2;
+    // the worst party. Per iteration: the same at t = 1.
+    for (std::size_t p = 0; p < info->party_sigma.size(); ++p) {
+      const double c = info->party_sensitivity[p], sigma = info->party_sigma[p];
+      m.epsilon_iteration =
+          std::max(m.epsilon_iteration, SharingTightEpsilon(c, sigma, 1, dp->delta));
+      m.epsilon_total =
+          std::max(m.epsilon_total, SharingTightEpsilon(c, sigma, round, dp->delta));
+    }
+    m.delta_iteration = dp->delta;
+    m.delta_total = round > 0 ? dp->delta : 0.0;
   }
   return m;
 }
@@ -105,8 +122,8 @@ class SharingSink : public runtime::RoundSink {
       model_.segment(info_.party_offsets[p], info_.party_features[p]) = parts.back();
     }
     const auto c = t[0];
-    last_ = Measure(params_.dp ? &params_ : nullptr, params_.lambda, info_.epsilon, test_, c[0],
-                    parts, model_, round / 2);
+    last_ = Measure(params_.dp ? &params_ : nullptr, &info_, params_.lambda, info_.epsilon, test_,
+                    c[0], parts, model_, round / 2);
     const double n = static_cast<double>(info_.train_rows);
     last_.primal_residual = c[1] / std::sqrt(n);
     last_.y_norm = c[2];
@@ -232,7 +249,10 @@ void SharingDriver::Prepare() {
 
   if (s.algorithm.name() == Algorithm::kSharing) {
     const SharingParams& sp = s.algorithm.As<SharingParams>();
+    const bool paper16 = sp.dp && sp.mechanism == "paper16";
+    const bool gaussian = sp.dp && !paper16;
     info.dp = sp.dp;
+    info.sharing_mechanism = sp.dp ? sp.mechanism : "";
     xupdates_.resize(static_cast<std::size_t>(M));
     noises_.resize(static_cast<std::size_t>(M));
     std::vector<double> gram_rank(static_cast<std::size_t>(M + 1), 0.0);
@@ -240,31 +260,59 @@ void SharingDriver::Prepare() {
       // A party's Gram matrix and noise are built on its own rank only.
       if (hosts(p + 1)) {
         const Eigen::MatrixXd gram = sharing::Gram(blocks_[p]);
-        xupdates_[p] = std::make_unique<sharing::XUpdate>(gram, sp.lambda, sp.rho);
-        if (sp.dp) {
+        // The default mechanism enforces ||x_m|| <= b1 in the x step (README).
+        xupdates_[p] =
+            std::make_unique<sharing::XUpdate>(gram, sp.lambda, sp.rho, gaussian ? sp.b1 : 0.0);
+        if (paper16) {
           noises_[p] = std::make_unique<sharing::GramNoise>(gram);
           gram_rank[p + 1] = static_cast<double>(noises_[p]->rank());
         }
       }
     }
-    if (sp.dp) gram_rank = CompletePerNode(*this, std::move(gram_rank));
-    for (int p = 0; p < M; ++p) {
-      if (sp.dp) {
-        const double sens = SharingSensitivity(sizes[p], sp.rho, sp.lambda, sp.c1, M, sp.b1);
-        const double sigma = sp.noise_sigma > 0.0
-                                 ? sp.noise_sigma
-                                 : SharingGaussianSigma(sp.epsilon, sp.delta, sens);
+    if (paper16) gram_rank = CompletePerNode(*this, std::move(gram_rank));
+    const std::int64_t n_rows = info.train_rows;
+    for (int p = 0; p < M && sp.dp; ++p) {
+      double sens = 0.0, sigma = 0.0;
+      if (paper16) {
+        sens = SharingSensitivity(sizes[p], sp.rho, sp.lambda, sp.c1, M, sp.b1);
+        sigma = sp.noise_sigma > 0.0 ? sp.noise_sigma
+                                     : SharingGaussianSigma(sp.epsilon, sp.delta, sens);
         info.party_epsilon.push_back(
             sp.noise_sigma > 0.0 ? SharingEpsilonForSigma(sigma, sp.delta, sens) : sp.epsilon);
-        if (!std::isfinite(sigma)) {
-          throw InputError(prefix + "b1: the noise scale sigma of party " + std::to_string(p + 1) +
-                           " overflows (b1 = " + std::to_string(sp.b1) + ")");
+        info.party_epsilon_total.push_back(
+            SharingTotalEpsilon(info.party_epsilon.back(), s.iterations, sp.delta_prime));
+      } else {
+        // The message's sensitivity includes the lattice rounding, whose step depends on sigma
+        // (GaussianGridStep): iterate until the step is stable (it only grows, by powers of 2).
+        double step = kGridStep;
+        for (int k = 0; k < 8; ++k) {
+          sens = SharingMessageSensitivity(n_rows, sp.b1, step);
+          sigma = sp.noise_sigma > 0.0
+                      ? sp.noise_sigma
+                      : SharingSigmaForTotalEpsilon(sp.total_epsilon, sp.delta, sens,
+                                                    std::max(1, s.iterations));
+          const double next = GaussianGridStep(sigma);
+          if (next == step) break;
+          step = next;
         }
-        info.party_sensitivity.push_back(sens);
-        info.party_sigma.push_back(sigma);
-        if (info.metrics == MetricsScope::kAll) {  // a figure of the private data
-          info.party_gram_rank.push_back(static_cast<std::int64_t>(gram_rank[p + 1]));
+        info.party_epsilon.push_back(SharingTightEpsilon(sens, sigma, 1, sp.delta));
+        info.party_epsilon_total.push_back(
+            SharingTightEpsilon(sens, sigma, s.iterations, sp.delta));
+        if (!std::isfinite(info.party_epsilon_total.back())) {
+          throw InputError(prefix + "noise_sigma: sigma = " + std::to_string(sigma) +
+                           " is too small for party " + std::to_string(p + 1) +
+                           ": the run's total epsilon would exceed about 650 (sensitivity " +
+                           std::to_string(sens) + " = 2 b1 sqrt(N) + grid); no guarantee");
         }
+      }
+      if (!std::isfinite(sigma)) {
+        throw InputError(prefix + "b1: the noise scale sigma of party " + std::to_string(p + 1) +
+                         " overflows (b1 = " + std::to_string(sp.b1) + ")");
+      }
+      info.party_sensitivity.push_back(sens);
+      info.party_sigma.push_back(sigma);
+      if (paper16 && info.metrics == MetricsScope::kAll) {  // a figure of the private data
+        info.party_gram_rank.push_back(static_cast<std::int64_t>(gram_rank[p + 1]));
       }
     }
     topology_.neighbors.assign(static_cast<std::size_t>(M + 1), {});
@@ -275,15 +323,18 @@ void SharingDriver::Prepare() {
     if (sp.dp) {
       info.epsilon = *std::max_element(info.party_epsilon.begin(), info.party_epsilon.end());
       info.delta = sp.delta;
-      info.delta_prime = sp.delta_prime;
+      info.delta_prime = paper16 ? sp.delta_prime : 0.0;
       info.b1 = sp.b1;
-      info.c1 = sp.c1;
+      info.c1 = paper16 ? sp.c1 : 0.0;
+    }
+    if (paper16) {
       info.privacy_guarantee =
-          "(epsilon, delta)-DP per iteration for each party's released D_m x~_m (001 Theorem 3, "
-          "sensitivity of Lemma 1), neighbouring data sets differing in one feature column; over "
-          "T iterations (epsilon', T delta + delta')-DP by advanced composition (001 Corollary "
-          "1). Assumes ||x_m||, ||y|| <= b1 (not enforced: compare max_x_norm, y_norm in the "
-          "trace), |R''| <= c1 and rows of D_m with norm <= 1" +
+          std::string(kPaper16Label) +
+          ". 001's claim: (epsilon, delta)-DP per iteration for each party's released D_m x~_m "
+          "(Theorem 3, sensitivity of Lemma 1), neighbouring data sets differing in one feature "
+          "column; over T iterations (epsilon', T delta + delta')-DP by advanced composition "
+          "(Corollary 1). Assumes ||x_m||, ||y|| <= b1 (not enforced: compare max_x_norm, y_norm "
+          "in the trace), |R''| <= c1 and rows of D_m with norm <= 1" +
           std::string(sp.noise_sigma > 0.0
                           ? "; sigma was set directly (noise_sigma) and epsilon is Theorem 3's "
                             "value for it" +
@@ -291,6 +342,17 @@ void SharingDriver::Prepare() {
                                                                  "range eps <= 1: no guarantee"
                                                                : "")
                           : "");
+    } else if (gaussian) {
+      std::ostringstream os;
+      os << "(epsilon, delta)-DP per party over the run, epsilon = max over parties of the tight "
+            "total (analytic Gaussian, mu^2 summed over iterations), delta = "
+         << sp.delta
+         << ": each party releases D_m x_m + N(0, sigma^2 I_N) (exact discrete Gaussian on the "
+            "lattice) with ||x_m|| <= b1 enforced, sensitivity 2 b1 sqrt(N) + lattice rounding "
+            "for any change of the party's feature block (one column or one row), rows of norm "
+            "<= 1; the parties' weights x_m stay with them and are not covered";
+      if (sp.noise_sigma > 0.0) os << "; sigma was set directly (noise_sigma)";
+      info.privacy_guarantee = os.str();
     }
   }
   if (!info.dp) info.privacy_guarantee = "none: the algorithm is not private";
@@ -353,6 +415,8 @@ void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver
     pp.rho = sp.rho;
     pp.sigma = sp.dp ? info.party_sigma[p] : 0.0;
     pp.epsilon = sp.dp ? info.party_epsilon[p] : 0.0;
+    pp.mechanism = sp.mechanism == "paper16" ? sharing::SharingMechanism::kPaper16
+                                             : sharing::SharingMechanism::kGaussian;
     pp.noise_seed = s.noise_seed;
     pp.report_width = width;
     parties.push_back(std::make_unique<sharing::SharingParty>(
@@ -412,7 +476,7 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     }
     const bool evaluate = info.metrics == MetricsScope::kAll;
     RoundMetrics x =
-        Measure(nullptr, sg.lambda, 0.0, test,
+        Measure(nullptr, nullptr, sg.lambda, 0.0, test,
                 evaluate ? sharing::MeanLogLossOfScores(scores, train.y) : kNaN, w, model, epoch);
     x.primal_residual = kNaN;
     x.y_norm = kNaN;

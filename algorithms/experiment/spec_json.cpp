@@ -513,6 +513,11 @@ OrderedJson InfoObject(const RunInfo& info) {
     o["dp"] = info.dp;
     if (info.dp) {
       OrderedJson p = OrderedJson::object();
+      p["mechanism"] = info.sharing_mechanism;
+      p["accounting"] = info.sharing_mechanism == "paper16"
+                            ? "001 Theorem 3 / Corollary 1 (paper's figure; not DP as stated: "
+                              "releases lie in col(D_m))"
+                            : "tight: analytic Gaussian, mu^2 summed over iterations";
       p["epsilon_per_iteration"] = info.epsilon;
       p["delta_per_iteration"] = info.delta;
       p["delta_prime"] = info.delta_prime;
@@ -521,6 +526,7 @@ OrderedJson InfoObject(const RunInfo& info) {
       p["party_sensitivity"] = ToJsonValue(info.party_sensitivity);
       p["party_sigma"] = ToJsonValue(info.party_sigma);
       p["party_epsilon"] = ToJsonValue(info.party_epsilon);
+      p["party_epsilon_total"] = ToJsonValue(info.party_epsilon_total);
       p["party_gram_rank"] = ToJsonValue(info.party_gram_rank);
       o["privacy"] = std::move(p);
     }

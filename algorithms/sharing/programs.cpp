@@ -20,6 +20,7 @@
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/data/preprocessing.h"
 #include "dpadmm/privacy/noise.h"
+#include "dpadmm/privacy/samplers.h"
 #include "dpadmm/privacy/sharing_accounting.h"
 #include "dpadmm/sharing/sharing.h"
 #include "dpadmm/solver/local_solver.h"
@@ -113,16 +114,43 @@ double MeanLogLossOfScores(const Eigen::VectorXd& scores, const Eigen::VectorXd&
 // ---------------------------------------------------------------------------------------------
 // x update (6), noise (16), z update (7)
 
-XUpdate::XUpdate(const Eigen::MatrixXd& gram, double lambda, double rho) {
+XUpdate::XUpdate(const Eigen::MatrixXd& gram, double lambda, double rho, double bound)
+    : lambda_(lambda), bound_(bound) {
   Eigen::MatrixXd a = rho * gram;
   a.diagonal().array() += lambda;
   llt_.compute(a);
   if (llt_.info() != Eigen::Success) {
     throw std::runtime_error("XUpdate: lambda I + rho D^T D is not positive definite");
   }
+  if (bound_ > 0.0) {
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(a);
+    if (eig.info() != Eigen::Success)
+      throw std::runtime_error("XUpdate: eigendecomposition failed");
+    basis_ = eig.eigenvectors();
+    // A = lambda I + rho G has every eigenvalue >= lambda > 0 (rounding may put one a hair
+    // below; the bound keeps the secular equation's denominators positive).
+    eigen_a_ = eig.eigenvalues().cwiseMax(lambda);
+  }
 }
 
-void XUpdate::Solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const { x = llt_.solve(rhs); }
+void XUpdate::Solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
+  x = llt_.solve(rhs);
+  if (bound_ <= 0.0 || !(x.norm() > bound_)) return;
+  // Trust-region subproblem: ||x(nu)||^2 = sum_i c_i^2 / (a_i + nu)^2, c = V^T rhs, decreasing
+  // in nu; at nu = ||rhs|| / bound it is <= bound^2. Bisection to 1e-13 relative.
+  const Eigen::VectorXd c = basis_.transpose() * rhs;
+  const auto norm_at = [&](double nu) {
+    return (c.array() / (eigen_a_.array() + nu)).matrix().norm();
+  };
+  double lo = 0.0, hi = rhs.norm() / bound_;
+  for (int it = 0; it < 200 && hi - lo > 1e-13 * hi; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (norm_at(mid) > bound_ ? lo : hi) = mid;
+  }
+  x = basis_ * (c.array() / (eigen_a_.array() + hi)).matrix();
+  const double n = x.norm();
+  if (n > bound_) x *= bound_ / n;  // rounding only: keeps ||x|| <= b1 exactly
+}
 
 GramNoise::GramNoise(const Eigen::MatrixXd& gram) {
   const std::int64_t d = gram.rows();
@@ -257,8 +285,11 @@ SharingParty::SharingParty(const Dataset& block, const XUpdate& xupdate, const G
                static_cast<std::uint64_t>(params.party), params.privacy_budget),
       x_(Eigen::VectorXd::Zero(block.cols())),
       share_(Eigen::VectorXd::Zero(block.rows())),
-      xi_(Eigen::VectorXd::Zero(block.cols())) {
-  if (params_.sigma > 0.0 && noise_ == nullptr) {
+      xi_(Eigen::VectorXd::Zero(block.cols())),
+      message_noise_(Eigen::VectorXd::Zero(block.rows())),
+      clean_share_(Eigen::VectorXd::Zero(block.rows())) {
+  if (params_.sigma > 0.0 && params_.mechanism == SharingMechanism::kPaper16 &&
+      noise_ == nullptr) {
     throw std::invalid_argument("SharingParty: sigma > 0 needs a noise sampler");
   }
   // The privacy boundary of 001's setting: the coordinator holds the labels, a party only its
@@ -306,20 +337,36 @@ runtime::StepResult SharingParty::UpdatePrimal(std::int64_t round,
   }
   // Algorithm 1: the message holds s^t - z^t and y^t; subtracting the cached share gives
   // c = sum_{k != m} D_k x~_k^t - z^t.
+  const bool gaussian_noise =
+      params_.sigma > 0.0 && params_.mechanism == SharingMechanism::kGaussian;
   const Eigen::Map<const Eigen::VectorXd> residual(message.data(), rows_);
   const Eigen::Map<const Eigen::VectorXd> y(message.data() + rows_, rows_);
-  const Eigen::VectorXd v = -(y + params_.rho * (residual - share_));
+  // kGaussian: the party removes its OWN noise from its view (it knows it): it subtracts its
+  // noiseless share D_m x_m, so c = sum_{k != m} D_k x~_k + e_m - z. Without this, e_m returns
+  // through z (which follows s) and the x step fits D_m x to -e_m, a least-squares fit of pure
+  // noise far larger than b1. This is computation on the party's private state; its releases
+  // are unaffected (the sensitivity bound holds for any x_m in the b1-ball).
+  const Eigen::VectorXd& own = gaussian_noise ? clean_share_ : share_;
+  const Eigen::VectorXd v = -(y + params_.rho * (residual - own));
   // (6): (lambda I + rho D^T D) x = -D^T (y + rho c).
   xupdate_.Solve(TransposeTimes(block_, v), x_);
   if (!x_.allFinite()) return runtime::StepResult::Fail(who + ": x update is not finite");
-  if (params_.sigma > 0.0) {
+  if (params_.sigma > 0.0 && params_.mechanism == SharingMechanism::kPaper16) {
     // (16): x~ = x + xi, xi ~ N(0, sigma^2 (D^T D)^{-1}), drawn by the release from the
-    // party's stream of this round.
+    // party's stream of this round. Not DP as stated: D xi lies in col(D).
     release_.DrawCorrelatedGaussian(noise_->factor(), params_.sigma, xi_);
     x_ += xi_;
   }
   share_ = Times(block_, x_);
   if (!share_.allFinite()) return runtime::StepResult::Fail(who + ": D_m x_m is not finite");
+  if (gaussian_noise) {
+    clean_share_ = share_;
+    // The Gaussian mechanism on the message (README): D_m x_m rounded to the lattice plus the
+    // exact discrete Gaussian on it, data-independent covariance sigma^2 I_N. x_m itself
+    // stays with the party (||x_m|| <= b1 by the x step).
+    const double step = release_.DrawGaussian(params_.sigma, message_noise_);
+    share_ = share_.unaryExpr([step](double v) { return RoundToGrid(v, step); }) + message_noise_;
+  }
   return runtime::StepResult::Ok();
 }
 

@@ -14,13 +14,15 @@
 //                Parties send nothing.
 // So the state of iteration t is complete in the reports of round 2t.
 //
-// Every message leaves through the node's Release (dpadmm/privacy/release.h): a party's D_m x~_m
-// with the noise of (16) drawn by the release, which debits the party's per-iteration epsilon
-// (001 Theorem 3); the non-private algorithm and the coordinator use identity releases that
+// Every message leaves through the node's Release (dpadmm/privacy/release.h): a party's message
+// with its noise drawn by the release (default: D_m x_m + N(0, sigma^2 I_N) on the lattice;
+// variant paper16: D_m x~_m with the noise of (16)), debiting the per-iteration epsilon; the
+// non-private algorithm and the coordinator use identity releases that
 // cost nothing. A party whose budget refuses an iteration freezes and resends its last share.
 //
 // Report layout (width W = max(max_m d_m, 5), the same for every node):
-//   party m:      [0, d_m) x~_m (the released weights), the rest 0
+//   party m:      [0, d_m) x_m (kGaussian: the party's own weights, never released;
+//                 kPaper16: x~_m, the weights with the noise of (16)), the rest 0
 //   coordinator:  [0] (1/N) sum_n log(1 + exp(-y_n s_n)) at the current s
 //                 [1] ||s - z||_2   [2] ||y||_2   [3] ||z||_2   [4] Newton iterations of the z
 //                 update
@@ -52,14 +54,28 @@ Eigen::VectorXd TransposeTimes(const Dataset& block, const Eigen::VectorXd& v);
 //   x_m^{t+1} = argmin lambda ||x||^2/2 + <y^t, D_m x> + (rho/2) ||D_m x + c||^2
 // solves (lambda I + rho D_m^T D_m) x = -D_m^T (y^t + rho c) = D_m^T (rho (z - s_{-m}) - y).
 // The d_m x d_m matrix is factorised once (Cholesky; it is positive definite since lambda > 0).
+//
+// With bound b1 > 0 (the default DP mechanism, algorithms/sharing/README.md) the update is the
+// x step of ADMM on the problem with the constraint ||x_m|| <= b1 added,
+//   x = argmin_{||x|| <= b1} (1/2) x^T A x - rhs^T x,   A = lambda I + rho G,
+// a trust-region subproblem with A positive definite: if the unconstrained solution has norm
+// <= b1 it is the answer, else x(nu) = (A + nu I)^{-1} rhs with the nu > 0 at which
+// ||x(nu)|| = b1 (||x(nu)|| decreases strictly in nu; bisection on the eigenbasis of G, computed
+// once). The constrained problem is convex with a unique minimiser, so the step stays well
+// defined, and ||x|| <= b1 holds exactly (a final rescale absorbs rounding).
 class XUpdate {
  public:
-  XUpdate(const Eigen::MatrixXd& gram, double lambda, double rho);
-  // x = (lambda I + rho G)^{-1} rhs.
+  XUpdate(const Eigen::MatrixXd& gram, double lambda, double rho, double bound = 0.0);
+  // x = (lambda I + rho G)^{-1} rhs, or its constrained version when bound > 0.
   void Solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const;
+  double bound() const { return bound_; }
 
  private:
   Eigen::LLT<Eigen::MatrixXd> llt_;
+  double lambda_ = 0.0;
+  double bound_ = 0.0;
+  Eigen::MatrixXd basis_;      // eigenvectors of A (bound > 0 only)
+  Eigen::VectorXd eigen_a_;    // eigenvalues of A = lambda + rho g_i
 };
 
 // The noise of (16): xi ~ N(0, sigma^2 (D^T D)^{-1}).
@@ -111,8 +127,16 @@ double MeanLogLossOfScores(const Eigen::VectorXd& scores, const Eigen::VectorXd&
 
 constexpr std::size_t kCoordinatorFields = 5;
 
+// Which noise a private party adds (algorithms/sharing/README.md).
+//  kGaussian: N(0, sigma^2 I_N) on the message D_m x_m (exact discrete Gaussian on the lattice,
+//             through the Release), ||x_m|| <= b1 enforced by the x step: differentially private.
+//  kPaper16:  001 eq. (16), xi ~ N(0, sigma^2 (D_m^T D_m)^{-1}) on x_m. NOT DP as stated: the
+//             noise covariance is made of the private data, so releases lie in col(D_m).
+enum class SharingMechanism { kGaussian, kPaper16 };
+
 struct PartyParams {
   int party = 1;  // m, 1-based (= node id)
+  SharingMechanism mechanism = SharingMechanism::kGaussian;
   double lambda = 1e-4;
   double rho = 1.0;
   double sigma = 0.0;  // 0 = no noise
@@ -128,7 +152,8 @@ struct PartyParams {
 class SharingParty : public runtime::NodeProgram {
  public:
   // `block` (features only: a block with labels is refused, std::invalid_argument), `xupdate`
-  // and `noise` must outlive the program; noise may be null when sigma = 0.
+  // and `noise` must outlive the program; noise (the sampler of (16)) is used by kPaper16 only
+  // and may be null otherwise.
   SharingParty(const Dataset& block, const XUpdate& xupdate, const GramNoise* noise,
                const PartyParams& params);
 
@@ -156,6 +181,8 @@ class SharingParty : public runtime::NodeProgram {
   Eigen::VectorXd x_;      // x~_m^t (released)
   Eigen::VectorXd share_;  // D_m x~_m^t (cached, subtracted from the next message)
   Eigen::VectorXd xi_;
+  Eigen::VectorXd message_noise_;  // kGaussian: the lattice noise of the round (N values)
+  Eigen::VectorXd clean_share_;    // kGaussian: D_m x_m without the noise (never sent)
 };
 
 struct CoordinatorParams {

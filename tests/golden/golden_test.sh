@@ -9,6 +9,10 @@
 # dvp_hinge_budget_serial was re-recorded when budgets moved into the nodes' release points: its
 # rounds 0-10 are unchanged, and it now ends one round later, in round 11, where every node's
 # release refused the round (all nodes froze) instead of the run stopping before it.
+# sharing_dp_serial was re-recorded when DP sharing's default mechanism became the Gaussian
+# noise on the message D_m x_m with ||x_m|| <= b1 enforced (algorithms/sharing/README.md);
+# sharing_dp16_serial records 001's eq. (16), now the variant `--dp-mechanism paper16`, with the
+# flags the old sharing_dp_serial had. The non-private sharing runs kept their bits.
 #
 #   golden_test.sh DPADMM WORKDIR
 set -euo pipefail
@@ -37,6 +41,8 @@ run dvp_hinge_budget_serial "${common[@]}" --noise-seed 7 --algorithm dvp --loss
   --privacy-budget 10 --eta 0.5
 run sharing_serial run --algorithm sharing --iterations 10 --seed 3
 run sharing_dp_serial run --noise-seed 7 --algorithm sharing --iterations 10 --seed 3 --dp \
-  --epsilon 0.5 --b1 2
+  --total-epsilon 2 --b1 2
+run sharing_dp16_serial run --noise-seed 7 --algorithm sharing --iterations 10 --seed 3 --dp \
+  --dp-mechanism paper16 --epsilon 0.5 --b1 2
 run sharing_sgd sharing --algorithm sgd --epochs 5 --seed 3
 python3 "$HERE/compare.py" "$HERE/fixtures" "$WORK"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# usage: record.sh CLI OUTDIR -- records the 46 seeded traces/summaries of every algorithm with
+# usage: record.sh CLI OUTDIR -- records the 48 seeded traces/summaries of every algorithm with
 # the unified `dpadmm run` (the runs of the schema-1 recorder, flags translated; file names kept
 # so that compare.py can check them against recordings of the previous code).
 set -euo pipefail
@@ -18,7 +18,8 @@ $CLI run $common --engine $eng --noise-seed 7 --algorithm pdml --label-eps 1 --p
 $CLI run $common --engine $eng --noise-seed 7 --algorithm dvp --loss smooth_hinge --alpha 1 --privacy-budget 10 --eta 0.5 --trace $OUT/dvp_hinge_budget_$eng.csv --summary $OUT/dvp_hinge_budget_$eng.json || true
 # The vertical family through `run` (its defaults: sparse 2,000 x 200, 2 parties).
 $CLI run --algorithm sharing --engine $eng --iterations 10 --seed 3 -q --trace $OUT/sharing_$eng.csv --summary $OUT/sharing_$eng.json
-$CLI run --noise-seed 7 --algorithm sharing --engine $eng --iterations 10 --seed 3 -q --dp --epsilon 0.5 --b1 2 --trace $OUT/sharing_dp_$eng.csv --summary $OUT/sharing_dp_$eng.json
+$CLI run --noise-seed 7 --algorithm sharing --engine $eng --iterations 10 --seed 3 -q --dp --total-epsilon 2 --b1 2 --trace $OUT/sharing_dp_$eng.csv --summary $OUT/sharing_dp_$eng.json
+$CLI run --noise-seed 7 --algorithm sharing --engine $eng --iterations 10 --seed 3 -q --dp --dp-mechanism paper16 --epsilon 0.5 --b1 2 --trace $OUT/sharing_dp16_$eng.csv --summary $OUT/sharing_dp16_$eng.json
 done
 # ... and through the `sharing` alias with its old flags.
 $CLI sharing --algorithm sgd --epochs 5 --seed 3 -q --trace $OUT/sharing_sgd.csv --summary $OUT/sharing_sgd.json

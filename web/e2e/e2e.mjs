@@ -287,8 +287,8 @@ await step('vertical setting: DP ADMM sharing, 3 parties, uneven split; trace eq
   await vpage.locator('#parties').dispatchEvent('input');
   await vpage.fill('#party-features', '100,60,40');
   await vpage.locator('#party-features').dispatchEvent('input');
-  await vpage.fill('#sparam-epsilon', '0.5');
-  await vpage.locator('#sparam-epsilon').dispatchEvent('input');
+  await vpage.fill('#sparam-total_epsilon', '0.5');
+  await vpage.locator('#sparam-total_epsilon').dispatchEvent('input');
   await vpage.fill('#epochs', '15');
   await vpage.locator('#epochs').dispatchEvent('input');
   await vpage.fill('#sharing-seed', '7');
@@ -331,7 +331,7 @@ await step('vertical setting: shared URL reproduces the DP sharing run bit for b
   assert.equal(await other.locator('#sharing-algorithm').inputValue(), 'dp_admm');
   assert.equal(await other.locator('#parties').inputValue(), '3');
   assert.equal(await other.locator('#party-features').inputValue(), '100,60,40');
-  assert.equal(await other.locator('#sparam-epsilon').inputValue(), '0.5');
+  assert.equal(await other.locator('#sparam-total_epsilon').inputValue(), '0.5');
   const reproduced = await download(other);
   assert.deepEqual(dropSeconds(reproduced), dropSeconds(vertical.trace));
   await other.screenshot({ path: path.join(artifacts, '9-vertical-shared-url.png') });

@@ -140,21 +140,25 @@ export const SHARING_PARAMS: Record<string, ParamDef> = {
     key: 'rho', label: 'penalty ρ', min: 1e-8, step: 1e-4,
     help: 'ADMM penalty. The loss is an average over the N training rows: ρ ≈ 0.3/N … 1/N works well (default for N = 1,400).',
   },
+  total_epsilon: {
+    key: 'total_epsilon', label: 'privacy ε (whole run)', min: 1e-3, step: 0.5, privacy: true,
+    help: 'Each party\'s total privacy loss over all epochs (tight accounting: one Gaussian with μ² summed over the epochs); σ is calibrated to it.',
+  },
   epsilon: {
-    key: 'epsilon', label: 'privacy ε per iteration', min: 1e-3, max: 1, step: 0.1, privacy: true,
-    help: 'Each party\'s privacy cost per iteration (Theorem 3, in (0, 1]): smaller = more noise on its model block.',
+    key: 'epsilon', label: 'ε per iteration (eq. (16) variant)', min: 1e-3, max: 1, step: 0.1, privacy: true,
+    help: 'Only for 001\'s eq. (16) (mechanism "paper16", NOT DP as stated: its noise is shaped by the private data): Theorem 3\'s per-iteration ε.',
   },
   delta: {
-    key: 'delta', label: 'δ per iteration', min: 1e-12, max: 0.5, step: 1e-5, privacy: true,
-    help: 'Probability that the ε guarantee of one iteration fails.',
+    key: 'delta', label: 'δ (whole run)', min: 1e-12, max: 0.5, step: 1e-5, privacy: true,
+    help: 'Probability that the ε guarantee fails, per party over the run.',
   },
   b1: {
-    key: 'b1', label: 'bound b1', min: 1e-6, step: 0.1, privacy: true,
-    help: 'Assumed bound on ||x_m|| and ||y|| (Assumption 2.1); the noise is calibrated to it.',
+    key: 'b1', label: 'bound b1 on ||x_m||', min: 1e-6, step: 1, privacy: true,
+    help: 'Each party keeps ||x_m|| ≤ b1 (its update is constrained to the ball), so every partial score is at most b1 and the noise is calibrated to 2·b1·√N. Accuracy does not depend on the scale; too small a ball slows learning.',
   },
   noise_sigma: {
     key: 'noise_sigma', label: 'noise level σ', min: 0, step: 0.01, privacy: true,
-    help: '> 0: use this noise level for every party instead of Theorem 3\'s; ε is then reported for it. 0 = from ε.',
+    help: '> 0: use this noise level for every party instead of the calibrated one; ε is then reported for it (tight). 0 = from ε.',
   },
   learning_rate: {
     key: 'learning_rate', label: 'learning rate', min: 1e-6, step: 0.1,
@@ -188,8 +192,8 @@ export const SHARING_ALGORITHMS: SharingAlgorithmDef[] = [
   },
   {
     name: 'dp_admm', title: 'DP ADMM sharing', private: true, spec: { algorithm: 'admm', dp: true },
-    summary: 'ADMM sharing where each party releases its block with Gaussian noise shaped by its own data (001, eq. (16)). On small data Theorem 3\'s noise swamps the model: try more rows or a noise level σ.',
-    params: { lambda: 1e-4, rho: 5e-4, epsilon: 1, delta: 1e-5, b1: 1, noise_sigma: 0 },
+    summary: 'ADMM sharing where each party adds Gaussian noise N(0, σ²I) to every partial score it sends and keeps ||x_m|| ≤ b1; σ is calibrated so that the whole run is (ε, δ)-DP per party (tight accounting). Not 001\'s eq. (16), whose noise is shaped by the private data and is NOT DP as stated (available as mechanism "paper16" in `dpadmm run --dp-mechanism paper16`).',
+    params: { lambda: 1e-4, rho: 5e-4, total_epsilon: 2, delta: 1e-5, b1: 100, noise_sigma: 0 },
   },
   {
     name: 'sgd', title: 'SGD baseline (not private)', private: false, spec: { algorithm: 'sgd', dp: false },

@@ -2,7 +2,8 @@
 // Live charts (uPlot), one series per run so that earlier runs stay overlaid for comparison.
 // Horizontal setting (consensus): training loss, test error, privacy spent, consensus gap per
 // round. Vertical setting (ADMM sharing): training objective, test log loss, test error and
-// privacy spent (Corollary 1's total epsilon) per epoch.
+// privacy spent (each party's total epsilon: tight for the default mechanism, 001 Corollary 1's
+// for the eq. (16) variant) per epoch.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { EpochMetrics, RoundMetrics } from './protocol';
@@ -51,7 +52,7 @@ export const CHART_SETS: Record<Trace['mode'], ChartSet> = {
       { title: 'Training objective (log loss + λ Σ||x_m||²/2): evaluation on private data (empty when released-only)', value: (m) => (m as EpochMetrics).objective, log: true, unit: '' },
       { title: 'Test log loss', value: (m) => (m as EpochMetrics).test_loss, log: true, unit: '' },
       { title: 'Test error (%)', value: (m) => percent((m as EpochMetrics).test_error), log: false, unit: '%' },
-      { title: 'Privacy spent: total ε (Corollary 1)', value: (m) => (m as EpochMetrics).epsilon_total, log: false, unit: '' },
+      { title: 'Privacy spent: total ε per party (tight; Corollary 1 for the eq. (16) variant)', value: (m) => (m as EpochMetrics).epsilon_total, log: false, unit: '' },
     ],
   },
 };

@@ -486,7 +486,7 @@ function showEpoch(m: EpochMetrics) {
     acc.textContent = `${(100 * (1 - m.test_error)).toFixed(2)} %`;
     acc.dataset.value = String(1 - m.test_error);
   }
-  // null: Corollary 1's total is infinite (a noise level σ whose per-iteration ε is huge).
+  // null: the total is infinite (eq. (16) variant: Corollary 1 with a huge per-iteration ε).
   const eps = m.epsilon_total;
   $('privacy').textContent = eps === null ? '∞' : eps > 0 ? formatNumber(eps) : 'none';
   $('privacy').dataset.value = String(eps ?? Infinity);

@@ -142,6 +142,10 @@ struct RunInfo {
   double epsilon = 0.0, delta = 0.0, delta_prime = 0.0, b1 = 0.0, c1 = 0.0;
   std::vector<double> party_sensitivity, party_sigma;
   std::vector<double> party_epsilon;  // per-iteration epsilon of each party
+  // Each party's total epsilon over the run's iterations: "gaussian" the tight figure
+  // (analytic Gaussian, at delta), "paper16" 001 Corollary 1's (at T delta + delta').
+  std::vector<double> party_epsilon_total;
+  std::string sharing_mechanism;  // "gaussian" | "paper16" (dp only)
   std::vector<std::int64_t> party_gram_rank;
   Baseline central;  // all features
   Baseline local;    // party 1's features only

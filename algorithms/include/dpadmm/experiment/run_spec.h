@@ -227,16 +227,26 @@ struct SharingParams : PartyLayout {
   // Newton step is below z_tolerance * max(1, |z_n|); fail (diverged) after z_max_iterations.
   double z_tolerance = 1e-13;
   int z_max_iterations = 100;
-  // Differential privacy, 001 (16): x~_m = x_m + xi_m, xi_m ~ N(0, sigma_m^2 (D_m^T D_m)^{-1})
-  // with sigma_m from Theorem 3 and the sensitivity bound of Lemma 1.
+  // Differential privacy (algorithms/sharing/README.md). mechanism "gaussian" (default): each
+  // party releases D_m x_m + N(0, sigma^2 I_N) (exact discrete Gaussian on the lattice) with
+  // ||x_m|| <= b1 enforced; sigma calibrated so that the T iterations together are
+  // (total_epsilon, delta)-DP per party (tight: analytic Gaussian, mu^2 summed over iterations).
+  // mechanism "paper16": 001 (16), x~_m = x_m + N(0, sigma_m^2 (D_m^T D_m)^{-1}) with Theorem
+  // 3's sigma - NOT DP as stated (the noise covariance is made of the private data: releases
+  // lie in col(D_m)); kept to reproduce 001.
   bool dp = false;
-  double epsilon = 1.0;  // per iteration and party, in (0, 1] (Theorem 3)
-  // > 0: use this sigma for every party instead of Theorem 3's; the reported epsilon is then
-  // Theorem 3's value for it (max over parties), which may exceed its range eps <= 1.
+  std::string mechanism = "gaussian";  // "gaussian" | "paper16"
+  double total_epsilon = 2.0;  // gaussian: per party over all iterations, > 0
+  double epsilon = 1.0;        // paper16: per iteration and party, in (0, 1] (Theorem 3)
+  // > 0: use this sigma for every party instead of the calibrated one; the reported epsilon
+  // is then the value for it (gaussian: tight; paper16: Theorem 3's, maybe beyond eps <= 1).
   double noise_sigma = 0.0;
-  double delta = 1e-5;        // per iteration and party, in (0, 1)
-  double delta_prime = 1e-5;  // Corollary 1's delta', in (0, 1)
-  double b1 = 1.0;            // Assumption 2.1: bound on ||x_m|| and ||y|| (assumed, not enforced)
+  // gaussian: the total delta per party; paper16: per iteration and party. In (0, 1).
+  double delta = 1e-5;
+  double delta_prime = 1e-5;  // paper16: Corollary 1's delta', in (0, 1)
+  // gaussian: enforced bound on ||x_m|| (the x step's constraint); paper16: Assumption 2.1's
+  // assumed bound on ||x_m|| and ||y|| (not enforced).
+  double b1 = 100.0;
   double c1 = 1.0;            // Assumption 2.2: bound on |R''| (1 for R = ||.||^2/2), >= 0
   template <class S, class V>
   static void Visit(S& s, V&& v) {
@@ -247,6 +257,8 @@ struct SharingParams : PartyLayout {
     v("z_tolerance", s.z_tolerance);
     v("z_max_iterations", s.z_max_iterations);
     v("dp", s.dp);
+    v("mechanism", s.mechanism);
+    v("total_epsilon", s.total_epsilon);
     v("epsilon", s.epsilon);
     v("noise_sigma", s.noise_sigma);
     v("delta", s.delta);

@@ -35,4 +35,27 @@ double SharingEpsilonForSigma(double sigma, double delta, double sensitivity);
 double SharingTotalEpsilon(double eps, std::int64_t T, double delta_prime);
 double SharingTotalDelta(double delta, std::int64_t T, double delta_prime);
 
+// --- The default mechanism (algorithms/sharing/README.md, "DP sharing: the Gaussian mechanism
+// on the message") -------------------------------------------------------------------------------
+// Party m releases RoundToGrid(D_m x_m, step) + step Z^N (exact discrete Gaussian of standard
+// deviation >= sigma) with ||x_m|| <= b1 enforced by projection and rows of D_m of norm <= 1.
+// For ANY change of party m's block (one feature column, one row, or all of it) and any x_m,
+// x'_m in the b1-ball, every coordinate obeys |d_n^T x_m| <= ||d_n|| ||x_m|| <= b1, so
+//   ||D_m x_m - D'_m x'_m||_2 <= 2 b1 sqrt(N),
+// and the rounding to the lattice adds sqrt(N) step (GridSensitivityL2).
+double SharingMessageSensitivity(std::int64_t N, double b1, double step);
+
+// Tight (eps, delta) of T such releases of one party (each with sensitivity `sensitivity` and
+// noise sigma): one Gaussian with mu^2 = T (sensitivity / sigma)^2, analytic Gaussian
+// mechanism (AnalyticGaussianEpsilon(sqrt(T) sensitivity, sigma, delta)). T = 0 gives 0.
+// mu > kSharingMaxMu gives +infinity: there eps exceeds about 650, where e^eps overflows in the
+// analytic Gaussian's delta (and the guarantee is void anyway).
+constexpr double kSharingMaxMu = 32.0;
+double SharingTightEpsilon(double sensitivity, double sigma, std::int64_t T, double delta);
+
+// The smallest sigma whose T releases give SharingTightEpsilon <= total_epsilon at `delta`
+// (bisection on mu = sqrt(T) sensitivity / sigma, relative 1e-12; the result is rounded up).
+double SharingSigmaForTotalEpsilon(double total_epsilon, double delta, double sensitivity,
+                                   std::int64_t T);
+
 }  // namespace dpadmm
