@@ -608,8 +608,7 @@ class SpecFlags {
     in(Param("--z-max-iterations", "z_max_iterations", 100,
              "Newton steps of the z update before the run is declared diverged")
            ->type_name("N"));
-    in(ParamSwitch("--dp", "dp",
-                   "Private ADMM sharing (mechanism: --dp-mechanism)"));
+    in(ParamSwitch("--dp", "dp", "Private ADMM sharing (mechanism: --dp-mechanism)"));
     in(Param("--dp-mechanism", "mechanism", std::string("gaussian"),
              "gaussian: D_m x_m + N(0, sigma^2 I_N), ||x_m|| <= b1 enforced (DP); paper16: 001 "
              "(16), x_m + N(0, sigma^2 (D_m^T D_m)^-1) - NOT DP as stated (the noise covariance "
@@ -998,14 +997,13 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
       for (double v : info.party_epsilon_total)
         totals += (totals.empty() ? "" : " ") + Fmt("%.6g", v);
       if (paper16) {
-        row("mechanism", "paper16 (001 eq. (16)): NOT DP as stated (the noise covariance is made "
-                         "of the private data: releases lie in col(D_m))");
-        row("paper's figure", "per iteration (" + Fmt("%.6g", info.epsilon) + ", " +
-                                  Fmt("%.6g", info.delta) + "); total (" +
-                                  Fmt("%.6g", m.epsilon_total) + ", " +
-                                  Fmt("%.6g", m.delta_total) + ") over " +
-                                  std::to_string(s.rounds) +
-                                  " iterations (001 Theorem 3, Corollary 1)");
+        row("mechanism",
+            "paper16 (001 eq. (16)): NOT DP as stated (the noise covariance is made "
+            "of the private data: releases lie in col(D_m))");
+        row("paper's figure",
+            "per iteration (" + Fmt("%.6g", info.epsilon) + ", " + Fmt("%.6g", info.delta) +
+                "); total (" + Fmt("%.6g", m.epsilon_total) + ", " + Fmt("%.6g", m.delta_total) +
+                ") over " + std::to_string(s.rounds) + " iterations (001 Theorem 3, Corollary 1)");
         row("assumptions", "b1 = " + Fmt("%.6g", info.b1) + ", c1 = " + Fmt("%.6g", info.c1));
         eval_row("observed norms", "max ||x_m|| " + Fmt("%.6g", m.max_x_norm) + ", ||y|| " +
                                        Fmt("%.6g", m.y_norm) + " (compare with b1)");

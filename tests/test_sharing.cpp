@@ -496,8 +496,8 @@ TEST(SharingGaussianMechanism, ReportsTheTightEpsilonOfTheRun) {
   EXPECT_EQ(rec.rows[6].epsilon_total, info.party_epsilon_total[0]);
   EXPECT_EQ(rec.rows[6].delta_total, 1e-6);
   EXPECT_EQ(rec.rows[2].epsilon_total,
-            AnalyticGaussianEpsilon(std::sqrt(2.0) * info.party_sensitivity[0],
-                                    info.party_sigma[0], 1e-6));
+            AnalyticGaussianEpsilon(std::sqrt(2.0) * info.party_sensitivity[0], info.party_sigma[0],
+                                    1e-6));
   EXPECT_EQ(info.privacy_guarantee.find("NOT DP"), std::string::npos);
   // A sigma given directly is reported with its tight epsilon.
   RunSpec direct = s;

@@ -292,8 +292,10 @@ void SharingParams::Validate(const std::string& prefix, int) const {
   Positive(prefix + "z_tolerance", z_tolerance);
   if (z_max_iterations < 1) Bad(prefix + "z_max_iterations", ">= 1", z_max_iterations);
   if (mechanism != "gaussian" && mechanism != "paper16") {
-    throw InputError(prefix + "mechanism: expected \"gaussian\" or \"paper16\" (001 eq. (16), "
-                     "not DP as stated), got \"" + mechanism + "\"");
+    throw InputError(prefix +
+                     "mechanism: expected \"gaussian\" or \"paper16\" (001 eq. (16), "
+                     "not DP as stated), got \"" +
+                     mechanism + "\"");
   }
   Positive(prefix + "total_epsilon", total_epsilon);
   if (!(epsilon > 0.0 && epsilon <= 1.0))

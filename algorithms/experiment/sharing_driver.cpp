@@ -58,8 +58,9 @@ const PartyLayout& LayoutOf(const RunSpec& s) {
 // Metrics of the concatenated model [x_1; ...; x_M]. `train_loss` is the coordinator's when it
 // has it (ADMM), else computed here. `dp`: the privacy columns (else 0).
 RoundMetrics Measure(const SharingParams* dp, const RunInfo* info, double lambda, double epsilon,
-                     const Dataset& test, double train_loss, const std::vector<Eigen::VectorXd>& parts,
-                     const Eigen::VectorXd& model, std::int64_t round) {
+                     const Dataset& test, double train_loss,
+                     const std::vector<Eigen::VectorXd>& parts, const Eigen::VectorXd& model,
+                     std::int64_t round) {
   RoundMetrics m;
   m.round = round;
   m.train_loss = train_loss;
@@ -85,8 +86,7 @@ RoundMetrics Measure(const SharingParams* dp, const RunInfo* info, double lambda
       const double c = info->party_sensitivity[p], sigma = info->party_sigma[p];
       m.epsilon_iteration =
           std::max(m.epsilon_iteration, SharingTightEpsilon(c, sigma, 1, dp->delta));
-      m.epsilon_total =
-          std::max(m.epsilon_total, SharingTightEpsilon(c, sigma, round, dp->delta));
+      m.epsilon_total = std::max(m.epsilon_total, SharingTightEpsilon(c, sigma, round, dp->delta));
     }
     m.delta_iteration = dp->delta;
     m.delta_total = round > 0 ? dp->delta : 0.0;

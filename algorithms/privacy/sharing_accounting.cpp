@@ -87,8 +87,8 @@ double SharingMessageSensitivity(std::int64_t N, double b1, double step) {
 
 double SharingTightEpsilon(double sensitivity, double sigma, std::int64_t T, double delta) {
   const char* fn = "SharingTightEpsilon";
-  Require(std::isfinite(sensitivity) && sensitivity > 0.0, fn,
-          "sensitivity must be finite and > 0", sensitivity);
+  Require(std::isfinite(sensitivity) && sensitivity > 0.0, fn, "sensitivity must be finite and > 0",
+          sensitivity);
   Require(std::isfinite(sigma) && sigma > 0.0, fn, "sigma must be finite and > 0", sigma);
   Require(T >= 0, fn, "T must be >= 0", static_cast<double>(T));
   Require(delta > 0.0 && delta < 1.0, fn, "delta must be in (0, 1)", delta);
@@ -104,8 +104,8 @@ double SharingSigmaForTotalEpsilon(double total_epsilon, double delta, double se
   Require(std::isfinite(total_epsilon) && total_epsilon > 0.0, fn,
           "total_epsilon must be finite and > 0", total_epsilon);
   Require(delta > 0.0 && delta < 1.0, fn, "delta must be in (0, 1)", delta);
-  Require(std::isfinite(sensitivity) && sensitivity > 0.0, fn,
-          "sensitivity must be finite and > 0", sensitivity);
+  Require(std::isfinite(sensitivity) && sensitivity > 0.0, fn, "sensitivity must be finite and > 0",
+          sensitivity);
   Require(T >= 1, fn, "T must be >= 1", static_cast<double>(T));
   // eps(mu) = AnalyticGaussianEpsilon(mu, 1, delta) increases with mu: the largest mu with
   // eps(mu) <= total_epsilon, then sigma = sqrt(T) sensitivity / mu.

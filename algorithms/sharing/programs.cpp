@@ -288,8 +288,7 @@ SharingParty::SharingParty(const Dataset& block, const XUpdate& xupdate, const G
       xi_(Eigen::VectorXd::Zero(block.cols())),
       message_noise_(Eigen::VectorXd::Zero(block.rows())),
       clean_share_(Eigen::VectorXd::Zero(block.rows())) {
-  if (params_.sigma > 0.0 && params_.mechanism == SharingMechanism::kPaper16 &&
-      noise_ == nullptr) {
+  if (params_.sigma > 0.0 && params_.mechanism == SharingMechanism::kPaper16 && noise_ == nullptr) {
     throw std::invalid_argument("SharingParty: sigma > 0 needs a noise sampler");
   }
   // The privacy boundary of 001's setting: the coordinator holds the labels, a party only its

@@ -74,8 +74,8 @@ class XUpdate {
   Eigen::LLT<Eigen::MatrixXd> llt_;
   double lambda_ = 0.0;
   double bound_ = 0.0;
-  Eigen::MatrixXd basis_;      // eigenvectors of A (bound > 0 only)
-  Eigen::VectorXd eigen_a_;    // eigenvalues of A = lambda + rho g_i
+  Eigen::MatrixXd basis_;    // eigenvectors of A (bound > 0 only)
+  Eigen::VectorXd eigen_a_;  // eigenvalues of A = lambda + rho g_i
 };
 
 // The noise of (16): xi ~ N(0, sigma^2 (D^T D)^{-1}).

@@ -236,8 +236,8 @@ struct SharingParams : PartyLayout {
   // lie in col(D_m)); kept to reproduce 001.
   bool dp = false;
   std::string mechanism = "gaussian";  // "gaussian" | "paper16"
-  double total_epsilon = 2.0;  // gaussian: per party over all iterations, > 0
-  double epsilon = 1.0;        // paper16: per iteration and party, in (0, 1] (Theorem 3)
+  double total_epsilon = 2.0;          // gaussian: per party over all iterations, > 0
+  double epsilon = 1.0;                // paper16: per iteration and party, in (0, 1] (Theorem 3)
   // > 0: use this sigma for every party instead of the calibrated one; the reported epsilon
   // is then the value for it (gaussian: tight; paper16: Theorem 3's, maybe beyond eps <= 1).
   double noise_sigma = 0.0;
@@ -247,7 +247,7 @@ struct SharingParams : PartyLayout {
   // gaussian: enforced bound on ||x_m|| (the x step's constraint); paper16: Assumption 2.1's
   // assumed bound on ||x_m|| and ||y|| (not enforced).
   double b1 = 100.0;
-  double c1 = 1.0;            // Assumption 2.2: bound on |R''| (1 for R = ||.||^2/2), >= 0
+  double c1 = 1.0;  // Assumption 2.2: bound on |R''| (1 for R = ||.||^2/2), >= 0
   template <class S, class V>
   static void Visit(S& s, V&& v) {
     v("parties", s.parties);
