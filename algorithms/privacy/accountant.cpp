@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/field_error.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
 #include "privacy/pld_math.h"
@@ -13,12 +14,7 @@
 namespace dpadmm {
 namespace {
 
-void Require(bool ok, const char* fn, const char* what, double got) {
-  if (ok) return;
-  std::ostringstream os;
-  os << fn << ": " << what << ", got " << got;
-  throw InputError(os.str());
-}
+using detail::Require;
 
 // Smallest x in [0, hi] with decreasing(x) <= target, by bisection to 1e-13 relative (and 1e-300
 // absolute); decreasing must be nonincreasing with decreasing(hi) <= target.

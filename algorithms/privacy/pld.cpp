@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/field_error.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
 #include "privacy/pld_math.h"
@@ -22,12 +23,7 @@ constexpr std::int64_t kMaxPoints = std::int64_t{1} << 27;
 // For distributions whose F has no cancellation problem (atoms and e^x pieces): F everywhere.
 constexpr double kNoMedian = std::numeric_limits<double>::infinity();
 
-void Require(bool ok, const char* fn, const char* what, double got) {
-  if (ok) return;
-  std::ostringstream os;
-  os << fn << ": " << what << ", got " << got;
-  throw InputError(os.str());
-}
+using detail::Require;
 
 void CheckOptions(const PldOptions& o, const char* fn) {
   Require(std::isfinite(o.value_discretization) && o.value_discretization > 0.0, fn,

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/field_error.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
 #include "privacy/pld_math.h"
@@ -14,12 +15,7 @@
 namespace dpadmm {
 namespace {
 
-void Require(bool ok, const char* fn, const char* what, double got) {
-  if (ok) return;
-  std::ostringstream os;
-  os << fn << ": " << what << ", got " << got;
-  throw InputError(os.str());
-}
+using detail::Require;
 
 void CheckAlpha(double alpha, const char* fn) {
   Require(std::isfinite(alpha) && alpha > 1.0, fn, "alpha must be finite and > 1", alpha);

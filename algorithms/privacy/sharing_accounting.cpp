@@ -5,6 +5,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/field_error.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
 #include "dpadmm/privacy/accountant.h"
@@ -13,12 +14,7 @@
 namespace dpadmm {
 namespace {
 
-void Require(bool ok, const char* fn, const char* what, double got) {
-  if (ok) return;
-  std::ostringstream os;
-  os << fn << ": " << what << ", got " << got;
-  throw InputError(os.str());
-}
+using detail::Require;
 
 }  // namespace
 
