@@ -242,13 +242,15 @@ test('sharing_bad_spec', () => {
 });
 
 // Seeded sharing runs give the same trace as `dpadmm run --config spec.json --trace x.csv` in
-// every column but wall time: ADMM sharing, its DP version (Theorem 3's sigma and an explicit
-// noise level), uneven party blocks, dense data, and the SGD baseline.
+// every column but wall time: ADMM sharing, its DP version (the default Gaussian mechanism at a
+// total epsilon, and 001's eq. (16) variant at an explicit noise level), uneven party blocks,
+// dense data, and the SGD baseline.
 const SHARING_NATIVE_SPECS = {
   sharing_admm: sharing({ parties: 3 }, { iterations: 15, seed: 7 }),
-  sharing_dp: sharing({ dp: true, epsilon: 0.8, delta: 1e-4, parties: 2 },
+  sharing_dp: sharing({ dp: true, total_epsilon: 2, delta: 1e-4, parties: 2 },
                       { iterations: 12, seed: 5, noise_seed: 5 }),
-  sharing_dp_sigma: sharing({ dp: true, noise_sigma: 0.05, parties: 4, party_features: [80, 60, 40, 20] },
+  sharing_dp_sigma: sharing({ dp: true, mechanism: 'paper16', noise_sigma: 0.05, b1: 1, parties: 4,
+                              party_features: [80, 60, 40, 20] },
                             { iterations: 10, seed: 13, noise_seed: 13 }),
   sharing_twonorm: sharing({ parties: 3, rho: 1e-3 },
                            { data: { source: 'twonorm', rows: 1500, dims: 20 }, iterations: 10, seed: 2 }),
