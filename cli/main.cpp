@@ -1037,10 +1037,17 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
       const PdmlParams& p = spec.algorithm.As<PdmlParams>();
       double eps = p.label_eps;
       for (double g : p.label_eps_groups) eps = std::max(eps, g);
-      row("privacy loss", (eps > 0.0 ? "Phase 1: label eps " + Fmt("%.6g", eps) +
-                                           " (randomized response, pure eps-LDP per user)"
-                                     : std::string("Phase 1: labels not randomized")) +
-                              "; Phase 2: no epsilon (no sensitivity bound derived)");
+      row("privacy loss",
+          (eps > 0.0 ? "Phase 1: label eps " + Fmt("%.6g", eps) +
+                           " (randomized response, pure eps-LDP per user)"
+                     : std::string("Phase 1: labels not randomized")) +
+              "; Phase 2: " +
+              (p.V > 0.0 && std::isfinite(s.tight_epsilon)
+                   ? "tight (" + Fmt("%.6g", s.tight_epsilon) + ", " + Fmt("%.0e", s.tight_delta) +
+                         ")-DP per node (primal noise (16), Gaussian "
+                         "composition, max over nodes)"
+                   : std::string("no primal noise (V = 0): no epsilon for "
+                                 "the released models")));
     } else if (m.privacy_loss > 0.0) {
       // Both figures: the paper's (its composition) and the tight one (optimal composition).
       const char* paper = info.algorithm == Algorithm::kDvp     ? "004 Thm 1, plain sum"

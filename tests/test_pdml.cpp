@@ -23,6 +23,8 @@
 #include "dpadmm/data/generators.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/privacy/accountant.h"
+#include "dpadmm/privacy/samplers.h"
 #include "run_recorder.h"
 #include "test_helpers.h"
 
@@ -445,7 +447,7 @@ TEST(PdmlRun, PerturbationsChangeTheRunAndTheTraceCarriesPrivacyAndNoise) {
   // Summary: label eps-LDP with the drawn eps range, Phase 2 parameters, no composed guarantee.
   const std::string& g = noisy.info.privacy_guarantee;
   for (const char* part : {"eps-LDP", "min 0.4", "max 1", "R = 1", "0.8^(t-1) * 0.2^2",
-                           "no formal composed guarantee"}) {
+                           "Gaussian composition of the primal noise"}) {
     EXPECT_NE(g.find(part), std::string::npos) << part << " not in: " << g;
   }
   EXPECT_NE(clean.info.privacy_guarantee.find("not randomized"), std::string::npos);
@@ -457,6 +459,108 @@ TEST(PdmlRun, PerturbationsChangeTheRunAndTheTraceCarriesPrivacyAndNoise) {
   }
   // Empirical risk is on the TRUE labels: with no perturbation the round-0 risk is log 2.
   EXPECT_NEAR(clean.rounds[0].train_loss, std::log(2.0), 1e-15);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 2's privacy: the sensitivity of w_i(r) and the composed Gaussian figure
+
+namespace {
+
+// One round of a noiseless node on `reported` (labels as given), all neighbours at 0.
+Eigen::VectorXd FirstPrimal(const dpadmm::Dataset& reported, const Eigen::VectorXd& eps,
+                            const dpadmm::PdmlNodeParams& p, double* sensitivity) {
+  const Eigen::Index d = reported.cols();
+  dpadmm::PdmlNode node(0, reported, eps, 2, Loss{}, {}, p, Eigen::VectorXd::Zero(d));
+  *sensitivity = node.sensitivity();
+  dpadmm::runtime::Outbox out(static_cast<std::size_t>(d));
+  EXPECT_TRUE(node.Start(out).ok);
+  std::vector<double> zero(static_cast<std::size_t>(d), 0.0);
+  dpadmm::runtime::Inbox in(2);
+  in.Set(0, zero);
+  in.Set(1, zero);
+  EXPECT_TRUE(node.Step(1, in, out).ok);
+  std::vector<double> report(node.ReportSize());
+  node.Report(1, report);
+  return Eigen::Map<const Eigen::VectorXd>(report.data(), d);
+}
+
+}  // namespace
+
+TEST(PdmlPhase2, SensitivityBoundsTheMinimisersShiftAndIsNearlyReachedByALabelFlip) {
+  // Replacing one record (a row at norm 1 whose reported label flips, carrying the smallest
+  // public label eps, so the largest debiasing weight) moves w_i(1) by at most
+  // 2 (C/m)(1 + DW_max) / a; with a much larger than the data's curvature the flip reaches
+  // (1 + 2 DW) / (2 + 2 DW) of it (0.95 at eps 0.1), so a bound too small by 20% fails here.
+  dpadmm::Dataset data = dpadmm::GenerateTwonorm(50, 3, 6);
+  data.Scale(1.0 / data.MaxRowNorm());
+  auto& x = std::get<dpadmm::DenseRows>(data.x);
+  x.row(0) /= x.row(0).norm();  // the canary's row at the norm bound
+  Eigen::VectorXd eps = Eigen::VectorXd::Constant(data.rows(), 0.1);
+  dpadmm::PdmlNodeParams p;
+  p.C = 1.0;
+  p.rho_node = 0.1;
+  p.beta = 5.0;
+  p.max_debias_weight = dpadmm::DebiasWeight(0.1);
+  dpadmm::Dataset neighbour = data;
+  data.y[0] = 1.0;
+  neighbour.y[0] = -1.0;
+  double bound = 0.0, bound2 = 0.0;
+  const Eigen::VectorXd w = FirstPrimal(data, eps, p, &bound);
+  const Eigen::VectorXd w2 = FirstPrimal(neighbour, eps, p, &bound2);
+  const double a = p.rho_node + 2.0 * p.beta * 2.0;
+  EXPECT_DOUBLE_EQ(bound, 2.0 * (p.C / 50.0) * (1.0 + dpadmm::DebiasWeight(0.1)) / a);
+  EXPECT_EQ(bound, bound2);
+  const double shift = (w - w2).norm();
+  EXPECT_LE(shift, bound);
+  EXPECT_GE(shift, 0.8 * bound) << "shift " << shift << " bound " << bound;
+}
+
+TEST(PdmlPhase2, TightEpsilonIsTheComposedGaussianOfEveryNode) {
+  // Ring of 6 equal nodes (degree 2, equal rows), decay 1: every node releases T Gaussian
+  // mechanisms with mu_r = (Delta + sqrt(d) s) / V, so its figure is the analytic Gaussian at
+  // sqrt(T) mu_r. Decay 0.8 spends more (sigma shrinks), and V = 0 claims nothing.
+  RunSpec s = Base("pdml");
+  s.graph.topology = dpadmm::Topology::kRing;
+  s.noise_seed = 3;
+  dpadmm::test::Pdml(s).label_eps = 1.0;
+  dpadmm::test::Pdml(s).V = 0.05;
+  dpadmm::test::Pdml(s).decay = 1.0;
+  Recorder run;
+  const dpadmm::RunSummary summary = dpadmm::RunExperiment(s, &run);
+  ASSERT_EQ(run.info.rows_per_node.size(), 6u);
+  const double m = static_cast<double>(run.info.rows_per_node[0]);
+  for (std::int64_t rows : run.info.rows_per_node) ASSERT_EQ(rows, run.info.rows_per_node[0]);
+  const double a = s.algorithm.rho / 6.0 + 2.0 * s.algorithm.eta * 2.0;
+  const double delta_w = 2.0 * (1.0 / m) * (1.0 + dpadmm::DebiasWeight(1.0)) / a;
+  const double step = dpadmm::GaussianGridStep(0.05);
+  const double mu = (delta_w + std::sqrt(20.0) * step) / 0.05;
+  const double expected = dpadmm::AnalyticGaussianEpsilon(
+      std::sqrt(static_cast<double>(s.iterations)) * mu, 1.0, summary.tight_delta);
+  ASSERT_EQ(summary.node_tight_epsilon.size(), 6u);
+  for (double e : summary.node_tight_epsilon) EXPECT_NEAR(e, expected, 1e-9 * expected);
+  EXPECT_NEAR(summary.tight_epsilon, expected, 1e-9 * expected);
+
+  dpadmm::test::Pdml(s).decay = 0.8;
+  EXPECT_GT(dpadmm::RunExperiment(s).tight_epsilon, 2.0 * expected);
+  dpadmm::test::Pdml(s).V = 0.0;
+  EXPECT_TRUE(std::isnan(dpadmm::RunExperiment(s).tight_epsilon));
+}
+
+TEST(PdmlPhase2, PreconditionsOfTheFigureAreEnforced) {
+  RunSpec s = Base("pdml");
+  dpadmm::test::Pdml(s).V = 0.05;
+  s.noise_seed = 3;
+  // A loose local solve: refused with V > 0 (the figure assumes the exact minimiser), fine
+  // without primal noise (no Phase 2 figure).
+  s.newton.gradient_tolerance = 1e-6;
+  EXPECT_TRUE(ThrowsInputError([&] { (void)dpadmm::RunExperiment(s); }, {"gradient_tolerance"}));
+  dpadmm::test::Pdml(s).V = 0.0;
+  EXPECT_NO_THROW((void)dpadmm::RunExperiment(s));
+  // Rows above the norm bound: refused with V > 0.
+  s.newton.gradient_tolerance = 1e-10;
+  dpadmm::test::Pdml(s).V = 0.05;
+  s.data.scaling = dpadmm::Scaling::kNone;
+  EXPECT_TRUE(ThrowsInputError([&] { (void)dpadmm::RunExperiment(s); }, {"norm"}));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -114,6 +114,22 @@ TEST(Pld, ComposedGaussiansEqualTheAnalyticGaussian) {
   }
 }
 
+// A strong mechanism's epsilon lies beyond e^eps's overflow (709.78): it must not be capped
+// there. For mu = D / sigma, delta(mu^2 / 2) is about 1/2 - 1/(mu sqrt(2 pi)) > 1e-5, so the
+// epsilon at delta 1e-5 exceeds mu^2 / 2 (and Phi(-a + b) = delta pins it from above).
+TEST(Pld, AnalyticGaussianEpsilonBeyondExpOverflow) {
+  for (const double mu : {40.0, 70.0, 100.0}) {
+    const double e = AnalyticGaussianEpsilon(mu, 1.0, 1e-5);
+    EXPECT_GT(e, 0.5 * mu * mu) << "mu " << mu;
+    EXPECT_LT(e, 0.5 * mu * mu + 5.0 * mu) << "mu " << mu;
+    EXPECT_NEAR(AnalyticGaussianDelta(mu, 1.0, e), 1e-5, 1e-9) << "mu " << mu;
+  }
+  // Continuity across the switch to the log form at eps = 700.
+  const double mu = std::sqrt(2.0 * 700.0);
+  EXPECT_NEAR(AnalyticGaussianDelta(mu, 1.0, 700.0 - 1e-10), AnalyticGaussianDelta(mu, 1.0, 700.0),
+              1e-11);
+}
+
 TEST(Pld, AnalyticGaussianIsTheKnownCurve) {
   // mu = 1 at eps = 0: delta = Phi(1/2) - Phi(-1/2) = 0.38292492254802624 (erf(1/(2 sqrt 2))).
   EXPECT_NEAR(AnalyticGaussianDelta(1.0, 1.0, 0.0), 0.38292492254802624, 1e-14);

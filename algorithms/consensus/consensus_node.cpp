@@ -38,9 +38,7 @@ runtime::StepResult ConsensusNode::Step(std::int64_t round, const runtime::Inbox
   // does not even read its inbox), and the node resends its last release.
   // A round with a cost is a pure cost-DP release (the papers' per-round terms).
   const double cost = PrivacyLoss(round);
-  std::optional<MechanismRelease> mechanism;
-  if (cost > 0.0) mechanism = MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, cost};
-  if (!release_.Open(round, cost, mechanism)) {
+  if (!release_.Open(round, cost, Mechanism(round))) {
     noise_parameter_ = 0.0;
     release_.Resend(out);
     return runtime::StepResult::Ok();
@@ -53,11 +51,10 @@ runtime::StepResult ConsensusNode::Step(std::int64_t round, const runtime::Inbox
   return runtime::StepResult::Ok();
 }
 
-std::vector<double> ConsensusNode::released_costs() const {
-  std::vector<double> costs;
-  costs.reserve(release_.mechanisms().size());
-  for (const MechanismRelease& m : release_.mechanisms()) costs.push_back(m.epsilon);
-  return costs;
+std::optional<MechanismRelease> ConsensusNode::Mechanism(std::int64_t round) const {
+  const double cost = PrivacyLoss(round);
+  if (!(cost > 0.0)) return std::nullopt;
+  return MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, cost};
 }
 
 void ConsensusNode::SumNeighbours(const runtime::Inbox& in) {
@@ -76,7 +73,8 @@ runtime::StepResult ConsensusNode::SolveLocal(std::int64_t round, double a, Eige
   // A private round's guarantee holds for the exact minimiser only: the solve must reach the
   // pinned tolerance (the spec refuses a looser Newton tolerance for private variants), or the
   // run fails here, before anything is released.
-  if (Alpha(round) > 0.0 && report.status != SolveStatus::kConverged) {
+  if ((Alpha(round) > 0.0 || Mechanism(round).has_value()) &&
+      report.status != SolveStatus::kConverged) {
     return runtime::StepResult::Fail(
         "node " + std::to_string(id_) + " in round " + std::to_string(round) +
         ": the private local solve did not converge (local solver: " + ToString(report.status) +

@@ -82,12 +82,16 @@ class ConsensusNode : public runtime::NodeProgram {
   virtual double Alpha(std::int64_t /*round*/) const { return 0.0; }
   // The privacy loss that round r >= 1 adds for this node, per the variant's paper.
   virtual double PrivacyLoss(std::int64_t /*round*/) const { return 0.0; }
+  // The mechanism of round r's release, for the tight accountant; none for a round without
+  // noise. Default: the paper's term as a pure-epsilon release (when PrivacyLoss(r) > 0). A
+  // round with a mechanism is private: its local solve must reach the pinned tolerance.
+  virtual std::optional<MechanismRelease> Mechanism(std::int64_t round) const;
   // The node's release point (spent, frozen, frozen round).
   const Release& release() const { return release_; }
-  // The paper's privacy term of every round the node released at a cost (> 0), in order, read
-  // from the release's mechanisms: the input of the tight composition (accounting.h,
-  // ComposeTight). Every consensus mechanism's round is a pure-epsilon release of that term.
-  std::vector<double> released_costs() const;
+  // The mechanism of every round the node released with noise, in order (Release::mechanisms):
+  // the input of the tight composition (accounting.h, ComposeTightMechanisms). The papers'
+  // consensus mechanisms release pure-epsilon terms; PDML's primal noise is Gaussian.
+  const std::vector<MechanismRelease>& released_mechanisms() const { return release_.mechanisms(); }
 
  protected:
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

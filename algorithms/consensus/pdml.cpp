@@ -156,9 +156,13 @@ std::string PdmlPrivacyGuarantee(const std::vector<ReportedLabels>& reported, do
   }
   os << ". Phase 2: objective perturbation ||eta_i||_2 <= R = " << R
      << " (uniform in the ball, drawn once per server), primal perturbation theta_i(t) ~ N(0, "
-     << decay << "^(t-1) * " << V << "^2 I); 000 states no formal composed guarantee for Phase 2 "
-     << "(Remark 1 asserts an unquantified (eps_p, delta_p)-DP for the bounded objective noise), "
-     << "so none is reported";
+     << decay << "^(t-1) * " << V << "^2 I); "
+     << (V > 0.0
+             ? "Phase 2's (eps, delta) per node is the Gaussian composition of the primal noise "
+               "(tight_privacy; sensitivity in algorithms/privacy/README.md), the bounded "
+               "objective noise not counted (000 Remark 1 quantifies none)"
+             : "no primal noise, so no epsilon for Phase 2 (000 Remark 1 quantifies none for "
+               "the bounded objective noise)");
   return os.str();
 }
 

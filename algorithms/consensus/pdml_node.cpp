@@ -49,6 +49,9 @@ PdmlNode::PdmlNode(int id, const Dataset& reported, const Eigen::VectorXd& eps, 
   if (!(params.beta > 0.0) || !std::isfinite(params.beta)) {
     Bad("algorithm.eta (beta)", "> 0", params.beta);
   }
+  if (!(params.max_debias_weight >= 0.0) || !std::isfinite(params.max_debias_weight)) {
+    Bad("pdml max_debias_weight", ">= 0 and finite", params.max_debias_weight);
+  }
   const double weight = params.C / static_cast<double>(reported.rows());
   // Debiasing term of (19) for the logistic loss: -(C/m_i) sum_j y'_j x_j / (e^eps_j - 1).
   Eigen::VectorXd coef(reported.rows());
@@ -60,6 +63,23 @@ PdmlNode::PdmlNode(int id, const Dataset& reported, const Eigen::VectorXd& eps, 
     coef[j] = DebiasWeight(eps[j]) * reported.y[j];
     if (eps[j] > 0.0) max_label_eps_ = std::max(max_label_eps_, eps[j]);
   }
+  // Phase 2's sensitivity (algorithms/privacy/README.md, "PDML Phase 2"). Row j's gradient is
+  // (C/m_i) y'_j (l'(y'_j w.x_j) - DW_j) x_j with l' in (-1, 0) for the logistic loss, so its
+  // norm is at most (C/m_i)(1 + DW_j) for ||x_j|| <= 1; replacing a record moves the gradient of
+  // the local objective by at most twice that, and its minimiser (strongly convex with modulus
+  // a = rho_i + 2 beta N_i) by that over a. The weight bound is the larger of the public one and
+  // this node's own rows' (a record can carry any public eps level).
+  double max_weight = params.max_debias_weight;
+  for (Eigen::Index j = 0; j < eps.size(); ++j) {
+    max_weight = std::max(max_weight, DebiasWeight(eps[j]));
+  }
+  const double a = params.rho_node + 2.0 * params.beta * static_cast<double>(degree);
+  if (params.V > 0.0 && !(a > 0.0)) {
+    throw InputError("pdml node " + std::to_string(id) +
+                     ": the primal noise (pdml_V > 0) needs a strongly convex local problem, "
+                     "but the node has no neighbours and rho = 0 (set rho > 0)");
+  }
+  sensitivity_ = a > 0.0 ? 2.0 * weight * (1.0 + max_weight) / a : kNaN;
   linear_ = VisitRows(
       reported, [&](const auto& x) -> Eigen::VectorXd { return -weight * (x.transpose() * coef); });
   // (14): bounded noise eta_i, ||eta_i||_2 <= R, drawn once per server; enters as (1/m_i) eta^T w.
@@ -67,6 +87,16 @@ PdmlNode::PdmlNode(int id, const Dataset& reported, const Eigen::VectorXd& eps, 
     release_.DrawObjectiveNoise(params.R, eta_);
     linear_ += weight * eta_;
   }
+}
+
+std::optional<MechanismRelease> PdmlNode::Mechanism(std::int64_t round) const {
+  const double sigma = PrimalNoiseStd(params_.V, params_.decay, round);
+  if (!(sigma > 0.0)) return std::nullopt;
+  // DrawGaussian rounds the variance up: sigma is a lower bound of the noise used, so the
+  // figure is conservative; rounding w_i(r) to the lattice adds sqrt(d) step to the sensitivity.
+  return MechanismRelease{MechanismKind::kGaussian,
+                          sensitivity_ + GridSensitivityL2(dim_, GaussianGridStep(sigma)), sigma,
+                          0.0};
 }
 
 void PdmlNode::Initialize() {

@@ -61,6 +61,9 @@ struct PdmlNodeParams {
   double R = 0.0;         // bound of ||eta_i||_2, eq. (14); 0 = no objective perturbation
   double V = 0.0;         // initial std of theta_i(t), eq. (16); 0 = no primal perturbation
   double decay = 0.8;     // rho of eq. (16): variance decay^(t-1) V^2, in (0, 1]
+  // The largest debiasing weight 1 / (e^eps - 1) any record may carry (over the public label
+  // eps levels; 0 for eps = 0): it bounds a record's gradient, so Phase 2's sensitivity.
+  double max_debias_weight = 0.0;
   std::optional<std::uint64_t> noise_seed;  // as ConsensusNodeParams::noise_seed
 };
 
@@ -84,6 +87,12 @@ class PdmlNode : public ConsensusNode {
   const Eigen::VectorXd& dual() const { return gamma_; }
   // The value broadcast in the last round, w~_i.
   const Eigen::VectorXd& released() const { return released_; }
+  // Phase 2's L2 sensitivity of w_i(r) to one record replaced (algorithms/privacy/README.md,
+  // "PDML Phase 2"): 2 (C / m_i) (1 + max debias weight) / (rho_i + 2 beta N_i).
+  double sensitivity() const { return sensitivity_; }
+  // Round r's release w~_i(r) = RoundToGrid(w_i(r)) + theta_i(r) as a Gaussian mechanism:
+  // sensitivity() plus the grid's sqrt(d) step, scale sqrt(decay^(r-1)) V; none when V = 0.
+  std::optional<MechanismRelease> Mechanism(std::int64_t round) const override;
 
  protected:
   void Initialize() override;
@@ -101,6 +110,7 @@ class PdmlNode : public ConsensusNode {
 
   PdmlNodeParams params_;
   double max_label_eps_ = 0.0;
+  double sensitivity_ = 0.0;
   Eigen::VectorXd released_;  // w~_i(r) = w_i(r) + theta_i(r); w_i(r) is the base's f_
   Eigen::VectorXd gamma_;     // gamma_i
   Eigen::VectorXd eta_;       // eta_i of (14)

@@ -126,6 +126,19 @@ std::string PrivacyClaim(ConsensusVariant v) {
          "terms through the PLD accountant)";
 }
 
+std::string PdmlPhase2Claim() {
+  return "Phase 2 (000 eq. (16), primal noise): neighbouring datasets: node i's training rows "
+         "with one record replaced (features, label and its eps level; rows clipped to ||x|| <= "
+         "1); public: m_i, the graph, C, rho, beta, V, the decay and the label eps levels; "
+         "notion: (epsilon, delta)-DP per node of the whole sequence of values node i releases, "
+         "each round a Gaussian mechanism on the exact minimiser of the local problem (15) with "
+         "L2 sensitivity 2 (C/m_i)(1 + max 1/(e^eps - 1)) / (rho_i + 2 beta N_i) plus the "
+         "grid's sqrt(d) step (algorithms/privacy/README.md, PDML Phase 2); the bounded "
+         "objective noise (14) is not counted; paper's figure: none (000 states no composed "
+         "guarantee); tight figure: the Gaussian releases composed exactly (mu^2 summed, "
+         "analytic Gaussian) at delta = 1e-5; Phase 1's label eps-LDP holds besides";
+}
+
 // Turns the nodes' reports of each round into RoundMetrics (off the nodes' critical path: the
 // engine calls it from whichever thread completes a round, one round at a time, in order).
 class MetricsSink : public runtime::RoundSink {
@@ -401,7 +414,11 @@ void ConsensusDriver::Prepare() {
 
   info.nodes = graph.num_nodes();
   info.edges = graph.num_edges();
-  if (algorithm != Algorithm::kPdml && UsesPrivacyMechanism(s)) CheckRowBound();
+  // PDML's Phase 1 (labels) needs no row bound; its Phase 2 figure (primal noise V > 0) does.
+  const bool pdml_phase2 = algorithm == Algorithm::kPdml && s.algorithm.As<PdmlParams>().V > 0.0;
+  if ((algorithm != Algorithm::kPdml && UsesPrivacyMechanism(s)) || pdml_phase2) {
+    CheckRowBound();
+  }
   for (const auto& rows : partition) {
     info.rows_per_node.push_back(static_cast<std::int64_t>(rows.size()));
   }
@@ -426,6 +443,7 @@ void ConsensusDriver::Prepare() {
                                                      static_cast<Eigen::Index>(gathered.size()));
       info.privacy_guarantee = PdmlPrivacyGuarantee(all, p.R, p.V, p.decay);
     }
+    if (pdml_phase2) info.privacy_claim = PdmlPhase2Claim();
   } else {
     const ConsensusVariant variant = VariantOf(algorithm);
     const bool noisy =
@@ -508,6 +526,10 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
       q.R = pp.R;
       q.V = pp.V;
       q.decay = pp.decay;
+      q.max_debias_weight = DebiasWeight(pp.label_eps);
+      for (double e : pp.label_eps_groups) {
+        q.max_debias_weight = std::max(q.max_debias_weight, DebiasWeight(e));
+      }
       q.noise_seed = s.noise_seed;
       nodes.push_back(std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i),
                                                  s.loss, s.newton, q, std::move(f0)));
@@ -625,9 +647,17 @@ void ConsensusDriver::TightAccounting(
   for (std::size_t k = 0; k < nodes.size(); ++k) {
     const auto* node = dynamic_cast<const ConsensusNode*>(nodes[k].get());
     if (node == nullptr) continue;
-    const std::vector<double> costs = node->released_costs();
-    auto it = cache.find(costs);
-    if (it == cache.end()) it = cache.emplace(costs, ComposeTight(costs, kTightDelta)).first;
+    // Nodes with the same sequence of releases share one query (the key lists every field).
+    const std::vector<MechanismRelease>& releases = node->released_mechanisms();
+    std::vector<double> key;
+    key.reserve(4 * releases.size());
+    for (const MechanismRelease& m : releases) {
+      key.insert(key.end(), {static_cast<double>(m.kind), m.sensitivity, m.scale, m.epsilon});
+    }
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      it = cache.emplace(key, ComposeTightMechanisms(releases, kTightDelta)).first;
+    }
     pairs.push_back(static_cast<double>(hosted[k]));
     pairs.push_back(it->second);
   }

@@ -262,10 +262,13 @@ std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summ
     for (std::size_t i = 0; i < total.size(); ++i) {
       if (total[i] > kLargeEpsilon) {
         out.push_back("node " + std::to_string(i) + ": total privacy loss " + num(total[i]) +
-                      (tight ? " at delta " + num(summary.tight_delta) +
-                                   " (tight, optimal composition; the paper's figure is " +
-                                   num(m.node_privacy[i]) + ")"
-                             : std::string()) +
+                      (!tight ? std::string()
+                       : spec.algorithm.name() == Algorithm::kPdml
+                           ? " at delta " + num(summary.tight_delta) +
+                                 " (tight, Phase 2's Gaussian primal noise; 000 gives no figure)"
+                           : " at delta " + num(summary.tight_delta) +
+                                 " (tight, optimal composition; the paper's figure is " +
+                                 num(m.node_privacy[i]) + ")") +
                       " > 10 (" + info.privacy_guarantee + "): the guarantee is weak");
         break;  // one line names the first; the trace has every node's value
       }

@@ -433,8 +433,11 @@ void ValidateSpec(const RunSpec& spec, bool check_data_source) {
     spec.newton.Validate();
     // The private variants' proofs assume the exact minimiser of the perturbed local problem:
     // their local solves are held to a pinned tolerance (a round that misses it fails the run).
-    if (UsesPrivacyMechanism(spec) && algorithm != Algorithm::kPdml &&
-        spec.newton.gradient_tolerance > kPrivateNewtonTolerance) {
+    // PDML: its Phase 2 figure (primal noise V > 0) rests on the exact minimiser too.
+    const bool exact_minimiser = algorithm == Algorithm::kPdml
+                                     ? spec.algorithm.As<PdmlParams>().V > 0.0
+                                     : UsesPrivacyMechanism(spec);
+    if (exact_minimiser && spec.newton.gradient_tolerance > kPrivateNewtonTolerance) {
       Bad("newton.gradient_tolerance",
           "<= " + std::string("1e-8") +
               " for a private algorithm (its privacy proof assumes the exact minimiser)",

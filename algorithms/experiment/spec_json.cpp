@@ -654,9 +654,13 @@ std::string SummaryToJson(const RunSummary& summary) {
     OrderedJson t = OrderedJson::object();
     t["epsilon"] = summary.tight_epsilon;
     t["delta"] = summary.tight_delta;
-    t["composition"] = "optimal composition of the per-round pure-epsilon terms";
+    // PDML: the figure is Phase 2's (000 gives none; the trace's privacy column is the
+    // labels' eps of Phase 1, another guarantee).
+    const bool pdml = summary.info.algorithm == Algorithm::kPdml;
+    t["composition"] = pdml ? "Phase 2: the Gaussian primal noise (16) composed exactly"
+                            : "optimal composition of the per-round pure-epsilon terms";
     t["node_epsilon"] = ToJsonValue(summary.node_tight_epsilon);
-    t["paper_epsilon"] = summary.final.privacy_loss;
+    t["paper_epsilon"] = pdml ? OrderedJson() : OrderedJson(summary.final.privacy_loss);
     o["tight_privacy"] = std::move(t);
   }
   o["warnings"] = ToJsonValue(summary.warnings);

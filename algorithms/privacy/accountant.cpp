@@ -40,10 +40,13 @@ double AnalyticGaussianDelta(double sensitivity, double sigma, double epsilon) {
   if (sensitivity == 0.0) return 0.0;
   const double a = epsilon * sigma / sensitivity;
   const double b = sensitivity / (2.0 * sigma);
-  // Balle and Wang 2018, Thm 8. The second term as e^{eps + log Phi} would not help: Phi
-  // underflows only where the first term is far below any delta of interest.
-  const double d =
-      pld_detail::NormalCdf(-a + b) - math::Exp(epsilon) * pld_detail::NormalCdf(-a - b);
+  // Balle and Wang 2018, Thm 8. The second term as e^{eps + log Phi}: e^eps alone overflows
+  // beyond eps = 709.78, where a strong mechanism (mu = D / sigma above about 35) still has
+  // its epsilon, and inf * 0 would make delta look 0 there (an epsilon capped at 709.78).
+  // Below eps = 700 the product form is exact enough and kept (same bits as before).
+  const double second = epsilon < 700.0 ? math::Exp(epsilon) * pld_detail::NormalCdf(-a - b)
+                                        : math::Exp(epsilon + pld_detail::LogNormalCdf(-a - b));
+  const double d = pld_detail::NormalCdf(-a + b) - second;
   return std::max(0.0, d);
 }
 

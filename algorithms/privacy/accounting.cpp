@@ -237,4 +237,21 @@ double ComposeTight(const std::vector<double>& per_release, double delta) {
   return std::min(tight, sum);
 }
 
+double ComposeTightMechanisms(const std::vector<MechanismRelease>& releases, double delta) {
+  constexpr const char* kFn = "ComposeTightMechanisms";
+  if (!(delta > 0.0 && delta < 1.0)) Fail(kFn, "delta", "in (0, 1)", delta);
+  const bool all_pure = std::all_of(releases.begin(), releases.end(), [](const auto& m) {
+    return m.kind == MechanismKind::kPureEpsilon;
+  });
+  if (all_pure) {
+    std::vector<double> costs;
+    costs.reserve(releases.size());
+    for (const MechanismRelease& m : releases) costs.push_back(m.epsilon);
+    return ComposeTight(costs, delta);
+  }
+  Accountant accountant;
+  for (const MechanismRelease& m : releases) accountant.Add(m);
+  return accountant.Epsilon(delta);
+}
+
 }  // namespace dpadmm

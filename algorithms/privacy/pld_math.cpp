@@ -55,6 +55,15 @@ double Erfc(double x) {
 
 double NormalCdf(double x) { return 0.5 * Erfc(-x * kSqrtHalf); }
 
+double LogNormalCdf(double x) {
+  if (x >= -30.0) return math::Log(NormalCdf(x));
+  const double u = 1.0 / (x * x);
+  const double series = 1.0 - u * (1.0 - u * (3.0 - u * (15.0 - u * (105.0 - u * 945.0))));
+  // log phi(x) - log|x| + log(series), phi(x) = e^{-x^2/2} / sqrt(2 pi).
+  constexpr double kHalfLogTwoPi = 0.91893853320467274178;
+  return -0.5 * x * x - kHalfLogTwoPi - math::Log(-x) + math::Log(series);
+}
+
 double LogBinomial(std::int64_t n, std::int64_t k) {
   if (k > n - k) k = n - k;
   double s = 0.0;

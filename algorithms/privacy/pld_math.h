@@ -17,6 +17,12 @@ namespace dpadmm::pld_detail {
 /// Standard normal distribution function Phi(x) = erfc(-x / sqrt 2) / 2.
 [[nodiscard]] double NormalCdf(double x);
 
+/// log Phi(x), finite for every finite x (Phi underflows below x = -38). For x >= -30 it is
+/// log(NormalCdf(x)); below, the asymptotic series of Mills' ratio, Phi(x) = phi(x)/|x| (1 -
+/// x^-2 + 3 x^-4 - 15 x^-6 + 105 x^-8 - 945 x^-10 + ...), cut after a negative term so that the
+/// result is a LOWER bound (relative error below 1e-13 there).
+[[nodiscard]] double LogNormalCdf(double x);
+
 /// log C(n, k) for 0 <= k <= n, as a sum of logarithms (deterministic, no lgamma).
 [[nodiscard]] double LogBinomial(std::int64_t n, std::int64_t k);
 

@@ -119,7 +119,7 @@ export const ALGORITHMS: AlgorithmDef[] = [
   {
     name: 'pdml', title: 'PDML: private labels, private servers', private: true,
     summary: 'Users randomize their labels themselves; servers learn with a debiased loss and noisy objectives and messages (000). Here ρ is the paper\'s a and η its β (C = 1).',
-    params: { eta: 0.1, C: 1, rho: 0.01, label_eps: 1, pdml_R: 1, pdml_V: 0.5, pdml_decay: 0.8 },
+    params: { eta: 0.1, C: 1, rho: 0.01, label_eps: 1, pdml_R: 1, pdml_V: 0.5, pdml_decay: 1 },
   },
 ];
 

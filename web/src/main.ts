@@ -496,6 +496,11 @@ function showEpoch(m: EpochMetrics) {
 /** Both figures of a private consensus run: the paper's (plain composition) and the tight one. */
 function tightPrivacyText(t: TightPrivacy | undefined): string {
   if (!t) return '';
+  if (t.paper_epsilon === null) {
+    // PDML: the paper gives no figure; the tight one is Phase 2's Gaussian primal noise.
+    return ` Privacy: tight (ε, δ) = (${formatNumber(t.epsilon)}, ${t.delta}) per node ` +
+      `(${t.composition}, max over nodes); the paper gives no figure.`;
+  }
   return ` Privacy: paper's figure ε = ${formatNumber(t.paper_epsilon)} (pure ε, its own ` +
     `composition); tight (ε, δ) = (${formatNumber(t.epsilon)}, ${t.delta}) per node ` +
     `(optimal composition, max over nodes).`;

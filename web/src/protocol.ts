@@ -126,7 +126,8 @@ export interface TightPrivacy {
   delta: number;
   composition: string;
   node_epsilon: (number | null)[];
-  paper_epsilon: number;
+  /** null for PDML, whose paper gives no Phase 2 figure. */
+  paper_epsilon: number | null;
 }
 
 export interface UploadedFile {

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "dpadmm/privacy/accountant.h"
+
 namespace dpadmm {
 
 // --- Dual variable perturbation, 004 Algorithm 2 --------------------------------------------
@@ -71,5 +73,11 @@ double ComposeBasic(const std::vector<double>& per_iteration);
 // round without noise, e.g. private MR-ADMM's even rounds) release nothing and are skipped.
 // delta in (0, 1).
 double ComposeTight(const std::vector<double>& per_release, double delta);
+
+// The same for a sequence of mechanisms of any kind (a node's Release::mechanisms()): all
+// pure-epsilon: ComposeTight of their epsilons (same value, same bits); otherwise the per-node
+// Accountant over all of them (Gaussian releases compose analytically; accountant.h).
+// Empty: 0. delta in (0, 1).
+double ComposeTightMechanisms(const std::vector<MechanismRelease>& releases, double delta);
 
 }  // namespace dpadmm
