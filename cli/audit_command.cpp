@@ -124,8 +124,8 @@ AuditCommand::AuditCommand(CLI::App& app) {
       "it the runs are a reproducible\nsimulation. Exit codes: 0 PASS (eps_lb <= claim); 7 FAIL; "
       "2 bad input; 1 internal error.");
   std::string names;
-  for (AuditMechanism m : AllAuditMechanisms()) names += (names.empty() ? "" : " | ") +
-                                                        std::string(ToString(m));
+  for (AuditMechanism m : AllAuditMechanisms())
+    names += (names.empty() ? "" : " | ") + std::string(ToString(m));
   sub_->add_option("--algorithm", algorithm_, names)->required();
   sub_->add_option("--rounds", rounds_,
                    "T: rounds whose releases the statistic sees (sharing: iterations); the claim "

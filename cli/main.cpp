@@ -43,6 +43,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "audit_command.h"
 #include "check_command_line.h"
 #include "core/numeric_parse.h"
 #include "dpadmm/core/error.h"
@@ -54,7 +55,6 @@
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/loss.h"
 #include "output_files.h"
-#include "audit_command.h"
 #include "predict_command.h"
 #include "run_limits.h"
 

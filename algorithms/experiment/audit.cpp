@@ -220,7 +220,8 @@ class Runner {
   // The released values of one run on side `side` (0 = D, 1 = D') with noise key seed `key`
   // (nullopt: fresh keys from the operating system).
   virtual std::vector<double> Run(int side, const std::optional<std::uint64_t>& key) const = 0;
-  // Optional fixed statistic (column-space residual); empty: fitted mean-difference projection.
+  // Whether the runner has its own statistic (DP sharing's column-space residual), a candidate
+  // beside the fitted ones.
   virtual bool fixed_statistic() const { return false; }
   virtual double Statistic(const std::vector<double>& /*released*/) const { return 0.0; }
 };
@@ -253,9 +254,9 @@ class ConsensusRunner : public Runner {
     r.claim_source = std::string("ComposeTight of node 0's per-round terms (") + paper +
                      ", pure epsilon each) at delta; paper: their plain sum";
     std::ostringstream m;
-    m << ToString(s.mechanism) << ": node 0 of a 2-node graph, " << s.rows << " rows x "
-      << s.dim << " features per node, " << loss_.Name() << " loss, C = " << s.C
-      << ", rho = " << s.rho << ", eta = " << s.eta << ", alpha = " << s.alpha
+    m << ToString(s.mechanism) << ": node 0 of a 2-node graph, " << s.rows << " rows x " << s.dim
+      << " features per node, " << loss_.Name() << " loss, C = " << s.C << ", rho = " << s.rho
+      << ", eta = " << s.eta << ", alpha = " << s.alpha
       << "; released: node 0's messages of rounds 1.." << s.rounds
       << " (the node program's Release output)";
     r.mechanism = m.str();
@@ -307,11 +308,13 @@ class PdmlRunner : public Runner {
     r.claim_source =
         "randomized response is pure eps-LDP per user (000 Proposition 1): ComposeTight({eps}) "
         "at delta";
-    r.mechanism = "pdml Phase 1: the label the canary user reports after randomized response "
-                  "(000 eqs. (12)-(13), RandomizeLabels over the node's " +
-                  std::to_string(s.rows) + " users), eps = " + Number(s.alpha);
-    r.pair = "D: the canary user's true label +1; D': -1 (the only data the mechanism reads: "
-             "any pair of labels is a worst case)";
+    r.mechanism =
+        "pdml Phase 1: the label the canary user reports after randomized response "
+        "(000 eqs. (12)-(13), RandomizeLabels over the node's " +
+        std::to_string(s.rows) + " users), eps = " + Number(s.alpha);
+    r.pair =
+        "D: the canary user's true label +1; D': -1 (the only data the mechanism reads: "
+        "any pair of labels is a worst case)";
   }
 
   std::vector<double> Run(int side, const std::optional<std::uint64_t>& key) const override {
@@ -377,11 +380,12 @@ class SharingRunner : public Runner {
       r.paper_claim = s.epsilon * static_cast<double>(T);
       r.claim_source =
           "the analytic Gaussian (accountant) at 001 Lemma 1's sensitivity C = " + Number(sens) +
-          " and Theorem 3's sigma = " + Number(sigma_) +
-          " for eps = " + Number(s.epsilon) + " per iteration; paper: T eps (Theorem 3 per iteration)";
-      r.mechanism = "sharing_paper16 (NOT DP as stated): party 1 releases D_1 x~_1, x~ = x + xi, "
-                    "xi ~ N(0, sigma^2 (D_1^T D_1)^-1) (001 eq. (16)); N = " +
-                    std::to_string(N) + " samples, " + std::to_string(d) + " features per party";
+          " and Theorem 3's sigma = " + Number(sigma_) + " for eps = " + Number(s.epsilon) +
+          " per iteration; paper: T eps (Theorem 3 per iteration)";
+      r.mechanism =
+          "sharing_paper16 (NOT DP as stated): party 1 releases D_1 x~_1, x~ = x + xi, "
+          "xi ~ N(0, sigma^2 (D_1^T D_1)^-1) (001 eq. (16)); N = " +
+          std::to_string(N) + " samples, " + std::to_string(d) + " features per party";
     } else {
       double step = kGridStep, sens = 0.0;
       for (int k = 0; k < 8; ++k) {
@@ -397,14 +401,16 @@ class SharingRunner : public Runner {
       r.claim_source = "the analytic Gaussian (accountant) at sensitivity 2 b1 sqrt(N) + grid = " +
                        Number(sens) + ", sigma = " + Number(sigma_) + " calibrated for total eps " +
                        Number(s.epsilon) + " over " + std::to_string(T) + " iterations";
-      r.mechanism = "sharing (default Gaussian mechanism): party 1 releases RoundToGrid(D_1 x_1) "
-                    "+ N(0, sigma^2 I_N) (exact discrete Gaussian), ||x_1|| <= b1 = " +
-                    Number(b1) + "; N = " + std::to_string(N) + " samples, " + std::to_string(d) +
-                    " features per party";
+      r.mechanism =
+          "sharing (default Gaussian mechanism): party 1 releases RoundToGrid(D_1 x_1) "
+          "+ N(0, sigma^2 I_N) (exact discrete Gaussian), ||x_1|| <= b1 = " +
+          Number(b1) + "; N = " + std::to_string(N) + " samples, " + std::to_string(d) +
+          " features per party";
     }
-    r.pair = "D: party 1's block D_1; D': one feature column of D_1 replaced (001's neighbouring "
-             "relation), rows of norm <= 1; the column space col(D_1) moves, which is what "
-             "eq. (16)'s data-shaped covariance exposes";
+    r.pair =
+        "D: party 1's block D_1; D': one feature column of D_1 replaced (001's neighbouring "
+        "relation), rows of norm <= 1; the column space col(D_1) moves, which is what "
+        "eq. (16)'s data-shaped covariance exposes";
   }
 
   std::vector<double> Run(int side, const std::optional<std::uint64_t>& key) const override {
@@ -475,8 +481,9 @@ void Count(const std::vector<double>& d_scores, const std::vector<double>& dp_sc
 // candidates picks thresholds in thin tails whose fit counts were lucky (a winner's curse the
 // evaluation half then reveals); the stricter level prefers the thresholds whose bound is
 // stable, which are also the ones that evaluate best.
-ThresholdChoice ChooseThreshold(const std::vector<double>& d_scores, const std::vector<double>& dp_scores,
-                       double delta, double confidence) {
+ThresholdChoice ChooseThreshold(const std::vector<double>& d_scores,
+                                const std::vector<double>& dp_scores, double delta,
+                                double confidence) {
   std::vector<double> pooled(d_scores);
   pooled.insert(pooled.end(), dp_scores.begin(), dp_scores.end());
   std::sort(pooled.begin(), pooled.end());
@@ -522,7 +529,7 @@ const char* ToString(AuditMechanism m) {
 }
 
 std::vector<AuditMechanism> AllAuditMechanisms() {
-  return {AuditMechanism::kDvp,        AuditMechanism::kPvp,     AuditMechanism::kMadmm,
+  return {AuditMechanism::kDvp,           AuditMechanism::kPvp,        AuditMechanism::kMadmm,
           AuditMechanism::kPrivateMradmm, AuditMechanism::kPdmlLabels, AuditMechanism::kSharing,
           AuditMechanism::kSharingPaper16};
 }
@@ -671,8 +678,9 @@ AuditResult RunAuditWithTestHooks(const AuditSetup& setup_in, const AuditOptions
     if (hooks.noise_scale != 1.0) weakened.emplace(hooks.noise_scale);
     released[static_cast<std::size_t>(k)] = runner->Run(side, key);
   });
-  r.threads = options.threads > 0 ? options.threads
-                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  r.threads = options.threads > 0
+                  ? options.threads
+                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!runtime::ParallelForIsParallel()) r.threads = 1;
 
   // The statistic: fixed (sharing), or fitted on the first half of each side's runs: either the
@@ -687,7 +695,7 @@ AuditResult RunAuditWithTestHooks(const AuditSetup& setup_in, const AuditOptions
   const std::size_t len = released[0].size();
   const auto at = [](std::size_t j) { return static_cast<Eigen::Index>(j); };
   Eigen::VectorXd mean_d = Eigen::VectorXd::Zero(at(len)), mean_dp = mean_d;
-  if (!runner->fixed_statistic()) {
+  {
     for (std::int64_t i = 0; i < fit; ++i) {
       const auto& a = released[static_cast<std::size_t>(2 * i)];
       const auto& b = released[static_cast<std::size_t>(2 * i + 1)];
@@ -711,7 +719,7 @@ AuditResult RunAuditWithTestHooks(const AuditSetup& setup_in, const AuditOptions
     const Eigen::Map<const Eigen::VectorXd> x(v.data(), at(len));
     return Eigen::VectorXd(x - predict * x);
   };
-  if (!runner->fixed_statistic() && len > 1 && len <= 64) {
+  if (len > 1 && len <= 64) {
     const Eigen::Index rows = 2 * fit;
     Eigen::MatrixXd X(rows, at(len) + 2);
     for (std::int64_t i = 0; i < rows; ++i) {
@@ -738,7 +746,8 @@ AuditResult RunAuditWithTestHooks(const AuditSetup& setup_in, const AuditOptions
     double sum = 0.0;
     for (Eigen::Index j = 0; j < v.size(); ++j) {
       if (d[j] == 0.0) continue;
-      sum += std::clamp((v[j] - c[j]) / (0.5 * std::abs(d[j])), -1.0, 1.0) * (d[j] > 0.0 ? 1.0 : -1.0);
+      sum +=
+          std::clamp((v[j] - c[j]) / (0.5 * std::abs(d[j])), -1.0, 1.0) * (d[j] > 0.0 ? 1.0 : -1.0);
     }
     return sum;
   };
@@ -764,36 +773,45 @@ AuditResult RunAuditWithTestHooks(const AuditSetup& setup_in, const AuditOptions
   };
   Scores sc;
   ThresholdChoice choice;
-  if (runner->fixed_statistic()) {
-    sc = scores_of(Kind::kFixed);
-    choice = ChooseThreshold(sc.fit_d, sc.fit_dp, s.delta, options.confidence);
-    r.statistic = "residual of the released message outside col(D_1) (D's column space), "
-                  "summed over the releases; threshold chosen on the fit half";
-  } else {
-    std::vector<Kind> kinds = {Kind::kProjection, Kind::kClipped};
-    if (len > 1 && len <= 64) kinds.push_back(Kind::kInnovations);
-    for (Kind kind : kinds) {
-      Scores k_sc = scores_of(kind);
-      const ThresholdChoice c = ChooseThreshold(k_sc.fit_d, k_sc.fit_dp, s.delta, options.confidence);
-      if (c.objective > choice.objective) {
-        choice = c;
-        sc = std::move(k_sc);
+  std::vector<Kind> kinds;
+  if (runner->fixed_statistic()) kinds.push_back(Kind::kFixed);
+  kinds.push_back(Kind::kProjection);
+  kinds.push_back(Kind::kClipped);
+  if (len > 1 && len <= 64) kinds.push_back(Kind::kInnovations);
+  const std::string what = IsSharing(s.mechanism) ? "party 1's " : "node 0's ";
+  for (Kind kind : kinds) {
+    Scores k_sc = scores_of(kind);
+    const ThresholdChoice c = ChooseThreshold(k_sc.fit_d, k_sc.fit_dp, s.delta, options.confidence);
+    if (c.objective <= choice.objective) continue;
+    choice = c;
+    sc = std::move(k_sc);
+    switch (kind) {
+      case Kind::kFixed:
         r.statistic =
-            kind == Kind::kProjection
-                ? "projection of node 0's " + std::to_string(len) +
-                      " released values on the mean difference (mean_D - mean_D') of the fit half"
-                : kind == Kind::kClipped
-                ? "sum over node 0's " + std::to_string(len) +
+            "residual of the released message outside col(D_1) (D's column space), "
+            "summed over the releases";
+        break;
+      case Kind::kProjection:
+        r.statistic = "projection of " + what + std::to_string(len) +
+                      " released values on the mean difference (mean_D - mean_D') of the fit half";
+        break;
+      case Kind::kClipped:
+        r.statistic = "sum over " + what + std::to_string(len) +
                       " released values of clip((v - mid) / half-distance, -1, 1), the Laplace "
-                      "likelihood-ratio shape fitted on the fit half"
-                : "the same clipped sum on the innovations of node 0's " + std::to_string(len) +
+                      "likelihood-ratio shape fitted on the fit half";
+        break;
+      case Kind::kInnovations:
+        r.statistic = "the clipped sum on the innovations of " + what + std::to_string(len) +
                       " released values (each minus its linear prediction from the earlier "
                       "ones, fitted on the fit half)";
-      }
+        break;
     }
-    r.statistic += " (chosen on the fit half over a projection, a clipped sum and, for several values, a clipped sum of innovations); threshold and "
-                   "direction chosen on the fit half";
   }
+  r.statistic += std::string(" (the best on the fit half of: ") +
+                 (runner->fixed_statistic() ? "the column-space residual, " : "") +
+                 "a projection, a clipped sum" +
+                 (len > 1 && len <= 64 ? ", clipped innovations" : "") +
+                 "); threshold and direction chosen on the fit half";
   // Bonferroni over the two upper bounds (FPR and FNR), one-sided each.
   const double level = 1.0 - (1.0 - options.confidence) / 2.0;
   const std::vector<double>& eval_d = sc.eval_d;
@@ -809,8 +827,7 @@ AuditResult RunAuditWithTestHooks(const AuditSetup& setup_in, const AuditOptions
   r.epsilon_lower_bound = EpsilonLowerBound(r.fpr_upper, r.fnr_upper, s.delta);
   r.ratio = r.claim > 0.0 ? r.epsilon_lower_bound / r.claim : kInf;
   r.pass = r.epsilon_lower_bound <= r.claim;
-  r.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 

@@ -53,18 +53,18 @@ std::vector<AuditMechanism> AllAuditMechanisms();
 // so that the canary pair is the worst case and the claim per round is about 1.
 struct AuditSetup {
   AuditMechanism mechanism = AuditMechanism::kDvp;
-  int rounds = 1;              // T: iterations whose releases the statistic sees, >= 1
-  std::int64_t rows = 0;       // rows per node (consensus, pdml) or samples N (sharing)
-  std::int64_t dim = 0;        // features per node (consensus) / per party (sharing)
-  double alpha = 0.0;          // privacy parameter (consensus alpha, pdml label eps)
-  double eta = 0.0;            // penalty (consensus)
-  double C = 0.0;              // loss weight (consensus)
-  double rho = 0.0;            // regulariser rho (consensus; per node)
-  bool logistic = false;       // consensus: logistic loss instead of the smooth hinge
-  double epsilon = 0.0;        // sharing: the target epsilon (paper16: per iteration;
-                               //          default: total over `rounds` iterations)
-  double delta = 1e-5;         // the delta of the claim and of the bound, in (0, 1)
-  std::uint64_t seed = 1;      // data of the set-up
+  int rounds = 1;          // T: iterations whose releases the statistic sees, >= 1
+  std::int64_t rows = 0;   // rows per node (consensus, pdml) or samples N (sharing)
+  std::int64_t dim = 0;    // features per node (consensus) / per party (sharing)
+  double alpha = 0.0;      // privacy parameter (consensus alpha, pdml label eps)
+  double eta = 0.0;        // penalty (consensus)
+  double C = 0.0;          // loss weight (consensus)
+  double rho = 0.0;        // regulariser rho (consensus; per node)
+  bool logistic = false;   // consensus: logistic loss instead of the smooth hinge
+  double epsilon = 0.0;    // sharing: the target epsilon (paper16: per iteration;
+                           //          default: total over `rounds` iterations)
+  double delta = 1e-5;     // the delta of the claim and of the bound, in (0, 1)
+  std::uint64_t seed = 1;  // data of the set-up
   // Throws InputError naming the field.
   void Validate() const;
 };
@@ -83,15 +83,15 @@ struct AuditOptions {
 };
 
 struct AuditResult {
-  AuditSetup setup;               // resolved
-  std::string mechanism;          // what is released, with paper and equation
-  std::string pair;               // the neighbouring pair and why it is the worst case
-  std::string statistic;          // the distinguishing statistic
-  std::string noise;              // "private keys (fresh per run)" or the simulation label
+  AuditSetup setup;       // resolved
+  std::string mechanism;  // what is released, with paper and equation
+  std::string pair;       // the neighbouring pair and why it is the worst case
+  std::string statistic;  // the distinguishing statistic
+  std::string noise;      // "private keys (fresh per run)" or the simulation label
   std::int64_t runs_per_side = 0;
   std::int64_t eval_per_side = 0;
-  double threshold = 0.0;         // on the statistic, chosen on the fit half
-  bool d_above = true;            // the test says "D" when the statistic is above it
+  double threshold = 0.0;  // on the statistic, chosen on the fit half
+  bool d_above = true;     // the test says "D" when the statistic is above it
   std::int64_t false_positives = 0, false_negatives = 0;  // on the evaluation half
   double fpr = 0.0, fnr = 0.0;                            // observed
   double fpr_upper = 0.0, fnr_upper = 0.0;                // Clopper-Pearson
