@@ -82,6 +82,11 @@ TEST(AuditSetup, RejectsBadFieldsAndNamesThem) {
   AuditOptions o;
   o.runs_per_side = 10;
   EXPECT_THROW(RunAudit(AuditSetup{}, o), InputError);
+  AuditSetup sharing;
+  sharing.mechanism = AuditMechanism::kSharing;
+  sharing.rows = 2;
+  sharing.dim = 2;  // col(D_1) would be all of R^N
+  EXPECT_THROW(RunAudit(sharing), InputError);
   EXPECT_THROW(ParseAuditMechanism("admm"), InputError);
   for (AuditMechanism m : AllAuditMechanisms()) EXPECT_EQ(ParseAuditMechanism(ToString(m)), m);
 }
