@@ -135,7 +135,9 @@ AuditCommand::AuditCommand(CLI::App& app) {
   sub_->add_option("--threads", threads_, "Threads (0 = all cores)");
   sub_->add_option("--confidence", confidence_, "Joint confidence of the two bounds");
   sub_->add_option("--noise-seed", noise_seed_,
-                   "Simulation: keys derived from this seed (reproducible, not private)");
+                   "Simulation: keys derived from this seed (reproducible, not private); unset: "
+                   "private keys, fresh per run")
+      ->default_str("");
   sub_->add_option("--seed", seed_, "Seed of the set-up's data");
   sub_->add_option("--rows", rows_, "Rows per node / samples (0 = the mechanism's audit default)");
   sub_->add_option("--dim", dim_, "Features per node / party (0 = default)");

@@ -656,8 +656,7 @@ AuditResult RunAuditWithTestHooks(const AuditSetup& setup_in, const AuditOptions
     // The statistic projects on the complement of col(D_1), an N x N matrix.
     if (s.rows <= s.dim || s.rows > 2000) {
       Fail("rows", "of a sharing audit must be above the party's features (" +
-                       std::to_string(s.dim) + ") and at most 2000, got " +
-                       std::to_string(s.rows));
+                       std::to_string(s.dim) + ") and at most 2000, got " + std::to_string(s.rows));
     }
   }
   const auto start = std::chrono::steady_clock::now();
