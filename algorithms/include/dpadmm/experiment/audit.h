@@ -10,10 +10,12 @@
 //    keys from the operating system (private mode) or, with a noise seed, keys derived from
 //    (seed, side, run) (simulation). Every run calls the shipped node programs, which draw their
 //    noise and release through their Release: what is recorded is exactly what the node sends.
-// 3. A distinguishing statistic is fitted on the first half of each side's runs (the
-//    projection of the released values on the mean difference, or the residual outside the
-//    column space of D_m for DP sharing), its threshold and direction are chosen there, and its
-//    false positive / false negative rates are measured on the other half.
+// 3. A distinguishing statistic is chosen and fitted on the first half of each side's runs (the
+//    best there of: the projection of the released values on the mean difference, a clipped
+//    sum of per-value Laplace log-likelihood ratio shapes, the same on the values' innovations,
+//    and for DP sharing the residual outside the column space of D_1), its threshold and
+//    direction are chosen there too, and its false positive / false negative rates are
+//    measured on the other half.
 // 4. One-sided Clopper-Pearson upper bounds on FPR and FNR, each at level 1 - (1 - confidence)/2
 //    (Bonferroni over the two), give
 //      eps_lb = max( ln((1 - delta - FNR_ub) / FPR_ub), ln((1 - delta - FPR_ub) / FNR_ub) ),
