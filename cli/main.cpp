@@ -4,6 +4,7 @@
 //   dpadmm run [options]      one experiment of either family; see `dpadmm run --help`
 //   dpadmm sharing [options]  alias: the vertical family (001) with its defaults and old flags
 //   dpadmm predict [options]  apply a saved model to a data file; cli/predict_command.h
+//   dpadmm audit [options]    empirical privacy audit of one mechanism; cli/audit_command.h
 //
 // The spec is built in three layers: the defaults of the algorithm's family
 // (RunSpec::Defaults), then the --config JSON file, then only the flags given on the command
@@ -42,6 +43,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "audit_command.h"
 #include "check_command_line.h"
 #include "core/numeric_parse.h"
 #include "dpadmm/core/error.h"
@@ -1409,6 +1411,7 @@ class CommandLine {
     AddOutputOptions(*sharing_, sharing_output_);
 
     predict_ = std::make_unique<PredictCommand>(app_);  // `dpadmm predict`
+    audit_ = std::make_unique<AuditCommand>(app_);      // `dpadmm audit`
   }
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;
@@ -1417,9 +1420,10 @@ class CommandLine {
   std::optional<int> Parse(int argc, char** argv) {
     // CLI11 would only say "A subcommand is required" for a misspelt command; name it instead.
     if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "run") != 0 &&
-        std::strcmp(argv[1], "sharing") != 0 && std::strcmp(argv[1], "predict") != 0) {
+        std::strcmp(argv[1], "sharing") != 0 && std::strcmp(argv[1], "predict") != 0 &&
+        std::strcmp(argv[1], "audit") != 0) {
       err_ << "dpadmm: error: unknown command '" << argv[1]
-           << "' (available: run, sharing, predict; see dpadmm --help)\n";
+           << "' (available: run, sharing, predict, audit; see dpadmm --help)\n";
       return kExitBadInput;
     }
     try {
@@ -1430,6 +1434,7 @@ class CommandLine {
            << (run_->parsed()       ? "run "
                : sharing_->parsed() ? "sharing "
                : predict_->parsed() ? "predict "
+               : audit_->parsed()   ? "audit "
                                     : "")
            << "--help)\n";
       return kExitBadInput;
@@ -1441,6 +1446,7 @@ class CommandLine {
   int Execute(std::chrono::steady_clock::time_point started) {
     const int code = Guarded([&] {
       if (predict_->parsed()) return predict_->Run();
+      if (audit_->parsed()) return audit_->Run();
       if (sharing_->parsed()) return Run(*sharing_flags_, sharing_output_, started);
       return Run(*flags_, output_, started);
     });
@@ -1458,7 +1464,7 @@ class CommandLine {
   // Only the checks before a run (spec, outputs, limits): 0 if the run would start.
   int CheckOnly() {
     return Guarded([&] {
-      if (predict_->parsed()) return int{kExitOk};
+      if (predict_->parsed() || audit_->parsed()) return int{kExitOk};
       if (sharing_->parsed()) CheckBeforeRun(*sharing_flags_, sharing_output_);
       if (run_->parsed()) CheckBeforeRun(*flags_, output_);
       return int{kExitOk};
@@ -1512,6 +1518,7 @@ class CommandLine {
   std::unique_ptr<SpecFlags> flags_, sharing_flags_;
   OutputOptions output_, sharing_output_;
   std::unique_ptr<PredictCommand> predict_;
+  std::unique_ptr<AuditCommand> audit_;
 };
 
 int Main(int argc, char** argv) {

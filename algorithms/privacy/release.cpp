@@ -11,11 +11,19 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/privacy/noise.h"
 #include "dpadmm/privacy/samplers.h"
+#include "privacy/noise_weakening.h"
 
 namespace dpadmm {
 
+namespace detail {
+double& ThreadNoiseScale() {
+  thread_local double scale = 1.0;
+  return scale;
+}
+}  // namespace detail
+
 Release::Release(NoiseKey key, std::uint64_t node, double budget)
-    : key_(std::move(key)), node_(node), budget_(budget) {
+    : key_(std::move(key)), node_(node), budget_(budget), noise_scale_(detail::ThreadNoiseScale()) {
   if (!(budget >= 0.0) || !std::isfinite(budget)) {
     std::ostringstream os;
     os << "node " << node << ": privacy budget must be >= 0 and finite (0 = none), got " << budget;
@@ -77,16 +85,20 @@ KeyedStream& Release::RoundStream(const char* what) {
 }
 
 void Release::DrawL2Laplace(double a, Eigen::Ref<Eigen::VectorXd> out) {
-  dpadmm::DrawL2Laplace(RoundStream("DrawL2Laplace"), a, out);
+  // Density exp(-a ||e||): scale 1 / a.
+  dpadmm::DrawL2Laplace(RoundStream("DrawL2Laplace"), noise_scale_ == 1.0 ? a : a / noise_scale_,
+                        out);
 }
 
 double Release::DrawGaussian(double sigma, Eigen::Ref<Eigen::VectorXd> out) {
-  return DrawDiscreteGaussianGrid(RoundStream("DrawGaussian"), sigma, out);
+  return DrawDiscreteGaussianGrid(RoundStream("DrawGaussian"),
+                                  noise_scale_ == 1.0 ? sigma : sigma * noise_scale_, out);
 }
 
 void Release::DrawCorrelatedGaussian(const Eigen::MatrixXd& factor, double sigma,
                                      Eigen::Ref<Eigen::VectorXd> out) {
-  dpadmm::DrawCorrelatedGaussian(RoundStream("DrawCorrelatedGaussian"), factor, sigma, out);
+  dpadmm::DrawCorrelatedGaussian(RoundStream("DrawCorrelatedGaussian"), factor,
+                                 noise_scale_ == 1.0 ? sigma : sigma * noise_scale_, out);
 }
 
 void Release::DrawObjectiveNoise(double R, Eigen::Ref<Eigen::VectorXd> out) {

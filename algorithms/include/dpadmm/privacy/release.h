@@ -119,6 +119,10 @@ class Release {
   std::int64_t releases_ = 0;
   std::optional<MechanismRelease> mechanism_;  // the open round's
   std::vector<MechanismRelease> mechanisms_;
+  // Multiplies the scale of every noise this release draws; 1 except in the privacy audit's
+  // tests, which weaken a mechanism on purpose (privacy/noise_weakening.h: set only by a
+  // private, test-only scope, read once here at construction; no spec field reaches it).
+  double noise_scale_ = 1.0;
 };
 
 }  // namespace dpadmm
