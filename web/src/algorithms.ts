@@ -11,6 +11,8 @@ export interface ParamDef {
   min?: number;
   max?: number;
   step?: number;
+  /** Whole numbers only. */
+  integer?: boolean;
   privacy?: boolean;
 }
 
@@ -169,7 +171,7 @@ export const SHARING_PARAMS: Record<string, ParamDef> = {
     help: 'Step of epoch e = learning rate / (1 + decay·(e − 1)); 0 = constant.',
   },
   batch_size: {
-    key: 'batch_size', label: 'batch size', min: 1, step: 1,
+    key: 'batch_size', label: 'batch size', min: 1, step: 1, integer: true,
     help: 'Rows per SGD step: the parties send partial scores of one mini-batch at a time.',
   },
 };
