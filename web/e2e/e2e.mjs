@@ -15,7 +15,7 @@
 //   node e2e/e2e.mjs            (after `npm run build`; exit code 0 = all passed)
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +75,9 @@ const state = (page) => page.locator('#state').getAttribute('data-state');
 const roundOf = async (page) => Number(await page.locator('#round').getAttribute('data-value'));
 async function waitFinished(page, timeout = 120_000) {
   await page.waitForSelector('#state[data-state=finished]', { timeout });
+  // The charts are rebuilt one per task after a run: wait until they are all there.
+  await page.waitForTimeout(50);
+  await page.waitForFunction(() => !document.querySelector('#charts')?.dataset.building);
 }
 async function download(page) {
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
@@ -417,6 +420,271 @@ await step('vertical setting: pause, step and stop', async () => {
   assert.match(await p.locator('#outcome').textContent(), /cancelled/);
   assert.ok((await roundOf(p)) < 200);
   await p.close();
+});
+
+// ---------------------------------------------------------------------------------------------
+// Honest run states, charts, forms, accessibility, phone layout, scale and precompressed assets.
+
+const verdictOf = (p) => p.locator('#state').getAttribute('data-outcome');
+const stateColours = (p) => p.locator('#state').evaluate((e) => {
+  const s = getComputedStyle(e);
+  return `${s.color} on ${s.backgroundColor}`;
+});
+
+/** axe-core in the page: the violations of impact critical or serious (none expected). */
+async function axeProblems(p) {
+  await p.addScriptTag({ path: path.join(webDir, 'node_modules', 'axe-core', 'axe.min.js') });
+  const result = await p.evaluate(async () => globalThis.axe.run(document));
+  return result.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Counts changes of #state (the only live region) from now on. */
+const watchAnnouncements = (p) => p.evaluate(() => {
+  globalThis.__announcements = [];
+  new MutationObserver(() => globalThis.__announcements.push(document.querySelector('#state').textContent))
+    .observe(document.querySelector('#state'), { childList: true, characterData: true, subtree: true });
+});
+
+const screenshots = path.join(webDir, 'screenshots');
+mkdirSync(screenshots, { recursive: true });
+
+await step('run states: learned nothing, budget exhausted, round limit: own word and colour, announced once', async () => {
+  // The CLI's `dpadmm run --algorithm dvp --alpha 0.005 --noise-seed 1 --iterations 30`: 41.4 %.
+  const p = await openPage(`${base}?algorithm=dvp&alpha=0.005&edges=13&iterations=30&noise_seed=1`);
+  await waitFinished(p);
+  assert.equal(await verdictOf(p), 'learned-nothing');
+  assert.equal(await p.locator('#state').textContent(), 'learned nothing');
+  assert.match(await p.locator('#outcome').textContent(), /within 2 points of the majority-class rate/);
+  const nothing = await stateColours(p);
+  // The live region is #state alone: the per-round figures are not announced.
+  assert.deepEqual(await p.evaluate(() => [...document.querySelectorAll('[aria-live], [role=status], [role=log], output')]
+    .map((e) => e.id)), ['state']);
+  await p.fill('#param-alpha', '0.15');
+  await p.locator('#param-alpha').dispatchEvent('input');
+  await p.fill('#param-privacy_budget', '1');
+  await p.locator('#param-privacy_budget').dispatchEvent('input');
+  await p.fill('#delay', '0');
+  await p.locator('#delay').dispatchEvent('input');
+  await watchAnnouncements(p);
+  await p.click('#run');
+  await waitFinished(p);
+  assert.equal(await verdictOf(p), 'budget-exhausted');
+  assert.equal(await p.locator('#state').textContent(), 'privacy budget exhausted');
+  assert.ok(await roundOf(p) < 30, 'stopped before the round limit');
+  const budget = await stateColours(p);
+  const announced = await p.evaluate(() => globalThis.__announcements);
+  assert.deepEqual(announced, ['running', 'privacy budget exhausted'], 'announced once per phase, not per round');
+  await p.selectOption('#algorithm', 'admm');
+  await p.click('#run');
+  await waitFinished(p);
+  assert.equal(await verdictOf(p), 'round-limit');
+  const limit = await stateColours(p);
+  assert.equal(new Set([nothing, budget, limit]).size, 3, `${nothing} | ${budget} | ${limit}`);
+  // Each run keeps its verdict in the list, in its colour.
+  assert.deepEqual(await p.locator('#runs .badge').evaluateAll((b) => b.map((e) => e.dataset.outcome)),
+    ['round-limit', 'budget-exhausted', 'learned-nothing']);
+  await p.close();
+});
+
+await step('charts: one quantity each, labelled axes, privacy on a log axis with paper and tight ε', async () => {
+  const p = await openPage(`${base}?algorithm=dvp&iterations=60&noise_seed=3`);
+  await waitFinished(p);
+  const charts = await p.locator('#charts .chart').evaluateAll((cs) => cs.map((c) => ({ ...c.dataset })));
+  assert.equal(charts.length, 4);
+  for (const c of charts) {
+    assert.ok(c.xLabel && c.yLabel, `axis labels ${JSON.stringify(c)}`);
+    assert.match(c.yLabel, /\(.+\)/, `unit in ${c.yLabel}`);
+  }
+  const privacy = charts[2];
+  assert.equal(privacy.yScale, 'log');
+  assert.match(privacy.yLabel, /ε/);
+  const legend = await p.locator('#charts .chart').nth(2).locator('.u-legend').textContent();
+  assert.match(legend, /paper's ε/);
+  assert.match(legend, /tight ε \(δ = 0\.00001\)|tight ε \(δ = 1e-5\)/);
+  assert.match(await p.locator('#outcome').textContent(), /tight \(ε, δ\)/);
+  await p.screenshot({ path: path.join(screenshots, 'desktop.png') });
+  await p.close();
+});
+
+await step('forms: limits with inline messages, empty fields rejected, valid steps, keyboard', async () => {
+  const p = await openPage(base);
+  await p.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  for (const mode of ['horizontal', 'vertical']) {
+    await p.check(`#mode-${mode}`);
+    const mismatched = await p.evaluate(() => [...document.querySelectorAll('input')]
+      .filter((e) => e.offsetParent !== null && (e.validity.stepMismatch || e.validity.rangeUnderflow || e.validity.rangeOverflow))
+      .map((e) => `${e.id}=${e.value} (step ${e.step})`));
+    assert.deepEqual(mismatched, [], `${mode}: defaults satisfy min/max/step`);
+  }
+  await p.check('#mode-horizontal');
+  await p.fill('#rows', '');
+  await p.locator('#rows').dispatchEvent('input');
+  assert.match(await p.locator('#rows-error').textContent(), /Required/);
+  assert.equal(await p.locator('#rows').getAttribute('aria-invalid'), 'true');
+  await p.fill('#nodes', '5000');
+  await p.locator('#nodes').dispatchEvent('input');
+  assert.equal(await p.locator('#nodes-error').textContent(), 'At most 1000.');
+  await p.fill('#param-eta', '');
+  await p.locator('#param-eta').dispatchEvent('input');
+  assert.match(await p.locator('#param-eta-error').textContent(), /Required/);
+  await p.click('#run');
+  assert.equal(await state(p), 'idle', 'Run refused');
+  assert.match(await p.locator('#error').textContent(), /Fix these 3 fields first/);
+  assert.equal(await p.evaluate(() => document.activeElement?.id), 'rows', 'focus on the first bad field');
+  assert.deepEqual(await axeProblems(p), [], 'axe with inline messages shown');
+  await p.fill('#rows', '2000');
+  await p.locator('#rows').dispatchEvent('input');
+  await p.fill('#nodes', '12');
+  await p.locator('#nodes').dispatchEvent('input');
+  await p.fill('#param-eta', '0.5');
+  await p.locator('#param-eta').dispatchEvent('input');
+  assert.equal(await p.locator('[aria-invalid=true]').count(), 0);
+  await p.fill('#iterations', '20');
+  await p.locator('#iterations').dispatchEvent('input');
+  // Keyboard only: focus Run with Tab from the last field and press Enter.
+  await p.focus('#noise-seed');
+  for (let k = 0; k < 10 && (await p.evaluate(() => document.activeElement?.id)) !== 'run'; ++k) {
+    await p.keyboard.press('Tab');
+  }
+  assert.equal(await p.evaluate(() => document.activeElement?.id), 'run');
+  await p.keyboard.press('Enter');
+  await waitFinished(p);
+  assert.equal(await roundOf(p), 20);
+  assert.equal(await p.locator('#graph').getAttribute('data-nodes'), '12');
+  await p.close();
+});
+
+await step('accessibility: axe finds no critical or serious violation (both settings, after runs)', async () => {
+  const p = await openPage(`${base}?algorithm=dvp&iterations=20&noise_seed=2`);
+  await waitFinished(p);
+  assert.deepEqual(await axeProblems(p), []);
+  assert.ok(Number(await p.locator('#graph').getAttribute('data-label-contrast')) >= 4.5, 'node labels');
+  await p.check('#mode-vertical');
+  await p.click('#run');
+  await waitFinished(p);
+  assert.deepEqual(await axeProblems(p), []);
+  assert.ok(Number(await p.locator('#graph').getAttribute('data-label-contrast')) >= 4.5, 'party labels');
+  await p.close();
+});
+
+await step('phone (390 px): Run visible without scrolling, no axe violation', async () => {
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const p = await phone.newPage();
+  p.on('pageerror', (e) => consoleErrors.push(`phone: ${e.message}`));
+  await p.goto(base);
+  await p.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  const box = await p.locator('#run').boundingBox();
+  assert.ok(box && box.y >= 0 && box.y + box.height <= 844 && box.x + box.width <= 390, `Run at ${JSON.stringify(box)}`);
+  assert.equal(await p.evaluate(() => document.documentElement.scrollWidth <= 390), true, 'no horizontal scroll');
+  await p.tap('#run');
+  await waitFinished(p);
+  assert.deepEqual(await axeProblems(p), []);
+  await p.screenshot({ path: path.join(screenshots, 'phone.png') });
+  await phone.close();
+});
+
+/** Long tasks of the page from now on (PerformanceObserver 'longtask'). */
+const watchLongTasks = (p) => p.evaluate(() => {
+  globalThis.__long = [];
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) globalThis.__long.push(e.duration); })
+    .observe({ type: 'longtask' });
+});
+const longest = async (p) => Math.max(0, ...(await p.evaluate(() => globalThis.__long)));
+
+await step('scale: a complete graph of 1000 nodes, no long task over 100 ms', async () => {
+  const p = await openPage(base);
+  await p.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  await watchLongTasks(p);
+  await p.selectOption('#topology', 'complete');
+  await p.fill('#nodes', '1000');
+  await p.locator('#nodes').dispatchEvent('input');
+  await p.fill('#iterations', '2');
+  await p.locator('#iterations').dispatchEvent('input');
+  await p.fill('#delay', '0');
+  await p.locator('#delay').dispatchEvent('input');
+  await p.click('#run');
+  await waitFinished(p, 180_000);
+  await p.waitForFunction(() => {
+    const g = document.querySelector('#graph');
+    return g?.dataset.edgesShown && g.dataset.edgesDrawn === g.dataset.edgesShown;
+  });
+  assert.equal(await p.locator('#graph').getAttribute('data-edges'), '499500');
+  assert.equal(await p.locator('#graph').getAttribute('data-edges-shown'), '20000', 'a sample of the edges');
+  const worst = await longest(p);
+  console.log(`     complete graph, 1000 nodes: longest task ${worst.toFixed(0)} ms`);
+  assert.ok(worst <= 100, `a long task of ${worst} ms`);
+  await p.close();
+});
+
+await step('scale: 1000 nodes x 1000 rounds, no long task over 100 ms, flat heap', async () => {
+  const p = await openPage(base);
+  await p.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  const cdp = await context.newCDPSession(p);
+  const heap = async () => {
+    await cdp.send('HeapProfiler.collectGarbage');
+    return (await cdp.send('Runtime.getHeapUsage')).usedSize / 2 ** 20;
+  };
+  await p.fill('#nodes', '1000');
+  await p.locator('#nodes').dispatchEvent('input');
+  await p.fill('#iterations', '1000');
+  await p.locator('#iterations').dispatchEvent('input');
+  await p.fill('#delay', '0');
+  await p.locator('#delay').dispatchEvent('input');
+  await watchLongTasks(p);
+  const started = Date.now();
+  await p.click('#run');
+  await p.waitForFunction(() => Number(document.querySelector('#round')?.dataset.value) >= 250, null, { timeout: 120_000 });
+  const before = await longest(p);
+  const early = await heap(); // a forced full GC: itself a long task, not counted
+  await watchLongTasks(p);
+  await waitFinished(p, 180_000);
+  const seconds = (Date.now() - started) / 1000;
+  const worst = Math.max(before, await longest(p));
+  const late = await heap();
+  const points = Number(await p.locator('#charts').getAttribute('data-points'));
+  console.log(`     1000 x 1000: ${seconds.toFixed(1)} s, longest task ${worst.toFixed(0)} ms, ` +
+              `heap ${early.toFixed(1)} MB at round 250 -> ${late.toFixed(1)} MB at the end, ${points} chart points`);
+  assert.equal(await roundOf(p), 1000);
+  assert.ok(worst <= 100, `a long task of ${worst} ms`);
+  // The trace kept for download (about 4 MB of CSV for 750 rounds of 1000 nodes) is the growth.
+  assert.ok(late - early < 12, `heap grew by ${(late - early).toFixed(1)} MB`);
+  assert.ok(points <= 502, `${points} chart points kept (decimated)`);
+  const trace = await download(p);
+  assert.equal(trace.trim().split('\n').length, 1002, 'the whole trace downloads');
+  await p.close();
+});
+
+await step('precompressed assets: brotli and gzip with Content-Encoding, isolation headers kept', async () => {
+  const html = await (await fetch(base)).text();
+  const js = html.match(/assets\/index-[\w-]+\.js/)[0];
+  const page2 = await openPage(base);
+  await page2.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  await page2.close();
+  const wasm = new URL(`assets/${readdirSync(path.join(webDir, 'dist', 'assets')).find((n) => n.endsWith('.wasm'))}`, base).href;
+  const { get } = await import('node:http');
+  const head = (url, encoding) => new Promise((resolve, reject) => {
+    get(url, { headers: encoding ? { 'Accept-Encoding': encoding } : {} }, (res) => {
+      let bytes = 0;
+      res.on('data', (c) => { bytes += c.length; });
+      res.on('end', () => resolve({ headers: res.headers, bytes }));
+    }).on('error', reject);
+  });
+  for (const url of [new URL(js, base).href, wasm]) {
+    const br = await head(url, 'gzip, deflate, br');
+    const gz = await head(url, 'gzip');
+    const plain = await head(url, '');
+    assert.equal(br.headers['content-encoding'], 'br', url);
+    assert.equal(gz.headers['content-encoding'], 'gzip', url);
+    assert.equal(plain.headers['content-encoding'], undefined, url);
+    for (const r of [br, gz, plain]) {
+      assert.equal(r.headers['cross-origin-embedder-policy'], 'require-corp');
+      assert.equal(r.headers['cross-origin-opener-policy'], 'same-origin');
+    }
+    assert.ok(br.bytes < gz.bytes && gz.bytes < plain.bytes, `${url}: ${br.bytes} < ${gz.bytes} < ${plain.bytes}`);
+    console.log(`     ${path.basename(url)}: ${plain.bytes} B, gzip ${gz.bytes} B, brotli ${br.bytes} B`);
+  }
+  assert.match(wasm, /\.wasm$/);
 });
 
 await step('no errors in the console', async () => {

@@ -15,7 +15,7 @@ import type { EpochMetrics, RoundMetrics } from './protocol';
 
 export type Metrics = RoundMetrics | EpochMetrics;
 
-const MAX_POINTS = 1024;
+const MAX_POINTS = 500;
 const REDRAW_MS = 250;
 
 export interface Trace {
@@ -73,21 +73,21 @@ const percent = (e: number | null) => (e === null ? null : 100 * e);
 
 export const CHART_SETS: Record<Trace['mode'], ChartSet> = {
   horizontal: {
-    xLabel: 'round (ADMM iterations)',
+    xLabel: 'round',
     charts: [
-      { title: 'Training loss L(t): evaluation on private data (empty when released-only)', yLabel: 'mean loss per example (nats, log)', value: (m) => (m as RoundMetrics).train_loss, log: true, unit: '' },
-      { title: 'Test error', yLabel: 'test error (%)', value: (m) => percent((m as RoundMetrics).test_error), log: false, unit: ' %' },
-      { title: "Privacy loss ε: the paper's figure per round, tight ε at the end (dashed)", yLabel: 'ε (nats, log scale)', value: (m) => (m as RoundMetrics).privacy_loss, log: true, unit: '', tight: true },
-      { title: 'Consensus gap max ||f_i − f_j||', yLabel: 'Euclidean norm (model units, log)', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '' },
+      { title: 'Training loss L(t) (private data; empty when released-only)', yLabel: 'loss (nats)', value: (m) => (m as RoundMetrics).train_loss, log: true, unit: '' },
+      { title: 'Test error', yLabel: 'error (%)', value: (m) => percent((m as RoundMetrics).test_error), log: false, unit: ' %' },
+      { title: "Privacy loss ε: paper's figure, tight ε at the end", yLabel: 'ε (nats, log)', value: (m) => (m as RoundMetrics).privacy_loss, log: true, unit: '', tight: true },
+      { title: 'Consensus gap max ||f_i − f_j||', yLabel: '‖·‖₂ (log)', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '' },
     ],
   },
   vertical: {
-    xLabel: 'epoch (iterations)',
+    xLabel: 'epoch',
     charts: [
-      { title: 'Training objective (log loss + λ Σ||x_m||²/2): evaluation on private data (empty when released-only)', yLabel: 'objective (nats, log)', value: (m) => (m as EpochMetrics).objective, log: true, unit: '' },
-      { title: 'Test log loss', yLabel: 'mean log loss (nats, log)', value: (m) => (m as EpochMetrics).test_loss, log: true, unit: '' },
-      { title: 'Test error', yLabel: 'test error (%)', value: (m) => percent((m as EpochMetrics).test_error), log: false, unit: ' %' },
-      { title: 'Privacy loss ε per party, whole run so far (tight; Corollary 1 for the eq. (16) variant)', yLabel: 'ε (nats, log scale)', value: (m) => (m as EpochMetrics).epsilon_total, log: true, unit: '' },
+      { title: 'Training objective (private data; empty when released-only)', yLabel: 'objective (nats)', value: (m) => (m as EpochMetrics).objective, log: true, unit: '' },
+      { title: 'Test log loss', yLabel: 'log loss (nats)', value: (m) => (m as EpochMetrics).test_loss, log: true, unit: '' },
+      { title: 'Test error', yLabel: 'error (%)', value: (m) => percent((m as EpochMetrics).test_error), log: false, unit: ' %' },
+      { title: 'Privacy loss ε per party, run so far', yLabel: 'ε (nats, log)', value: (m) => (m as EpochMetrics).epsilon_total, log: true, unit: '' },
     ],
   },
 };
@@ -101,6 +101,9 @@ export class Charts {
   private key = '';
   private timer: ReturnType<typeof setTimeout> | null = null;
   private mode: Trace['mode'] = 'horizontal';
+  /** A rebuild creates one chart per task (each uPlot lays itself out): none blocks for long. */
+  private building = false;
+  private traces: Trace[] = [];
 
   /** The setting whose runs are shown (the other setting's runs stay in the list). */
   setMode(mode: Trace['mode']) {
@@ -120,7 +123,8 @@ export class Charts {
   }
 
   private resize() {
-    for (const p of this.plots) p.setSize({ width: this.width(), height: 220 });
+    const width = this.width(); // one layout read for all charts
+    for (const p of this.plots) p.setSize({ width, height: 220 });
   }
 
   /** Redraws within REDRAW_MS (many batches of rounds may arrive in between). */
@@ -135,11 +139,22 @@ export class Charts {
   }
 
   render(traces: Trace[]) {
+    this.traces = traces;
+    if (this.building) return; // drawn when the rebuild ends
     const set = CHART_SETS[this.mode];
     const shown = traces.filter((t) => t.visible && t.mode === this.mode);
     const key = `${this.mode}:${shown.map((t) => `${t.id}${t.tight ? 't' : ''}`).join(',')}`;
-    if (key !== this.key) this.rebuild(shown);
-    this.key = key;
+    if (key !== this.key) {
+      this.key = key;
+      this.building = true;
+      this.host.dataset.building = 'true';
+      this.rebuild(shown, () => {
+        this.building = false;
+        delete this.host.dataset.building;
+        this.render(this.traces);
+      });
+      return;
+    }
     const drawn = shown.map(points);
     // The x values: every round any shown run has a point at.
     const xs = new Set<number>();
@@ -169,11 +184,13 @@ export class Charts {
     this.host.dataset.received = String(shown.reduce((s, t) => s + t.received, 0));
   }
 
-  private rebuild(shown: Trace[]) {
+  private rebuild(shown: Trace[], done: () => void) {
     for (const p of this.plots) p.destroy();
+    this.plots = [];
     this.host.replaceChildren();
     const set = CHART_SETS[this.mode];
-    this.plots = set.charts.map((def) => {
+    const width = this.width();
+    const make = (def: ChartDef) => {
       const box = document.createElement('figure');
       box.className = 'chart';
       box.setAttribute('aria-label', `${def.title}: ${def.yLabel} against ${set.xLabel}`);
@@ -198,7 +215,7 @@ export class Charts {
       const axisFont = '12px system-ui, sans-serif';
       const opts: uPlot.Options = {
         title: def.title,
-        width: this.width(),
+        width,
         height: 220,
         scales: { x: { time: false }, y: def.log ? { distr: 3 } : {} },
         axes: [
@@ -213,7 +230,16 @@ export class Charts {
         cursor: { drag: { x: true, y: false } },
       };
       return new uPlot(opts, [[], ...series.slice(1).map(() => [])] as uPlot.AlignedData, box);
-    });
+    };
+    const next = (c: number) => {
+      if (c === set.charts.length) {
+        done();
+        return;
+      }
+      this.plots.push(make(set.charts[c]));
+      setTimeout(() => next(c + 1), 0);
+    };
+    next(0);
   }
 }
 

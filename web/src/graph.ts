@@ -8,7 +8,11 @@
 import type { GraphShape, SharingGraph } from './protocol';
 
 const SIZE = 320; // CSS pixels of the square drawing
-const EDGE_SLICE = 25_000;
+const EDGE_SLICE = 200;
+// Above this many edges a uniform sample of them is drawn (the caption says so): a complete graph
+// of 1000 nodes is a filled disc either way, and half a million translucent lines take seconds
+// to rasterise without a GPU.
+const MAX_DRAWN_EDGES = 20_000;
 
 /** Relative luminance (WCAG 2) of an sRGB colour given as [r, g, b] in 0..255. */
 function luminance([r, g, b]: number[]): number {
@@ -24,10 +28,10 @@ export function contrast(a: number[], b: number[]): number {
   return (x + 0.05) / (y + 0.05);
 }
 
-const BLACK = [17, 24, 39];
+const BLACK = [0, 0, 0];
 const WHITE = [255, 255, 255];
 
-/** The label colour (near-black or white) with the larger contrast on `fill` (always >= 4.5:1). */
+/** The label colour (black or white) with the larger contrast on `fill` (always >= 4.58:1). */
 function labelColour(fill: number[]): number[] {
   return contrast(fill, BLACK) >= contrast(fill, WHITE) ? BLACK : WHITE;
 }
@@ -43,6 +47,12 @@ export function distanceColour(t: number): number[] {
   const f = u - k;
   return STOPS[k].map((c, i) => Math.round(c + f * (STOPS[k + 1][i] - c)));
 }
+
+// The scale in 64 steps: nodes of one step share one colour object, so a paint fills one path
+// per step rather than one per node.
+const STEPS = 64;
+const SCALE = Array.from({ length: STEPS + 1 }, (_, k) => distanceColour(k / STEPS));
+const PAINT_MS = 200;
 
 const rgb = (c: number[]) => `rgb(${c[0]},${c[1]},${c[2]})`;
 const GREY = [154, 165, 177];
@@ -105,7 +115,10 @@ export class GraphView {
   private rows: number[] = [];
   private paintPending = false;
 
+  private readonly ctx: CanvasRenderingContext2D | null;
+
   constructor(private readonly canvas: HTMLCanvasElement) {
+    this.ctx = canvas.getContext('2d');
     canvas.addEventListener('mousemove', (e) => this.hover(e));
   }
 
@@ -116,7 +129,7 @@ export class GraphView {
   clear() {
     this.generation++;
     this.shape = null;
-    const ctx = this.canvas.getContext('2d');
+    const ctx = this.ctx;
     ctx?.clearRect(0, 0, this.canvas.width, this.canvas.height);
     this.canvas.setAttribute('aria-label', 'communication graph (no run yet)');
     delete this.canvas.dataset.nodes;
@@ -201,17 +214,30 @@ export class GraphView {
     const ctx = this.edgeLayer.getContext('2d')!;
     ctx.setTransform(s, 0, 0, s, 0, 0);
     ctx.clearRect(0, 0, SIZE, SIZE);
-    const m = shape.edges.length / 2;
+    const total = shape.edges.length / 2;
+    const m = Math.min(total, MAX_DRAWN_EDGES);
+    // Edge k of the drawing: all of them, or a sample spread over the list (P is a prime, so
+    // s -> s P mod total visits distinct edges for s < total unless total is a multiple of P).
+    const P = 1_000_003;
+    const pick = total === m ? (s: number) => s : (s: number) => (s * P) % total;
+    if (total > m) shape.caption = `showing a sample of ${m.toLocaleString('en')} of ${total.toLocaleString('en')} edges`;
+    this.canvas.dataset.edgesShown = String(m);
     // Dense graphs: thin, translucent edges (their overlap shows the density).
-    ctx.lineWidth = m > 5000 ? 0.3 : shape.dashed ? 2.5 : 1.2;
-    ctx.strokeStyle = m > 5000 ? 'rgba(97,110,124,0.08)' : '#9aa5b1';
+    ctx.lineWidth = m > 5000 ? 0.4 : shape.dashed ? 2.5 : 1.2;
+    ctx.strokeStyle = m > 5000 ? 'rgba(97,110,124,0.12)' : '#9aa5b1';
     if (shape.dashed) ctx.setLineDash([5, 3]);
     const slice = (from: number) => {
       if (gen !== this.generation) return; // a newer graph replaced this one
       const to = Math.min(m, from + EDGE_SLICE);
       ctx.beginPath();
       const { edges, pos } = shape;
-      for (let k = from; k < to; ++k) {
+      for (let s = from; s < to; ++s) {
+        // Short paths: stroking one path of thousands of crossing segments costs far more.
+        if (s > from && s % 200 === 0) {
+          ctx.stroke();
+          ctx.beginPath();
+        }
+        const k = pick(s);
         const i = edges[2 * k], j = edges[2 * k + 1];
         ctx.moveTo(pos[2 * i], pos[2 * i + 1]);
         ctx.lineTo(pos[2 * j], pos[2 * j + 1]);
@@ -221,7 +247,8 @@ export class GraphView {
       this.paint();
       if (to < m) setTimeout(() => slice(to), 0);
     };
-    slice(0);
+    this.paint(); // the nodes at once, the edges slice by slice from the next task on
+    setTimeout(() => slice(0), 0);
   }
 
   /**
@@ -236,19 +263,19 @@ export class GraphView {
     for (let i = 0; i < distance.length && i < fills.length; ++i) {
       const d = distance[i];
       const t = this.largest > 0 && d > 0 ? 1 + Math.log10(d / this.largest) / 6 : 0;
-      fills[i] = Number.isFinite(d) ? distanceColour(t) : GREY;
+      fills[i] = Number.isFinite(d) ? SCALE[Math.round(Math.min(1, Math.max(0, t)) * STEPS)] : GREY;
     }
     if (this.paintPending) return;
     this.paintPending = true;
-    requestAnimationFrame(() => {
+    setTimeout(() => requestAnimationFrame(() => {
       this.paintPending = false;
       this.paint();
-    });
+    }), PAINT_MS);
   }
 
   private paint() {
     const shape = this.shape;
-    const ctx = this.canvas.getContext('2d');
+    const ctx = this.ctx;
     if (!shape || !ctx) return;
     const s = this.scale();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -258,13 +285,22 @@ export class GraphView {
     const { pos, fills, labels } = shape;
     ctx.lineWidth = shape.nodes > 200 ? 0 : 1;
     ctx.strokeStyle = '#1f2933';
-    // One path per colour would be faster still; 1000 arcs take about a millisecond.
     let minContrast = Infinity;
+    // One path per colour.
+    const groups = new Map<number[], number[]>();
     for (let i = 0; i < shape.nodes; ++i) {
-      const r = i > 0 && shape.radii ? shape.radii[i - 1] : shape.radius;
+      const list = groups.get(fills[i]);
+      if (list) list.push(i);
+      else groups.set(fills[i], [i]);
+    }
+    for (const [fill, members] of groups) {
       ctx.beginPath();
-      ctx.arc(pos[2 * i], pos[2 * i + 1], i === 0 && shape.radii ? 18 : r, 0, 2 * Math.PI);
-      ctx.fillStyle = rgb(fills[i]);
+      for (const i of members) {
+        const r = shape.radii ? (i === 0 ? 18 : shape.radii[i - 1]) : shape.radius;
+        ctx.moveTo(pos[2 * i] + r, pos[2 * i + 1]);
+        ctx.arc(pos[2 * i], pos[2 * i + 1], r, 0, 2 * Math.PI);
+      }
+      ctx.fillStyle = rgb(fill);
       ctx.fill();
       if (ctx.lineWidth > 0) ctx.stroke();
     }

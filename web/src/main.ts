@@ -429,8 +429,10 @@ function start(paused: boolean) {
   };
   worker.postMessage(message);
   setPhase(paused ? 'paused' : 'running');
-  renderRuns();
-  charts.render(runs);
+  setTimeout(() => { // a task of its own: the click's task stays short
+    renderRuns();
+    charts.render(runs);
+  }, 0);
 }
 
 function onWorkerMessage(m: FromWorker) {
@@ -508,7 +510,7 @@ function finishRun(verdict: Verdict) {
   control = null;
   setPhase('finished', verdict);
   renderRuns();
-  charts.render(runs);
+  setTimeout(() => charts.render(runs), 0);
 }
 
 function drawGraph(g: GraphShape) {
