@@ -31,7 +31,11 @@ const tmp = mkdtempSync(path.join(artifacts, 'tmp-'));
 process.env.TMPDIR = tmp;
 
 const failures = [];
+// E2E_ONLY=regex runs the matching steps only (for the self-contained ones: states, charts, forms,
+// accessibility, phone, scale, precompressed).
+const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : null;
 async function step(name, fn) {
+  if (only && !only.test(name)) return;
   const started = Date.now();
   try {
     await fn();
@@ -592,6 +596,38 @@ const watchLongTasks = (p) => p.evaluate(() => {
 });
 const longest = async (p) => Math.max(0, ...(await p.evaluate(() => globalThis.__long)));
 
+// The page's tasks from a Chromium trace: the longest one in wall time and in CPU time (thread
+// time, 'tdur'). On a machine with more runnable threads than cores a task's wall time also
+// counts the time the OS ran other processes: the CPU time is then what the page itself spent.
+// The wall-time limit (the PerformanceObserver's long tasks) applies when the machine is not
+// overloaded (load average per core below 1.5); the CPU-time limit always.
+const LONG_TASK_MS = 100;
+const loadPerCore = () => os.loadavg()[0] / os.cpus().length;
+async function startTrace(p) {
+  await browser.startTracing(p, { categories: ['toplevel', 'disabled-by-default-devtools.timeline'] });
+}
+async function stopTrace() {
+  const trace = JSON.parse((await browser.stopTracing()).toString('utf8'));
+  const events = trace.traceEvents ?? trace;
+  const main = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+    .map((e) => `${e.pid}:${e.tid}`));
+  let wall = 0, cpu = 0;
+  for (const e of events) {
+    if (e.ph !== 'X' || e.name !== 'RunTask' || !main.has(`${e.pid}:${e.tid}`)) continue;
+    wall = Math.max(wall, (e.dur ?? 0) / 1000);
+    cpu = Math.max(cpu, (e.tdur ?? 0) / 1000);
+  }
+  return { wall, cpu };
+}
+function checkTasks(what, observed, trace) {
+  const load = loadPerCore();
+  console.log(`     ${what}: longest task ${observed.toFixed(0)} ms (PerformanceObserver), ` +
+              `${trace.wall.toFixed(0)} ms wall / ${trace.cpu.toFixed(0)} ms CPU (trace); load ${load.toFixed(1)} per core`);
+  assert.ok(trace.cpu <= LONG_TASK_MS, `a task of ${trace.cpu.toFixed(0)} ms CPU time`);
+  if (load < 1.5) assert.ok(observed <= LONG_TASK_MS, `a long task of ${observed} ms`);
+  else console.log(`     (machine overloaded: the ${LONG_TASK_MS} ms wall-time limit is not checked)`);
+}
+
 await step('scale: a complete graph of 1000 nodes, no long task over 100 ms', async () => {
   const p = await openPage(base);
   await p.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
@@ -603,6 +639,7 @@ await step('scale: a complete graph of 1000 nodes, no long task over 100 ms', as
   await p.locator('#iterations').dispatchEvent('input');
   await p.fill('#delay', '0');
   await p.locator('#delay').dispatchEvent('input');
+  await startTrace(p);
   await p.click('#run');
   await waitFinished(p, 180_000);
   await p.waitForFunction(() => {
@@ -611,9 +648,7 @@ await step('scale: a complete graph of 1000 nodes, no long task over 100 ms', as
   });
   assert.equal(await p.locator('#graph').getAttribute('data-edges'), '499500');
   assert.equal(await p.locator('#graph').getAttribute('data-edges-shown'), '20000', 'a sample of the edges');
-  const worst = await longest(p);
-  console.log(`     complete graph, 1000 nodes: longest task ${worst.toFixed(0)} ms`);
-  assert.ok(worst <= 100, `a long task of ${worst} ms`);
+  checkTasks('complete graph, 1000 nodes', await longest(p), await stopTrace());
   await p.close();
 });
 
@@ -633,20 +668,25 @@ await step('scale: 1000 nodes x 1000 rounds, no long task over 100 ms, flat heap
   await p.locator('#delay').dispatchEvent('input');
   await watchLongTasks(p);
   const started = Date.now();
+  await startTrace(p);
   await p.click('#run');
   await p.waitForFunction(() => Number(document.querySelector('#round')?.dataset.value) >= 250, null, { timeout: 120_000 });
   const before = await longest(p);
+  const firstTrace = await stopTrace();
   const early = await heap(); // a forced full GC: itself a long task, not counted
   await watchLongTasks(p);
+  await startTrace(p);
   await waitFinished(p, 180_000);
   const seconds = (Date.now() - started) / 1000;
   const worst = Math.max(before, await longest(p));
+  const secondTrace = await stopTrace();
   const late = await heap();
   const points = Number(await p.locator('#charts').getAttribute('data-points'));
-  console.log(`     1000 x 1000: ${seconds.toFixed(1)} s, longest task ${worst.toFixed(0)} ms, ` +
+  console.log(`     1000 x 1000: ${seconds.toFixed(1)} s, ` +
               `heap ${early.toFixed(1)} MB at round 250 -> ${late.toFixed(1)} MB at the end, ${points} chart points`);
   assert.equal(await roundOf(p), 1000);
-  assert.ok(worst <= 100, `a long task of ${worst} ms`);
+  checkTasks('1000 x 1000', worst, {
+    wall: Math.max(firstTrace.wall, secondTrace.wall), cpu: Math.max(firstTrace.cpu, secondTrace.cpu) });
   // The trace kept for download (about 4 MB of CSV for 750 rounds of 1000 nodes) is the growth.
   assert.ok(late - early < 12, `heap grew by ${(late - early).toFixed(1)} MB`);
   assert.ok(points <= 502, `${points} chart points kept (decimated)`);

@@ -184,11 +184,52 @@ export class Charts {
     this.host.dataset.received = String(shown.reduce((s, t) => s + t.received, 0));
   }
 
+  /** The series of one chart for the shown runs (the privacy chart adds the tight epsilon). */
+  private seriesOf(def: ChartDef, shown: Trace[]): uPlot.Series[] {
+    const value = (_u: uPlot, v: number | null) => (v == null ? '–' : formatNumber(v) + def.unit);
+    const series: uPlot.Series[] = [];
+    for (const t of shown) {
+      series.push({
+        label: def.tight ? `${t.label}: paper's ε` : t.label,
+        stroke: t.colour, width: 2, spanGaps: true, value,
+      });
+      if (def.tight && t.tight) {
+        series.push({
+          label: `${t.label}: tight ε (δ = ${t.tight.delta})`, stroke: t.colour, width: 2, dash: [6, 4],
+          value, points: { show: true, size: 9, fill: '#fff', width: 2 },
+        });
+      }
+    }
+    return series;
+  }
+
+  /**
+   * New runs in the same setting: the existing charts swap their series (uPlot's delSeries /
+   * addSeries), far cheaper than new charts. A new setting builds new charts, one per task.
+   */
   private rebuild(shown: Trace[], done: () => void) {
+    const set = CHART_SETS[this.mode];
+    if (this.plots.length === set.charts.length && this.host.dataset.mode === this.mode) {
+      const next = (c: number) => {
+        if (c === set.charts.length) {
+          done();
+          return;
+        }
+        const p = this.plots[c];
+        for (let k = p.series.length - 1; k >= 1; --k) p.delSeries(k);
+        const series = this.seriesOf(set.charts[c], shown);
+        series.forEach((opts, k) => p.addSeries(opts, k + 1));
+        // uPlot leaves the data to the caller: match it to the new series before any redraw.
+        p.setData([[], ...series.map(() => [])] as uPlot.AlignedData);
+        setTimeout(() => next(c + 1), 0);
+      };
+      next(0);
+      return;
+    }
     for (const p of this.plots) p.destroy();
     this.plots = [];
     this.host.replaceChildren();
-    const set = CHART_SETS[this.mode];
+    this.host.dataset.mode = this.mode;
     const width = this.width();
     const make = (def: ChartDef) => {
       const box = document.createElement('figure');
@@ -198,20 +239,7 @@ export class Charts {
       box.dataset.yLabel = def.yLabel;
       box.dataset.yScale = def.log ? 'log' : 'linear';
       this.host.append(box);
-      const value = (_u: uPlot, v: number | null) => (v == null ? '–' : formatNumber(v) + def.unit);
-      const series: uPlot.Series[] = [{ label: set.xLabel }];
-      for (const t of shown) {
-        series.push({
-          label: def.tight ? `${t.label}: paper's ε` : t.label,
-          stroke: t.colour, width: 2, spanGaps: true, value,
-        });
-        if (def.tight && t.tight) {
-          series.push({
-            label: `${t.label}: tight ε (δ = ${t.tight.delta})`, stroke: t.colour, width: 2, dash: [6, 4],
-            value, points: { show: true, size: 9, fill: '#fff', width: 2 },
-          });
-        }
-      }
+      const series: uPlot.Series[] = [{ label: set.xLabel }, ...this.seriesOf(def, shown)];
       const axisFont = '12px system-ui, sans-serif';
       const opts: uPlot.Options = {
         title: def.title,
