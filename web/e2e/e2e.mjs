@@ -573,7 +573,7 @@ await step('accessibility: axe finds no critical or serious violation (both sett
 });
 
 await step('phone (390 px): Run visible without scrolling, no axe violation', async () => {
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
   const p = await phone.newPage();
   p.on('pageerror', (e) => consoleErrors.push(`phone: ${e.message}`));
   await p.goto(base);
