@@ -453,7 +453,7 @@ const watchAnnouncements = (p) => p.evaluate(() => {
 const screenshots = path.join(webDir, 'screenshots');
 mkdirSync(screenshots, { recursive: true });
 
-await step('run states: learned nothing, budget exhausted, round limit: own word and colour, announced once', async () => {
+await step('run states: learned nothing, budget exhausted, round limit, converged: own word and colour, announced once', async () => {
   // The CLI's `dpadmm run --algorithm dvp --alpha 0.005 --noise-seed 1 --iterations 30`: 41.4 %.
   const p = await openPage(`${base}?algorithm=dvp&alpha=0.005&edges=13&iterations=30&noise_seed=1`);
   await waitFinished(p);
@@ -484,10 +484,22 @@ await step('run states: learned nothing, budget exhausted, round limit: own word
   await waitFinished(p);
   assert.equal(await verdictOf(p), 'round-limit');
   const limit = await stateColours(p);
-  assert.equal(new Set([nothing, budget, limit]).size, 3, `${nothing} | ${budget} | ${limit}`);
+  // `dpadmm run --tolerance 1e-3`: converged in round 41.
+  await p.fill('#tolerance', '0.001');
+  await p.locator('#tolerance').dispatchEvent('input');
+  await p.fill('#edges', '13');
+  await p.locator('#edges').dispatchEvent('input');
+  await p.fill('#iterations', '100');
+  await p.locator('#iterations').dispatchEvent('input');
+  await p.click('#run');
+  await waitFinished(p);
+  assert.equal(await verdictOf(p), 'converged');
+  assert.equal(await roundOf(p), 41);
+  const converged = await stateColours(p);
+  assert.equal(new Set([nothing, budget, limit, converged]).size, 4, `${nothing} | ${budget} | ${limit} | ${converged}`);
   // Each run keeps its verdict in the list, in its colour.
   assert.deepEqual(await p.locator('#runs .badge').evaluateAll((b) => b.map((e) => e.dataset.outcome)),
-    ['round-limit', 'budget-exhausted', 'learned-nothing']);
+    ['converged', 'round-limit', 'budget-exhausted', 'learned-nothing']);
   await p.close();
 });
 

@@ -25,6 +25,7 @@ export const FIELD_LIMITS: Record<string, Rule> = {
   // edges: [nodes - 1, nodes (nodes - 1) / 2], set from the node count (edgeRange).
   edges: { min: 1, max: 499_500, integer: true },
   iterations: { min: 1, max: 5000, integer: true },
+  tolerance: { min: 0, max: 1 },
   seed: { min: 0, max: MAX_SEED, integer: true },
   'noise-seed': { min: 0, max: MAX_SEED, integer: true, optional: true },
 };

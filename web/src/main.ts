@@ -142,6 +142,7 @@ function showConfig() {
   select('algorithm').value = config.algorithm;
   select('loss').value = config.loss;
   input('iterations').value = String(config.iterations);
+  input('tolerance').value = String(config.tolerance);
   input('seed').value = String(config.seed);
   const noise = config.noiseSeed === null ? '' : String(config.noiseSeed);
   input('noise-seed').value = noise;
@@ -288,6 +289,7 @@ function wireForm() {
   });
   numberField('edges', (v) => (config.edges = Math.round(v)));
   numberField('iterations', (v) => (config.iterations = Math.round(v)));
+  numberField('tolerance', (v) => (config.tolerance = v));
   numberField('seed', (v) => {
     config.seed = Math.round(v);
     input('sharing-seed').value = String(config.seed);
