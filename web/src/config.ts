@@ -250,7 +250,8 @@ export function fromQuery(search: string): RunConfig | null {
 export function describe(c: RunConfig): string {
   if (c.mode === 'vertical') {
     const data = c.dataset === 'file' ? c.fileName : c.dataset;
-    const eps = sharingAlgorithmByName(c.sharingAlgorithm).private ? ` ε=${c.sharingParams.epsilon}` : '';
+    const total = c.sharingParams.total_epsilon ?? c.sharingParams.epsilon;
+    const eps = sharingAlgorithmByName(c.sharingAlgorithm).private && total !== undefined ? ` ε=${total}` : '';
     const split = c.partyFeatures.trim() === '' ? '' : ` (${parsePartyFeatures(c.partyFeatures).join('/')})`;
     return `sharing ${c.sharingAlgorithm}${eps} · ${data} · ${c.parties} parties${split} · seed ${c.seed}${simulation(c)}`;
   }
