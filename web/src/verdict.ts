@@ -53,7 +53,7 @@ export function explain(v: Verdict, accuracy: number | null, majorityRate: numbe
     case 'diverged': return 'The iterates blew up: try a larger penalty η or a smaller loss weight C.';
     case 'failed': return 'A node could not complete its update.';
     case 'budget-exhausted': return 'The nodes stopped releasing before the privacy budget would be exceeded.';
-    case 'round-limit': return 'Ran all its rounds without meeting the stopping tolerance.';
+    case 'round-limit': return 'Ran all its rounds.';
     case 'converged': return 'Met the stopping tolerance.';
     default: return '';
   }
