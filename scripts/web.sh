@@ -6,7 +6,9 @@
 #   scripts/web.sh dev        Vite's dev server (hot reload of web/src)
 # Installs what it needs first (Debian packages; npm packages from web/package-lock.json).
 # The server sends COOP/COEP headers: the page is cross-origin isolated, which pause and step
-# need (SharedArrayBuffer). Any static server with those headers can serve web/dist/.
+# need (SharedArrayBuffer). Any static server with those headers can serve web/dist/; the build
+# writes brotli (.br) and gzip (.gz) copies of its assets, which `vite preview` serves with
+# Content-Encoding (web/README.md: the same for nginx and static hosts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 // The wasm module comes from the Emscripten build (build-wasm/ by default; DPADMM_WASM_DIR
 // overrides). COOP/COEP make the page cross-origin isolated, so that SharedArrayBuffer (the
@@ -14,6 +16,80 @@ const isolation = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+const COMPRESSIBLE = /\.(js|mjs|css|html|wasm|json|svg|txt)$/;
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.html': 'text/html',
+  '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml', '.txt': 'text/plain',
+};
+
+function* files(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) yield* files(full);
+    else yield full;
+  }
+}
+
+/**
+ * Precompressed assets: after the build, every compressible file of dist/ above 1 KB gets a
+ * .br (brotli, quality 11) and a .gz (gzip -9) sibling, and `vite preview` serves them with
+ * Content-Encoding to clients that accept it (static hosts do the same: web/README.md).
+ */
+function precompress(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'dpadmm-precompress',
+    apply: 'build',
+    configResolved(c) {
+      outDir = path.resolve(c.root, c.build.outDir);
+    },
+    closeBundle() {
+      for (const file of files(outDir)) {
+        if (!COMPRESSIBLE.test(file)) continue;
+        const data = readFileSync(file);
+        if (data.length < 1024) continue;
+        writeFileSync(`${file}.gz`, gzipSync(data, { level: 9 }));
+        writeFileSync(`${file}.br`, brotliCompressSync(data, {
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: 11,
+            [constants.BROTLI_PARAM_SIZE_HINT]: data.length,
+          },
+        }));
+      }
+    },
+  };
+}
+
+/** `vite preview`: answers with the .br / .gz sibling when the client accepts that encoding. */
+function servePrecompressed(): Plugin {
+  return {
+    name: 'dpadmm-serve-precompressed',
+    configurePreviewServer(server) {
+      const dist = path.resolve(server.config.root, server.config.build.outDir);
+      server.middlewares.use((req, res, next) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+        let url = decodeURIComponent((req.url ?? '/').split('?')[0]);
+        if (url.endsWith('/')) url += 'index.html';
+        const file = path.join(dist, path.normalize(url));
+        if (!file.startsWith(dist + path.sep) || !COMPRESSIBLE.test(file)) return next();
+        const accept = String(req.headers['accept-encoding'] ?? '');
+        const choice = [['br', '.br'], ['gzip', '.gz']].find(
+          ([enc, ext]) => new RegExp(`\\b${enc}\\b`).test(accept) && existsSync(file + ext));
+        if (!choice) return next();
+        const body = readFileSync(file + choice[1]);
+        for (const [k, v] of Object.entries(isolation)) res.setHeader(k, v);
+        res.setHeader('Content-Type', TYPES[path.extname(file)] ?? 'application/octet-stream');
+        res.setHeader('Content-Encoding', choice[0]);
+        res.setHeader('Vary', 'Accept-Encoding');
+        res.setHeader('Content-Length', String(body.length));
+        res.setHeader('Cache-Control', url.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+        res.statusCode = 200;
+        res.end(req.method === 'HEAD' ? undefined : body);
+      });
+    },
+  };
+}
+
 export default defineConfig({
   base: './',
   resolve: { alias: { '@dpadmm-wasm': wasmDir } },
@@ -21,4 +97,5 @@ export default defineConfig({
   preview: { headers: isolation },
   worker: { format: 'es' },
   build: { target: 'es2022', chunkSizeWarningLimit: 1024 },
+  plugins: [precompress(), servePrecompressed()],
 });

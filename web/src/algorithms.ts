@@ -10,7 +10,8 @@ export interface ParamDef {
   help: string;
   min?: number;
   max?: number;
-  step?: number;
+  /** Whole numbers only (step 1; otherwise step "any", src/limits.ts). */
+  integer?: boolean;
   privacy?: boolean;
 }
 
@@ -25,55 +26,55 @@ export interface AlgorithmDef {
 
 export const PARAMS: Record<string, ParamDef> = {
   eta: {
-    key: 'eta', label: 'penalty η', min: 1e-4, step: 0.1,
+    key: 'eta', label: 'penalty η', min: 1e-4,
     help: 'How strongly neighbours are pulled towards each other each round (M-ADMM: θ, the first penalty).',
   },
   C: {
-    key: 'C', label: 'loss weight C', min: 1e-4, step: 50,
+    key: 'C', label: 'loss weight C', min: 1e-4,
     help: 'Weight of the training loss against the regulariser in the objective.',
   },
   rho: {
-    key: 'rho', label: 'regulariser ρ', min: 1e-6, step: 0.01,
+    key: 'rho', label: 'regulariser ρ', min: 1e-6,
     help: 'Weight of ||f||²/2: keeps the classifier small (and bounds the sensitivity for privacy).',
   },
   alpha: {
-    key: 'alpha', label: 'privacy α per round', min: 0, step: 0.1, privacy: true,
+    key: 'alpha', label: 'privacy α per round', min: 0, privacy: true,
     help: 'Each node\'s privacy cost per round (ε-DP of one release): smaller = more noise, more privacy; 0 = no noise.',
   },
   q2: {
-    key: 'q2', label: 'α growth q2', min: 1, step: 0.01, privacy: true,
+    key: 'q2', label: 'α growth q2', min: 1, privacy: true,
     help: 'α(t) = α·q2^(t−1): q2 > 1 adds less noise in later rounds, spending more privacy when the nodes nearly agree.',
   },
   q1: {
-    key: 'q1', label: 'penalty growth q1', min: 1, step: 0.01, privacy: true,
+    key: 'q1', label: 'penalty growth q1', min: 1, privacy: true,
     help: 'η(t) grows as q1^t: a growing penalty damps the noise, so each round leaks less about any one record.',
   },
   gamma: {
-    key: 'gamma', label: 'recycling γ', min: 0, step: 0.1,
+    key: 'gamma', label: 'recycling γ', min: 0,
     help: 'R-ADMM/MR-ADMM: weight of the extra term in the even (recycled, data-free) rounds.',
   },
   dual_step: {
-    key: 'dual_step', label: 'dual step', min: 0, step: 0.1,
+    key: 'dual_step', label: 'dual step', min: 0,
     help: 'M-ADMM: step of the dual update (0 = the first penalty η(1)).',
   },
   label_eps: {
-    key: 'label_eps', label: 'label privacy ε', min: 0, step: 0.1, privacy: true,
+    key: 'label_eps', label: 'label privacy ε', min: 0, privacy: true,
     help: 'PDML: each user flips their own label with probability 1/(1+e^ε) before any server sees it (ε-local DP; 0 = truthful).',
   },
   pdml_R: {
-    key: 'pdml_R', label: 'objective noise R', min: 0, step: 0.5, privacy: true,
+    key: 'pdml_R', label: 'objective noise R', min: 0, privacy: true,
     help: 'PDML: each server adds a random linear term of length at most R to its objective once (0 = none).',
   },
   pdml_V: {
-    key: 'pdml_V', label: 'primal noise V', min: 0, step: 0.1, privacy: true,
+    key: 'pdml_V', label: 'primal noise V', min: 0, privacy: true,
     help: 'PDML: standard deviation of the Gaussian noise on what a server sends in round 1 (0 = none).',
   },
   pdml_decay: {
-    key: 'pdml_decay', label: 'noise decay', min: 0.01, max: 1, step: 0.05, privacy: true,
+    key: 'pdml_decay', label: 'noise decay', min: 0.01, max: 1, privacy: true,
     help: 'PDML: the primal noise variance shrinks by this factor every round.',
   },
   privacy_budget: {
-    key: 'privacy_budget', label: 'privacy budget', min: 0, step: 1, privacy: true,
+    key: 'privacy_budget', label: 'privacy budget', min: 0, privacy: true,
     help: 'Stop before the round that would take the total privacy loss above this (0 = no limit).',
   },
 };
@@ -133,43 +134,43 @@ export function algorithmByName(name: string): AlgorithmDef {
 
 export const SHARING_PARAMS: Record<string, ParamDef> = {
   lambda: {
-    key: 'lambda', label: 'regulariser λ', min: 1e-8, step: 1e-4,
+    key: 'lambda', label: 'regulariser λ', min: 1e-8,
     help: 'Weight of Σ||x_m||²/2: keeps every party\'s block of the model small.',
   },
   rho: {
-    key: 'rho', label: 'penalty ρ', min: 1e-8, step: 1e-4,
+    key: 'rho', label: 'penalty ρ', min: 1e-8,
     help: 'ADMM penalty. The loss is an average over the N training rows: ρ ≈ 0.3/N … 1/N works well (default for N = 1,400).',
   },
   total_epsilon: {
-    key: 'total_epsilon', label: 'privacy ε (whole run)', min: 1e-3, step: 0.5, privacy: true,
+    key: 'total_epsilon', label: 'privacy ε (whole run)', min: 1e-3, privacy: true,
     help: 'Each party\'s total privacy loss over all epochs (tight accounting: one Gaussian with μ² summed over the epochs); σ is calibrated to it.',
   },
   epsilon: {
-    key: 'epsilon', label: 'ε per iteration (eq. (16) variant)', min: 1e-3, max: 1, step: 0.1, privacy: true,
+    key: 'epsilon', label: 'ε per iteration (eq. (16) variant)', min: 1e-3, max: 1, privacy: true,
     help: 'Only for 001\'s eq. (16) (mechanism "paper16", NOT DP as stated: its noise is shaped by the private data): Theorem 3\'s per-iteration ε.',
   },
   delta: {
-    key: 'delta', label: 'δ (whole run)', min: 1e-12, max: 0.5, step: 1e-5, privacy: true,
+    key: 'delta', label: 'δ (whole run)', min: 1e-12, max: 0.5, privacy: true,
     help: 'Probability that the ε guarantee fails, per party over the run.',
   },
   b1: {
-    key: 'b1', label: 'bound b1 on ||x_m||', min: 1e-6, step: 1, privacy: true,
+    key: 'b1', label: 'bound b1 on ||x_m||', min: 1e-6, privacy: true,
     help: 'Each party keeps ||x_m|| ≤ b1 (its update is constrained to the ball), so every partial score is at most b1 and the noise is calibrated to 2·b1·√N. Accuracy does not depend on the scale; too small a ball slows learning.',
   },
   noise_sigma: {
-    key: 'noise_sigma', label: 'noise level σ', min: 0, step: 0.01, privacy: true,
+    key: 'noise_sigma', label: 'noise level σ', min: 0, privacy: true,
     help: '> 0: use this noise level for every party instead of the calibrated one; ε is then reported for it (tight). 0 = from ε.',
   },
   learning_rate: {
-    key: 'learning_rate', label: 'learning rate', min: 1e-6, step: 0.1,
+    key: 'learning_rate', label: 'learning rate', min: 1e-6,
     help: 'SGD step size in epoch 1.',
   },
   lr_decay: {
-    key: 'lr_decay', label: 'step decay', min: 0, step: 0.1,
+    key: 'lr_decay', label: 'step decay', min: 0,
     help: 'Step of epoch e = learning rate / (1 + decay·(e − 1)); 0 = constant.',
   },
   batch_size: {
-    key: 'batch_size', label: 'batch size', min: 1, step: 1,
+    key: 'batch_size', label: 'batch size', min: 1, integer: true,
     help: 'Rows per SGD step: the parties send partial scores of one mini-batch at a time.',
   },
 };

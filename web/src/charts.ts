@@ -1,34 +1,71 @@
 // SPDX-License-Identifier: Apache-2.0
-// Live charts (uPlot), one series per run so that earlier runs stay overlaid for comparison.
-// Horizontal setting (consensus): training loss, test error, privacy spent, consensus gap per
-// round. Vertical setting (ADMM sharing): training objective, test log loss, test error and
-// privacy spent (each party's total epsilon: tight for the default mechanism, 001 Corollary 1's
-// for the eq. (16) variant) per epoch.
+// Live charts (uPlot), one series per run so that earlier runs stay overlaid for comparison;
+// one quantity per chart, every axis labelled with its unit.
+// Horizontal setting (consensus): training loss, test error, privacy loss epsilon (log axis: the
+// paper's figure per round and, at the end of a private run, the tight epsilon at its delta),
+// consensus gap. Vertical setting (ADMM sharing): training objective, test log loss, test error,
+// each party's total epsilon (tight for the default mechanism, 001 Corollary 1's for eq. (16)).
+//
+// Scale: a trace keeps at most MAX_POINTS points (older ones are thinned by halves, the latest
+// round is always kept), and the charts redraw at most every REDRAW_MS, so a run of thousands of
+// rounds neither grows the page's memory without bound nor keeps its thread busy.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { EpochMetrics, RoundMetrics } from './protocol';
 
 export type Metrics = RoundMetrics | EpochMetrics;
 
+const MAX_POINTS = 500;
+const REDRAW_MS = 250;
+
 export interface Trace {
   id: number;
   label: string;
   colour: string;
   mode: 'horizontal' | 'vertical';
+  /** Stored points (decimated: rounds divisible by `stride`), then `latest`. */
   rounds: Metrics[];
+  stride: number;
+  latest: Metrics | null;
+  /** Rounds received (stored or not). */
+  received: number;
   visible: boolean;
+  /** Private consensus runs, once finished: the tight (epsilon, delta) of the whole run. */
+  tight?: { epsilon: number; delta: number; round: number };
+}
+
+/** Appends rounds to a trace, thinning its stored points by halves beyond MAX_POINTS. */
+export function addRounds(t: Trace, metrics: Metrics[]) {
+  for (const m of metrics) {
+    t.latest = m;
+    t.received++;
+    if (m.round % t.stride !== 0) continue;
+    t.rounds.push(m);
+    if (t.rounds.length > MAX_POINTS) {
+      t.stride *= 2;
+      t.rounds = t.rounds.filter((p) => p.round % t.stride === 0);
+    }
+  }
+}
+
+/** The points to draw: the stored ones and the latest round. */
+export function points(t: Trace): Metrics[] {
+  const last = t.rounds.at(-1);
+  return t.latest && t.latest !== last ? [...t.rounds, t.latest] : t.rounds;
 }
 
 interface ChartDef {
   title: string;
+  yLabel: string;
   value: (m: Metrics) => number | null;
   log: boolean;
   unit: string;
+  /** The privacy chart of consensus runs: a second series, the tight epsilon at the end. */
+  tight?: boolean;
 }
 
 interface ChartSet {
   xLabel: string;
-  x: (m: Metrics) => number;
   charts: ChartDef[];
 }
 
@@ -37,31 +74,36 @@ const percent = (e: number | null) => (e === null ? null : 100 * e);
 export const CHART_SETS: Record<Trace['mode'], ChartSet> = {
   horizontal: {
     xLabel: 'round',
-    x: (m) => (m as RoundMetrics).round,
     charts: [
-      { title: 'Training loss L(t): evaluation on private data (empty when released-only)', value: (m) => (m as RoundMetrics).train_loss, log: true, unit: '' },
-      { title: 'Test error (%)', value: (m) => percent((m as RoundMetrics).test_error), log: false, unit: '%' },
-      { title: 'Privacy spent (total loss)', value: (m) => (m as RoundMetrics).privacy_loss, log: false, unit: '' },
-      { title: 'Consensus gap max ||f_i − f_j||', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '' },
+      { title: 'Training loss L(t) (private data; empty when released-only)', yLabel: 'loss (nats)', value: (m) => (m as RoundMetrics).train_loss, log: true, unit: '' },
+      { title: 'Test error', yLabel: 'error (%)', value: (m) => percent((m as RoundMetrics).test_error), log: false, unit: ' %' },
+      { title: "Privacy loss ε: paper's figure, tight ε at the end", yLabel: 'ε (nats, log)', value: (m) => (m as RoundMetrics).privacy_loss, log: true, unit: '', tight: true },
+      { title: 'Consensus gap max ||f_i − f_j||', yLabel: '‖·‖₂ (log)', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '' },
     ],
   },
   vertical: {
     xLabel: 'epoch',
-    x: (m) => (m as EpochMetrics).round,
     charts: [
-      { title: 'Training objective (log loss + λ Σ||x_m||²/2): evaluation on private data (empty when released-only)', value: (m) => (m as EpochMetrics).objective, log: true, unit: '' },
-      { title: 'Test log loss', value: (m) => (m as EpochMetrics).test_loss, log: true, unit: '' },
-      { title: 'Test error (%)', value: (m) => percent((m as EpochMetrics).test_error), log: false, unit: '%' },
-      { title: 'Privacy spent: total ε per party (tight; Corollary 1 for the eq. (16) variant)', value: (m) => (m as EpochMetrics).epsilon_total, log: false, unit: '' },
+      { title: 'Training objective (private data; empty when released-only)', yLabel: 'objective (nats)', value: (m) => (m as EpochMetrics).objective, log: true, unit: '' },
+      { title: 'Test log loss', yLabel: 'log loss (nats)', value: (m) => (m as EpochMetrics).test_loss, log: true, unit: '' },
+      { title: 'Test error', yLabel: 'error (%)', value: (m) => percent((m as EpochMetrics).test_error), log: false, unit: ' %' },
+      { title: 'Privacy loss ε per party, run so far', yLabel: 'ε (nats, log)', value: (m) => (m as EpochMetrics).epsilon_total, log: true, unit: '' },
     ],
   },
 };
 
+// Okabe-Ito, without its yellow (too light on white): safe for the common colour-vision
+// deficiencies; runs also differ by legend label.
+export const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#000000', '#E69F00', '#56B4E9', '#882255'];
+
 export class Charts {
   private plots: uPlot[] = [];
   private key = '';
-  private pending = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
   private mode: Trace['mode'] = 'horizontal';
+  /** A rebuild creates one chart per task (each uPlot lays itself out): none blocks for long. */
+  private building = false;
+  private traces: Trace[] = [];
 
   /** The setting whose runs are shown (the other setting's runs stay in the list). */
   setMode(mode: Trace['mode']) {
@@ -81,73 +123,151 @@ export class Charts {
   }
 
   private resize() {
-    for (const p of this.plots) p.setSize({ width: this.width(), height: 210 });
+    const width = this.width(); // one layout read for all charts
+    for (const p of this.plots) p.setSize({ width, height: 220 });
   }
 
-  /** Redraws at the next animation frame (many rounds may arrive per frame). */
+  /** Redraws within REDRAW_MS (many batches of rounds may arrive in between). */
   schedule(traces: Trace[]) {
-    if (this.pending) return;
-    this.pending = true;
-    requestAnimationFrame(() => {
-      this.pending = false;
-      this.render(traces);
-    });
+    if (this.timer !== null) return;
+    this.timer = setTimeout(() => {
+      requestAnimationFrame(() => {
+        this.timer = null;
+        this.render(traces);
+      });
+    }, REDRAW_MS);
   }
 
   render(traces: Trace[]) {
+    this.traces = traces;
+    if (this.building) return; // drawn when the rebuild ends
     const set = CHART_SETS[this.mode];
     const shown = traces.filter((t) => t.visible && t.mode === this.mode);
-    const key = `${this.mode}:${shown.map((t) => t.id).join(',')}`;
-    if (key !== this.key) this.rebuild(shown);
-    this.key = key;
-    const last = Math.max(1, ...shown.map((t) => (t.rounds.length ? set.x(t.rounds[t.rounds.length - 1]) : 0)));
-    const x = Array.from({ length: last + 1 }, (_, k) => k);
+    const key = `${this.mode}:${shown.map((t) => `${t.id}${t.tight ? 't' : ''}`).join(',')}`;
+    if (key !== this.key) {
+      this.key = key;
+      this.building = true;
+      this.host.dataset.building = 'true';
+      this.rebuild(shown, () => {
+        this.building = false;
+        delete this.host.dataset.building;
+        this.render(this.traces);
+      });
+      return;
+    }
+    const drawn = shown.map(points);
+    // The x values: every round any shown run has a point at.
+    const xs = new Set<number>();
+    for (const list of drawn) for (const m of list) xs.add(m.round);
+    const x = [...xs].sort((a, b) => a - b);
+    if (x.length === 0) x.push(0);
+    const at = new Map(x.map((r, k) => [r, k]));
     set.charts.forEach((def, c) => {
-      const ys = shown.map((t) => {
+      const ys: (number | null)[][] = [];
+      shown.forEach((t, s) => {
         const y: (number | null)[] = new Array(x.length).fill(null);
-        for (const m of t.rounds) {
+        for (const m of drawn[s]) {
           const v = def.value(m);
-          y[set.x(m)] = v !== null && Number.isFinite(v) && (!def.log || v > 0) ? v : null;
+          y[at.get(m.round)!] = v !== null && Number.isFinite(v) && (!def.log || v > 0) ? v : null;
         }
-        return y;
+        ys.push(y);
+        if (def.tight && t.tight) {
+          const tight: (number | null)[] = new Array(x.length).fill(null);
+          const k = at.get(t.tight.round);
+          if (k !== undefined && t.tight.epsilon > 0) tight[k] = t.tight.epsilon;
+          ys.push(tight);
+        }
       });
       this.plots[c]?.setData([x, ...ys] as uPlot.AlignedData);
     });
-    this.host.dataset.points = String(shown.reduce((s, t) => s + t.rounds.length, 0));
+    this.host.dataset.points = String(drawn.reduce((s, list) => s + list.length, 0));
+    this.host.dataset.received = String(shown.reduce((s, t) => s + t.received, 0));
   }
 
-  private rebuild(shown: Trace[]) {
-    for (const p of this.plots) p.destroy();
-    this.host.replaceChildren();
+  /** The series of one chart for the shown runs (the privacy chart adds the tight epsilon). */
+  private seriesOf(def: ChartDef, shown: Trace[]): uPlot.Series[] {
+    const value = (_u: uPlot, v: number | null) => (v == null ? '–' : formatNumber(v) + def.unit);
+    const series: uPlot.Series[] = [];
+    for (const t of shown) {
+      series.push({
+        label: def.tight ? `${t.label}: paper's ε` : t.label,
+        stroke: t.colour, width: 2, spanGaps: true, value,
+      });
+      if (def.tight && t.tight) {
+        series.push({
+          label: `${t.label}: tight ε (δ = ${t.tight.delta})`, stroke: t.colour, width: 2, dash: [6, 4],
+          value, points: { show: true, size: 9, fill: '#fff', width: 2 },
+        });
+      }
+    }
+    return series;
+  }
+
+  /**
+   * New runs in the same setting: the existing charts swap their series (uPlot's delSeries /
+   * addSeries), far cheaper than new charts. A new setting builds new charts, one per task.
+   */
+  private rebuild(shown: Trace[], done: () => void) {
     const set = CHART_SETS[this.mode];
-    this.plots = set.charts.map((def) => {
-      const box = document.createElement('div');
+    if (this.plots.length === set.charts.length && this.host.dataset.mode === this.mode) {
+      const next = (c: number) => {
+        if (c === set.charts.length) {
+          done();
+          return;
+        }
+        const p = this.plots[c];
+        for (let k = p.series.length - 1; k >= 1; --k) p.delSeries(k);
+        const series = this.seriesOf(set.charts[c], shown);
+        series.forEach((opts, k) => p.addSeries(opts, k + 1));
+        // uPlot leaves the data to the caller: match it to the new series before any redraw.
+        p.setData([[], ...series.map(() => [])] as uPlot.AlignedData);
+        setTimeout(() => next(c + 1), 0);
+      };
+      next(0);
+      return;
+    }
+    for (const p of this.plots) p.destroy();
+    this.plots = [];
+    this.host.replaceChildren();
+    this.host.dataset.mode = this.mode;
+    const width = this.width();
+    const make = (def: ChartDef) => {
+      const box = document.createElement('figure');
       box.className = 'chart';
+      box.setAttribute('aria-label', `${def.title}: ${def.yLabel} against ${set.xLabel}`);
+      box.dataset.xLabel = set.xLabel;
+      box.dataset.yLabel = def.yLabel;
+      box.dataset.yScale = def.log ? 'log' : 'linear';
       this.host.append(box);
+      const series: uPlot.Series[] = [{ label: set.xLabel }, ...this.seriesOf(def, shown)];
+      const axisFont = '12px system-ui, sans-serif';
       const opts: uPlot.Options = {
         title: def.title,
-        width: this.width(),
-        height: 210,
+        width,
+        height: 220,
         scales: { x: { time: false }, y: def.log ? { distr: 3 } : {} },
         axes: [
-          { label: set.xLabel },
-          { size: 72, values: (_u, vals) => vals.map((v) => (v == null ? '' : formatNumber(v))) },
+          { label: set.xLabel, labelSize: 20, font: axisFont, labelFont: axisFont, stroke: '#374151' },
+          {
+            label: def.yLabel, labelSize: 20, size: 64, font: axisFont, labelFont: axisFont, stroke: '#374151',
+            values: (_u, vals) => vals.map((v) => (v == null ? '' : formatNumber(v))),
+          },
         ],
-        series: [
-          { label: set.xLabel },
-          ...shown.map((t) => ({
-            label: t.label,
-            stroke: t.colour,
-            width: 2,
-            spanGaps: true,
-            value: (_u: uPlot, v: number | null) => (v == null ? '–' : formatNumber(v) + def.unit),
-          })),
-        ],
+        series,
         legend: { show: true },
         cursor: { drag: { x: true, y: false } },
       };
-      return new uPlot(opts, [[], ...shown.map(() => [])] as uPlot.AlignedData, box);
-    });
+      return new uPlot(opts, [[], ...series.slice(1).map(() => [])] as uPlot.AlignedData, box);
+    };
+    const next = (c: number) => {
+      if (c === set.charts.length) {
+        done();
+        return;
+      }
+      this.plots.push(make(set.charts[c]));
+      setTimeout(() => next(c + 1), 0);
+    };
+    next(0);
   }
 }
 

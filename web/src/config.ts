@@ -29,6 +29,8 @@ export interface RunConfig {
   params: Record<string, number>;
   loss: LossName;
   iterations: number;
+  /** Consensus: stop ("converged") once model change and consensus gap are below it; 0 = never. */
+  tolerance: number;
   seed: number;
   /**
    * Simulation mode when set: every node's noise key is derived from it, so the run is
@@ -61,7 +63,7 @@ export function defaultConfig(mode: Mode = 'horizontal'): RunConfig {
     fileName: '', fileFormat: 'libsvm', csvHeader: false,
     topology: 'random', nodes: 10, edges: 13,
     algorithm: 'admm', params: { ...ALGORITHMS[0].params },
-    loss: 'logistic', iterations: 100, seed: 1, noiseSeed: null,
+    loss: 'logistic', iterations: 100, tolerance: 0, seed: 1, noiseSeed: null,
     parties: 2, partyFeatures: '', sharingAlgorithm: 'admm',
     sharingParams: { ...SHARING_ALGORITHMS[0].params }, epochs: 20,
   };
@@ -120,6 +122,7 @@ export function toSpec(c: RunConfig): Record<string, unknown> {
     loss: { kind: c.loss },
     algorithm: algorithmObject(c.algorithm, c.params, SHARED_ALGORITHM_FIELDS),
     iterations: c.iterations,
+    ...(c.tolerance > 0 ? { tolerance: c.tolerance } : {}),
     seed: c.seed,
     ...noiseSeedField(c),
   };
@@ -194,6 +197,7 @@ export function toQuery(c: RunConfig): string {
   for (const [k, v] of Object.entries(c.params)) q.set(k, String(v));
   q.set('loss', c.loss);
   q.set('iterations', String(c.iterations));
+  if (c.tolerance > 0) q.set('tolerance', String(c.tolerance));
   q.set('seed', String(c.seed));
   if (c.noiseSeed !== null) q.set('noise_seed', String(c.noiseSeed));
   return q.toString();
@@ -238,6 +242,7 @@ export function fromQuery(search: string): RunConfig | null {
   const loss = q.get('loss') as LossName | null;
   if (loss && (LOSSES as readonly string[]).includes(loss)) c.loss = loss;
   c.iterations = num('iterations', c.iterations);
+  c.tolerance = num('tolerance', c.tolerance);
   c.seed = num('seed', c.seed);
   return c;
 }
@@ -245,7 +250,8 @@ export function fromQuery(search: string): RunConfig | null {
 export function describe(c: RunConfig): string {
   if (c.mode === 'vertical') {
     const data = c.dataset === 'file' ? c.fileName : c.dataset;
-    const eps = sharingAlgorithmByName(c.sharingAlgorithm).private ? ` ε=${c.sharingParams.epsilon}` : '';
+    const total = c.sharingParams.total_epsilon ?? c.sharingParams.epsilon;
+    const eps = sharingAlgorithmByName(c.sharingAlgorithm).private && total !== undefined ? ` ε=${total}` : '';
     const split = c.partyFeatures.trim() === '' ? '' : ` (${parsePartyFeatures(c.partyFeatures).join('/')})`;
     return `sharing ${c.sharingAlgorithm}${eps} · ${data} · ${c.parties} parties${split} · seed ${c.seed}${simulation(c)}`;
   }

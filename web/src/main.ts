@@ -5,25 +5,26 @@ import {
   ALGORITHMS, algorithmByName, PARAMS, SHARING_ALGORITHMS, SHARING_PARAMS, sharingAlgorithmByName,
   type ParamDef,
 } from './algorithms';
-import { Charts, formatNumber, type Trace } from './charts';
+import { addRounds, Charts, formatNumber, PALETTE, type Trace } from './charts';
 import {
   defaultConfig, DEFAULT_DIMS, describe, edgeRange, fromQuery, MODE_DATA, parseNoiseSeed,
   storedFileName, toQuery,
   toSpec, type Mode, type RunConfig,
 } from './config';
 import { GraphView } from './graph';
+import { applyRule, check, checkSplit, FIELD_LIMITS, type Rule } from './limits';
 import {
   CTRL_DELAY, CTRL_STATE, CTRL_STEPS, PAUSED, RUNNING, STOPPING,
   type EpochMetrics, type FromWorker, type GraphShape, type OutputsInfo, type RoundMetrics,
   type SharingGraph,
   type SharingInfo, type TightPrivacy, type ToWorker, type UploadedFile,
 } from './protocol';
+import { explain, judge, type Verdict } from './verdict';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const input = (id: string) => $<HTMLInputElement>(id);
 const select = (id: string) => $<HTMLSelectElement>(id);
 
-const COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
 const MAX_RUNS = 8;
 
 // Pause and step need a SharedArrayBuffer, i.e. a cross-origin isolated page (COOP + COEP).
@@ -37,6 +38,10 @@ interface RunRecord extends Trace {
   /** The CSV header of this run's trace (consensus or sharing columns). */
   csvHeader: string;
   outcome: string;
+  /** The state word shown for the run (verdict.ts). */
+  verdict: Verdict | null;
+  /** Share of the majority class in the test set (from the run's info). */
+  majorityRate: number | null;
 }
 
 let config: RunConfig = defaultConfig();
@@ -52,8 +57,7 @@ let nextId = 1;
 let pendingAutoRun = false;
 
 const charts = new Charts($('charts'));
-const graph = new GraphView($('graph') as unknown as SVGSVGElement);
-let graphRows: number[] = [];
+const graph = new GraphView($<HTMLCanvasElement>('graph'));
 
 // ---------------------------------------------------------------------------------------------
 // Form <-> configuration
@@ -100,20 +104,17 @@ function renderParamFields(
     field.type = 'number';
     field.id = `${prefix}-${key}`;
     field.dataset.key = key;
-    if (def.min !== undefined) field.min = String(def.min);
-    if (def.max !== undefined) field.max = String(def.max);
-    field.step = String(def.step ?? 'any');
+    const rule: Rule = { min: def.min, max: def.max, integer: def.integer };
+    applyRule(field, rule);
     field.value = String(values[key] ?? defaults[key]);
-    field.addEventListener('input', () => {
-      const v = Number(field.value);
-      if (field.value.trim() !== '' && Number.isFinite(v)) values[key] = v;
-    });
-    label.append(field);
+    label.htmlFor = field.id;
     const help = document.createElement('span');
     help.className = 'help';
+    help.id = `${field.id}-help`;
     help.textContent = def.help;
-    wrap.append(label, help);
+    wrap.append(label, field, help);
     host.append(wrap);
+    guard(field, rule, (v) => (values[key] = v));
   }
 }
 
@@ -141,6 +142,7 @@ function showConfig() {
   select('algorithm').value = config.algorithm;
   select('loss').value = config.loss;
   input('iterations').value = String(config.iterations);
+  input('tolerance').value = String(config.tolerance);
   input('seed').value = String(config.seed);
   const noise = config.noiseSeed === null ? '' : String(config.noiseSeed);
   input('noise-seed').value = noise;
@@ -148,6 +150,8 @@ function showConfig() {
   showNoiseMode();
   renderParams();
   syncVisibility();
+  // Values set here are valid: clear the messages of earlier edits.
+  for (const field of $('settings').querySelectorAll<HTMLInputElement>('[aria-invalid]')) validate(field);
 }
 
 function syncVisibility() {
@@ -164,15 +168,71 @@ function syncVisibility() {
   const [lo, hi] = edgeRange(config.nodes);
   input('edges').min = String(lo);
   input('edges').max = String(hi);
+  $('edges-range').textContent = `${lo}–${hi}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation: every number field checks what is typed against its rule (limits.ts); a bad or
+// empty value shows an inline message, is never applied and blocks Run.
+
+/** The inline message element of a field (created on first use, after the field). */
+function messageOf(field: HTMLInputElement): HTMLElement {
+  const id = `${field.id}-error`;
+  let box = document.getElementById(id);
+  if (!box) {
+    box = document.createElement('span');
+    box.id = id;
+    box.className = 'field-error';
+    box.hidden = true;
+    (field.closest('label') ?? field).after(box);
+    const described = field.getAttribute('aria-describedby');
+    field.setAttribute('aria-describedby', described ? `${described} ${id}` : id);
+  }
+  return box;
+}
+
+const rules = new Map<HTMLInputElement, () => Rule | null>();
+
+/** Shows or clears the field's message; true if its value is valid. */
+function validate(field: HTMLInputElement): boolean {
+  const rule = rules.get(field)?.();
+  const problem = field.id === 'party-features' ? checkSplit(field.value) : rule ? check(field.value, rule) : '';
+  if (problem === '' && !field.hasAttribute('aria-invalid')) return true;
+  const box = messageOf(field);
+  box.textContent = problem;
+  box.hidden = problem === '';
+  if (problem === '') field.removeAttribute('aria-invalid');
+  else field.setAttribute('aria-invalid', 'true');
+  return problem === '';
+}
+
+/** Validates on every keystroke; applies the value only when it is valid. */
+function guard(field: HTMLInputElement, rule: Rule | (() => Rule), apply: (v: number) => void) {
+  rules.set(field, typeof rule === 'function' ? rule : () => rule);
+  field.addEventListener('input', () => {
+    if (validate(field) && field.value.trim() !== '') apply(Number(field.value));
+    syncVisibility();
+  });
+}
+
+/** The visible fields of the current setting that hold an invalid value (their messages shown). */
+function invalidFields(): HTMLInputElement[] {
+  const bad: HTMLInputElement[] = [];
+  for (const field of $('settings').querySelectorAll<HTMLInputElement>('input[type=number], input[type=text]')) {
+    if (field.offsetParent === null) continue; // hidden: not part of this run
+    if (!validate(field)) bad.push(field);
+  }
+  return bad;
 }
 
 function numberField(id: string, apply: (v: number) => void) {
-  input(id).addEventListener('input', () => {
-    const field = input(id);
-    const v = Number(field.value);
-    if (field.value.trim() !== '' && Number.isFinite(v)) apply(v);
-    syncVisibility();
-  });
+  const field = input(id);
+  const rule = FIELD_LIMITS[id];
+  applyRule(field, rule);
+  guard(field, id === 'edges' ? () => {
+    const [lo, hi] = edgeRange(config.nodes);
+    return { ...rule, min: lo, max: hi };
+  } : rule, apply);
 }
 
 /** Switches between the horizontal (consensus) and vertical (sharing) settings. */
@@ -183,7 +243,7 @@ function setMode(mode: Mode) {
   showConfig();
   clearStatus();
   $('info').textContent = '';
-  $('graph').replaceChildren();
+  graph.clear();
   charts.render(runs);
 }
 
@@ -194,7 +254,10 @@ function wireForm() {
     });
   }
   numberField('parties', (v) => (config.parties = Math.round(v)));
-  input('party-features').addEventListener('input', () => (config.partyFeatures = input('party-features').value));
+  input('party-features').addEventListener('input', () => {
+    rules.set(input('party-features'), () => null);
+    if (validate(input('party-features'))) config.partyFeatures = input('party-features').value;
+  });
   numberField('epochs', (v) => (config.epochs = Math.round(v)));
   numberField('sharing-seed', (v) => {
     config.seed = Math.round(v);
@@ -222,9 +285,11 @@ function wireForm() {
       config.edges = Math.min(hi, lo + Math.floor(config.nodes / 3));
       input('edges').value = String(config.edges);
     }
+    validate(input('edges'));
   });
   numberField('edges', (v) => (config.edges = Math.round(v)));
   numberField('iterations', (v) => (config.iterations = Math.round(v)));
+  numberField('tolerance', (v) => (config.tolerance = v));
   numberField('seed', (v) => {
     config.seed = Math.round(v);
     input('sharing-seed').value = String(config.seed);
@@ -233,9 +298,13 @@ function wireForm() {
     ['noise-seed', 'sharing-noise-seed'], ['sharing-noise-seed', 'noise-seed'],
   ];
   for (const [id, other] of noiseFields) {
+    applyRule(input(id), FIELD_LIMITS[id]);
+    rules.set(input(id), () => FIELD_LIMITS[id]);
     input(id).addEventListener('input', () => {
+      if (!validate(input(id))) return;
       config.noiseSeed = parseNoiseSeed(input(id).value);
       input(other).value = input(id).value;
+      validate(input(other));
       showNoiseMode();
     });
   }
@@ -272,11 +341,17 @@ function wireForm() {
 // ---------------------------------------------------------------------------------------------
 // Worker and controls
 
-function setPhase(p: Phase) {
+/**
+ * The state badge (#state, the page's only live region: it changes once per phase, never per
+ * round) shows the phase, and once a run ends its verdict's word, in the verdict's colour.
+ */
+function setPhase(p: Phase, verdict: Verdict | null = null) {
   phase = p;
   const state = $('state');
   state.dataset.state = p;
-  state.textContent = {
+  if (verdict) state.dataset.outcome = verdict.key;
+  else delete state.dataset.outcome;
+  state.textContent = verdict?.word ?? {
     loading: 'loading the engine…', idle: 'ready', running: 'running', paused: 'paused',
     stopping: 'stopping…', finished: 'finished',
   }[p];
@@ -319,15 +394,24 @@ function start(paused: boolean) {
       : 'Choose a LIBSVM or CSV file under Data first.');
     return;
   }
+  const bad = invalidFields();
+  if (bad.length > 0) {
+    const names = bad.map((f) => (f.closest('label') ?? document.querySelector(`label[for="${f.id}"]`))
+      ?.textContent?.trim().split('\n')[0] || f.id);
+    showError(`Fix ${bad.length === 1 ? 'this field' : `these ${bad.length} fields`} first: ${names.join('; ')}.`);
+    bad[0].focus();
+    return;
+  }
   showError('');
   clearStatus();
   const id = nextId++;
-  const colour = COLOURS[(id - 1) % COLOURS.length];
+  const colour = PALETTE[(id - 1) % PALETTE.length];
   const vertical = config.mode === 'vertical';
   current = {
     id, label: `#${id} ${vertical ? `sharing ${config.sharingAlgorithm}` : config.algorithm}`, colour,
-    mode: config.mode, rounds: [], visible: true, config: structuredClone(config), csv: [],
-    csvHeader: vertical ? sharingCsvHeader : csvHeader, outcome: 'running',
+    mode: config.mode, rounds: [], stride: 1, latest: null, received: 0, visible: true,
+    config: structuredClone(config), csv: [],
+    csvHeader: vertical ? sharingCsvHeader : csvHeader, outcome: 'running', verdict: null, majorityRate: null,
   };
   runs.push(current);
   while (runs.length > MAX_RUNS) runs.shift();
@@ -347,8 +431,10 @@ function start(paused: boolean) {
   };
   worker.postMessage(message);
   setPhase(paused ? 'paused' : 'running');
-  renderRuns();
-  charts.render(runs);
+  setTimeout(() => { // a task of its own: the click's task stays short
+    renderRuns();
+    charts.render(runs);
+  }, 0);
 }
 
 function onWorkerMessage(m: FromWorker) {
@@ -368,13 +454,13 @@ function onWorkerMessage(m: FromWorker) {
   }
   switch (m.type) {
     case 'started':
+      current.majorityRate = m.info.test_majority_rate ?? null;
       if (m.kind === 'sharing') {
         $('info').dataset.spec = m.specJson; // the effective spec, for `dpadmm run --config`
         graph.drawSharing(m.graph as SharingGraph);
         $('info').textContent = sharingInfoText(m.info);
         break;
       }
-      graphRows = m.graph.rows_per_node;
       $('info').dataset.spec = m.specJson; // the effective spec, for `dpadmm run --config`
       drawGraph(m.graph);
       $('info').textContent =
@@ -384,46 +470,53 @@ function onWorkerMessage(m: FromWorker) {
         (m.info.privacy_claim ? ` Claim: ${m.info.privacy_claim}.` : '') +
         outputsText(m.info as OutputsInfo);
       break;
-    case 'round':
-      current.rounds.push(m.metrics);
+    case 'rounds': {
+      addRounds(current, m.metrics);
       current.csv.push(m.csv);
       charts.schedule(runs);
-      if (m.kind === 'sharing') {
-        showEpoch(m.metrics);
-        if (phase === 'paused') $('state').textContent = `paused after epoch ${m.metrics.round}`;
-        break;
+      const last = m.metrics[m.metrics.length - 1];
+      if (m.kind === 'sharing') showEpoch(last as EpochMetrics);
+      else showRound(last as RoundMetrics, m.nodeDistance);
+      if (phase === 'paused') {
+        $('state').textContent = `paused after ${m.kind === 'sharing' ? 'epoch' : 'round'} ${last.round}`;
       }
-      showRound(m.metrics);
-      if (phase === 'paused') $('state').textContent = `paused after round ${m.metrics.round}`;
       break;
-    case 'done':
-      current.outcome = m.summary.outcome;
+    }
+    case 'done': {
+      const s = m.summary;
+      const tight = 'tight_privacy' in s ? s.tight_privacy : undefined;
+      if (tight && Number.isFinite(tight.epsilon)) {
+        current.tight = { epsilon: tight.epsilon, delta: tight.delta, round: s.final.round };
+      }
+      current.outcome = s.outcome;
+      const verdict = judge(s.outcome, s.final.test_error, current.majorityRate, m.kind === 'sharing' ? 'epoch' : 'round');
+      current.verdict = verdict;
+      const accuracy = s.final.test_error === null ? null : 1 - s.final.test_error;
       $('outcome').textContent =
-        `Run #${current.id}: ${m.summary.outcome} — ${m.summary.message}.` +
-        tightPrivacyText('tight_privacy' in m.summary ? m.summary.tight_privacy : undefined);
-      showWarnings(m.summary.warnings ?? []);
-      finishRun();
+        `Run #${current.id}: ${verdict.word} — ${s.message}. ${explain(verdict, accuracy, current.majorityRate)}` +
+        tightPrivacyText(tight);
+      showWarnings(s.warnings ?? []);
+      finishRun(verdict);
       break;
+    }
     case 'error':
       current.outcome = 'error';
       runs = runs.filter((r) => r !== current);
       showError(m.message);
-      finishRun();
-      $('state').textContent = 'error';
+      finishRun({ key: 'error', word: 'error' });
       break;
   }
 }
 
-function finishRun() {
+function finishRun(verdict: Verdict) {
   control = null;
-  setPhase('finished');
-  $('state').dataset.outcome = current?.outcome ?? '';
+  setPhase('finished', verdict);
   renderRuns();
-  charts.render(runs);
+  setTimeout(() => charts.render(runs), 0);
 }
 
 function drawGraph(g: GraphShape) {
-  graph.draw(g, config.topology);
+  graph.draw(g, current?.config.topology ?? config.topology);
 }
 
 function clearStatus() {
@@ -506,7 +599,7 @@ function tightPrivacyText(t: TightPrivacy | undefined): string {
     `(optimal composition, max over nodes).`;
 }
 
-function showRound(m: RoundMetrics) {
+function showRound(m: RoundMetrics, distance: Float64Array | null) {
   $('round').textContent = `${m.round} / ${current?.config.iterations ?? '?'}`;
   const acc = $('accuracy');
   if (m.test_error !== null) {
@@ -516,7 +609,7 @@ function showRound(m: RoundMetrics) {
   $('privacy').textContent = m.privacy_loss > 0 ? formatNumber(m.privacy_loss) : 'none';
   $('gap').textContent = formatNumber(m.consensus_gap);
   $('round').dataset.value = String(m.round);
-  graph.update(m.node_distance, graphRows);
+  if (distance) graph.update(distance);
 }
 
 function renderRuns() {
@@ -527,7 +620,8 @@ function renderRuns() {
     const box = document.createElement('input');
     box.type = 'checkbox';
     box.checked = r.visible;
-    box.title = 'show in the charts';
+    box.id = `show-run-${r.id}`;
+    box.setAttribute('aria-label', `show run #${r.id} in the charts`);
     box.addEventListener('change', () => {
       r.visible = box.checked;
       charts.render(runs);
@@ -536,14 +630,18 @@ function renderRuns() {
     swatch.className = 'swatch';
     swatch.style.background = r.colour;
     const text = document.createElement('span');
-    const last = r.rounds.at(-1);
+    const last = r.latest;
     const acc = last && last.test_error !== null ? `, accuracy ${(100 * (1 - last.test_error)).toFixed(2)} %` : '';
-    text.textContent = `#${r.id} ${describe(r.config)} — ${r.outcome}${acc}`;
+    text.textContent = `#${r.id} ${describe(r.config)}${acc}`;
+    const badge = document.createElement('span');
+    badge.className = 'badge';
+    badge.dataset.outcome = r.verdict?.key ?? 'running';
+    badge.textContent = r.verdict?.word ?? r.outcome;
     const link = document.createElement('a');
     link.href = `?${toQuery(r.config)}`;
     link.textContent = 'link';
     link.title = 'open this exact run';
-    li.append(box, swatch, text, ' ', link);
+    li.append(box, swatch, badge, text, ' ', link);
     list.append(li);
   }
 }
@@ -608,7 +706,8 @@ function wireControls() {
     } else {
       // Without shared memory the worker cannot be reached mid-run: end it and start afresh.
       current.outcome = 'cancelled';
-      const last = current.rounds.at(-1);
+      current.verdict = { key: 'cancelled', word: 'cancelled' };
+      const last = current.latest;
       const where = current.mode === 'vertical'
         ? `epoch ${(last as EpochMetrics | undefined)?.round ?? 0}`
         : `round ${(last as RoundMetrics | undefined)?.round ?? 0}`;
@@ -633,7 +732,7 @@ function wireControls() {
     $('outcome').textContent = '';
     $('info').textContent = '';
     clearStatus();
-    $('graph').replaceChildren();
+    graph.clear();
     history.replaceState(null, '', location.pathname);
     renderRuns();
     charts.render(runs);

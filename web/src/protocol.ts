@@ -15,9 +15,10 @@ export interface RoundMetrics {
   distance_to_optimum: number | null;
   privacy_loss: number;
   privacy_round: number;
-  node_privacy: number[];
-  node_noise: number[];
-  node_distance: number[];
+  /** Per-node vectors: in the summary's final round only (rounds reach the page without them). */
+  node_privacy?: number[];
+  node_noise?: number[];
+  node_distance?: number[];
 }
 
 /** One round (iteration / epoch) of an ADMM sharing / SGD run (vertical family): the trace's
@@ -54,6 +55,8 @@ export interface SharingInfo {
   algorithm: string;
   dp: boolean;
   privacy_guarantee: string;
+  /** Share of the majority class in the test set (null without test data). */
+  test_majority_rate: number | null;
   central_baseline: SharingBaseline | null;
   local_baseline: SharingBaseline | null;
   [key: string]: unknown;
@@ -63,7 +66,8 @@ export interface SharingInfo {
 export interface SharingGraph {
   family: 'sharing';
   nodes: number;
-  edges: [number, number][];
+  /** Flat pairs: edge k joins edges[2k] and edges[2k + 1]. */
+  edges: Int32Array;
   party_features: number[];
   rows: number;
 }
@@ -90,7 +94,8 @@ export interface SharingSummary {
 export interface GraphShape {
   family: 'consensus';
   nodes: number;
-  edges: [number, number][];
+  /** Flat pairs: edge k joins edges[2k] and edges[2k + 1]. */
+  edges: Int32Array;
   rows_per_node: number[];
 }
 
@@ -103,6 +108,8 @@ export interface RunInfo {
   edges: number;
   algorithm: string;
   optimum_test_error: number | null;
+  /** Share of the majority class in the test set (null without test data). */
+  test_majority_rate: number | null;
   privacy_guarantee: string;
   /** Private consensus runs: neighbouring relation, what is public, notion, compositions. */
   privacy_claim?: string;
@@ -157,8 +164,10 @@ export type FromWorker =
   | { type: 'ready'; csvHeader: string; sharingCsvHeader: string }
   | { type: 'started'; kind: 'consensus'; id: number; info: RunInfo; graph: GraphShape; specJson: string }
   | { type: 'started'; kind: 'sharing'; id: number; info: SharingInfo; graph: SharingGraph; specJson: string }
-  | { type: 'round'; kind: 'consensus'; id: number; metrics: RoundMetrics; csv: string }
-  | { type: 'round'; kind: 'sharing'; id: number; metrics: EpochMetrics; csv: string }
+  /** A batch of rounds in order; csv holds their trace rows joined by newlines; nodeDistance is
+   * the last round's per-node distance to the mean model (consensus). */
+  | { type: 'rounds'; kind: 'consensus'; id: number; metrics: RoundMetrics[]; csv: string; nodeDistance: Float64Array | null }
+  | { type: 'rounds'; kind: 'sharing'; id: number; metrics: EpochMetrics[]; csv: string; nodeDistance: null }
   | { type: 'done'; kind: 'consensus'; id: number; summary: RunSummary }
   | { type: 'done'; kind: 'sharing'; id: number; summary: SharingSummary }
   | { type: 'error'; id: number; message: string };
