@@ -246,19 +246,21 @@ CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degr
   double lo = start, hi = start;
   double f_lo = eps_at(start), f_hi = f_lo;
   constexpr double kStep = 1.3862943611198906;  // log 4
-  while (f_lo > target) {
+  if (f_lo > target) {
+    // Down: straight to the smallest alpha (the floor of M-ADMM and private MR-ADMM shows at
+    // once), then the bisection works on [that, start].
     hi = lo;
     f_hi = f_lo;
-    if (lo <= kMinLogAlpha) {
+    lo = kMinLogAlpha;
+    f_lo = eps_at(lo);
+    if (f_lo > target) {
       throw InputError("target_epsilon " + Short(target) + " is out of reach for algorithm '" +
                        ChoiceName(algorithm) + "': even alpha -> 0 spends a tight epsilon of " +
                        Short(f_lo) + " at delta " + Short(delta) + " over " +
                        std::to_string(spec.iterations) +
                        " rounds (the paper's per-round term has a part independent of alpha); "
-                       "raise the target, eta or C's denominator, or run fewer rounds");
+                       "raise the target or eta, or run fewer rounds");
     }
-    lo = std::max(kMinLogAlpha, lo - kStep);
-    f_lo = eps_at(lo);
   }
   while (f_hi <= target) {
     lo = hi;

@@ -66,6 +66,11 @@ RunSpec CellSpec(const SweepOptions& o, Algorithm algorithm, int r) {
   spec.metrics = MetricsScope::kReleasedOnly;  // test accuracy only (public test data)
   spec.metrics_every = 0;                      // evaluate round 0 and the last round only
   spec.tolerance = 0.0;
+  if (spec.family() == Family::kSharing) {
+    // The sharing family has no per-round metric schedule and is logistic only.
+    spec.metrics_every = 1;
+    spec.loss = RunSpec{}.loss;
+  }
   return spec;
 }
 
@@ -120,8 +125,10 @@ SweepStat Summarize(std::vector<double> values) {
   for (double v : ok) ss += (v - s.mean) * (v - s.mean);
   const double sd = std::sqrt(ss / static_cast<double>(n - 1));
   const double half = TQuantile975(static_cast<int>(n - 1)) * sd / std::sqrt(static_cast<double>(n));
-  s.low = s.mean - half;
-  s.high = s.mean + half;
+  // Accuracies live in [0, 1]: the interval is clipped to it (a t-interval of few seeds may
+  // reach beyond).
+  s.low = std::max(0.0, s.mean - half);
+  s.high = std::min(1.0, s.mean + half);
   return s;
 }
 
@@ -168,7 +175,13 @@ SweepResult RunSweep(const SweepOptions& o, const SweepProgress& progress,
       const Experiment exp(ref, raw.train, raw.test);
       for (int i = 0; i < exp.graph().num_nodes(); ++i) degrees.push_back(exp.graph().degree(i));
       rows_per_node = exp.info().rows_per_node;
-      if (result.dataset.empty()) result.dataset = exp.info().dataset;
+      if (result.dataset.empty()) {
+        // The experiment was built from in-memory data; name the source as a file run would.
+        const DataSpec& d = o.base.data;
+        result.dataset = ChoiceName(d.source) +
+                         (d.train_path.empty() ? std::string(" (generated)")
+                                               : ": " + d.train_path);
+      }
       if (o.reference_lines) {
         if (stopped()) {
           result.cancelled = true;

@@ -25,7 +25,7 @@
 // (RunInfo::optimum_test_error of that run); the majority-class rate of the test set.
 //
 // Band: the 95% t-interval of the mean over the seeds, mean +- t_{0.975, n-1} s / sqrt(n)
-// (s the sample standard deviation); NaN for a single seed.
+// (s the sample standard deviation), clipped to [0, 1]; NaN for a single seed.
 //
 // Thread safety: RunSweep may run on any thread; the progress callback is called on that thread.
 #pragma once
@@ -56,7 +56,7 @@ struct SweepOptions {
 struct SweepStat {
   std::vector<double> values;  // one per seed (in order of the repetitions)
   double mean = 0.0;
-  double low = 0.0, high = 0.0;  // t-interval; NaN for fewer than 2 values
+  double low = 0.0, high = 0.0;  // t-interval clipped to [0, 1]; NaN for fewer than 2 values
 };
 SweepStat Summarize(std::vector<double> values);
 
@@ -78,7 +78,7 @@ struct SweepResult {
   double delta = 0.0;
   int seeds = 0;
   std::string dataset;           // RunInfo::dataset of the first run
-  std::string band = "95% t-interval of the mean over seeds";
+  std::string band = "95% t-interval of the mean over seeds, clipped to [0, 100] %";
   std::string noise = "simulation: noise seeded per repetition (reproducible, not private)";
   bool cancelled = false;        // stop requested: the cells hold what finished
 };
