@@ -55,8 +55,8 @@
 #include "dpadmm/solver/loss.h"
 #include "output_files.h"
 #include "predict_command.h"
-#include "sweep_command.h"
 #include "run_limits.h"
+#include "sweep_command.h"
 
 #ifndef DPADMM_VERSION
 #define DPADMM_VERSION "unknown"
@@ -1421,7 +1421,7 @@ class CommandLine {
     AddOutputOptions(*sharing_, sharing_output_);
 
     predict_ = std::make_unique<PredictCommand>(app_);  // `dpadmm predict`
-    sweep_ = std::make_unique<SweepCommand>(app_);  // `dpadmm sweep`, with the run's spec flags
+    sweep_ = std::make_unique<SweepCommand>(app_);      // `dpadmm sweep`, with the run's spec flags
     sweep_flags_ = std::make_unique<SpecFlags>(sweep_->app(), /*sharing_alias=*/false);
   }
   CommandLine(const CommandLine&) = delete;

@@ -51,7 +51,7 @@ std::string Cell(double percent) {
 }  // namespace
 
 std::string SweepToSvg(const SweepResult& r) {
-  constexpr double kW = 760, kH = 500, kLeft = 70, kRight = 200, kTop = 50, kBottom = 60;
+  constexpr double kW = 900, kH = 520, kLeft = 70, kRight = 240, kTop = 70, kBottom = 60;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
   // Axes: x log10(epsilon) over whole decades around the epsilons; y accuracy in %.
   double emin = std::numeric_limits<double>::infinity(), emax = 0.0;
@@ -75,8 +75,10 @@ std::string SweepToSvg(const SweepResult& r) {
   ymax = std::min(100.0, std::ceil(ymax / 5.0) * 5.0 + 5.0);
   if (ymax <= ymin) ymax = ymin + 10;
   if (!(emin > 0.0)) emin = 0.1, emax = 10.0;
-  const double lx0 = std::floor(std::log10(emin)), lx1 = std::max(lx0 + 1, std::ceil(std::log10(emax)));
-  const auto X = [&](double eps) { return kLeft + pw * (std::log10(eps) - lx0) / (lx1 - lx0); };
+  const double lx0 = std::floor(std::log10(emin)), lx1 = std::ceil(std::log10(emax));
+  // A little room on both sides so that points at the decades do not sit on the frame.
+  const double xa = std::log10(emin) - 0.08, xb = std::log10(emax) + 0.08;
+  const auto X = [&](double eps) { return kLeft + pw * (std::log10(eps) - xa) / (xb - xa); };
   const auto Y = [&](double pct) { return kTop + ph * (1.0 - (pct - ymin) / (ymax - ymin)); };
 
   std::ostringstream o;
@@ -84,15 +86,18 @@ std::string SweepToSvg(const SweepResult& r) {
     << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kW << "\" height=\"" << kH
     << "\" viewBox=\"0 0 " << kW << ' ' << kH << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  o << "<text x=\"" << kLeft << "\" y=\"20\" font-size=\"14\">Test accuracy vs total epsilon: "
-    << Escape(r.dataset) << "</text>\n";
-  o << "<text x=\"" << kLeft << "\" y=\"38\" fill=\"#555\">" << r.seeds << " seeds, delta = "
-    << Fmt("%g", r.delta) << ", bands: " << Escape(r.band) << "; " << Escape(r.noise)
+  o << "<text x=\"" << kLeft
+    << "\" y=\"20\" font-size=\"14\">Test accuracy vs total epsilon: " << Escape(r.dataset)
     << "</text>\n";
+  o << "<text x=\"" << kLeft << "\" y=\"38\" fill=\"#555\">" << r.seeds
+    << " seeds, delta = " << Fmt("%g", r.delta) << ", bands: " << Escape(r.band) << "</text>\n";
+  o << "<text x=\"" << kLeft << "\" y=\"54\" fill=\"#555\">" << Escape(r.noise) << "</text>\n";
   // Grid and ticks.
   o << "<g stroke=\"#ddd\" stroke-width=\"1\">\n";
   for (double d = lx0; d <= lx1 + 1e-9; d += 1) {
     for (int m = 1; m <= 9 && d + std::log10(m) <= lx1 + 1e-9; ++m) {
+      const double v = std::log10(m) + d;
+      if (v < xa || v > xb) continue;
       const double x = X(m * std::pow(10.0, d));
       o << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << kTop + ph
         << "\"" << (m == 1 ? "" : " stroke=\"#f0f0f0\"") << "/>\n";
@@ -106,9 +111,14 @@ std::string SweepToSvg(const SweepResult& r) {
   o << "</g>\n";
   o << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << pw << "\" height=\"" << ph
     << "\" fill=\"none\" stroke=\"black\"/>\n";
-  for (double d = lx0; d <= lx1 + 1e-9; d += 1) {
-    o << "<text x=\"" << X(std::pow(10.0, d)) << "\" y=\"" << kTop + ph + 18
-      << "\" text-anchor=\"middle\">" << Fmt("%g", std::pow(10.0, d)) << "</text>\n";
+  // Tick labels at the swept epsilons (the grid marks the decades and their multiples).
+  std::vector<double> ticks;
+  for (const SweepCell& c : r.cells) {
+    if (std::find(ticks.begin(), ticks.end(), c.epsilon) == ticks.end()) ticks.push_back(c.epsilon);
+  }
+  for (double e : ticks) {
+    o << "<text x=\"" << X(e) << "\" y=\"" << kTop + ph + 18 << "\" text-anchor=\"middle\">"
+      << Fmt("%g", e) << "</text>\n";
   }
   for (double y = ymin; y <= ymax + 1e-9; y += ystep) {
     o << "<text x=\"" << kLeft - 6 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\">"
@@ -155,7 +165,8 @@ std::string SweepToSvg(const SweepResult& r) {
     bool has_band = true;
     for (const SweepCell* c : pts) has_band = has_band && std::isfinite(c->accuracy.low);
     if (has_band && pts.size() > 1) {
-      for (const SweepCell* c : pts) band << X(c->epsilon) << ',' << Y(100 * c->accuracy.high) << ' ';
+      for (const SweepCell* c : pts)
+        band << X(c->epsilon) << ',' << Y(100 * c->accuracy.high) << ' ';
       for (auto it = pts.rbegin(); it != pts.rend(); ++it)
         band << X((*it)->epsilon) << ',' << Y(100 * (*it)->accuracy.low) << ' ';
       o << "<polygon points=\"" << band.str() << "\" fill=\"" << colour
@@ -180,7 +191,8 @@ std::string SweepToSvg(const SweepResult& r) {
     const double y = Y(100 * ref.stat->mean);
     o << "<line x1=\"" << kLeft << "\" y1=\"" << y << "\" x2=\"" << kLeft + pw << "\" y2=\"" << y
       << "\" stroke=\"" << ref.colour << "\" stroke-width=\"1.5\"" << ref.dash << "/>\n";
-    legend(ref.colour, ref.dash, std::string(ref.label) + " " + Fmt("%.1f%%", 100 * ref.stat->mean));
+    legend(ref.colour, ref.dash,
+           std::string(ref.label) + " " + Fmt("%.1f%%", 100 * ref.stat->mean));
   }
   o << "</svg>\n";
   return o.str();
@@ -259,8 +271,8 @@ int SweepCommand::Run(const RunSpec& base, const runtime::StopToken* stop) const
   // The table: one row per algorithm, one column per epsilon (mean [band] in %).
   std::ostringstream t;
   t << "Test accuracy (%) on " << r.dataset << ", mean [95% t-interval] over " << r.seeds
-    << " seeds; tight total epsilon per node at delta " << Fmt("%g", r.delta) << "; "
-    << r.noise << "\n";
+    << " seeds; tight total epsilon per node at delta " << Fmt("%g", r.delta) << "; " << r.noise
+    << "\n";
   t << "algorithm       ";
   for (double e : o.epsilons) t << " | eps " << Fmt("%-17g", e);
   t << '\n';
@@ -270,8 +282,8 @@ int SweepCommand::Run(const RunSpec& base, const runtime::StopToken* stop) const
     t << name;
     for (std::size_t j = 0; j < o.epsilons.size() && k + j < r.cells.size(); ++j) {
       const SweepStat& s = r.cells[k + j].accuracy;
-      std::string cell = Cell(100 * s.mean) + " [" + Cell(100 * s.low) + ", " +
-                         Cell(100 * s.high) + "]";
+      std::string cell =
+          Cell(100 * s.mean) + " [" + Cell(100 * s.low) + ", " + Cell(100 * s.high) + "]";
       cell.resize(std::max<std::size_t>(cell.size(), 21), ' ');
       t << " | " << cell;
     }

@@ -57,20 +57,20 @@ bool Has(const std::string& text, const std::string& part) {
 // The calibrated run's own tight figure (computed from the costs its nodes released, not from
 // the plan) hits the target to 1e-3 relative, from below, for every calibrated algorithm.
 TEST(Calibration, RunHitsTargetForEveryPrivateConsensusAlgorithm) {
-  for (Algorithm a : {Algorithm::kDvp, Algorithm::kPvp, Algorithm::kMadmm,
-                      Algorithm::kPrivateMradmm}) {
+  for (Algorithm a :
+       {Algorithm::kDvp, Algorithm::kPvp, Algorithm::kMadmm, Algorithm::kPrivateMradmm}) {
     for (double target : {0.5, 4.0}) {
       RunSpec s = Small(a);
       s.target_epsilon = target;
       dpadmm::Experiment exp(s);
       const RunSummary r = exp.Run();
       ASSERT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << r.message;
-      const std::string what = std::string(dpadmm::ChoiceName(a)) + " target " +
-                               std::to_string(target);
+      const std::string what =
+          std::string(dpadmm::ChoiceName(a)) + " target " + std::to_string(target);
       EXPECT_NEAR(r.tight_epsilon, target, 1e-3 * target) << what;
       EXPECT_LE(r.tight_epsilon, target * (1 + 1e-12)) << what;
-      EXPECT_EQ(r.info.calibrated_knob, std::string("algorithm.") + dpadmm::ChoiceName(a) +
-                                            ".alpha");
+      EXPECT_EQ(r.info.calibrated_knob,
+                std::string("algorithm.") + dpadmm::ChoiceName(a) + ".alpha");
       // The plan and the run agree bit for bit: the same terms, the same composition.
       EXPECT_EQ(r.info.calibrated_epsilon, r.tight_epsilon) << what;
       EXPECT_EQ(*exp.spec().algorithm.Field<double>("alpha"), r.info.calibrated_value);
@@ -115,11 +115,11 @@ TEST(Calibration, PlannedCostsAreThePapersTerms) {
   // Odd rounds only (003 Algorithm 3), k = 1, 2, eta_i(2k-1) = eta q1^k.
   const double c1 = 0.25, rho = s.algorithm.rho, eta = s.algorithm.eta;
   const double q1 = dpadmm::test::Q1(s);
-  EXPECT_EQ(costs[1][0], dpadmm::MrAdmmIterationLoss(s.algorithm.C, 200, c1, rho, 2, eta * q1, 3,
-                                                     0.1));
+  EXPECT_EQ(costs[1][0],
+            dpadmm::MrAdmmIterationLoss(s.algorithm.C, 200, c1, rho, 2, eta * q1, 3, 0.1));
   EXPECT_EQ(costs[1][1], 0.0);
-  EXPECT_EQ(costs[1][2], dpadmm::MrAdmmIterationLoss(s.algorithm.C, 200, c1, rho, 2,
-                                                     eta * q1 * q1, 3, 0.1 * 1.1));
+  EXPECT_EQ(costs[1][2], dpadmm::MrAdmmIterationLoss(s.algorithm.C, 200, c1, rho, 2, eta * q1 * q1,
+                                                     3, 0.1 * 1.1));
   EXPECT_EQ(costs[0][3], 0.0);
 }
 

@@ -131,9 +131,9 @@ std::vector<std::vector<double>> PlannedReleaseCosts(
         default: {  // PrivateMradmmNode: odd rounds only, k = (t + 1) / 2
           if (t % 2 == 0) break;
           const std::int64_t k = (t + 1) / 2;
-          cost = MrAdmmIterationLoss(a.C, B, c1, rho_node * N, N,
-                                     GeometricSchedule(eta * q1, q1, k), V,
-                                     GeometricSchedule(alpha, q2, k));
+          cost =
+              MrAdmmIterationLoss(a.C, B, c1, rho_node * N, N, GeometricSchedule(eta * q1, q1, k),
+                                  V, GeometricSchedule(alpha, q2, k));
           break;
         }
       }
@@ -163,8 +163,8 @@ double MaxTightEpsilon(const std::vector<std::vector<double>>& per_node_costs, d
 }
 
 CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degrees,
-                                     const std::vector<std::int64_t>& rows_per_node,
-                                     double target, double delta) {
+                                     const std::vector<std::int64_t>& rows_per_node, double target,
+                                     double delta) {
   const Algorithm algorithm = spec.algorithm.name();
   const std::string prefix = std::string("algorithm.") + ChoiceName(algorithm) + ".";
   if (!(target > 0.0) || !std::isfinite(target)) {
@@ -207,8 +207,9 @@ CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degr
   }
   NoiseSchedule& noise = MutableNoise(spec);
   if (!noise.node_alpha.empty()) {
-    throw InputError(prefix + "node_alpha must be empty with target_epsilon (the calibration sets "
-                              "one alpha for every node)");
+    throw InputError(prefix +
+                     "node_alpha must be empty with target_epsilon (the calibration sets "
+                     "one alpha for every node)");
   }
   if (spec.algorithm.privacy_budget > 0.0 || !spec.algorithm.node_privacy_budget.empty()) {
     throw InputError(
@@ -236,8 +237,9 @@ CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degr
   };
   const bool has_noise_round = spec.iterations >= 1;
   if (!has_noise_round) {
-    throw InputError("target_epsilon: iterations must be >= 1 (a run of 0 rounds releases nothing "
-                     "that costs privacy)");
+    throw InputError(
+        "target_epsilon: iterations must be >= 1 (a run of 0 rounds releases nothing "
+        "that costs privacy)");
   }
   // Bracket [lo, hi] in x = log(alpha): f(lo) <= target < f(hi).
   constexpr double kMinLogAlpha = -46.0;  // alpha 1e-20

@@ -21,11 +21,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // t_{0.975, df}: Student's t quantile for a two-sided 95% interval (df 1..30 tabulated, beyond
 // that the Cornish-Fisher expansion around z = 1.959964, error < 1e-4 for df > 30).
 double TQuantile975(int df) {
-  static constexpr double kTable[] = {12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469,
-                                      2.3646,  2.3060, 2.2622, 2.2281, 2.2010, 2.1788,
-                                      2.1604,  2.1448, 2.1314, 2.1199, 2.1098, 2.1009,
-                                      2.0930,  2.0860, 2.0796, 2.0739, 2.0687, 2.0639,
-                                      2.0595,  2.0555, 2.0518, 2.0484, 2.0452, 2.0423};
+  static constexpr double kTable[] = {
+      12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
+      2.2010,  2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
+      2.0796,  2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423};
   if (df >= 1 && df <= 30) return kTable[df - 1];
   const double z = 1.959964, n = df;
   return z + (z * z * z + z) / (4.0 * n) +
@@ -99,11 +98,13 @@ void SweepOptions::Validate() const {
       throw InputError("sweep: every epsilon must be finite and > 0, got " + Num(e));
     }
   }
-  if (!(delta > 0.0 && delta < 1.0)) throw InputError("sweep: delta must be in (0, 1), got " + Num(delta));
+  if (!(delta > 0.0 && delta < 1.0))
+    throw InputError("sweep: delta must be in (0, 1), got " + Num(delta));
   if (seeds < 1) throw InputError("sweep: seeds must be >= 1, got " + std::to_string(seeds));
   if (base.family() != Family::kConsensus) {
-    throw InputError("sweep: the base spec must be of the consensus family (its data, graph and "
-                     "partition); sharing is swept through `algorithms`");
+    throw InputError(
+        "sweep: the base spec must be of the consensus family (its data, graph and "
+        "partition); sharing is swept through `algorithms`");
   }
 }
 
@@ -124,7 +125,8 @@ SweepStat Summarize(std::vector<double> values) {
   double ss = 0.0;
   for (double v : ok) ss += (v - s.mean) * (v - s.mean);
   const double sd = std::sqrt(ss / static_cast<double>(n - 1));
-  const double half = TQuantile975(static_cast<int>(n - 1)) * sd / std::sqrt(static_cast<double>(n));
+  const double half =
+      TQuantile975(static_cast<int>(n - 1)) * sd / std::sqrt(static_cast<double>(n));
   // Accuracies live in [0, 1]: the interval is clipped to it (a t-interval of few seeds may
   // reach beyond).
   s.low = std::max(0.0, s.mean - half);
@@ -179,8 +181,7 @@ SweepResult RunSweep(const SweepOptions& o, const SweepProgress& progress,
         // The experiment was built from in-memory data; name the source as a file run would.
         const DataSpec& d = o.base.data;
         result.dataset = ChoiceName(d.source) +
-                         (d.train_path.empty() ? std::string(" (generated)")
-                                               : ": " + d.train_path);
+                         (d.train_path.empty() ? std::string(" (generated)") : ": " + d.train_path);
       }
       if (o.reference_lines) {
         if (stopped()) {
@@ -205,10 +206,10 @@ SweepResult RunSweep(const SweepOptions& o, const SweepProgress& progress,
         break;
       }
       RunSpec spec = CellSpec(o, c.algorithm, r);
-      const CalibrationResult cal = spec.family() == Family::kConsensus
-                                        ? CalibrateToEpsilon(spec, degrees, rows_per_node,
-                                                             c.epsilon, o.delta)
-                                        : CalibrateToEpsilon(spec, {}, {}, c.epsilon, o.delta);
+      const CalibrationResult cal =
+          spec.family() == Family::kConsensus
+              ? CalibrateToEpsilon(spec, degrees, rows_per_node, c.epsilon, o.delta)
+              : CalibrateToEpsilon(spec, {}, {}, c.epsilon, o.delta);
       c.knob = cal.knob;
       c.knob_values.push_back(cal.value);
       c.achieved_epsilon.push_back(cal.epsilon);
@@ -251,9 +252,8 @@ std::string SweepToCsv(const SweepResult& r) {
   }
   const auto line = [&](const char* name, const SweepStat& s) {
     if (s.values.empty()) return;
-    os << name << ",," << Num(r.delta) << ',' << s.values.size() << ',' << Num(100 * s.mean)
-       << ',' << Num(100 * s.low) << ',' << Num(100 * s.high) << ',' << Joined(s.values, 100.0)
-       << ",,,\n";
+    os << name << ",," << Num(r.delta) << ',' << s.values.size() << ',' << Num(100 * s.mean) << ','
+       << Num(100 * s.low) << ',' << Num(100 * s.high) << ',' << Joined(s.values, 100.0) << ",,,\n";
   };
   line("admm (non-private)", r.admm);
   line("centralized", r.centralized);

@@ -46,10 +46,9 @@ struct TightTrace::Group {
       epsilon = 0.0;
     } else if (identical) {
       // ComposeTight's closed form for equal terms.
-      epsilon = std::min(
-          OptimalCompositionEpsilon(positive.front(), static_cast<std::int64_t>(positive.size()),
-                                    delta),
-          sum);
+      epsilon = std::min(OptimalCompositionEpsilon(
+                             positive.front(), static_cast<std::int64_t>(positive.size()), delta),
+                         sum);
     } else if (incremental) {
       epsilon = std::min(accountant.Epsilon(delta), sum);
       folded.insert(pending.begin(), pending.end());
@@ -82,9 +81,8 @@ void TightTrace::AddRound(const std::vector<double>& costs) {
   for (std::size_t g = 0; g < split.size(); ++g) {
     for (std::size_t k = 0; k < split[g].size(); ++k) {
       // Copies first; the last new group takes the old one over.
-      std::unique_ptr<Group> group = k + 1 < split[g].size()
-                                         ? std::make_unique<Group>(*groups_[g])
-                                         : std::move(groups_[g]);
+      std::unique_ptr<Group> group =
+          k + 1 < split[g].size() ? std::make_unique<Group>(*groups_[g]) : std::move(groups_[g]);
       group->Add(split[g][k]);
       index.emplace(std::make_pair(static_cast<int>(g), split[g][k]),
                     static_cast<int>(groups.size()));

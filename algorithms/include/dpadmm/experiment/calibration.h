@@ -48,9 +48,9 @@ bool CanCalibrate(Algorithm algorithm);
 // without noise), exactly as the node programs compute it (ConsensusNode::PrivacyLoss), for a
 // private consensus algorithm on a graph with node degrees `degrees` and `rows_per_node`
 // training rows per node. A privacy budget is not applied (a frozen node would spend less).
-std::vector<std::vector<double>> PlannedReleaseCosts(const RunSpec& spec,
-                                                     const std::vector<int>& degrees,
-                                                     const std::vector<std::int64_t>& rows_per_node);
+std::vector<std::vector<double>> PlannedReleaseCosts(
+    const RunSpec& spec, const std::vector<int>& degrees,
+    const std::vector<std::int64_t>& rows_per_node);
 
 // max over nodes of ComposeTight(costs of node i, delta): the run's summary tight_epsilon (nodes
 // whose terms are dominated round by round by another node's are skipped: their figure cannot
@@ -65,8 +65,8 @@ double MaxTightEpsilon(const std::vector<std::vector<double>>& per_node_costs, d
 // of reach (M-ADMM and private MR-ADMM spend a positive epsilon even as alpha -> 0: the message
 // gives that floor).
 CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degrees,
-                                     const std::vector<std::int64_t>& rows_per_node,
-                                     double target, double delta = kTightDelta);
+                                     const std::vector<std::int64_t>& rows_per_node, double target,
+                                     double delta = kTightDelta);
 // The same with the degrees and rows of a prepared experiment of the same data, graph and seed
 // (its own spec's knob is not read).
 CalibrationResult CalibrateToEpsilon(RunSpec& spec, const Experiment& prepared, double target,

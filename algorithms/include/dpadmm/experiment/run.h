@@ -56,7 +56,7 @@ struct RoundMetrics {
   // DVP/PVP: max_i sum_{s<=t} alpha_i(s) (plain composition of the dynamic alpha_i(s)-DP);
   // M-ADMM: P(t) of 002; private MR-ADMM: beta of 003 eq. (32) up to round t.
   double privacy_loss = kNaN;
-  double privacy_round = kNaN;       // max_i of what round t added
+  double privacy_round = kNaN;  // max_i of what round t added
   // Private consensus runs (dvp, pvp, madmm, private_mradmm): the tight epsilon spent up to
   // round t at RunSummary::tight_delta, max over nodes: the optimal composition of each node's
   // per-round terms so far (ComposeTight, exact as the summary's; composed incrementally and

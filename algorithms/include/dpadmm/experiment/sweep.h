@@ -42,7 +42,7 @@
 namespace dpadmm {
 
 struct SweepOptions {
-  RunSpec base;                   // data, graph, partition, iterations, seed, engine, threads
+  RunSpec base;                       // data, graph, partition, iterations, seed, engine, threads
   std::vector<Algorithm> algorithms;  // each must be CanCalibrate (calibration.h)
   std::vector<double> epsilons;       // total epsilon per node (sharing: per party), each > 0
   double delta = kTightDelta;         // in (0, 1)
@@ -62,12 +62,12 @@ SweepStat Summarize(std::vector<double> values);
 
 struct SweepCell {
   Algorithm algorithm = Algorithm::kDvp;
-  double epsilon = 0.0;          // target total epsilon
-  SweepStat accuracy;            // test accuracy in [0, 1]
-  std::string knob;              // calibrated field, "algorithm.dvp.alpha"
-  std::vector<double> knob_values;         // per seed
-  std::vector<double> achieved_epsilon;    // per seed: the calibrated tight total (<= epsilon)
-  std::vector<std::string> outcomes;       // per seed: ToString(RunOutcome)
+  double epsilon = 0.0;                  // target total epsilon
+  SweepStat accuracy;                    // test accuracy in [0, 1]
+  std::string knob;                      // calibrated field, "algorithm.dvp.alpha"
+  std::vector<double> knob_values;       // per seed
+  std::vector<double> achieved_epsilon;  // per seed: the calibrated tight total (<= epsilon)
+  std::vector<std::string> outcomes;     // per seed: ToString(RunOutcome)
 };
 
 struct SweepResult {
@@ -77,10 +77,10 @@ struct SweepResult {
   SweepStat majority;            // majority-class rate of the test set
   double delta = 0.0;
   int seeds = 0;
-  std::string dataset;           // RunInfo::dataset of the first run
+  std::string dataset;  // RunInfo::dataset of the first run
   std::string band = "95% t-interval of the mean over seeds, clipped to [0, 100] %";
   std::string noise = "simulation: noise seeded per repetition (reproducible, not private)";
-  bool cancelled = false;        // stop requested: the cells hold what finished
+  bool cancelled = false;  // stop requested: the cells hold what finished
 };
 
 // done / total runs; `what` names the run that just finished ("dvp eps=1 seed 2").
