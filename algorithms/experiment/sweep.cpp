@@ -40,7 +40,10 @@ std::string Num(double v) {
 
 std::string Joined(const std::vector<double>& v, double scale = 1.0) {
   std::string out;
-  for (std::size_t k = 0; k < v.size(); ++k) out += (k ? ";" : "") + Num(scale * v[k]);
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (k > 0) out += ';';
+    out += Num(scale * v[k]);
+  }
   return out;
 }
 
