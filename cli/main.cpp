@@ -1423,6 +1423,7 @@ class CommandLine {
     predict_ = std::make_unique<PredictCommand>(app_);  // `dpadmm predict`
     sweep_ = std::make_unique<SweepCommand>(app_);      // `dpadmm sweep`, with the run's spec flags
     sweep_flags_ = std::make_unique<SpecFlags>(sweep_->app(), /*sharing_alias=*/false);
+    sweep_->AdoptRunFlags();
   }
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;

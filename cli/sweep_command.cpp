@@ -233,6 +233,15 @@ SweepCommand::SweepCommand(CLI::App& app) {
   sub_->add_flag("--quiet,-q", quiet_, "No progress lines on stderr")->group(g);
 }
 
+void SweepCommand::AdoptRunFlags() {
+  if (CLI::Option* option = sub_->get_option_no_throw("--delta")) {
+    option->description(
+        "Sweep: the delta of every total epsilon (consensus: the tight "
+        "composition's; sharing: its total delta)");
+    option->group("Sweep");
+  }
+}
+
 void SweepCommand::TakeDelta() {
   // `--delta` is registered by the run's flags (sharing's delta); for the sweep it is the delta
   // of every total epsilon. Its value is taken here and the flag cleared, so that the run's flags
@@ -244,6 +253,11 @@ void SweepCommand::TakeDelta() {
 }
 
 int SweepCommand::Run(const RunSpec& base, const runtime::StopToken* stop) const {
+  if (base.target_epsilon > 0.0) {
+    throw InputError(
+        "--target-epsilon does not apply to `dpadmm sweep`: every run is calibrated "
+        "to each of --epsilons");
+  }
   SweepOptions o;
   o.base = base;
   for (const std::string& name : algorithms_) {

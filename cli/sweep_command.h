@@ -33,6 +33,8 @@ class SweepCommand {
   CLI::App& app() { return *sub_; }
   const std::string& config() const { return config_; }
   bool parsed() const { return sub_->parsed(); }
+  // Once the run's flags are registered on app(): --delta's help says what it means here.
+  void AdoptRunFlags();
   // After parsing, before the run's flags are applied to the base spec: takes --delta (the
   // delta of every total epsilon; the flag itself is registered by the run's flags).
   void TakeDelta();
