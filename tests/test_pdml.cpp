@@ -539,6 +539,12 @@ TEST(PdmlPhase2, TightEpsilonIsTheComposedGaussianOfEveryNode) {
   ASSERT_EQ(summary.node_tight_epsilon.size(), 6u);
   for (double e : summary.node_tight_epsilon) EXPECT_NEAR(e, expected, 1e-9 * expected);
   EXPECT_NEAR(summary.tight_epsilon, expected, 1e-9 * expected);
+  // The trace's per-round figure: increasing, and its last value is the summary's, bit for bit.
+  ASSERT_FALSE(run.rounds.empty());
+  EXPECT_EQ(run.rounds.back().tight_epsilon, summary.tight_epsilon);
+  for (std::size_t k = 2; k < run.rounds.size(); ++k) {
+    EXPECT_GT(run.rounds[k].tight_epsilon, run.rounds[k - 1].tight_epsilon);
+  }
 
   dpadmm::test::Pdml(s).decay = 0.8;
   EXPECT_GT(dpadmm::RunExperiment(s).tight_epsilon, 2.0 * expected);

@@ -129,6 +129,20 @@ double PrimalNoiseStd(double V, double decay, std::int64_t t) {
   return V * math::Pow(decay, 0.5 * static_cast<double>(t - 1));
 }
 
+double PdmlMaxDebiasWeight(double label_eps, const std::vector<double>& label_eps_groups) {
+  double w = DebiasWeight(label_eps);
+  for (double e : label_eps_groups) w = std::max(w, DebiasWeight(e));
+  return w;
+}
+
+double PdmlPhase2Sensitivity(double C, std::int64_t rows, double max_debias_weight, double rho_node,
+                             double beta, int degree) {
+  const double a = rho_node + 2.0 * beta * static_cast<double>(degree);
+  if (!(a > 0.0)) return std::numeric_limits<double>::quiet_NaN();
+  const double weight = C / static_cast<double>(rows);
+  return 2.0 * weight * (1.0 + max_debias_weight) / a;
+}
+
 std::string PdmlPrivacyGuarantee(const std::vector<ReportedLabels>& reported, double R, double V,
                                  double decay) {
   std::vector<double> all;

@@ -79,7 +79,8 @@ PdmlNode::PdmlNode(int id, const Dataset& reported, const Eigen::VectorXd& eps, 
                      ": the primal noise (pdml_V > 0) needs a strongly convex local problem, "
                      "but the node has no neighbours and rho = 0 (set rho > 0)");
   }
-  sensitivity_ = a > 0.0 ? 2.0 * weight * (1.0 + max_weight) / a : kNaN;
+  sensitivity_ = PdmlPhase2Sensitivity(params.C, reported.rows(), max_weight, params.rho_node,
+                                       params.beta, degree);
   linear_ = VisitRows(
       reported, [&](const auto& x) -> Eigen::VectorXd { return -weight * (x.transpose() * coef); });
   // (14): bounded noise eta_i, ||eta_i||_2 <= R, drawn once per server; enters as (1/m_i) eta^T w.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "consensus/consensus_admm.h"
@@ -16,10 +17,12 @@
 #include "dpadmm/core/random.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/privacy/accounting.h"
+#include "dpadmm/privacy/samplers.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
 #include "experiment/driver.h"
 #include "experiment/mpi_support.h"
+#include "experiment/tight_trace.h"
 
 namespace dpadmm {
 namespace {
@@ -126,6 +129,11 @@ std::string PrivacyClaim(ConsensusVariant v) {
          "terms through the PLD accountant)";
 }
 
+// The largest debiasing weight a record may carry: over the public label eps levels.
+double PdmlMaxDebiasWeight(const PdmlParams& p) {
+  return dpadmm::PdmlMaxDebiasWeight(p.label_eps, p.label_eps_groups);
+}
+
 std::string PdmlPhase2Claim() {
   return "Phase 2 (000 eq. (16), primal noise): neighbouring datasets: node i's training rows "
          "with one record replaced (features, label and its eps level; rows clipped to ||x|| <= "
@@ -145,7 +153,8 @@ class MetricsSink : public runtime::RoundSink {
  public:
   MetricsSink(const RunSpec& spec, const Dataset& test, const std::vector<Dataset>& slices,
               const Eigen::VectorXd& optimum, int nodes, std::int64_t dim, RunObserver* observer,
-              std::vector<char> private_nodes)
+              std::vector<char> private_nodes, bool tight,
+              std::vector<double> gaussian_sensitivity = {}, double V = 0.0, double decay = 1.0)
       : spec_(spec),
         slices_(slices),
         test_(test),
@@ -157,11 +166,28 @@ class MetricsSink : public runtime::RoundSink {
         mean_(Eigen::VectorXd::Zero(dim)),
         previous_mean_(Eigen::VectorXd::Zero(dim)),
         private_nodes_(std::move(private_nodes)),
-        evaluate_(EffectiveMetrics(spec) == MetricsScope::kAll) {}
+        evaluate_(EffectiveMetrics(spec) == MetricsScope::kAll) {
+    if (tight && gaussian_sensitivity.empty()) tight_.emplace(nodes, kTightDelta);
+    if (tight && !gaussian_sensitivity.empty()) {
+      gaussian_.emplace(GaussianTrace{std::move(gaussian_sensitivity), V, decay,
+                                      std::vector<double>(static_cast<std::size_t>(nodes), 0.0)});
+    }
+  }
 
   bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
     // What each node had spent before this round, whether or not that round was measured.
     previous_privacy_.assign(static_cast<std::size_t>(nodes_), 0.0);
+    if (tight_ && round >= 1 && !table_.empty()) {
+      // Round t's term of node i is what its round t-1 report announced (kNextPrivacyLoss, the
+      // same PrivacyLoss(t) its release was opened with), unless the release refused the round.
+      std::vector<double> costs(static_cast<std::size_t>(nodes_));
+      for (int i = 0; i < nodes_; ++i) {
+        const bool frozen = t[i][static_cast<std::size_t>(dim_) + ConsensusReport::kFrozen] != 0.0;
+        costs[i] = frozen ? 0.0 : table_[i * width_ + dim_ + ConsensusReport::kNextPrivacyLoss];
+      }
+      tight_->AddRound(costs);
+    }
+    if (gaussian_ && round >= 1) gaussian_->AddRound(round, dim_);
     if (!table_.empty()) {
       for (int i = 0; i < nodes_; ++i) previous_privacy_[i] = table_[i * width_ + dim_ + 1];
     }
@@ -286,6 +312,8 @@ class MetricsSink : public runtime::RoundSink {
   }
   void Emit() {
     emitted_round_ = last_.round;
+    if (tight_) last_.tight_epsilon = tight_->MaxEpsilon();
+    if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon();
     if (observer_ != nullptr) observer_->OnRound(last_);
   }
 
@@ -313,6 +341,29 @@ class MetricsSink : public runtime::RoundSink {
   bool budget_exhausted_ = false;
   std::vector<char> private_nodes_;  // node i's releases cost privacy (its budget may freeze it)
   const bool evaluate_;  // metrics scope "all": also the figures evaluated on private data
+  std::optional<TightTrace> tight_;  // private consensus variants: the per-round tight epsilon
+  // PDML Phase 2: every round a Gaussian release per node (PdmlNode::Mechanism), composed as the
+  // summary's Accountant does (mu^2 summed in round order; the analytic Gaussian is increasing
+  // in mu, so the max over nodes is the figure of the largest sum).
+  struct GaussianTrace {
+    std::vector<double> sensitivity;  // per node, PdmlPhase2Sensitivity
+    double V, decay;
+    std::vector<double> mu2;  // per node
+    void AddRound(std::int64_t round, std::int64_t dim) {
+      const double sigma = PrimalNoiseStd(V, decay, round);
+      if (!(sigma > 0.0)) return;
+      const double grid = GridSensitivityL2(dim, GaussianGridStep(sigma));
+      for (std::size_t i = 0; i < mu2.size(); ++i) {
+        const double mu = (sensitivity[i] + grid) / sigma;
+        mu2[i] += mu * mu;
+      }
+    }
+    double MaxEpsilon() const {
+      const double m = *std::max_element(mu2.begin(), mu2.end());
+      return m > 0.0 ? AnalyticGaussianEpsilon(std::sqrt(m), 1.0, kTightDelta) : 0.0;
+    }
+  };
+  std::optional<GaussianTrace> gaussian_;
 };
 
 class ConsensusDriver : public Experiment::Driver {
@@ -526,10 +577,7 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
       q.R = pp.R;
       q.V = pp.V;
       q.decay = pp.decay;
-      q.max_debias_weight = DebiasWeight(pp.label_eps);
-      for (double e : pp.label_eps_groups) {
-        q.max_debias_weight = std::max(q.max_debias_weight, DebiasWeight(e));
-      }
+      q.max_debias_weight = PdmlMaxDebiasWeight(pp);
       q.noise_seed = s.noise_seed;
       nodes.push_back(std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i),
                                                  s.loss, s.newton, q, std::move(f0)));
@@ -573,7 +621,22 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
     }
   }
 
-  MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes));
+  // PDML Phase 2's per-round figure: each node's sensitivity from public values (rows, degree).
+  std::vector<double> gaussian_sensitivity;
+  double pdml_V = 0.0, pdml_decay = 1.0;
+  if (algorithm == Algorithm::kPdml && !info.privacy_claim.empty()) {
+    const PdmlParams& pp = s.algorithm.As<PdmlParams>();
+    pdml_V = pp.V;
+    pdml_decay = pp.decay;
+    for (int i = 0; i < n; ++i) {
+      gaussian_sensitivity.push_back(PdmlPhase2Sensitivity(
+          s.algorithm.C, static_cast<std::int64_t>(partition[i].size()), PdmlMaxDebiasWeight(pp),
+          s.algorithm.rho / n, s.algorithm.eta, graph.degree(i)));
+    }
+  }
+  MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes),
+                   !info.privacy_claim.empty(), std::move(gaussian_sensitivity), pdml_V,
+                   pdml_decay);
   runtime::EngineOptions options;
   options.kind = engine;
   options.threads = threads;

@@ -83,4 +83,14 @@ double DebiasedLossD2(const Loss& loss, double y_reported, double z, double eps)
 // eq. (16), t >= 1: V decay^((t-1)/2).
 double PrimalNoiseStd(double V, double decay, std::int64_t t);
 
+// Phase 2's L2 sensitivity of w_i(r) to one record replaced (algorithms/privacy/README.md, "PDML
+// Phase 2"): 2 (C / m_i)(1 + max_debias_weight) / (rho_i + 2 beta N_i); NaN when that modulus is
+// not > 0. One formula for the node's mechanism and the trace's per-round figure (same bits).
+// The largest debiasing weight a record may carry: DebiasWeight over the public label eps
+// levels (label_eps, or the groups' levels).
+double PdmlMaxDebiasWeight(double label_eps, const std::vector<double>& label_eps_groups);
+
+double PdmlPhase2Sensitivity(double C, std::int64_t rows, double max_debias_weight, double rho_node,
+                             double beta, int degree);
+
 }  // namespace dpadmm
