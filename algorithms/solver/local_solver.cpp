@@ -9,9 +9,12 @@
 // Where the time goes (Adult node: 6000 rows, 104 columns, 12 nonzeros per row):
 //  * a step: margins of the step q = X~ p, per-sample value/L'/L'' at m + q, the gradient
 //    X~^T (w .* L'). The trial margins are m + t q, so backtracking needs no product, and the
-//    accepted point's margins and derivatives carry over. Sparse products run by column (CSC),
-//    which avoids the store-to-load chains of scattering row by row; the logistic loss sum
-//    takes one exp per sample and one log per 64 samples (EvaluateLogistic);
+//    accepted point's margins and derivatives carry over. For sparse logistic nodes with equal
+//    weights the first two are one fused pass (FusedMarginsAndLogistic): X~ p by CSR rows, four
+//    rows at a time, then L, L', L'' of that 64-row block while it is in L1, with an exp whose
+//    loop vectorises (same bits at any vector width) and one log per 64 samples. X~^T s runs by
+//    column (CSC), one dot product per column, which avoids the store-to-load chains of
+//    scattering row by row;
 //  * forming the Hessian (O(nnz_row^2) per row, from the CSR copy) and factorising it costs
 //    about two steps, so the factor is reused while it keeps working (hessian_reuse_ratio);
 //  * the state at the returned f is kept: a solve warm-started from the previous solution
@@ -266,9 +269,9 @@ struct LocalSolver::Impl {
   std::vector<std::int64_t> row_ptr;
   std::vector<std::int32_t> col_idx;
   std::vector<double> values;
-  // The same entries by column (CSC), read by both products of a step: X~^T s becomes one dot
-  // product per column (a third faster than scattering row by row, whose updates of popular
-  // columns form store-to-load chains) and X~ v a scatter of independent rows per column.
+  // The same entries by column (CSC), read by X~^T s: one dot product per column (a third
+  // faster than scattering row by row, whose updates of popular columns form store-to-load
+  // chains). X~ v reads the CSR copy, one independent dot product per row.
   std::vector<std::int64_t> col_ptr;
   std::vector<std::int32_t> row_idx;
   std::vector<double> col_values;
