@@ -31,6 +31,7 @@
 
 #include "core/portable_math_impl.h"
 #include "dpadmm/core/error.h"
+#include "solver/logistic_block.h"
 #include "solver/loss_kernels.h"
 
 namespace dpadmm {
@@ -62,7 +63,7 @@ constexpr int kMaxIncrementalSteps = 256;
 constexpr double kObjectiveNoiseUlps = 64.0;
 // log(prod u) is taken every this many samples of the logistic loss sum (u in [1, 2], so the
 // running product stays below 2^64).
-constexpr std::int64_t kLogBlock = 64;
+constexpr std::int64_t kLogBlock = detail::kLogBlock;
 
 std::string Num(double v) {
   char buf[32];
@@ -149,83 +150,6 @@ inline void RowDots(const double* val, const std::int32_t* idx, const std::int64
   for (; j < rows; ++j) out[j] = RowDot(val, idx, row_ptr[j], row_ptr[j + 1], v);
 }
 
-// e[j] = exp(x[j]) for x[j] <= 0, bit for bit math::impl::Exp (the same operations, element by
-// element, so the compiler may vectorise the loop at any width without changing a bit). The
-// scale 2^k is built from the bits of x / ln2 + 1.5 * 2^52, whose low 12 bits are k mod 4096.
-// Inputs below -708 (k < -1022: subnormal results, and NaN) are redone by math::impl::Exp.
-inline void ExpNonPositiveBlock(const double* x, double* e, std::int64_t len) {
-  constexpr double kShift = 6755399441055744.0;
-  for (std::int64_t j = 0; j < len; ++j) {
-    const double t = x[j] * math::impl::detail::kInvLn2 + kShift;
-    const double kd = t - kShift;
-    const double r = (x[j] - kd * math::impl::detail::kLn2Hi) - kd * math::impl::detail::kLn2Lo;
-    const double r2 = r * r;
-    const double r4 = r2 * r2;
-    const double r8 = r4 * r4;
-    const double p01 = 1.0 / 2.0 + r * (1.0 / 6.0);
-    const double p23 = 1.0 / 24.0 + r * (1.0 / 120.0);
-    const double p45 = 1.0 / 720.0 + r * (1.0 / 5040.0);
-    const double p67 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
-    const double p89 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
-    const double pab = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
-    const double p = (p01 + r2 * p23) + r4 * (p45 + r2 * p67) + r8 * (p89 + r2 * pab);
-    const double er = 1.0 + (r + r2 * p);
-    const std::uint64_t scale = (math::impl::detail::ToBits(t) + 1023) << 52;
-    e[j] = er * math::impl::detail::FromBits(scale);
-  }
-  for (std::int64_t j = 0; j < len; ++j) {
-    if (!(x[j] >= -708.0)) e[j] = math::impl::Exp(x[j]);
-  }
-}
-
-// Running sums of the logistic loss with equal weights over blocks of kLogBlock samples (see
-// EvaluateLogistic): sum L = hinge + (log_sum - correction), log_sum one log per block.
-struct LogisticSums {
-  double hinge = 0.0;
-  double log_sum = 0.0;
-  double correction = 0.0;
-  double Total(double w0) {
-    // The product of a last partial block (1 after a full one): as in the per-sample loop.
-    return w0 * (hinge + (log_sum + math::impl::Log(pending) - correction));
-  }
-  double pending = 1.0;
-};
-
-// One block (len <= kLogBlock samples, starting at a multiple of kLogBlock): d1, d2 and the
-// sums at margins z. The per-sample values are computed element by element (vectorisable, same
-// bits at any width); the three sums run in sample order.
-inline void LogisticBlock(const double* z, std::int64_t len, double w0, double* d1, double* d2,
-                          LogisticSums& sums) {
-  double x[kLogBlock];
-  double e[kLogBlock];
-  double inv[kLogBlock];
-  for (std::int64_t j = 0; j < len; ++j) x[j] = -std::abs(z[j]);
-  ExpNonPositiveBlock(x, e, len);
-  for (std::int64_t j = 0; j < len; ++j) {
-    inv[j] = 1.0 / (1.0 + e[j]);
-    // (z > 0 ? e : 1) without a branch: the sign of the margins is unpredictable.
-    const double positive = static_cast<double>(z[j] > 0.0);
-    d1[j] = -w0 * (positive * e[j] + (1.0 - positive)) * inv[j];
-    d2[j] = w0 * e[j] * inv[j] * inv[j];
-  }
-  double hinge = sums.hinge;
-  double correction = sums.correction;
-  double product = 1.0;
-  for (std::int64_t j = 0; j < len; ++j) {
-    const double u = 1.0 + e[j];
-    hinge += std::max(-z[j], 0.0);
-    product *= u;
-    correction += ((u - 1.0) - e[j]) * inv[j];
-  }
-  sums.hinge = hinge;
-  sums.correction = correction;
-  if (len == kLogBlock) {
-    sums.log_sum += math::impl::Log(product);
-    sums.pending = 1.0;
-  } else {
-    sums.pending = product;
-  }
-}
 }  // namespace
 
 void NewtonOptions::Validate() const {
@@ -479,10 +403,10 @@ double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::Array
   // one log per kLogBlock samples; the product's rounding (<= kLogBlock ulps) is below that of
   // summing the per-sample values.
   if (uniform_weight) {
-    LogisticSums sums;
+    detail::LogisticSums sums;
     for (std::int64_t b = 0; b < n; b += kLogBlock) {
       const std::int64_t len = std::min(kLogBlock, n - b);
-      LogisticBlock(z.data() + b, len, w[0], d1.data() + b, d2.data() + b, sums);
+      detail::LogisticBlock(z.data() + b, len, w[0], d1.data() + b, d2.data() + b, sums);
     }
     return sums.Total(n > 0 ? w[0] : 0.0);
   }
@@ -520,7 +444,7 @@ double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
   const double* vp = v.data();
   const std::int64_t* rp = row_ptr.data();
   double* zp = z.data();
-  LogisticSums sums;
+  detail::LogisticSums sums;
   for (std::int64_t b = 0; b < n; b += kLogBlock) {
     const std::int64_t len = std::min(kLogBlock, n - b);
     double* xv = zp + b;
@@ -530,7 +454,7 @@ double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
       const double* bp = base->data() + b;
       for (std::int64_t j = 0; j < len; ++j) xv[j] = bp[j] + xv[j];
     }
-    LogisticBlock(zp + b, len, w[0], d1.data() + b, d2.data() + b, sums);
+    detail::LogisticBlock(zp + b, len, w[0], d1.data() + b, d2.data() + b, sums);
   }
   return sums.Total(n > 0 ? w[0] : 0.0);
 }
