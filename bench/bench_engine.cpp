@@ -79,7 +79,8 @@ void EngineSetupRing(benchmark::State& state) {
   const auto kind = state.range(1) == 0 ? rt::EngineKind::kSerial : rt::EngineKind::kTbb;
   rt::Topology topology;
   topology.neighbors.resize(nodes);
-  for (int i = 0; i < nodes; ++i) topology.neighbors[i] = {(i + 1) % nodes, (i + nodes - 1) % nodes};
+  for (int i = 0; i < nodes; ++i)
+    topology.neighbors[i] = {(i + 1) % nodes, (i + nodes - 1) % nodes};
   for (auto _ : state) {
     std::vector<Tiny> programs(nodes);
     std::vector<rt::NodeProgram*> ptrs;

@@ -171,7 +171,8 @@ void ReplayRounds(const Adult& adult, const dpadmm::Graph& graph, Adult* counts)
 
 Adult* Counted(benchmark::State& state) {
   Adult* adult = const_cast<Adult*>(GetAdult(state));
-  if (adult != nullptr && adult->passes == 0.0) ReplayRounds(*adult, adult->long_run->graph(), adult);
+  if (adult != nullptr && adult->passes == 0.0)
+    ReplayRounds(*adult, adult->long_run->graph(), adult);
   return adult;
 }
 

@@ -32,15 +32,22 @@ struct IsaGuard {
 
 TEST(IsaDispatch, BlockExpIsThePortableExpBitForBit) {
   // Every binade of (-800, 0], the subnormal range below -708, the edges, and NaN.
-  std::vector<double> x = {0.0, -0.0, -1e-300, -708.0, -708.5, -745.0, -745.2, -800.0,
+  std::vector<double> x = {0.0,
+                           -0.0,
+                           -1e-300,
+                           -708.0,
+                           -708.5,
+                           -745.0,
+                           -745.2,
+                           -800.0,
                            -std::numeric_limits<double>::infinity(),
                            std::numeric_limits<double>::quiet_NaN()};
   for (double v = -1e-12; v > -800.0; v *= 1.0137) x.push_back(v);
   for (int k = 0; k < 4000; ++k) x.push_back(-0.2 * k - 0.0123 * (k % 7));
   std::vector<double> e(x.size());
   for (std::size_t b = 0; b < x.size(); b += detail::kLogBlock) {
-    const auto len = static_cast<std::int64_t>(std::min<std::size_t>(detail::kLogBlock,
-                                                                     x.size() - b));
+    const auto len =
+        static_cast<std::int64_t>(std::min<std::size_t>(detail::kLogBlock, x.size() - b));
     detail::ExpNonPositiveBlock(x.data() + b, e.data() + b, len);
   }
   for (std::size_t i = 0; i < x.size(); ++i) {

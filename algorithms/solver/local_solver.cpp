@@ -111,7 +111,6 @@ bool CholeskyInPlace(Eigen::MatrixXd& A) {
   return true;
 }
 
-
 // sum_k v[idx[k]] val[k] for k in [begin, end), added one after the other from 0 (the order of
 // the column-by-column scatter this replaces, so the bits are the same).
 inline double RowDot(const double* val, const std::int32_t* idx, std::int64_t begin,

@@ -25,7 +25,8 @@ inline constexpr std::int64_t kLogBlock = 64;
 // element, so the compiler may vectorise the loop at any width without changing a bit). The
 // scale 2^k is built from the bits of x / ln2 + 1.5 * 2^52, whose low 12 bits are k mod 4096.
 // Inputs below -708 (k < -1022: subnormal results, and NaN) are redone by math::impl::Exp.
-[[gnu::always_inline]] inline void ExpNonPositiveBlock(const double* x, double* e, std::int64_t len) {
+[[gnu::always_inline]] inline void ExpNonPositiveBlock(const double* x, double* e,
+                                                       std::int64_t len) {
   constexpr double kShift = 6755399441055744.0;
   for (std::int64_t j = 0; j < len; ++j) {
     const double t = x[j] * math::impl::detail::kInvLn2 + kShift;
@@ -66,8 +67,8 @@ struct LogisticSums {
 // One block (len <= kLogBlock samples, starting at a multiple of kLogBlock): d1, d2 and the
 // sums at margins z. The per-sample values are computed element by element (vectorisable, same
 // bits at any width); the three sums run in sample order.
-[[gnu::always_inline]] inline void LogisticBlockKernel(const double* z, std::int64_t len, double w0, double* d1, double* d2,
-                          LogisticSums& sums) {
+[[gnu::always_inline]] inline void LogisticBlockKernel(const double* z, std::int64_t len, double w0,
+                                                       double* d1, double* d2, LogisticSums& sums) {
   double x[kLogBlock];
   double e[kLogBlock];
   double inv[kLogBlock];

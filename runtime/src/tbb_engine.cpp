@@ -113,8 +113,7 @@ class TbbRun {
         finite_report_(shapes.finite_report),
         wiring_(shapes.max_message, shapes.report_width, topology, options.channel_capacity),
         width_(wiring_.report_width),
-        window_(options.report_window > 0 ? options.report_window
-                                          : ReportWindow(topology)),
+        window_(options.report_window > 0 ? options.report_window : ReportWindow(topology)),
         pending_(std::make_unique<Pending[]>(n_)),
         slots_(std::make_unique<Slot[]>(window_)),
         slot_data_(static_cast<std::size_t>(window_) * n_ * width_),
