@@ -72,7 +72,40 @@ void EngineOverhead(benchmark::State& state) {
   state.SetLabel(std::string(rt::ToString(kind)) + " threads=" + std::to_string(threads));
 }
 
+// Set-up plus round 0 of a ring (diameter N / 2) with the same tiny programs: the engine's
+// preparation (channels, counters, report window) must be linear in the graph.
+void EngineSetupRing(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const auto kind = state.range(1) == 0 ? rt::EngineKind::kSerial : rt::EngineKind::kTbb;
+  rt::Topology topology;
+  topology.neighbors.resize(nodes);
+  for (int i = 0; i < nodes; ++i)
+    topology.neighbors[i] = {(i + 1) % nodes, (i + nodes - 1) % nodes};
+  for (auto _ : state) {
+    std::vector<Tiny> programs(nodes);
+    std::vector<rt::NodeProgram*> ptrs;
+    for (auto& p : programs) ptrs.push_back(&p);
+    rt::EngineOptions o;
+    o.kind = kind;
+    o.threads = 2;
+    o.last_round = 0;
+    NullSink sink;
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)rt::Run(ptrs, topology, o, sink);
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  state.SetLabel(rt::ToString(kind));
+}
+
 }  // namespace
+
+BENCHMARK(EngineSetupRing)
+    ->ArgNames({"nodes", "tbb"})
+    ->ArgsProduct({{10000, 100000}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK(EngineOverhead)
     ->ArgNames({"nodes", "tbb", "threads"})

@@ -169,6 +169,31 @@ TEST_P(EngineTopologies, BothEnginesMatchTheSynchronousReferenceBitForBit) {
 }
 INSTANTIATE_TEST_SUITE_P(Shapes, EngineTopologies, ::testing::Values(0, 1, 2, 3));
 
+TEST(Engine, LargeGraphsSizeTheWindowFromTwoSweepsAndStayExact) {
+  // Too large for the exact diameter (nodes * (nodes + arcs) > 2^22): a path of 40 nodes ending
+  // in a hub with 1500 leaves. The sweeps bracket the diameter as [40, 80], so the engine sizes
+  // its report window from the upper end; a 20 000-node ring (diameter 10 000) takes the
+  // largest window directly. Both runs must still be the synchronous algorithm, bit for bit.
+  rt::Topology lollipop;
+  const int path = 40, leaves = 1500;
+  lollipop.neighbors.resize(path + leaves);
+  for (int i = 0; i + 1 < path; ++i) {
+    lollipop.neighbors[i].push_back(i + 1);
+    lollipop.neighbors[i + 1].push_back(i);
+  }
+  for (int k = 0; k < leaves; ++k) {
+    lollipop.neighbors[path - 1].push_back(path + k);
+    lollipop.neighbors[path + k].push_back(path - 1);
+  }
+  for (const rt::Topology& t : {lollipop, Ring(20000)}) {
+    const auto ref = Reference(t, 12);
+    const auto par = RunToy(t, rt::EngineKind::kTbb, 2, 12);
+    EXPECT_EQ(par.result.outcome, rt::EngineOutcome::kCompleted);
+    EXPECT_TRUE(par.recorder.in_order);
+    EXPECT_EQ(par.recorder.rows, ref) << t.num_nodes() << " nodes";
+  }
+}
+
 TEST(Engine, SmallReportWindowForcesParkingAndStaysExact) {
   // A long ring lets nodes drift apart by many rounds; a window of 2 makes them park.
   const rt::Topology t = Ring(50);

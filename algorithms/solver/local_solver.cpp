@@ -9,9 +9,12 @@
 // Where the time goes (Adult node: 6000 rows, 104 columns, 12 nonzeros per row):
 //  * a step: margins of the step q = X~ p, per-sample value/L'/L'' at m + q, the gradient
 //    X~^T (w .* L'). The trial margins are m + t q, so backtracking needs no product, and the
-//    accepted point's margins and derivatives carry over. Sparse products run by column (CSC),
-//    which avoids the store-to-load chains of scattering row by row; the logistic loss sum
-//    takes one exp per sample and one log per 64 samples (EvaluateLogistic);
+//    accepted point's margins and derivatives carry over. For sparse logistic nodes with equal
+//    weights the first two are one fused pass (FusedMarginsAndLogistic): X~ p by CSR rows, four
+//    rows at a time, then L, L', L'' of that 64-row block while it is in L1, with an exp whose
+//    loop vectorises (same bits at any vector width) and one log per 64 samples. X~^T s runs by
+//    column (CSC), one dot product per column, which avoids the store-to-load chains of
+//    scattering row by row;
 //  * forming the Hessian (O(nnz_row^2) per row, from the CSR copy) and factorising it costs
 //    about two steps, so the factor is reused while it keeps working (hessian_reuse_ratio);
 //  * the state at the returned f is kept: a solve warm-started from the previous solution
@@ -28,6 +31,7 @@
 
 #include "core/portable_math_impl.h"
 #include "dpadmm/core/error.h"
+#include "solver/logistic_block.h"
 #include "solver/loss_kernels.h"
 
 namespace dpadmm {
@@ -59,7 +63,7 @@ constexpr int kMaxIncrementalSteps = 256;
 constexpr double kObjectiveNoiseUlps = 64.0;
 // log(prod u) is taken every this many samples of the logistic loss sum (u in [1, 2], so the
 // running product stays below 2^64).
-constexpr std::int64_t kLogBlock = 64;
+constexpr std::int64_t kLogBlock = detail::kLogBlock;
 
 std::string Num(double v) {
   char buf[32];
@@ -107,6 +111,44 @@ bool CholeskyInPlace(Eigen::MatrixXd& A) {
   return true;
 }
 
+// sum_k v[idx[k]] val[k] for k in [begin, end), added one after the other from 0 (the order of
+// the column-by-column scatter this replaces, so the bits are the same).
+inline double RowDot(const double* val, const std::int32_t* idx, std::int64_t begin,
+                     std::int64_t end, const double* v) {
+  double acc = 0.0;
+  for (std::int64_t k = begin; k < end; ++k) acc += v[idx[k]] * val[k];
+  return acc;
+}
+
+// out[j] = RowDot of row j (row_ptr[j] .. row_ptr[j + 1]) for j < rows. Four rows at a time,
+// each with its own accumulator in its own order: a row's sum is a chain of dependent adds, and
+// four chains in one loop keep the adder busy.
+inline void RowDots(const double* val, const std::int32_t* idx, const std::int64_t* row_ptr,
+                    std::int64_t rows, const double* v, double* out) {
+  std::int64_t j = 0;
+  for (; j + 4 <= rows; j += 4) {
+    const std::int64_t b0 = row_ptr[j], b1 = row_ptr[j + 1], b2 = row_ptr[j + 2];
+    const std::int64_t b3 = row_ptr[j + 3], e3 = row_ptr[j + 4];
+    const std::int64_t common = std::min({b1 - b0, b2 - b1, b3 - b2, e3 - b3});
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+    for (std::int64_t k = 0; k < common; ++k) {
+      a0 += v[idx[b0 + k]] * val[b0 + k];
+      a1 += v[idx[b1 + k]] * val[b1 + k];
+      a2 += v[idx[b2 + k]] * val[b2 + k];
+      a3 += v[idx[b3 + k]] * val[b3 + k];
+    }
+    for (std::int64_t k = b0 + common; k < b1; ++k) a0 += v[idx[k]] * val[k];
+    for (std::int64_t k = b1 + common; k < b2; ++k) a1 += v[idx[k]] * val[k];
+    for (std::int64_t k = b2 + common; k < b3; ++k) a2 += v[idx[k]] * val[k];
+    for (std::int64_t k = b3 + common; k < e3; ++k) a3 += v[idx[k]] * val[k];
+    out[j] = a0;
+    out[j + 1] = a1;
+    out[j + 2] = a2;
+    out[j + 3] = a3;
+  }
+  for (; j < rows; ++j) out[j] = RowDot(val, idx, row_ptr[j], row_ptr[j + 1], v);
+}
+
 }  // namespace
 
 void NewtonOptions::Validate() const {
@@ -150,9 +192,9 @@ struct LocalSolver::Impl {
   std::vector<std::int64_t> row_ptr;
   std::vector<std::int32_t> col_idx;
   std::vector<double> values;
-  // The same entries by column (CSC), read by both products of a step: X~^T s becomes one dot
-  // product per column (a third faster than scattering row by row, whose updates of popular
-  // columns form store-to-load chains) and X~ v a scatter of independent rows per column.
+  // The same entries by column (CSC), read by X~^T s: one dot product per column (a third
+  // faster than scattering row by row, whose updates of popular columns form store-to-load
+  // chains). X~ v reads the CSR copy, one independent dot product per row.
   std::vector<std::int64_t> col_ptr;
   std::vector<std::int32_t> row_idx;
   std::vector<double> col_values;
@@ -191,6 +233,14 @@ struct LocalSolver::Impl {
   // Returns sum_n w_n L(z_n); d1 = w .* L'(z), d2 = w .* L''(z).
   double Evaluate(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1, Eigen::ArrayXd& d2) const;
   double EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1, Eigen::ArrayXd& d2) const;
+  // The fused pass of a sparse logistic node with equal weights (the consensus nodes' case):
+  // block by block of kLogBlock rows, the rows' margins z = base + X~ v (base null: z = X~ v;
+  // X~ v also goes to `product` when it is not null), then (d1, d2) and the loss sum at z, while
+  // the block is in L1. Same values, bits and summation order as Multiply then Evaluate.
+  double FusedMarginsAndLogistic(const Eigen::VectorXd& v, const Eigen::ArrayXd* base,
+                                 Eigen::ArrayXd* product, Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
+                                 Eigen::ArrayXd& d2) const;
+  bool fused() const { return sparse && uniform_weight && loss.kind == LossKind::kLogistic; }
   // The full step: q = X~ step, mt = m + q, (dlt, ddlt) there, trial_grad = X~^T dlt.
   // Returns the loss sum at mt.
   double FullStepTrial();
@@ -305,17 +355,14 @@ void LocalSolver::Impl::Multiply(const Eigen::VectorXd& v, Eigen::ArrayXd& out) 
     out.matrix().noalias() = dense * v;
     return;
   }
-  // By column: out += v_c X~(:, c). The rows of a column are distinct, so the updates are
-  // independent; only the CSC copy is read in a step (the CSR copy serves the Hessian).
-  out.setZero();
-  const double* val = col_values.data();
-  const std::int32_t* idx = row_idx.data();
+  // By row (CSR, columns ascending): out_r = sum_k v_{c_k} X~(r, c_k), added in column order
+  // from 0. The rows are independent, so several are in flight at once; v (d doubles) stays in
+  // L1 while the rows stream.
+  const double* val = values.data();
+  const std::int32_t* idx = col_idx.data();
+  const double* vp = v.data();
   double* o = out.data();
-  for (std::int64_t c = 0; c < d; ++c) {
-    const double vc = v[c];
-    if (vc == 0.0) continue;
-    for (std::int64_t k = col_ptr[c], end = col_ptr[c + 1]; k < end; ++k) o[idx[k]] += vc * val[k];
-  }
+  RowDots(val, idx, row_ptr.data(), n, vp, o);
 }
 
 void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::VectorXd& out) const {
@@ -355,30 +402,12 @@ double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::Array
   // one log per kLogBlock samples; the product's rounding (<= kLogBlock ulps) is below that of
   // summing the per-sample values.
   if (uniform_weight) {
-    const double w0 = n > 0 ? w[0] : 0.0;
-    double hinge = 0.0;
-    double log_sum = 0.0;
-    double correction = 0.0;
-    double product = 1.0;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double zi = z[i];
-      const double e = math::impl::Exp(-std::abs(zi));
-      const double u = 1.0 + e;
-      const double inv = 1.0 / u;
-      hinge += std::max(-zi, 0.0);
-      product *= u;
-      correction += ((u - 1.0) - e) * inv;
-      if (i % kLogBlock == kLogBlock - 1) {
-        log_sum += math::impl::Log(product);
-        product = 1.0;
-      }
-      // (z > 0 ? e : 1) without a branch: the sign of the margins is unpredictable.
-      const double positive = static_cast<double>(zi > 0.0);
-      d1[i] = -w0 * (positive * e + (1.0 - positive)) * inv;
-      d2[i] = w0 * e * inv * inv;
+    detail::LogisticSums sums;
+    for (std::int64_t b = 0; b < n; b += kLogBlock) {
+      const std::int64_t len = std::min(kLogBlock, n - b);
+      detail::LogisticBlock(z.data() + b, len, w[0], d1.data() + b, d2.data() + b, sums);
     }
-    log_sum += math::impl::Log(product);
-    return w0 * (hinge + (log_sum - correction));
+    return sums.Total(n > 0 ? w[0] : 0.0);
   }
   double sum = 0.0;
   for (std::int64_t i = 0; i < n; ++i) {
@@ -405,10 +434,39 @@ double LocalSolver::Impl::Evaluate(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
   return sum;
 }
 
+double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
+                                                  const Eigen::ArrayXd* base,
+                                                  Eigen::ArrayXd* product, Eigen::ArrayXd& z,
+                                                  Eigen::ArrayXd& d1, Eigen::ArrayXd& d2) const {
+  const double* val = values.data();
+  const std::int32_t* idx = col_idx.data();
+  const double* vp = v.data();
+  const std::int64_t* rp = row_ptr.data();
+  double* zp = z.data();
+  detail::LogisticSums sums;
+  for (std::int64_t b = 0; b < n; b += kLogBlock) {
+    const std::int64_t len = std::min(kLogBlock, n - b);
+    double* xv = zp + b;
+    RowDots(val, idx, rp + b, len, vp, xv);
+    if (product != nullptr) std::copy(xv, xv + len, product->data() + b);
+    if (base != nullptr) {
+      const double* bp = base->data() + b;
+      for (std::int64_t j = 0; j < len; ++j) xv[j] = bp[j] + xv[j];
+    }
+    detail::LogisticBlock(zp + b, len, w[0], d1.data() + b, d2.data() + b, sums);
+  }
+  return sums.Total(n > 0 ? w[0] : 0.0);
+}
+
 double LocalSolver::Impl::FullStepTrial() {
-  Multiply(step, q);
-  mt = m + q;
-  const double sum = Evaluate(mt, dlt, ddlt);
+  double sum = 0.0;
+  if (fused()) {
+    sum = FusedMarginsAndLogistic(step, &m, &q, mt, dlt, ddlt);
+  } else {
+    Multiply(step, q);
+    mt = m + q;
+    sum = Evaluate(mt, dlt, ddlt);
+  }
   MultiplyTransposed(dlt, trial_grad);
   return sum;
 }
@@ -530,8 +588,12 @@ void LocalSolver::Impl::EnsureState(const Eigen::VectorXd& f) {
       (f.array() == state_f.array()).all()) {
     return;
   }
-  Multiply(f, m);
-  loss_sum = Evaluate(m, dl, ddl);
+  if (fused()) {
+    loss_sum = FusedMarginsAndLogistic(f, nullptr, nullptr, m, dl, ddl);
+  } else {
+    Multiply(f, m);
+    loss_sum = Evaluate(m, dl, ddl);
+  }
   MultiplyTransposed(dl, data_grad);
   state_f = f;
   state_valid = true;

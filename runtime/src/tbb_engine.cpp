@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <queue>
+#include <utility>
 #include <vector>
 
 #include <oneapi/tbb/task_arena.h>
@@ -35,29 +36,63 @@
 namespace dpadmm::runtime::detail {
 namespace {
 
-int Diameter(const Topology& t) {
+// The report window (rounds in flight at once) is clamped to [kMinWindow, kMaxWindow]; with
+// diameter + 2 slots no node ever parks on a slot (nodes at distance k are at most k rounds
+// apart), so only min(diameter, kMaxWindow - 2) matters.
+constexpr int kMinWindow = 4;
+constexpr int kMaxWindow = 64;
+// Graphs with nodes * (nodes + directed edges) up to this get their exact diameter (one BFS per
+// node); larger ones get the two-sweep bound below, which keeps the set-up O(N + E).
+constexpr std::int64_t kExactDiameterWork = std::int64_t{1} << 22;
+
+// Breadth-first search from s: the eccentricity of s and a node at that distance, or
+// eccentricity -1 when some node is unreachable.
+std::pair<int, int> Eccentricity(const Topology& t, int s, std::vector<int>& dist,
+                                 std::vector<int>& queue) {
   const int n = t.num_nodes();
-  int best = 0;
-  std::vector<int> dist(n);
-  std::vector<int> queue(n);
-  for (int s = 0; s < n; ++s) {
-    std::fill(dist.begin(), dist.end(), -1);
-    int head = 0, tail = 0;
-    queue[tail++] = s;
-    dist[s] = 0;
-    while (head < tail) {
-      const int u = queue[head++];
-      for (int v : t.neighbors[u]) {
-        if (dist[v] < 0) {
-          dist[v] = dist[u] + 1;
-          best = std::max(best, dist[v]);
-          queue[tail++] = v;
-        }
+  std::fill(dist.begin(), dist.end(), -1);
+  int head = 0, tail = 0;
+  queue[tail++] = s;
+  dist[s] = 0;
+  int far = s;
+  while (head < tail) {
+    const int u = queue[head++];
+    for (int v : t.neighbors[u]) {
+      if (dist[v] < 0) {
+        dist[v] = dist[u] + 1;
+        far = v;  // BFS order: the last node reached is a farthest one
+        queue[tail++] = v;
       }
     }
-    if (tail < n) return n;  // disconnected: lags are unbounded, use the largest window
   }
-  return best;
+  if (tail < n) return {-1, far};
+  return {dist[far], far};
+}
+
+int Window(int diameter) { return std::clamp(diameter + 2, kMinWindow, kMaxWindow); }
+
+// The window for `t`: Window(diameter), or Window(nodes) for a disconnected graph (lags are
+// then unbounded). For large graphs the diameter D is bracketed by two sweeps,
+// e(far) <= D <= 2 e(0) (far: a node farthest from node 0), and the upper end is used when the
+// two give different windows: a window larger than needed costs memory, never a wait.
+int ReportWindow(const Topology& t) {
+  const int n = t.num_nodes();
+  if (n == 0) return kMinWindow;
+  std::vector<int> dist(n);
+  std::vector<int> queue(n);
+  const auto [e0, far] = Eccentricity(t, 0, dist, queue);
+  if (e0 < 0) return Window(n);
+  const int lower = Eccentricity(t, far, dist, queue).first;
+  const int upper = 2 * e0;
+  if (Window(lower) == Window(upper)) return Window(lower);
+  std::int64_t arcs = 0;
+  for (const auto& nb : t.neighbors) arcs += static_cast<std::int64_t>(nb.size());
+  if (static_cast<std::int64_t>(n) * (n + arcs) > kExactDiameterWork) return Window(upper);
+  int diameter = lower;
+  for (int s = 0; s < n && Window(diameter) < Window(upper); ++s) {
+    diameter = std::max(diameter, Eccentricity(t, s, dist, queue).first);
+  }
+  return Window(diameter);
 }
 
 void AtomicMin(std::atomic<std::int64_t>& a, std::int64_t v) {
@@ -78,8 +113,7 @@ class TbbRun {
         finite_report_(shapes.finite_report),
         wiring_(shapes.max_message, shapes.report_width, topology, options.channel_capacity),
         width_(wiring_.report_width),
-        window_(options.report_window > 0 ? options.report_window
-                                          : std::clamp(Diameter(topology) + 2, 4, 64)),
+        window_(options.report_window > 0 ? options.report_window : ReportWindow(topology)),
         pending_(std::make_unique<Pending[]>(n_)),
         slots_(std::make_unique<Slot[]>(window_)),
         slot_data_(static_cast<std::size_t>(window_) * n_ * width_),
