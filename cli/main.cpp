@@ -5,6 +5,7 @@
 //   dpadmm sharing [options]  alias: the vertical family (001) with its defaults and old flags
 //   dpadmm predict [options]  apply a saved model to a data file; cli/predict_command.h
 //   dpadmm audit [options]    empirical privacy audit of one mechanism; cli/audit_command.h
+//   dpadmm sweep [options]    accuracy against total epsilon; cli/sweep_command.h
 //
 // The spec is built in three layers: the defaults of the algorithm's family
 // (RunSpec::Defaults), then the --config JSON file, then only the flags given on the command
@@ -56,6 +57,7 @@
 #include "dpadmm/solver/loss.h"
 #include "output_files.h"
 #include "predict_command.h"
+#include "sweep_command.h"
 #include "run_limits.h"
 
 #ifndef DPADMM_VERSION
@@ -711,6 +713,12 @@ class SpecFlags {
            "Consensus: metrics (and trace rows) every this many rounds; 0 = first and last "
            "only")
            ->type_name("K"));
+    in(Value(
+           "--target-epsilon", [](RunSpec & s) -> auto& { return s.target_epsilon; },
+           "Calibrate the noise so that the tight total epsilon per node (sharing: per party) "
+           "at delta 1e-5 (sharing: --delta) is E: dvp, pvp, madmm, private_mradmm set alpha, "
+           "sharing --dp its total epsilon; 0 = the knob as given")
+           ->type_name("E"));
   }
 
   CLI::App& app_;
@@ -1021,6 +1029,10 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
       std::string sigmas;
       for (double v : info.party_sigma) sigmas += (sigmas.empty() ? "" : " ") + Fmt("%.6g", v);
       row("sigma per party", sigmas);
+      if (!info.calibrated_knob.empty()) {
+        row("calibrated", info.calibrated_knob + " = " + Fmt("%.6g", info.calibrated_value) +
+                              " (--target-epsilon; sigma derived from it)");
+      }
     }
   } else {
     std::string per_node = "rows per node ";
@@ -1062,6 +1074,13 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                                  Fmt("%.0e", s.tight_delta) +
                                  ")-DP per node (optimal composition, max over nodes)");
       }
+    }
+    if (!info.calibrated_knob.empty()) {
+      row("calibrated", info.calibrated_knob + " = " + Fmt("%.6g", info.calibrated_value) +
+                            " for a tight total epsilon of " +
+                            Fmt("%.6g", info.calibrated_epsilon) + " at delta " +
+                            Fmt("%.0e", info.calibrated_delta) + " (target " +
+                            Fmt("%.6g", spec.target_epsilon) + ")");
     }
     if (!info.privacy_claim.empty()) row("privacy claim", info.privacy_claim);
     const bool has_optimum = !std::isnan(info.optimum_objective);
@@ -1412,6 +1431,8 @@ class CommandLine {
 
     predict_ = std::make_unique<PredictCommand>(app_);  // `dpadmm predict`
     audit_ = std::make_unique<AuditCommand>(app_);      // `dpadmm audit`
+    sweep_ = std::make_unique<SweepCommand>(app_);  // `dpadmm sweep`, with the run's spec flags
+    sweep_flags_ = std::make_unique<SpecFlags>(sweep_->app(), /*sharing_alias=*/false);
   }
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;
@@ -1421,9 +1442,9 @@ class CommandLine {
     // CLI11 would only say "A subcommand is required" for a misspelt command; name it instead.
     if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "run") != 0 &&
         std::strcmp(argv[1], "sharing") != 0 && std::strcmp(argv[1], "predict") != 0 &&
-        std::strcmp(argv[1], "audit") != 0) {
+        std::strcmp(argv[1], "audit") != 0 && std::strcmp(argv[1], "sweep") != 0) {
       err_ << "dpadmm: error: unknown command '" << argv[1]
-           << "' (available: run, sharing, predict, audit; see dpadmm --help)\n";
+           << "' (available: run, sharing, predict, audit, sweep; see dpadmm --help)\n";
       return kExitBadInput;
     }
     try {
@@ -1435,6 +1456,7 @@ class CommandLine {
                : sharing_->parsed() ? "sharing "
                : predict_->parsed() ? "predict "
                : audit_->parsed()   ? "audit "
+               : sweep_->parsed()   ? "sweep "
                                     : "")
            << "--help)\n";
       return kExitBadInput;
@@ -1447,6 +1469,7 @@ class CommandLine {
     const int code = Guarded([&] {
       if (predict_->parsed()) return predict_->Run();
       if (audit_->parsed()) return audit_->Run();
+      if (sweep_->parsed()) return RunSweepCommand();
       if (sharing_->parsed()) return Run(*sharing_flags_, sharing_output_, started);
       return Run(*flags_, output_, started);
     });
@@ -1465,6 +1488,7 @@ class CommandLine {
   int CheckOnly() {
     return Guarded([&] {
       if (predict_->parsed() || audit_->parsed()) return int{kExitOk};
+      if (sweep_->parsed()) SweepBase();
       if (sharing_->parsed()) CheckBeforeRun(*sharing_flags_, sharing_output_);
       if (run_->parsed()) CheckBeforeRun(*flags_, output_);
       return int{kExitOk};
@@ -1510,6 +1534,21 @@ class CommandLine {
     }
   }
 
+  // `dpadmm sweep`: the base spec from its --config and the run's flags.
+  RunSpec SweepBase() const {
+    sweep_->TakeDelta();
+    OutputOptions o;
+    o.config = sweep_->config();
+    return BuildSpec(*sweep_flags_, o);
+  }
+  int RunSweepCommand() {
+    CatchStopSignal(SIGINT);
+    CatchStopSignal(SIGTERM);
+    const int code = sweep_->Run(SweepBase(), &g_stop);
+    RestoreStopSignals();
+    return code;
+  }
+
   bool failed_ = false;  // the last Guarded call ended in an exception
   std::ostream& err_;
   CLI::App app_{"dpadmm: differentially private distributed learning with ADMM", "dpadmm"};
@@ -1519,6 +1558,8 @@ class CommandLine {
   OutputOptions output_, sharing_output_;
   std::unique_ptr<PredictCommand> predict_;
   std::unique_ptr<AuditCommand> audit_;
+  std::unique_ptr<SweepCommand> sweep_;
+  std::unique_ptr<SpecFlags> sweep_flags_;
 };
 
 int Main(int argc, char** argv) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "consensus/consensus_admm.h"
@@ -20,6 +21,7 @@
 #include "dpadmm/solver/local_solver.h"
 #include "experiment/driver.h"
 #include "experiment/mpi_support.h"
+#include "experiment/tight_trace.h"
 
 namespace dpadmm {
 namespace {
@@ -145,7 +147,7 @@ class MetricsSink : public runtime::RoundSink {
  public:
   MetricsSink(const RunSpec& spec, const Dataset& test, const std::vector<Dataset>& slices,
               const Eigen::VectorXd& optimum, int nodes, std::int64_t dim, RunObserver* observer,
-              std::vector<char> private_nodes)
+              std::vector<char> private_nodes, bool tight)
       : spec_(spec),
         slices_(slices),
         test_(test),
@@ -157,11 +159,23 @@ class MetricsSink : public runtime::RoundSink {
         mean_(Eigen::VectorXd::Zero(dim)),
         previous_mean_(Eigen::VectorXd::Zero(dim)),
         private_nodes_(std::move(private_nodes)),
-        evaluate_(EffectiveMetrics(spec) == MetricsScope::kAll) {}
+        evaluate_(EffectiveMetrics(spec) == MetricsScope::kAll) {
+    if (tight) tight_.emplace(nodes, kTightDelta);
+  }
 
   bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
     // What each node had spent before this round, whether or not that round was measured.
     previous_privacy_.assign(static_cast<std::size_t>(nodes_), 0.0);
+    if (tight_ && round >= 1 && !table_.empty()) {
+      // Round t's term of node i is what its round t-1 report announced (kNextPrivacyLoss, the
+      // same PrivacyLoss(t) its release was opened with), unless the release refused the round.
+      std::vector<double> costs(static_cast<std::size_t>(nodes_));
+      for (int i = 0; i < nodes_; ++i) {
+        const bool frozen = t[i][static_cast<std::size_t>(dim_) + ConsensusReport::kFrozen] != 0.0;
+        costs[i] = frozen ? 0.0 : table_[i * width_ + dim_ + ConsensusReport::kNextPrivacyLoss];
+      }
+      tight_->AddRound(costs);
+    }
     if (!table_.empty()) {
       for (int i = 0; i < nodes_; ++i) previous_privacy_[i] = table_[i * width_ + dim_ + 1];
     }
@@ -286,6 +300,7 @@ class MetricsSink : public runtime::RoundSink {
   }
   void Emit() {
     emitted_round_ = last_.round;
+    if (tight_) last_.tight_epsilon = tight_->MaxEpsilon();
     if (observer_ != nullptr) observer_->OnRound(last_);
   }
 
@@ -313,6 +328,7 @@ class MetricsSink : public runtime::RoundSink {
   bool budget_exhausted_ = false;
   std::vector<char> private_nodes_;  // node i's releases cost privacy (its budget may freeze it)
   const bool evaluate_;  // metrics scope "all": also the figures evaluated on private data
+  std::optional<TightTrace> tight_;  // private consensus variants: the per-round tight epsilon
 };
 
 class ConsensusDriver : public Experiment::Driver {
@@ -573,7 +589,8 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
     }
   }
 
-  MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes));
+  MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes),
+                   !info.privacy_claim.empty());
   runtime::EngineOptions options;
   options.kind = engine;
   options.threads = threads;

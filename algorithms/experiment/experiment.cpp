@@ -5,11 +5,13 @@
 #include <cmath>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "data/data_source.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/preprocessing.h"
+#include "dpadmm/experiment/calibration.h"
 #include "dpadmm/experiment/mpi_run.h"
 #include "dpadmm/runtime/mpi.h"
 #include "experiment/driver.h"
@@ -206,8 +208,27 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   info.noisy = UsesPrivacyMechanism(spec);
   info.optimum_objective = kNaN;
   info.optimum_test_error = kNaN;
+  // target_epsilon: sharing's knob (total_epsilon) is read by Prepare, which derives sigma from
+  // it; the consensus knob (alpha) needs the graph and the partition, so comes after Prepare.
+  std::optional<CalibrationResult> calibration;
+  if (spec.target_epsilon > 0.0 && spec.family() == Family::kSharing) {
+    calibration = CalibrateToEpsilon(spec, {}, {}, spec.target_epsilon,
+                                     spec.algorithm.As<SharingParams>().delta);
+  }
   d->spec = std::move(spec);
   d->Prepare();
+  if (d->spec.target_epsilon > 0.0 && d->spec.family() == Family::kConsensus) {
+    std::vector<int> degrees;
+    for (int i = 0; i < d->graph.num_nodes(); ++i) degrees.push_back(d->graph.degree(i));
+    calibration = CalibrateToEpsilon(d->spec, degrees, d->info.rows_per_node,
+                                     d->spec.target_epsilon, kTightDelta);
+  }
+  if (calibration) {
+    info.calibrated_knob = calibration->knob;
+    info.calibrated_value = calibration->value;
+    info.calibrated_epsilon = calibration->epsilon;
+    info.calibrated_delta = calibration->delta;
+  }
   return d;
 }
 

@@ -419,6 +419,59 @@ Scaling EffectiveScaling(const RunSpec& spec) {
   return bounds ? Scaling::kPublicBounds : Scaling::kClipOnly;
 }
 
+// target_epsilon > 0 (experiment/calibration.h): an algorithm with a knob to calibrate, set up
+// as a private run (its data preparation depends on it) and with nothing else that decides the
+// spending (per-node alphas, budgets).
+static void ValidateTargetEpsilon(const RunSpec& spec) {
+  const Algorithm algorithm = spec.algorithm.name();
+  const std::string name = ChoiceName(algorithm);
+  const std::string prefix = "algorithm." + name + ".";
+  switch (algorithm) {
+    case Algorithm::kDvp:
+    case Algorithm::kPvp:
+    case Algorithm::kMadmm:
+    case Algorithm::kPrivateMradmm: {
+      const double alpha = *spec.algorithm.Field<double>("alpha");
+      if (!(alpha > 0.0)) {
+        Bad(prefix + "alpha",
+            "> 0 with target_epsilon (the calibration's starting point; the run is private)",
+            alpha);
+      }
+      if (!spec.algorithm.Field<std::vector<double>>("node_alpha")->empty()) {
+        Bad(prefix + "node_alpha", "empty with target_epsilon (one alpha is calibrated)",
+            "per-node values");
+      }
+      if (spec.algorithm.privacy_budget > 0.0 || !spec.algorithm.node_privacy_budget.empty()) {
+        Bad("algorithm.privacy_budget",
+            "0 with target_epsilon (the calibrated run spends the target; a budget would freeze "
+            "nodes earlier)",
+            spec.algorithm.privacy_budget);
+      }
+      return;
+    }
+    case Algorithm::kSharing: {
+      const SharingParams& p = spec.algorithm.As<SharingParams>();
+      if (!p.dp) Bad(prefix + "dp", "true with target_epsilon", "false");
+      if (p.mechanism != "gaussian") {
+        Bad(prefix + "mechanism",
+            "\"gaussian\" with target_epsilon (\"paper16\" is not DP as stated)", p.mechanism);
+      }
+      if (p.noise_sigma > 0.0) {
+        Bad(prefix + "noise_sigma", "0 with target_epsilon (sigma is calibrated)", p.noise_sigma);
+      }
+      return;
+    }
+    default:
+      Bad("target_epsilon",
+          "0 for algorithm '" + name + "' (" +
+              (algorithm == Algorithm::kPdml
+                   ? std::string("PDML's Phase 2 has no composed epsilon to calibrate")
+                   : std::string("not private")) +
+              "; calibrated: dvp, pvp, madmm, private_mradmm, sharing)",
+          spec.target_epsilon);
+  }
+}
+
 void ValidateSpec(const RunSpec& spec, bool check_data_source) {
   ValidateData(spec.data, check_data_source);
   ValidatePreprocessing(spec);
@@ -450,6 +503,8 @@ void ValidateSpec(const RunSpec& spec, bool check_data_source) {
   }
   std::visit([&](const auto& p) { p.Validate(prefix, nodes); }, spec.algorithm.params);
   if (spec.iterations < 0) Bad("iterations", ">= 0", spec.iterations);
+  NonNegative("target_epsilon", spec.target_epsilon, " (0 = no calibration)");
+  if (spec.target_epsilon > 0.0) ValidateTargetEpsilon(spec);
   if (spec.threads < 0) Bad("threads", ">= 0 (0 = all cores)", spec.threads);
 }
 

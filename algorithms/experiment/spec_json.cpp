@@ -113,6 +113,7 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
   v("", "threads", s.threads);
   v("", "compute_optimum", s.compute_optimum);
   v("", "metrics", s.metrics);
+  v("", "target_epsilon", s.target_epsilon);  // 0 = the knob as given (no calibration)
   if (consensus) {
     v("", "tolerance", s.tolerance);
     v("", "metrics_every", s.metrics_every);
@@ -136,6 +137,7 @@ void VisitMetrics(const RoundMetrics& m, Family family, Visitor&& v) {
   col("distance_to_optimum", kConsensusOnly, m.distance_to_optimum);
   col("privacy_loss", kConsensusOnly, m.privacy_loss);
   col("privacy_round", kConsensusOnly, m.privacy_round);
+  col("tight_epsilon", kConsensusOnly, m.tight_epsilon);
   col("node_privacy", kConsensusOnly, m.node_privacy);
   col("node_noise", kConsensusOnly, m.node_noise);
   col("test_loss", kSharingOnly, m.test_loss);
@@ -498,6 +500,15 @@ OrderedJson InfoObject(const RunInfo& info) {
   o["threads"] = info.threads;
   o["privacy_guarantee"] = info.privacy_guarantee;
   if (!info.privacy_claim.empty()) o["privacy_claim"] = info.privacy_claim;
+  if (!info.calibrated_knob.empty()) {
+    // target_epsilon: the knob the calibration set (experiment/calibration.h).
+    OrderedJson c = OrderedJson::object();
+    c["knob"] = info.calibrated_knob;
+    c["value"] = info.calibrated_value;
+    c["tight_epsilon"] = info.calibrated_epsilon;
+    c["delta"] = info.calibrated_delta;
+    o["calibration"] = std::move(c);
+  }
   if (info.family == Family::kConsensus) {
     o["loss"] = info.loss;
     o["nodes"] = info.nodes;

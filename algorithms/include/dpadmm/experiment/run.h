@@ -57,6 +57,12 @@ struct RoundMetrics {
   // M-ADMM: P(t) of 002; private MR-ADMM: beta of 003 eq. (32) up to round t.
   double privacy_loss = kNaN;
   double privacy_round = kNaN;       // max_i of what round t added
+  // Private consensus runs (dvp, pvp, madmm, private_mradmm): the tight epsilon spent up to
+  // round t at RunSummary::tight_delta, max over nodes: the optimal composition of each node's
+  // per-round terms so far (ComposeTight, exact as the summary's; composed incrementally and
+  // evaluated only at reported rounds). At the last round it equals RunSummary::tight_epsilon.
+  // NaN otherwise.
+  double tight_epsilon = kNaN;
   std::vector<double> node_privacy;  // per node: accumulated privacy loss up to round t
   std::vector<double> node_noise;    // per node: noise parameter drawn in round t (0: none)
   // Per node: ||f_i(t) - mean_j f_j(t)||_2, how far node i is from consensus (the browser demo
@@ -123,6 +129,13 @@ struct RunInfo {
   NoiseMode noise_mode = NoiseMode::kPrivate;
   // The run releases through a privacy mechanism (UsesPrivacyMechanism): it draws noise.
   bool noisy = false;
+  // RunSpec::target_epsilon > 0: the knob the calibration set ("algorithm.dvp.alpha"), its value,
+  // and the tight total epsilon it gives at calibrated_delta (experiment/calibration.h); empty
+  // knob / NaN otherwise.
+  std::string calibrated_knob;
+  double calibrated_value = std::numeric_limits<double>::quiet_NaN();
+  double calibrated_epsilon = std::numeric_limits<double>::quiet_NaN();
+  double calibrated_delta = std::numeric_limits<double>::quiet_NaN();
 
   // Consensus family.
   int nodes = 0, edges = 0;

@@ -378,6 +378,11 @@ struct RunSpec {
   // Consensus only. Compute metrics (and call the observer) every this many rounds, and always
   // for the last reported round; 0 = only for round 0 and the last round.
   int metrics_every = 1;
+  // > 0: before the run, the algorithm's noise knob is set so that the run's tight total epsilon
+  // per node (max over nodes; sharing: per party) at kTightDelta (sharing: its delta) equals
+  // this (experiment/calibration.h: dvp, pvp, madmm, private_mradmm: alpha; sharing with dp:
+  // total_epsilon). The knob's value in the spec is only the bisection's start. 0 = off.
+  double target_epsilon = 0.0;
 
   Family family() const { return FamilyOf(algorithm.name()); }
   NoiseMode noise_mode() const { return noise_seed ? NoiseMode::kSimulation : NoiseMode::kPrivate; }
