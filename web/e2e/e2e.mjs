@@ -785,9 +785,10 @@ await step('privacy-utility view: a tiny sweep runs, draws, matches `dpadmm swee
   // The chart: uPlot's canvas, a log x axis, both axes labelled with units, a legend.
   assert.equal(await p.locator('#sw-chart canvas').count(), 1);
   assert.equal(await p.locator('#sw-chart').getAttribute('data-series'), '2');
-  const labels = await p.locator('#sw-chart .u-label').allTextContents();
-  assert.ok(labels.some((l) => /total ε per node .*log scale/.test(l)), labels.join(' / '));
-  assert.ok(labels.some((l) => /test accuracy \(%\)/.test(l)), labels.join(' / '));
+  const chart = p.locator('#sw-chart');
+  assert.match(await chart.getAttribute('data-x-label'), /^total ε per node .*log scale/);
+  assert.equal(await chart.getAttribute('data-x-scale'), 'log');
+  assert.equal(await chart.getAttribute('data-y-label'), 'test accuracy (%)');
   const legend = await p.locator('#sw-legend li').allTextContents();
   assert.equal(legend.length, 5, legend.join(' / '));
   assert.ok(legend.some((l) => /ADMM \(non-private\)/.test(l)) && legend.some((l) => /majority/.test(l)));
@@ -806,7 +807,6 @@ await step('privacy-utility view: a tiny sweep runs, draws, matches `dpadmm swee
   assert.ok(table.some((row) => row.startsWith(`dvp | 10 | ${Number(dvp10.split(',')[4]).toFixed(2)} |`)),
             `${dvp10} vs\n${table.join('\n')}`);
   assert.deepEqual(await axeProblems(p), []);
-  await p.screenshot({ path: path.join(screenshots, 'sweep-desktop.png'), fullPage: true });
   // The share link: the view, the fields and the same numbers in a fresh page.
   await p.click('#sw-share');
   const url = await p.locator('#sw-share-url').inputValue();
@@ -818,6 +818,20 @@ await step('privacy-utility view: a tiny sweep runs, draws, matches `dpadmm swee
   assert.equal(await other.isChecked('#sw-alg-madmm'), false);
   assert.deepEqual(await sweepTable(other), table);
   await other.close();
+  await p.close();
+});
+
+// The README's picture: DVP and PVP over two decades of ε, 5 seeds (55 runs of 6 nodes, 50 rounds).
+const SWEEP_SHOWN = `${base}?view=sweep&data=twonorm&rows=1000&nodes=6&rounds=50&seed=1&algorithms=dvp,pvp&eps_min=0.1&eps_max=10&eps_steps=5&seeds=5`;
+
+await step('privacy-utility view: a 5-seed sweep from a link (desktop screenshot, axe)', async () => {
+  const p = await openPage(SWEEP_SHOWN);
+  const started = Date.now();
+  await waitSweep(p);
+  console.log(`     2 algorithms x 5 epsilons x 5 seeds + reference (55 runs): ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  assert.equal((await sweepTable(p)).length, 13);
+  assert.deepEqual(await axeProblems(p), []);
+  await p.screenshot({ path: path.join(screenshots, 'sweep-desktop.png'), fullPage: true });
   await p.close();
 });
 
@@ -837,13 +851,12 @@ await step('privacy-utility view on a phone (390 px): no horizontal scroll, no a
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
   const p = await phone.newPage();
   p.on('pageerror', (e) => consoleErrors.push(`phone sweep: ${e.message}`));
-  const q = Object.entries(SWEEP_FIELDS).map(([k, v]) => `${k.replace('sw-', '').replace('eps-', 'eps_').replace('-', '_')}=${v}`);
-  await p.goto(`${base}?view=sweep&algorithms=dvp,pvp&${q.join('&')}`);
+  await p.goto(SWEEP_SHOWN);
   await waitSweep(p);
   assert.equal(await p.evaluate(() => document.documentElement.scrollWidth <= 390), true, 'no horizontal scroll');
   assert.deepEqual(await axeProblems(p), []);
-  await p.locator('#sw-stage').scrollIntoViewIfNeeded();
-  await p.screenshot({ path: path.join(screenshots, 'sweep-phone.png'), fullPage: true });
+  await p.locator('#sw-stage').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+  await p.screenshot({ path: path.join(screenshots, 'sweep-phone.png') });
   await phone.close();
 });
 

@@ -35,6 +35,8 @@ let result: SweepResult | null = null;
 let plot: uPlot | null = null;
 let pendingRun = false;
 
+/** 1e-5, not 0.00001. */
+const deltaText = (d: number) => (d < 1e-3 ? d.toExponential().replace('e-', 'e−') : String(d));
 const pct = (v: number | null | undefined) => (v == null ? '–' : (100 * v).toFixed(2));
 const colourOf = (algorithm: string) =>
   PALETTE[Math.max(0, SWEEP_ALGORITHMS.findIndex((a) => a.name === algorithm)) % PALETTE.length];
@@ -78,7 +80,8 @@ function messageOf(input: HTMLElement, id: string): HTMLElement {
     box.className = 'field-error';
     box.hidden = true;
     (input.closest('label') ?? input).after(box);
-    input.setAttribute('aria-describedby', id);
+    const described = input.getAttribute('aria-describedby');
+    input.setAttribute('aria-describedby', described ? `${described} ${id}` : id);
   }
   return box;
 }
@@ -199,7 +202,6 @@ function start() {
   const bar = $<HTMLProgressElement>('sw-progress');
   bar.value = 0;
   $('sw-progress-text').textContent = 'starting…';
-  history.replaceState(null, '', `${location.pathname}?${toSweepQuery(config)}`);
   worker!.postMessage({ type: 'start', id, config: toSweepJson(config), cancel: shared });
   setPhase('running');
 }
@@ -218,6 +220,7 @@ function stop() {
 
 /** The chart's data: x = the epsilons; per algorithm mean, low, high; per reference its mean. */
 function draw(r: SweepResult) {
+  $('sw-results').hidden = false; // before the layout read of the chart's width
   const host = $('sw-chart');
   const algorithms = [...new Set(r.cells.map((c) => c.algorithm))];
   const x = [...new Set(r.cells.map((c) => c.epsilon))].sort((a, b) => a - b);
@@ -255,15 +258,20 @@ function draw(r: SweepResult) {
   host.replaceChildren();
   const axisFont = '12px system-ui, sans-serif';
   const width = Math.max(280, Math.min(900, host.clientWidth - 8));
+  const xLabel = `total ε per node (tight, δ = ${deltaText(r.delta)}; log scale)`;
+  const yLabel = 'test accuracy (%)';
+  host.dataset.xLabel = xLabel; // the axes are drawn on the canvas: the labels also here
+  host.dataset.yLabel = yLabel;
+  host.dataset.xScale = 'log';
   plot = new uPlot({
     title: `Test accuracy against privacy on ${r.dataset}`,
     width,
     height: 320,
     scales: { x: { time: false, distr: 3 }, y: { range: [0, 100] } },
     axes: [
-      { label: 'total ε per node (tight, δ = ' + r.delta + '; log scale)', labelSize: 20, font: axisFont, labelFont: axisFont, stroke: '#374151',
+      { label: xLabel, labelSize: 20, font: axisFont, labelFont: axisFont, stroke: '#374151',
         values: (_u, vals) => vals.map((v) => (v == null ? '' : formatNumber(v))) },
-      { label: 'test accuracy (%)', labelSize: 20, size: 50, font: axisFont, labelFont: axisFont, stroke: '#374151' },
+      { label: yLabel, labelSize: 20, size: 50, font: axisFont, labelFont: axisFont, stroke: '#374151' },
     ],
     series,
     bands,
@@ -286,7 +294,6 @@ function draw(r: SweepResult) {
   }));
   $('sw-noise').textContent = r.noise;
   $('sw-noise').hidden = false;
-  $('sw-results').hidden = false;
   drawTable(r);
 }
 
@@ -310,7 +317,7 @@ function drawTable(r: SweepResult) {
     if (c.accuracy.values.length === 0) continue;
     const achieved = c.achieved_epsilon.length ? formatNumber(Math.max(...c.achieved_epsilon)) : '–';
     rows.push(row([c.algorithm, String(c.epsilon), pct(c.accuracy.mean), band(c.accuracy), perSeed(c.accuracy),
-                   `${c.knob.replace(/^algorithm\./, '')} = ${c.knob_values.map(formatNumber).join('; ')}`,
+                   `${c.knob.replace(/^algorithm\./, '')} = ${[...new Set(c.knob_values.map(formatNumber))].join('; ')}`,
                    achieved], `${c.algorithm}@${c.epsilon}`));
   }
   for (const ref of REFERENCES) {
@@ -320,7 +327,7 @@ function drawTable(r: SweepResult) {
   body.replaceChildren(...rows);
   $('sw-table-caption').textContent =
     `Test accuracy (%) on ${r.dataset}, mean and ${r.band} over ${r.seeds} seed${r.seeds === 1 ? '' : 's'}; ` +
-    `ε is the tight total per node at δ = ${r.delta}. ${r.noise}.`;
+    `ε is the tight total per node at δ = ${deltaText(r.delta)}. ${r.noise}.`;
 }
 
 function download() {
@@ -400,6 +407,10 @@ export function initSweepView() {
   $('sw-download').addEventListener('click', download);
   $('sw-share').addEventListener('click', () => void share());
   wireTabs();
+  new ResizeObserver(() => {
+    const width = Math.max(280, Math.min(900, $('sw-chart').clientWidth - 8));
+    if (plot && Math.abs(plot.width - width) > 4) plot.setSize({ width, height: 320 });
+  }).observe($('sw-stage'));
   setPhase('loading');
   if (shared) {
     showView('sweep');
