@@ -463,9 +463,11 @@ await step('run states: learned nothing, budget exhausted, round limit, converge
   assert.equal(await p.locator('#state').textContent(), 'learned nothing');
   assert.match(await p.locator('#outcome').textContent(), /within 2 points of the majority-class rate/);
   const nothing = await stateColours(p);
-  // The live region is #state alone: the per-round figures are not announced.
+  // The run view's live region is #state alone: the per-round figures are not announced (the
+  // sweep view, hidden here, has its own phase badge #sw-state, also once per phase).
   assert.deepEqual(await p.evaluate(() => [...document.querySelectorAll('[aria-live], [role=status], [role=log], output')]
-    .map((e) => e.id)), ['state']);
+    .map((e) => e.id)), ['state', 'sw-state']);
+  assert.equal(await p.locator('#sweep-view').isHidden(), true);
   await p.fill('#param-alpha', '0.15');
   await p.locator('#param-alpha').dispatchEvent('input');
   await p.fill('#param-privacy_budget', '1');
