@@ -12,6 +12,10 @@
 //   // a guarantee binds the run, info.evaluation_on_private_data label what leaves the nodes.
 //   s.delete();
 //   m.defaultSpecJson('sharing');            // the defaults of an algorithm's family
+//   const sweepJson = m.runSweep(configJson, (done, total, what) => true /* false: cancel */);
+//   // config: {"base": spec, "algorithms": ["dvp", ...], "epsilons": [0.1, 1, 10],
+//   //          "seeds": 3, "delta": 1e-5, "reference_lines": true}; the SweepResult as JSON
+//   // (experiment/sweep.h) plus "csv", the `dpadmm sweep` CSV of the same result.
 //
 // The spec's algorithm selects the family (consensus or vertical sharing), as in `dpadmm run`:
 // the session starts from that algorithm's defaults (serial engine), then applies the JSON.
@@ -26,6 +30,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +40,7 @@
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/run_spec.h"
 #include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/experiment/sweep.h"
 
 namespace {
 
@@ -193,9 +200,128 @@ std::string CsvHeader(const std::string& family) {
   }
 }
 
+// A SweepStat as {"mean", "low", "high", "values"}; NaN (a band of one seed) becomes null.
+Json StatJson(const dpadmm::SweepStat& s) {
+  Json o = Json::object();
+  o["mean"] = s.mean;
+  o["low"] = s.low;
+  o["high"] = s.high;
+  o["values"] = s.values;
+  return o;
+}
+
+// The sweep config: {"base": spec, "algorithms": [...], "epsilons": [...], "seeds": n,
+// "delta": d, "reference_lines": b}. The base spec starts from the browser defaults of its
+// algorithm (admm without one), as a Session's does; the other fields default to SweepOptions'.
+dpadmm::SweepOptions ParseSweepConfig(const std::string& config_json) {
+  Json c;
+  try {
+    c = Json::parse(config_json);
+  } catch (const Json::parse_error& e) {
+    throw dpadmm::InputError(std::string("sweep config: JSON syntax error: ") + e.what());
+  }
+  if (!c.is_object()) throw dpadmm::InputError("sweep config: expected a JSON object");
+  for (const auto& [key, value] : c.items()) {
+    if (key != "base" && key != "algorithms" && key != "epsilons" && key != "seeds" &&
+        key != "delta" && key != "reference_lines") {
+      throw dpadmm::InputError("sweep config: unknown field '" + key + "'");
+    }
+  }
+  dpadmm::SweepOptions o;
+  const std::string base = c.contains("base") ? c["base"].dump() : "{}";
+  const auto algorithm = dpadmm::PeekAlgorithm(base, "base");
+  o.base = BrowserDefaults(algorithm.value_or(dpadmm::Algorithm::kAdmm));
+  dpadmm::ApplySpecJson(base, "base", o.base);
+  const auto list = [&](const char* field) -> const Json& {
+    const Json& v = c.at(field);
+    if (!v.is_array()) throw dpadmm::InputError(std::string("sweep config: ") + field +
+                                                " must be an array");
+    return v;
+  };
+  if (c.contains("algorithms")) {
+    o.algorithms.clear();
+    for (const Json& a : list("algorithms")) {
+      if (!a.is_string()) throw dpadmm::InputError("sweep config: algorithms must be names");
+      o.algorithms.push_back(dpadmm::ParseChoice<dpadmm::Algorithm>(a.get<std::string>(),
+                                                                    "algorithms"));
+    }
+  }
+  if (c.contains("epsilons")) {
+    o.epsilons.clear();
+    for (const Json& e : list("epsilons")) {
+      if (!e.is_number()) throw dpadmm::InputError("sweep config: epsilons must be numbers");
+      o.epsilons.push_back(e.get<double>());
+    }
+  }
+  if (c.contains("seeds")) {
+    if (!c["seeds"].is_number_integer())
+      throw dpadmm::InputError("sweep config: seeds must be an integer");
+    o.seeds = c["seeds"].get<int>();
+  }
+  if (c.contains("delta")) {
+    if (!c["delta"].is_number()) throw dpadmm::InputError("sweep config: delta must be a number");
+    o.delta = c["delta"].get<double>();
+  }
+  if (c.contains("reference_lines")) {
+    if (!c["reference_lines"].is_boolean())
+      throw dpadmm::InputError("sweep config: reference_lines must be true or false");
+    o.reference_lines = c["reference_lines"].get<bool>();
+  }
+  o.Validate();
+  return o;
+}
+
+// Runs a privacy-utility sweep (experiment/sweep.h) on this thread. The callback hears every
+// finished run, (done, total, what) -> keep going?; false cancels: the result then holds what
+// finished ("cancelled": true). Returns the result as JSON, or {"error": ...}.
+std::string RunSweepJson(const std::string& config_json, val progress) {
+  try {
+    const dpadmm::SweepOptions options = ParseSweepConfig(config_json);
+    dpadmm::runtime::StopToken stop;
+    const dpadmm::SweepResult r = dpadmm::RunSweep(
+        options,
+        [&](int done, int total, const std::string& what) {
+          if (!progress(done, total, what).as<bool>()) stop.RequestStop();
+        },
+        &stop);
+    Json o = Json::object();
+    Json cells = Json::array();
+    for (const dpadmm::SweepCell& c : r.cells) {
+      Json cell = Json::object();
+      cell["algorithm"] = dpadmm::ChoiceName(c.algorithm);
+      cell["epsilon"] = c.epsilon;
+      cell["accuracy"] = StatJson(c.accuracy);
+      cell["knob"] = c.knob;
+      cell["knob_values"] = c.knob_values;
+      cell["achieved_epsilon"] = c.achieved_epsilon;
+      cell["outcomes"] = c.outcomes;
+      cells.push_back(std::move(cell));
+    }
+    o["cells"] = std::move(cells);
+    if (options.reference_lines) {
+      o["admm"] = StatJson(r.admm);
+      o["centralized"] = StatJson(r.centralized);
+      o["majority"] = StatJson(r.majority);
+    }
+    o["delta"] = r.delta;
+    o["seeds"] = r.seeds;
+    o["dataset"] = r.dataset;
+    o["band"] = r.band;
+    o["noise"] = r.noise;
+    o["cancelled"] = r.cancelled;
+    o["csv"] = dpadmm::SweepToCsv(r);
+    return o.dump();
+  } catch (const std::exception& e) {
+    return ErrorJson(e.what());
+  } catch (...) {
+    return ErrorJson("unknown error during the sweep");
+  }
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(dpadmm) {
+  emscripten::function("runSweep", &RunSweepJson);
   emscripten::function("putFile", &PutFile);
   emscripten::function("defaultSpecJson", &DefaultSpecJson);
   emscripten::function("csvHeader", &CsvHeader);

@@ -306,3 +306,74 @@ test('sharing_upload_csv', () => {
   const bad = runSharingSpec(module, sharing({}, { data: { source: 'csv', train_path: 'bad.csv', has_header: true } }));
   assert.match(bad.error, /^bad\.csv:3: /, bad.error);
 });
+
+// --- The privacy-utility sweep (experiment/sweep.h) --------------------------------------------
+
+// A tiny sweep: 4 nodes, 400 twonorm rows, 15 rounds, two algorithms at two epsilons, 2 seeds.
+const TINY_SWEEP = {
+  base: { data: { source: 'twonorm', rows: 400 }, graph: { nodes: 4 }, iterations: 15, seed: 3 },
+  algorithms: ['dvp', 'pvp'], epsilons: [1, 10], seeds: 2,
+};
+
+const runSweep = (config, onProgress = () => true) =>
+  JSON.parse(module.runSweep(typeof config === 'string' ? config : JSON.stringify(config),
+                             onProgress));
+
+test('sweep_run', () => {
+  const seen = [];
+  const r = runSweep(TINY_SWEEP, (done, total, what) => { seen.push([done, total, what]); return true; });
+  assert.equal(r.error, undefined, r.error);
+  assert.equal(r.cancelled, false);
+  assert.equal(r.seeds, 2);
+  assert.match(r.noise, /^simulation: noise seeded per repetition/);
+  // (2 algorithms x 2 epsilons + the non-private reference) x 2 seeds.
+  assert.deepEqual(seen.map(([d, t]) => [d, t]), [...Array(10).keys()].map((k) => [k + 1, 10]));
+  assert.match(seen[0][2], /^admm \(non-private\) seed 1$/);
+  assert.deepEqual(r.cells.map((c) => [c.algorithm, c.epsilon]),
+                   [['dvp', 1], ['dvp', 10], ['pvp', 1], ['pvp', 10]]);
+  for (const c of r.cells) {
+    assert.equal(c.accuracy.values.length, 2);
+    assert.ok(c.accuracy.low <= c.accuracy.mean && c.accuracy.mean <= c.accuracy.high);
+    for (const e of c.achieved_epsilon) assert.ok(e <= c.epsilon * (1 + 1e-9), `${e} > ${c.epsilon}`);
+  }
+  assert.ok(r.admm.mean > 0.9 && r.centralized.mean > 0.9, JSON.stringify(r.admm));
+  assert.ok(r.majority.mean > 0.3 && r.majority.mean < 0.7);
+  assert.match(r.csv.split('\n')[1], /^algorithm,epsilon,delta,seeds,accuracy_mean/);
+  // A single seed has no band: null in JSON (NaN in C++).
+  const one = runSweep({ ...TINY_SWEEP, algorithms: ['dvp'], epsilons: [1], seeds: 1 });
+  assert.equal(one.cells[0].accuracy.low, null);
+});
+
+test('sweep_cancel_and_bad_config', () => {
+  // The callback's false stops the sweep after that run; what finished is kept.
+  let calls = 0;
+  const r = runSweep(TINY_SWEEP, () => ++calls < 3);
+  assert.equal(r.error, undefined, r.error);
+  assert.equal(r.cancelled, true);
+  assert.equal(calls, 3);
+  assert.deepEqual(r.cells.map((c) => c.accuracy.values.length), [1, 1, 0, 0]);
+  assert.match(runSweep({ ...TINY_SWEEP, algorithms: ['admm'] }).error, /admm/);
+  assert.match(runSweep({ ...TINY_SWEEP, epsilons: [0] }).error, /epsilon/);
+  assert.match(runSweep({ ...TINY_SWEEP, seeds: 0 }).error, /seeds/);
+  assert.match(runSweep({ ...TINY_SWEEP, colour: 1 }).error, /unknown field 'colour'/);
+  assert.match(runSweep({ ...TINY_SWEEP, base: { graph: { nodes: -1 } } }).error, /graph\.nodes/);
+  assert.match(runSweep('{"seeds": ').error, /JSON syntax error/);
+});
+
+// The same sweep in wasm and through `dpadmm sweep`: the same CSV, character for character.
+test('sweep_same_as_native', () => {
+  const cli = process.env.DPADMM_NATIVE_CLI;
+  assert.ok(cli, 'DPADMM_NATIVE_CLI must name the native dpadmm command');
+  const work = path.join(process.env.DPADMM_TEST_WORKDIR ?? '.', 'sweep');
+  mkdirSync(work, { recursive: true });
+  const basePath = path.join(work, 'base.json');
+  writeFileSync(basePath, JSON.stringify({ ...TINY_SWEEP.base, engine: 'serial' }));
+  execFileSync(cli, ['sweep', '--config', basePath, '--algorithms', TINY_SWEEP.algorithms.join(','),
+                     '--epsilons', TINY_SWEEP.epsilons.join(','), '--seeds', `${TINY_SWEEP.seeds}`,
+                     '--out', work, '--quiet']);
+  const native = readFileSync(path.join(work, 'sweep.csv'), 'utf8');
+  const r = runSweep(TINY_SWEEP);
+  assert.equal(r.error, undefined, r.error);
+  writeFileSync(path.join(work, 'sweep-wasm.csv'), r.csv);
+  assert.equal(r.csv, native);
+});

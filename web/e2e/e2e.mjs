@@ -11,6 +11,8 @@
 //      DP run on an uneven 3-party split gives the native `dpadmm run` trace bit for bit; its
 //      shared URL reproduces it; the SGD baseline overlays the earlier runs; a CSV file from
 //      disk is split between two parties; pause, step and stop work in this setting too.
+//   7. the privacy-utility view: a tiny sweep gives `dpadmm sweep`'s CSV, its share link
+//      reproduces it, Cancel keeps the runs so far, axe, desktop and phone screenshots.
 // Screenshots go to E2E_ARTIFACTS (default ../build-wasm/e2e-artifacts).
 //   node e2e/e2e.mjs            (after `npm run build`; exit code 0 = all passed)
 import assert from 'node:assert/strict';
@@ -461,9 +463,11 @@ await step('run states: learned nothing, budget exhausted, round limit, converge
   assert.equal(await p.locator('#state').textContent(), 'learned nothing');
   assert.match(await p.locator('#outcome').textContent(), /within 2 points of the majority-class rate/);
   const nothing = await stateColours(p);
-  // The live region is #state alone: the per-round figures are not announced.
+  // The run view's live region is #state alone: the per-round figures are not announced (the
+  // sweep view, hidden here, has its own phase badge #sw-state, also once per phase).
   assert.deepEqual(await p.evaluate(() => [...document.querySelectorAll('[aria-live], [role=status], [role=log], output')]
-    .map((e) => e.id)), ['state']);
+    .map((e) => e.id)), ['state', 'sw-state']);
+  assert.equal(await p.locator('#sweep-view').isHidden(), true);
   await p.fill('#param-alpha', '0.15');
   await p.locator('#param-alpha').dispatchEvent('input');
   await p.fill('#param-privacy_budget', '1');
@@ -737,6 +741,125 @@ await step('precompressed assets: brotli and gzip with Content-Encoding, isolati
     console.log(`     ${path.basename(url)}: ${plain.bytes} B, gzip ${gz.bytes} B, brotli ${br.bytes} B`);
   }
   assert.match(wasm, /\.wasm$/);
+});
+
+// The privacy-utility view: a tiny sweep (2 algorithms x 2 epsilons x 2 seeds + the reference,
+// 4 nodes, 400 rows, 15 rounds) from the form, its numbers against `dpadmm sweep`, the share
+// link, Cancel, keyboard tabs, axe and the screenshots of the README.
+const SWEEP_FIELDS = { 'sw-rows': 400, 'sw-nodes': 4, 'sw-rounds': 15, 'sw-seed': 3,
+                       'sw-eps-min': 1, 'sw-eps-max': 10, 'sw-eps-steps': 2, 'sw-seeds': 2 };
+async function waitSweep(p, timeout = 120_000) {
+  await p.waitForSelector('#sw-state[data-state=done], #sw-state[data-state=error]', { timeout });
+  assert.equal(await p.locator('#sw-state').getAttribute('data-state'), 'done',
+               await p.locator('#sw-error').textContent());
+}
+const sweepTable = (p) => p.locator('#sw-table-body tr').evaluateAll(
+  (rows) => rows.map((r) => [...r.children].map((c) => c.textContent).join(' | ')));
+
+await step('privacy-utility view: a tiny sweep runs, draws, matches `dpadmm sweep`, its link round-trips', async () => {
+  const p = await openPage(base);
+  await p.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
+  // Keyboard: the tabs are ARIA tabs; the arrow key moves to the sweep view.
+  await p.focus('#tab-run');
+  await p.keyboard.press('ArrowRight');
+  assert.equal(await p.evaluate(() => document.activeElement?.id), 'tab-sweep');
+  assert.equal(await p.locator('#tab-sweep').getAttribute('aria-selected'), 'true');
+  assert.equal(await p.locator('#run-view').isHidden(), true);
+  await p.waitForSelector('#sw-state[data-state=idle]', { timeout: 60_000 });
+  for (const [id, v] of Object.entries(SWEEP_FIELDS)) await p.fill(`#${id}`, String(v));
+  await p.check('#sw-alg-dvp');
+  await p.check('#sw-alg-pvp');
+  await p.uncheck('#sw-alg-madmm');
+  // Limits: an empty or out-of-range field shows its message and blocks the sweep.
+  await p.fill('#sw-seeds', '');
+  assert.match(await p.locator('#sw-seeds-error').textContent(), /Required/);
+  await p.fill('#sw-seeds', '99');
+  assert.match(await p.locator('#sw-seeds-error').textContent(), /At most 20/);
+  await p.fill('#sw-seeds', '2');
+  assert.equal(await p.locator('#sw-seeds-error').isHidden(), true);
+  assert.match(await p.locator('#sw-eps-list').textContent(), /ε = 1, 10 .* 10 runs/);
+  const started = Date.now();
+  await p.click('#sw-run');
+  await waitSweep(p);
+  console.log(`     tiny sweep in the browser: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  assert.equal(Number(await p.locator('#sw-progress').getAttribute('value')), 10);
+  assert.match(await p.locator('#sw-noise').textContent(), /^simulation: noise seeded per repetition/);
+  // The chart: uPlot's canvas, a log x axis, both axes labelled with units, a legend.
+  assert.equal(await p.locator('#sw-chart canvas').count(), 1);
+  assert.equal(await p.locator('#sw-chart').getAttribute('data-series'), '2');
+  const chart = p.locator('#sw-chart');
+  assert.match(await chart.getAttribute('data-x-label'), /^total ε per node .*log scale/);
+  assert.equal(await chart.getAttribute('data-x-scale'), 'log');
+  assert.equal(await chart.getAttribute('data-y-label'), 'test accuracy (%)');
+  const legend = await p.locator('#sw-legend li').allTextContents();
+  assert.equal(legend.length, 5, legend.join(' / '));
+  assert.ok(legend.some((l) => /ADMM \(non-private\)/.test(l)) && legend.some((l) => /majority/.test(l)));
+  const table = await sweepTable(p);
+  assert.equal(table.length, 7, table.join('\n'));
+  // The same sweep from the command line the page shows: the same CSV, character for character.
+  const command = (await p.locator('#sw-command').textContent()).trim().split(/\s+/);
+  assert.equal(command[0], 'dpadmm');
+  const out = path.join(tmp, 'sweep-native');
+  execFileSync(process.env.DPADMM_NATIVE_CLI, [...command.slice(1), '--out', out, '--quiet']);
+  const native = readFileSync(path.join(out, 'sweep.csv'), 'utf8');
+  const [dl] = await Promise.all([p.waitForEvent('download'), p.click('#sw-download')]);
+  const csv = readFileSync(await dl.path(), 'utf8');
+  assert.equal(csv, native);
+  const dvp10 = native.split('\n').find((l) => l.startsWith('dvp,10,'));
+  assert.ok(table.some((row) => row.startsWith(`dvp | 10 | ${Number(dvp10.split(',')[4]).toFixed(2)} |`)),
+            `${dvp10} vs\n${table.join('\n')}`);
+  assert.deepEqual(await axeProblems(p), []);
+  // The share link: the view, the fields and the same numbers in a fresh page.
+  await p.click('#sw-share');
+  const url = await p.locator('#sw-share-url').inputValue();
+  assert.match(url, /view=sweep/);
+  const other = await openPage(url);
+  assert.equal(await other.locator('#tab-sweep').getAttribute('aria-selected'), 'true');
+  await waitSweep(other);
+  for (const [id, v] of Object.entries(SWEEP_FIELDS)) assert.equal(await other.inputValue(`#${id}`), String(v), id);
+  assert.equal(await other.isChecked('#sw-alg-madmm'), false);
+  assert.deepEqual(await sweepTable(other), table);
+  await other.close();
+  await p.close();
+});
+
+// The README's picture: DVP and PVP over two decades of ε, 5 seeds (55 runs of 6 nodes, 50 rounds).
+const SWEEP_SHOWN = `${base}?view=sweep&data=twonorm&rows=1000&nodes=6&rounds=50&seed=1&algorithms=dvp,pvp&eps_min=0.1&eps_max=10&eps_steps=5&seeds=5`;
+
+await step('privacy-utility view: a 5-seed sweep from a link (desktop screenshot, axe)', async () => {
+  const p = await openPage(SWEEP_SHOWN);
+  const started = Date.now();
+  await waitSweep(p);
+  console.log(`     2 algorithms x 5 epsilons x 5 seeds + reference (55 runs): ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  assert.equal((await sweepTable(p)).length, 13);
+  assert.deepEqual(await axeProblems(p), []);
+  await p.screenshot({ path: path.join(screenshots, 'sweep-desktop.png'), fullPage: true });
+  await p.close();
+});
+
+await step('privacy-utility view: Cancel ends a sweep early and keeps the runs so far', async () => {
+  const p = await openPage(`${base}?view=sweep&nodes=4&rows=2000&rounds=100&algorithms=dvp,pvp,madmm&eps_min=0.1&eps_max=10&eps_steps=5&seeds=5`);
+  await p.waitForFunction(() => Number(document.querySelector('#sw-progress')?.getAttribute('value') ?? 0) >= 1
+    || document.querySelector('#sw-state')?.getAttribute('data-state') !== 'running', null, { timeout: 60_000 });
+  await p.click('#sw-cancel');
+  await p.waitForSelector('#sw-state[data-state=cancelled]', { timeout: 60_000 });
+  const done = Number(await p.locator('#sw-progress').getAttribute('value'));
+  assert.ok(done >= 1 && done < 80, `${done} of 80 runs`);
+  assert.equal(await p.locator('#sw-run').isEnabled(), true);
+  await p.close();
+});
+
+await step('privacy-utility view on a phone (390 px): no horizontal scroll, no axe violation', async () => {
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
+  const p = await phone.newPage();
+  p.on('pageerror', (e) => consoleErrors.push(`phone sweep: ${e.message}`));
+  await p.goto(SWEEP_SHOWN);
+  await waitSweep(p);
+  assert.equal(await p.evaluate(() => document.documentElement.scrollWidth <= 390), true, 'no horizontal scroll');
+  assert.deepEqual(await axeProblems(p), []);
+  await p.locator('#sw-stage').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+  await p.screenshot({ path: path.join(screenshots, 'sweep-phone.png') });
+  await phone.close();
 });
 
 await step('no errors in the console', async () => {

@@ -33,6 +33,13 @@ declare module '@dpadmm-wasm/dpadmm_wasm.mjs' {
     defaultSpecJson(algorithm: string): string;
     /** The CSV trace header of a family ("consensus" | "sharing"). */
     csvHeader(family: string): string;
+    /**
+     * Runs a privacy-utility sweep (experiment/sweep.h) from {"base": spec, "algorithms",
+     * "epsilons", "seeds", "delta", "reference_lines"}; onProgress after every run (false =
+     * cancel). Returns the SweepResult JSON (with "csv", `dpadmm sweep`'s CSV) or {"error"}.
+     */
+    runSweep(configJson: string,
+             onProgress: (done: number, total: number, what: string) => boolean): string;
   }
   export interface ModuleOptions {
     locateFile?: (path: string, prefix: string) => string;

@@ -60,3 +60,16 @@ export function checkSplit(text: string): string {
   return parts.every((p) => /^\d+$/.test(p) && Number(p) > 0)
     ? '' : 'Positive whole numbers separated by commas, e.g. 150,50 (empty = even split).';
 }
+
+/** The privacy-utility view's fields (sweep.ts): a sweep runs (algorithms x epsilons + 1) x
+ * seeds complete runs, so its runs are kept smaller than a single run's. */
+export const SWEEP_LIMITS: Record<string, Rule> = {
+  'sw-rows': { min: 20, max: 50_000, integer: true },
+  'sw-nodes': { min: 2, max: 100, integer: true },
+  'sw-rounds': { min: 1, max: 1000, integer: true },
+  'sw-seed': { min: 0, max: MAX_SEED, integer: true },
+  'sw-eps-min': { min: 0.001, max: 1000 },
+  'sw-eps-max': { min: 0.001, max: 1000 },
+  'sw-eps-steps': { min: 1, max: 12, integer: true },
+  'sw-seeds': { min: 1, max: 20, integer: true },
+};

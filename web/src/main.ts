@@ -12,6 +12,7 @@ import {
   toSpec, type Mode, type RunConfig,
 } from './config';
 import { GraphView } from './graph';
+import { initSweepView } from './sweep';
 import { applyRule, check, checkSplit, FIELD_LIMITS, type Rule } from './limits';
 import {
   CTRL_DELAY, CTRL_STATE, CTRL_STEPS, PAUSED, RUNNING, STOPPING,
@@ -769,3 +770,6 @@ pendingAutoRun = shared !== null && shared.dataset !== 'file';
 if (shared?.dataset === 'file') {
   showError(`This link describes a run on the file "${shared.fileName}": choose it under Data, then press Run.`);
 }
+
+// The privacy-utility view (its own worker, loaded when the view is first shown).
+initSweepView();
