@@ -264,6 +264,9 @@ TEST(DpBoundsRunTest, MixedUnitsAccuracyIsCloseToPublicBounds) {
     const RunSummary dp = Experiment(s, train, test).Run();
     std::printf("  dp-bounds eps %.2f: test error %.4f, %lld features without bounds\n", eps,
                 dp.final.test_error, static_cast<long long>(dp.info.dp_bounds.fallback_features));
+    bool warned = false;
+    for (const std::string& w : dp.warnings) warned = warned || w.find("dp-bounds:") == 0;
+    EXPECT_EQ(warned, dp.info.dp_bounds.fallback_features > 0);
     if (eps >= 0.5) {
       EXPECT_EQ(dp.info.dp_bounds.fallback_features, 0);
       EXPECT_LT(dp.final.test_error, scaled.final.test_error + 0.02) << "eps " << eps;

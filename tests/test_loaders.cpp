@@ -412,8 +412,9 @@ TEST(RowShareTest, SkippedRowsAreNeverParsed) {
   MapRawLabels(share.data, share.label_codes, false, csv);
   EXPECT_EQ(share.data.y, (Eigen::VectorXd(2) << -1.0, 1.0).finished());
   EXPECT_EQ(std::get<DenseRows>(share.data.x), (DenseRows(2, 2) << 1, 2, 3, 4).finished());
-  EXPECT_TRUE(ThrowsInputError([&] { (void)ReadCsvRows(csv, std::vector<std::int64_t>{1}, -1, ',', true); },
-                               {"share.csv:"}));
+  EXPECT_TRUE(
+      ThrowsInputError([&] { (void)ReadCsvRows(csv, std::vector<std::int64_t>{1}, -1, ',', true); },
+                       {"share.csv:"}));
   EXPECT_EQ(CountDataRows(csv, true), 4);
 
   const std::string data = WriteTempFile("share_data.asc", "1 2\nbad\n3 4\n");

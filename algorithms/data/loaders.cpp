@@ -63,9 +63,7 @@ class LabelMapper {
   }
   // The raw labels (-1, 0, 1 or 2), unmapped: a share of a file whose mapping is decided by the
   // labels of every share (MapRawLabels).
-  Eigen::VectorXd Raw() const {
-    return Eigen::Map<const Eigen::VectorXd>(raw_.data(), size());
-  }
+  Eigen::VectorXd Raw() const { return Eigen::Map<const Eigen::VectorXd>(raw_.data(), size()); }
 
   // The mapping's positive raw label for the label set `seen`, or NaN if it fits none.
   static double PositiveOf(unsigned seen, bool plus_minus_one_only) {
@@ -181,8 +179,8 @@ Table ReadTable(const std::string& path, char delimiter, bool has_header,
   std::size_t width = 0;
   std::size_t label_index = static_cast<std::size_t>(-1);
   bool header_pending = has_header;
-  std::int64_t row = 0;   // data-row index in the file
-  std::size_t next = 0;   // (*keep)[next] is the next row to read
+  std::int64_t row = 0;  // data-row index in the file
+  std::size_t next = 0;  // (*keep)[next] is the next row to read
   while (lines.Next(line)) {
     if (internal::IsBlank(line)) continue;
     if (header_pending) {
@@ -546,8 +544,8 @@ Dataset LoadLibsvmRows(const std::string& path, std::span<const std::int64_t> ke
   return std::move(share.data);
 }
 
-RowShare ReadCsvRows(const std::string& path, std::span<const std::int64_t> keep,
-                     int label_column, char delimiter, bool has_header) {
+RowShare ReadCsvRows(const std::string& path, std::span<const std::int64_t> keep, int label_column,
+                     char delimiter, bool has_header) {
   RequireIncreasing(path, keep);
   LabelMapper labels(/*plus_minus_one_only=*/false);
   RowShare share;
@@ -642,8 +640,7 @@ AdultData LoadAdultRows(const std::string& train_path, const std::string& test_p
   ReadAdultFile(test);
   std::vector<double> mine = AdultSchemaOf(train, test);
   mine.insert(mine.begin(), static_cast<double>(mine.size()));
-  const AdultSchema schema = MergeAdultSchemas(gather ? gather(std::move(mine)) : mine,
-                                               train_path);
+  const AdultSchema schema = MergeAdultSchemas(gather ? gather(std::move(mine)) : mine, train_path);
   const AdultEncoding encoding = EncodingOf(schema);
   return AdultData{EncodeAdult(train, encoding), EncodeAdult(test, encoding)};
 }

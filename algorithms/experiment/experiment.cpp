@@ -140,8 +140,8 @@ void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices) {
   std::vector<double> summed(static_cast<std::size_t>(features * kBoundsBins), 0.0);
   double max_norm = d.test.MaxRowNorm();
   for (int i : d.hosted) {
-    const std::vector<double> release =
-        ReleaseBoundsHistogram(slices[i], mechanism, spec.noise_seed, static_cast<std::uint64_t>(i));
+    const std::vector<double> release = ReleaseBoundsHistogram(
+        slices[i], mechanism, spec.noise_seed, static_cast<std::uint64_t>(i));
     for (std::size_t k = 0; k < summed.size(); ++k) summed[k] += release[k];
     max_norm = std::max(max_norm, slices[i].MaxRowNorm());
   }
@@ -354,6 +354,15 @@ std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summ
   if (UsesPrivacyMechanism(spec) && info.scaling == Scaling::kNone) {
     out.push_back(
         "rows were not clipped to ||x|| <= 1 (scaling none): the privacy analyses assume it");
+  }
+  if (info.scaling == Scaling::kDpBounds && info.dp_bounds.fallback_features > 0) {
+    out.push_back("dp-bounds: " + std::to_string(info.dp_bounds.fallback_features) + " of " +
+                  std::to_string(info.dp_bounds.lo.size()) +
+                  " features had no bin above the noise threshold " +
+                  num(info.dp_bounds.threshold) + " (too few rows for bounds epsilon " +
+                  num(info.dp_bounds.epsilon) +
+                  ") and took the fallback range (--feature-range, else [-1, 1]): raise "
+                  "--bounds-epsilon or give public bounds");
   }
   if (PrivateRun(spec) && info.scaling == Scaling::kClipOnly) {
     out.push_back(

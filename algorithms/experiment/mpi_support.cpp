@@ -136,8 +136,8 @@ unsigned FileLabelCodes(const runtime::MpiComm& comm, unsigned mine) {
 void RequireSameFields(const runtime::MpiComm& comm, const RowShare& train, const RowShare& test,
                        const std::string& path) {
   std::int64_t first = -1;
-  for (double v : Gather(comm, {static_cast<double>(train.fields),
-                                static_cast<double>(test.fields)})) {
+  for (double v :
+       Gather(comm, {static_cast<double>(train.fields), static_cast<double>(test.fields)})) {
     const auto fields = static_cast<std::int64_t>(v);
     if (fields < 0) continue;
     if (first < 0) first = fields;
@@ -247,8 +247,8 @@ std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& pa
   if (d.spec.data.source == DataSource::kLibsvm) {
     // Columns as LoadDataSource: the largest index of the whole file (or num_features),
     // widened to a test file's.
-    const auto cols = static_cast<std::int64_t>(runtime::MpiAllreduceMax(
-        static_cast<double>(std::max(local.cols(), d.test.cols())), comm));
+    const auto cols = static_cast<std::int64_t>(
+        runtime::MpiAllreduceMax(static_cast<double>(std::max(local.cols(), d.test.cols())), comm));
     local.Resize(cols);
     d.test.Resize(cols);
   }

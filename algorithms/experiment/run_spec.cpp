@@ -162,7 +162,8 @@ void ValidatePreprocessing(const RunSpec& spec) {
       }
     };
     refuse(spec.algorithm.privacy_budget, "every node");
-    for (std::size_t i = 0; i < budgets.size(); ++i) refuse(budgets[i], "node " + std::to_string(i));
+    for (std::size_t i = 0; i < budgets.size(); ++i)
+      refuse(budgets[i], "node " + std::to_string(i));
   } else if (data.bounds_epsilon != 0.0) {
     throw InputError("data.bounds_epsilon is set but the scaling is not 'dp-bounds'");
   }

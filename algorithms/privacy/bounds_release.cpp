@@ -16,13 +16,9 @@ namespace {
 
 constexpr int kEpsilonBits = 20;  // epsilon is quantised to multiples of 2^-20
 
-void CountRow(std::int64_t features, std::int64_t* hist, const double* values,
-              const std::int64_t* columns, std::int64_t count) {
-  for (std::int64_t k = 0; k < count; ++k) {
-    const std::int64_t j = columns != nullptr ? columns[k] : k;
-    ++hist[j * kBoundsBins + BoundsBin(values[k])];
-  }
-  (void)features;
+// Adds one row's d values to the feature-major histogram `hist`.
+void CountRow(std::int64_t* hist, const Eigen::VectorXd& row) {
+  for (Eigen::Index j = 0; j < row.size(); ++j) ++hist[j * kBoundsBins + BoundsBin(row[j])];
 }
 
 }  // namespace
@@ -52,8 +48,7 @@ double BoundsBinUpper(int bin) {
 BoundsMechanism MakeBoundsMechanism(double epsilon, std::int64_t features) {
   const double unit = std::ldexp(1.0, -kEpsilonBits);
   if (!std::isfinite(epsilon) || !(epsilon >= unit) || epsilon > 1e6) {
-    throw InputError("data.bounds_epsilon must be in [2^-20, 1e6], got " +
-                     std::to_string(epsilon));
+    throw InputError("data.bounds_epsilon must be in [2^-20, 1e6], got " + std::to_string(epsilon));
   }
   if (features < 1) throw InputError("dp-bounds: the data have no feature");
   BoundsMechanism m;
@@ -70,8 +65,7 @@ std::vector<std::int64_t> BoundsHistogram(const Dataset& rows) {
   std::vector<std::int64_t> hist(static_cast<std::size_t>(d * kBoundsBins), 0);
   if (const auto* dense = std::get_if<DenseRows>(&rows.x)) {
     for (Eigen::Index r = 0; r < dense->rows(); ++r) {
-      const Eigen::VectorXd row = dense->row(r).transpose();
-      CountRow(d, hist.data(), row.data(), nullptr, d);
+      CountRow(hist.data(), dense->row(r).transpose());
     }
     return hist;
   }

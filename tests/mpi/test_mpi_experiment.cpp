@@ -126,8 +126,8 @@ struct Poisoned {
 
   Poisoned(std::int64_t rows, int nodes, std::uint64_t seed) {
     rank = dpadmm::runtime::MpiRank();
-    dir = std::filesystem::temp_directory_path() /
-          ("dpadmm_mpi_rows_" + std::to_string(::getpid()));
+    dir =
+        std::filesystem::temp_directory_path() / ("dpadmm_mpi_rows_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const dpadmm::Partition p = dpadmm::PartitionEven(rows, nodes, seed);
     const std::vector<int> ranks =
@@ -224,14 +224,13 @@ TEST(MpiExperiment, EachRankParsesOnlyItsOwnNodesRowsInEveryFormat) {
                                         [&](std::int64_t r, bool) { return c.row(r, false); });
       if (c.source == dpadmm::DataSource::kAsc) {
         spec.data.train_labels_path = files.Write("train_labels.asc", kRows, asc_labels);
-        spec.data.test_labels_path = files.Write("test_labels.asc", kTestRows,
-                                                 [&](std::int64_t r, bool) {
-                                                   return asc_labels(r, false);
-                                                 });
+        spec.data.test_labels_path =
+            files.Write("test_labels.asc", kTestRows,
+                        [&](std::int64_t r, bool) { return asc_labels(r, false); });
       }
       if (dp_bounds) {
         spec.data.scaling = dpadmm::Scaling::kDpBounds;
-        spec.data.bounds_epsilon = 1.0;
+        spec.data.bounds_epsilon = 20.0;  // 40 rows per node: bins above the noise
       }
       RunSpec serial = spec;
       serial.data.train_path = train;
@@ -279,9 +278,9 @@ TEST(MpiExperiment, AdultRowsPerRankMatchSerial) {
   const Poisoned files(kRows, 5, 11);
   RunSpec spec = FileRun(Algorithm::kDvp);
   spec.data.source = dpadmm::DataSource::kAdult;
-  const std::string test = files.Write("adult.test", kTestRows, [&](std::int64_t r, bool) {
-    return adult(r, false, true);
-  }, "|1x3 Cross validator\n");
+  const std::string test = files.Write(
+      "adult.test", kTestRows, [&](std::int64_t r, bool) { return adult(r, false, true); },
+      "|1x3 Cross validator\n");
   const std::string train = files.Write("adult.data", kRows, [&](std::int64_t r, bool bad) {
     std::string line = adult(r, bad, false);
     if (r % 10 == 3) line = "39, ?, 1, ?, 9, x, y, z, White, Male, 0, 0, 40, ?, <=50K\n" + line;
