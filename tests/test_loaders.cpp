@@ -430,5 +430,34 @@ TEST(RowShareTest, SkippedRowsAreNeverParsed) {
   EXPECT_TRUE(ThrowsInputError([&] { MapRawLabels(d, 0b1010u, false, "f"); }, {"label"}));
 }
 
+// Adult in shares: two holders' record sets, each encoded with the merged schema of both
+// (as an allgather gives it), equal the whole load's rows.
+TEST(RowShareTest, AdultSharesWithTheMergedEncodingEqualTheWholeLoad) {
+  const std::string train = Fixture("adult_mini.data"), test = Fixture("adult_mini.test");
+  const AdultData whole = LoadAdult(train, test);
+  const std::int64_t records = CountAdultRecords(train);
+  ASSERT_EQ(records, whole.train.rows());
+  std::vector<std::int64_t> a, b;
+  for (std::int64_t r = 0; r < records; ++r) (r % 3 == 1 ? a : b).push_back(r);
+  // Pass 1: each holder's own schema block; pass 2: every holder sees both.
+  std::vector<double> blocks;
+  const auto capture = [&](std::vector<double> mine) {
+    blocks.insert(blocks.end(), mine.begin(), mine.end());
+    return mine;
+  };
+  (void)LoadAdultRows(train, test, a, capture);
+  (void)LoadAdultRows(train, test, b, capture);
+  const auto all = [&](const std::vector<double>&) { return blocks; };
+  for (const auto* keep : {&a, &b}) {
+    const AdultData part = LoadAdultRows(train, test, *keep, all);
+    const Dataset expected = whole.train.Subset(*keep);
+    EXPECT_EQ(part.train.y, expected.y);
+    EXPECT_TRUE(Eigen::MatrixXd(std::get<SparseRows>(part.train.x))
+                    .isApprox(Eigen::MatrixXd(std::get<SparseRows>(expected.x)), 0.0));
+    EXPECT_TRUE(Eigen::MatrixXd(std::get<SparseRows>(part.test.x))
+                    .isApprox(Eigen::MatrixXd(std::get<SparseRows>(whole.test.x)), 0.0));
+  }
+}
+
 }  // namespace
 }  // namespace dpadmm
