@@ -170,7 +170,8 @@ struct Table {
 Table ReadTable(const std::string& path, char delimiter, bool has_header,
                 std::optional<int> label_column, LabelMapper* labels,
                 const std::span<const std::int64_t>* keep = nullptr,
-                std::int64_t* rows_in_file = nullptr) {
+                std::int64_t* rows_in_file = nullptr,
+                const std::vector<char>* parse_fields = nullptr) {
   const std::string text = internal::ReadWholeFile(path);
   LineReader lines(text);
   std::string_view line;
@@ -213,8 +214,13 @@ Table ReadTable(const std::string& path, char delimiter, bool has_header,
           "expected " + std::to_string(width) + " columns, found " + std::to_string(fields.size()));
     }
     for (std::size_t j = 0; j < fields.size(); ++j) {
+      // Another holder's field (vertical partition): never parsed; a feature reads as 0.
+      const bool parse =
+          parse_fields == nullptr || (j < parse_fields->size() && (*parse_fields)[j]);
       if (j == label_index) {
-        labels->Add(fields[j], path, lines.number());
+        if (parse) labels->Add(fields[j], path, lines.number());
+      } else if (!parse) {
+        t.values.push_back(0.0);
       } else {
         t.values.push_back(ParseFiniteDouble(fields[j], path, lines.number(), "value"));
       }
@@ -598,6 +604,41 @@ RowShare ReadAscRows(const std::string& data_path, const std::string& labels_pat
   share.data.y = labels.Raw();
   share.data.name = FileName(data_path);
   return share;
+}
+
+RowShare ReadCsvColumns(const std::string& path, const std::vector<char>& parse_fields,
+                        int label_column, char delimiter, bool has_header) {
+  LabelMapper labels(/*plus_minus_one_only=*/false);
+  RowShare share;
+  const Table t = ReadTable(path, delimiter, has_header, label_column, &labels, nullptr, nullptr,
+                            &parse_fields);
+  if (t.cols == 0) ThrowAt(path, 0, "no feature columns besides the label");
+  share.rows_in_file = t.rows;
+  share.fields = t.cols + 1;
+  share.label_codes = labels.seen();
+  share.data.x = MakeDense(t);
+  share.data.y = labels.size() == t.rows ? labels.Raw() : Eigen::VectorXd::Zero(t.rows);
+  share.data.name = FileName(path);
+  return share;
+}
+
+std::int64_t CountFields(const std::string& path, char delimiter, bool has_header) {
+  const std::string text = internal::ReadWholeFile(path);
+  LineReader lines(text);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  bool header_pending = has_header;
+  while (lines.Next(line)) {
+    if (internal::IsBlank(line)) continue;
+    if (header_pending) {
+      header_pending = false;
+      continue;
+    }
+    SplitFields(line, delimiter, fields);
+    return static_cast<std::int64_t>(fields.size());
+  }
+  RequireRows(path, 0);
+  return 0;
 }
 
 void MapRawLabels(Dataset& data, unsigned file_label_codes, bool plus_minus_one_only,

@@ -201,6 +201,8 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   if (rowwise) {
     // Each rank loads its own nodes' training rows in Prepare (LoadHostedSlices), which also
     // fills the data fields of info below.
+  } else if (!in_memory && LoadColumnwise(*d, spec, train, test)) {
+    // Sharing under MPI: this rank's parties' columns only (and the labels on the coordinator's).
   } else if (!in_memory) {
     TrainTest data = LoadDataSource(spec.data, spec.seed);
     train = std::move(data.train);

@@ -232,6 +232,81 @@ TrainTest LoadRankRows(const DataSpec& data, const RowwiseLoad& load,
 
 }  // namespace
 
+bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, Dataset& test) {
+  const DataSpec& data = spec.data;
+  if (!d.mpi || spec.algorithm.name() != Algorithm::kSharing || data.source != DataSource::kCsv ||
+      EffectiveMetrics(spec) != MetricsScope::kReleasedOnly ||
+      EffectiveScaling(spec) == Scaling::kGlobalMaxNorm) {
+    return false;
+  }
+  const runtime::MpiComm comm = d.mpi->comm;
+  const std::int64_t fields = CountFields(data.train_path, data.delimiter, data.has_header);
+  const long long label = data.label_column < 0 ? fields + data.label_column
+                                                : static_cast<long long>(data.label_column);
+  if (fields < 2 || label < 0 || label >= fields) return false;  // the whole load says why
+  const std::int64_t features = fields - 1;
+  const std::vector<std::int64_t> sizes = PartyBlocks(spec, features + (data.add_bias ? 1 : 0));
+  const auto parties = static_cast<int>(sizes.size());
+  if (parties == 0) return false;
+  std::vector<int> map = d.mpi->node_ranks;
+  const int size = runtime::MpiSize(comm);
+  if (map.empty()) map = runtime::ContiguousNodeRanks(parties + 1, size);
+  if (static_cast<int>(map.size()) != parties + 1) return false;  // HostedNodes says why
+  for (int r : map) {
+    if (r < 0 || r >= size) return false;
+  }
+  const int rank = runtime::MpiRank(comm);
+  // The fields this rank parses: its parties' columns (the intercept column, added later, is
+  // not in the file), and the label if it hosts the coordinator.
+  std::vector<char> parse(static_cast<std::size_t>(fields), 0);
+  if (map[0] == rank) parse[static_cast<std::size_t>(label)] = 1;
+  std::int64_t offset = 0;
+  for (int p = 0; p < parties; ++p) {
+    if (map[static_cast<std::size_t>(p + 1)] == rank) {
+      for (std::int64_t c = offset; c < std::min(offset + sizes[p], features); ++c) {
+        parse[static_cast<std::size_t>(c < label ? c : c + 1)] = 1;
+      }
+    }
+    offset += sizes[p];
+  }
+  RowShare all =
+      ReadCsvColumns(data.train_path, parse, data.label_column, data.delimiter, data.has_header);
+  RowShare held_out;
+  std::vector<std::int64_t> train_rows;
+  if (data.test_path.empty()) {
+    Dataset index;  // the seeded split of LoadDataSource, on row indices
+    DenseRows column(all.rows_in_file, 1);
+    for (std::int64_t r = 0; r < all.rows_in_file; ++r) column(r, 0) = static_cast<double>(r);
+    index.x = std::move(column);
+    index.y = Eigen::VectorXd::Ones(all.rows_in_file);
+    const TrainTest split = SplitTrainTest(index, data.test_fraction, spec.seed);
+    std::vector<std::int64_t> test_rows;
+    for (Eigen::Index r = 0; r < split.train.rows(); ++r) {
+      train_rows.push_back(static_cast<std::int64_t>(std::get<DenseRows>(split.train.x)(r, 0)));
+    }
+    for (Eigen::Index r = 0; r < split.test.rows(); ++r) {
+      test_rows.push_back(static_cast<std::int64_t>(std::get<DenseRows>(split.test.x)(r, 0)));
+    }
+    held_out =
+        ReadCsvRows(data.train_path, test_rows, data.label_column, data.delimiter, data.has_header);
+  }
+  const unsigned codes = FileLabelCodes(comm, all.label_codes | held_out.label_codes);
+  if (map[0] == rank) MapRawLabels(all.data, codes, false, data.train_path);
+  if (data.test_path.empty()) {
+    MapRawLabels(held_out.data, codes, false, data.train_path);
+    train = all.data.Subset(train_rows);
+    test = std::move(held_out.data);
+  } else {
+    train = std::move(all.data);
+    test = LoadCsv(data.test_path, data.label_column, data.delimiter, data.has_header);
+    if (test.cols() != train.cols()) {
+      throw InputError(data.test_path + ": test data has " + std::to_string(test.cols()) +
+                       " columns but training data has " + std::to_string(train.cols()));
+    }
+  }
+  return true;
+}
+
 std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& partition) {
   const RowwiseLoad& load = *d.rowwise;
   const runtime::MpiComm comm = d.mpi->comm;

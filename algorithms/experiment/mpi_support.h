@@ -51,6 +51,14 @@ struct RowwiseLoad {
 // are loaded whole, as without MPI).
 bool StartRowwiseLoad(Experiment::Driver& d, const RunSpec& spec);
 
+// Sharing (ADMM sharing) on a CSV file under MPI, private-mode style (metrics released-only, a
+// scaling other than global-max-norm): each rank parses only the feature columns of the parties
+// it hosts, and the label column only if it hosts the coordinator (node 0); the other fields
+// read as 0 and are never used. The test set (a test file, or the seeded hold-out rows) is public
+// evaluation data that every rank reads whole; the label mapping is agreed from the ranks' label
+// sets. Returns false (load the file whole) in every other case.
+bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, Dataset& test);
+
 // Prepare's part: this rank's nodes' slices (empty for the other nodes) and the test set. Each
 // rank parses only its own nodes' training rows (and the public test rows); what the whole
 // file decides in one process is agreed from aggregates: the label mapping (the union of the

@@ -51,6 +51,15 @@ RowShare ReadCsvRows(const std::string& path, std::span<const std::int64_t> keep
 RowShare ReadAscRows(const std::string& data_path, const std::string& labels_path,
                      std::span<const std::int64_t> keep);
 
+// Vertical partition (sharing): every row, but only the fields marked in `parse_fields` (by
+// field index, the label column included) are parsed; the others are skipped unparsed and read
+// as 0 (every row's field count is still checked). y holds the raw labels if the label field is
+// marked, else zeros (label_codes 0).
+RowShare ReadCsvColumns(const std::string& path, const std::vector<char>& parse_fields,
+                        int label_column = -1, char delimiter = ',', bool has_header = false);
+// The field count of the first data row (structure only: no field is parsed).
+std::int64_t CountFields(const std::string& path, char delimiter = ',', bool has_header = false);
+
 // Maps raw labels to -1/+1 by the mapping the loaders choose for a file whose labels are
 // `file_label_codes` (the union of every share's label_codes); InputError naming `path` if the
 // set fits none (for .asc, plus_minus_one_only).
