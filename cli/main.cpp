@@ -436,6 +436,11 @@ class SpecFlags {
            "--feature-range", [](RunSpec & s) -> auto& { return s.data.feature_range; },
            "Public bounds LO,HI of every feature not in --feature-bounds")
            ->type_name("LO,HI"));
+    in(Value(
+           "--bounds-epsilon", [](RunSpec & s) -> auto& { return s.data.bounds_epsilon; },
+           "--scaling dp-bounds: epsilon each node spends on its DP estimate of the feature "
+           "bounds (part of its budget)")
+           ->type_name("E"));
 
     group = "Graph (consensus family)";
     in(ChoiceFlag<Topology>(
@@ -949,6 +954,15 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
       row("normalisation",
           "each feature mapped from its public bounds to [-1, 1] / sqrt(d), then every row "
           "clipped to ||x|| <= 1 (public-bounds)");
+      break;
+    case Scaling::kDpBounds:
+      row("normalisation",
+          "each feature mapped from DP-estimated bounds to [-1, 1] / sqrt(d), then every row "
+          "clipped to ||x|| <= 1 (dp-bounds: each node spent epsilon " +
+              Fmt("%.6g", info.dp_bounds.epsilon) +
+              " on its bounds release, included in its privacy figures; " +
+              std::to_string(info.dp_bounds.fallback_features) +
+              " features without an occupied bin took the fallback range)");
       break;
     case Scaling::kClipOnly:
       row("normalisation",

@@ -357,10 +357,13 @@ TEST(LibsvmTest, LoadsOnlyTheKeptRows) {
   const Dataset all = LoadLibsvm(path);
   ASSERT_EQ(all.rows(), 6);
   const std::vector<std::vector<std::int64_t>> shares = {{1, 3, 5}, {0, 4}, {2}};
+  // The file's label set: the union of the shares' (each share reads only its own labels).
+  unsigned codes = 0;
+  for (const auto& keep : shares) codes |= ReadLibsvmRows(path, keep).label_codes;
   std::int64_t total = 0;
   for (const auto& keep : shares) {
     std::int64_t rows_in_file = -1;
-    const Dataset part = LoadLibsvmRows(path, keep, all.cols(), &rows_in_file);
+    const Dataset part = LoadLibsvmRows(path, keep, all.cols(), &rows_in_file, codes);
     EXPECT_EQ(rows_in_file, 6);
     ASSERT_EQ(part.rows(), static_cast<std::int64_t>(keep.size()));
     const Dataset expected = all.Subset(keep);
@@ -372,9 +375,12 @@ TEST(LibsvmTest, LoadsOnlyTheKeptRows) {
     total += part.rows();
   }
   EXPECT_EQ(total, all.rows());
-  // Rows 1, 3, 5 all have label "1": still -1 (the file's 1/2 mapping).
-  EXPECT_EQ(LoadLibsvmRows(path, std::vector<std::int64_t>{1, 3, 5}).y,
+  // Rows 1, 3, 5 all have label "1": -1 with the file's label set (1/2), +1 when the share's
+  // own set decides (-1/+1 is preferred for a file of only 1s).
+  EXPECT_EQ(LoadLibsvmRows(path, std::vector<std::int64_t>{1, 3, 5}, 0, nullptr, codes).y,
             Eigen::VectorXd::Constant(3, -1.0));
+  EXPECT_EQ(LoadLibsvmRows(path, std::vector<std::int64_t>{1, 3, 5}).y,
+            Eigen::VectorXd::Constant(3, 1.0));
   // Without num_features: the largest index among the kept rows.
   EXPECT_EQ(LoadLibsvmRows(path, std::vector<std::int64_t>{1}).cols(), 2);
   EXPECT_EQ(LoadLibsvmRows(path, std::vector<std::int64_t>{}).rows(), 0);
@@ -388,6 +394,69 @@ TEST(LibsvmTest, LoadsOnlyTheKeptRows) {
         LoadLibsvmRows(path, std::vector<std::int64_t>{3, 1});
       },
       {"increasing"}));
+}
+
+// The other formats' share readers skip other holders' rows without parsing them: malformed
+// rows outside `keep` do not fail, and the kept rows equal the full load's.
+TEST(RowShareTest, SkippedRowsAreNeverParsed) {
+  const std::string csv = WriteTempFile("share.csv",
+                                        "a,b,label\n"
+                                        "1,2,0\n"
+                                        "garbage\n"
+                                        "\n"
+                                        "3,4,1\n"
+                                        "x,y,z,w\n");
+  RowShare share = ReadCsvRows(csv, std::vector<std::int64_t>{0, 2}, -1, ',', true);
+  EXPECT_EQ(share.rows_in_file, 4);
+  EXPECT_EQ(share.fields, 3);
+  MapRawLabels(share.data, share.label_codes, false, csv);
+  EXPECT_EQ(share.data.y, (Eigen::VectorXd(2) << -1.0, 1.0).finished());
+  EXPECT_EQ(std::get<DenseRows>(share.data.x), (DenseRows(2, 2) << 1, 2, 3, 4).finished());
+  EXPECT_TRUE(
+      ThrowsInputError([&] { (void)ReadCsvRows(csv, std::vector<std::int64_t>{1}, -1, ',', true); },
+                       {"share.csv:"}));
+  EXPECT_EQ(CountDataRows(csv, true), 4);
+
+  const std::string data = WriteTempFile("share_data.asc", "1 2\nbad\n3 4\n");
+  const std::string labels = WriteTempFile("share_labels.asc", "1\n7\n-1\n");
+  RowShare asc = ReadAscRows(data, labels, std::vector<std::int64_t>{0, 2});
+  MapRawLabels(asc.data, asc.label_codes, true, labels);
+  EXPECT_EQ(asc.data.y, (Eigen::VectorXd(2) << 1.0, -1.0).finished());
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { (void)ReadAscRows(data, labels, std::vector<std::int64_t>{1}); }, {"bad"}));
+  // A label set that fits no mapping (0 and 2 together) is refused when the shares are united.
+  Dataset d;
+  d.y = Eigen::VectorXd::Zero(1);
+  EXPECT_TRUE(ThrowsInputError([&] { MapRawLabels(d, 0b1010u, false, "f"); }, {"label"}));
+}
+
+// Adult in shares: two holders' record sets, each encoded with the merged schema of both
+// (as an allgather gives it), equal the whole load's rows.
+TEST(RowShareTest, AdultSharesWithTheMergedEncodingEqualTheWholeLoad) {
+  const std::string train = Fixture("adult_mini.data"), test = Fixture("adult_mini.test");
+  const AdultData whole = LoadAdult(train, test);
+  const std::int64_t records = CountAdultRecords(train);
+  ASSERT_EQ(records, whole.train.rows());
+  std::vector<std::int64_t> a, b;
+  for (std::int64_t r = 0; r < records; ++r) (r % 3 == 1 ? a : b).push_back(r);
+  // Pass 1: each holder's own schema block; pass 2: every holder sees both.
+  std::vector<double> blocks;
+  const auto capture = [&](std::vector<double> mine) {
+    blocks.insert(blocks.end(), mine.begin(), mine.end());
+    return mine;
+  };
+  (void)LoadAdultRows(train, test, a, capture);
+  (void)LoadAdultRows(train, test, b, capture);
+  const auto all = [&](const std::vector<double>&) { return blocks; };
+  for (const auto* keep : {&a, &b}) {
+    const AdultData part = LoadAdultRows(train, test, *keep, all);
+    const Dataset expected = whole.train.Subset(*keep);
+    EXPECT_EQ(part.train.y, expected.y);
+    EXPECT_TRUE(Eigen::MatrixXd(std::get<SparseRows>(part.train.x))
+                    .isApprox(Eigen::MatrixXd(std::get<SparseRows>(expected.x)), 0.0));
+    EXPECT_TRUE(Eigen::MatrixXd(std::get<SparseRows>(part.test.x))
+                    .isApprox(Eigen::MatrixXd(std::get<SparseRows>(whole.test.x)), 0.0));
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <set>
@@ -52,12 +53,22 @@ class LabelMapper {
   }
 
   std::int64_t size() const { return static_cast<std::int64_t>(raw_.size()); }
+  unsigned seen() const { return seen_; }
 
   Eigen::VectorXd Finish() const {
     const double positive = kMaps[ChosenMap()].positive;
     Eigen::VectorXd y(size());
     for (std::int64_t i = 0; i < size(); ++i) y[i] = raw_[i] == positive ? 1.0 : -1.0;
     return y;
+  }
+  // The raw labels (-1, 0, 1 or 2), unmapped: a share of a file whose mapping is decided by the
+  // labels of every share (MapRawLabels).
+  Eigen::VectorXd Raw() const { return Eigen::Map<const Eigen::VectorXd>(raw_.data(), size()); }
+
+  // The mapping's positive raw label for the label set `seen`, or NaN if it fits none.
+  static double PositiveOf(unsigned seen, bool plus_minus_one_only) {
+    const int k = ChosenMap(seen, plus_minus_one_only);
+    return k < 0 ? std::numeric_limits<double>::quiet_NaN() : kMaps[k].positive;
   }
 
  private:
@@ -67,13 +78,14 @@ class LabelMapper {
   };
   static constexpr std::array<Map, 3> kMaps = {{{0b0101u, 1.0}, {0b0110u, 1.0}, {0b1100u, 2.0}}};
 
-  int ChosenMap() const {
-    const int count = plus_minus_one_only_ ? 1 : 3;
+  static int ChosenMap(unsigned seen, bool plus_minus_one_only) {
+    const int count = plus_minus_one_only ? 1 : 3;
     for (int k = 0; k < count; ++k) {
-      if ((seen_ & ~kMaps[k].mask) == 0) return k;
+      if ((seen & ~kMaps[k].mask) == 0) return k;
     }
     return -1;
   }
+  int ChosenMap() const { return ChosenMap(seen_, plus_minus_one_only_); }
   std::string Expected() const { return plus_minus_one_only_ ? "-1 or +1" : "-1/+1, 0/1 or 1/2"; }
 
   bool plus_minus_one_only_;
@@ -153,8 +165,13 @@ struct Table {
 
 // Reads a table of numbers. If label_column is set, that column (negative: from the end) goes
 // to `labels` and the others are features. Blank lines are skipped.
+// With `keep` (increasing data-row indices), only those rows are split and parsed; the others
+// are counted and skipped (`rows_in_file` receives the count). Without it every row is read.
 Table ReadTable(const std::string& path, char delimiter, bool has_header,
-                std::optional<int> label_column, LabelMapper* labels) {
+                std::optional<int> label_column, LabelMapper* labels,
+                const std::span<const std::int64_t>* keep = nullptr,
+                std::int64_t* rows_in_file = nullptr,
+                const std::vector<char>* parse_fields = nullptr) {
   const std::string text = internal::ReadWholeFile(path);
   LineReader lines(text);
   std::string_view line;
@@ -163,11 +180,19 @@ Table ReadTable(const std::string& path, char delimiter, bool has_header,
   std::size_t width = 0;
   std::size_t label_index = static_cast<std::size_t>(-1);
   bool header_pending = has_header;
+  std::int64_t row = 0;  // data-row index in the file
+  std::size_t next = 0;  // (*keep)[next] is the next row to read
   while (lines.Next(line)) {
     if (internal::IsBlank(line)) continue;
     if (header_pending) {
       header_pending = false;
       continue;
+    }
+    if (keep != nullptr) {
+      const bool wanted = next < keep->size() && (*keep)[next] == row;
+      ++row;
+      if (!wanted) continue;  // another holder's row: counted, never split or parsed
+      ++next;
     }
     SplitFields(line, delimiter, fields);
     if (width == 0) {
@@ -189,16 +214,37 @@ Table ReadTable(const std::string& path, char delimiter, bool has_header,
           "expected " + std::to_string(width) + " columns, found " + std::to_string(fields.size()));
     }
     for (std::size_t j = 0; j < fields.size(); ++j) {
+      // Another holder's field (vertical partition): never parsed; a feature reads as 0.
+      const bool parse =
+          parse_fields == nullptr || (j < parse_fields->size() && (*parse_fields)[j]);
       if (j == label_index) {
-        labels->Add(fields[j], path, lines.number());
+        if (parse) labels->Add(fields[j], path, lines.number());
+      } else if (!parse) {
+        t.values.push_back(0.0);
       } else {
         t.values.push_back(ParseFiniteDouble(fields[j], path, lines.number(), "value"));
       }
     }
     ++t.rows;
   }
+  if (keep != nullptr) {
+    RequireRows(path, row);
+    if (next < keep->size()) {
+      ThrowAt(path, 0,
+              "row " + std::to_string((*keep)[next]) + " requested but the file has " +
+                  std::to_string(row) + " data rows");
+    }
+    if (rows_in_file != nullptr) *rows_in_file = row;
+    return t;
+  }
   RequireRows(path, t.rows);
   return t;
+}
+
+void RequireIncreasing(const std::string& path, std::span<const std::int64_t> keep) {
+  for (std::size_t k = 1; k < keep.size(); ++k) {
+    if (keep[k] <= keep[k - 1]) ThrowAt(path, 0, "the rows to keep must be increasing");
+  }
 }
 
 DenseRows MakeDense(const Table& t) {
@@ -232,16 +278,29 @@ double AdultLabel(std::string_view token, const std::string& path, long long lin
 }
 
 // Reads complete records; skips blank lines, lines starting with '|' and rows with a '?'.
-void ReadAdultFile(AdultFile& f) {
+// With `keep` (increasing indices of complete records), only those records are parsed: the
+// others are only looked at for a '?' field (which decides whether a line is a record at all)
+// and counted (`records_in_file`).
+void ReadAdultFile(AdultFile& f, const std::span<const std::int64_t>* keep = nullptr,
+                   std::int64_t* records_in_file = nullptr) {
   f.text = internal::ReadWholeFile(f.path);
   LineReader lines(f.text);
   std::string_view line;
   std::vector<std::string_view> fields;
   bool any = false;
+  std::int64_t record = 0;
+  std::size_t next = 0;
   while (lines.Next(line)) {
     if (internal::IsBlank(line) || internal::Trim(line).front() == '|') continue;
     any = true;
     SplitFields(line, ',', fields);
+    if (keep != nullptr) {
+      if (std::find(fields.begin(), fields.end(), "?") != fields.end()) continue;
+      const bool wanted = next < keep->size() && (*keep)[next] == record;
+      ++record;
+      if (!wanted) continue;  // another holder's record: never parsed
+      ++next;
+    }
     if (fields.size() != kAdultFields) {
       ThrowAt(f.path, lines.number(),
               "expected " + std::to_string(kAdultFields) + " fields, found " +
@@ -259,6 +318,16 @@ void ReadAdultFile(AdultFile& f) {
     f.records.push_back(r);
   }
   if (!any) RequireRows(f.path, 0);
+  if (keep != nullptr) {
+    if (record == 0) ThrowAt(f.path, 0, "no complete rows (every row has a '?')");
+    if (next < keep->size()) {
+      ThrowAt(f.path, 0,
+              "record " + std::to_string((*keep)[next]) + " requested but the file has " +
+                  std::to_string(record) + " complete records");
+    }
+    if (records_in_file != nullptr) *records_in_file = record;
+    return;
+  }
   if (f.records.empty()) ThrowAt(f.path, 0, "no complete rows (every row has a '?')");
 }
 
@@ -269,6 +338,68 @@ struct AdultEncoding {
   std::array<std::int64_t, kAdultCategorical.size()> offset;
   std::int64_t cols = 0;
 };
+
+// The encoding's inputs from one holder's records (numeric ranges and category sets), as
+// doubles for an exchange between holders: 6 minima, 6 maxima, then per categorical attribute
+// its category count and each category as (length, bytes...).
+std::vector<double> AdultSchemaOf(const AdultFile& train, const AdultFile& test) {
+  std::array<double, kAdultNumeric.size()> lo, hi;
+  lo.fill(std::numeric_limits<double>::infinity());
+  hi.fill(-std::numeric_limits<double>::infinity());
+  std::array<std::set<std::string_view>, kAdultCategorical.size()> seen;
+  for (const AdultFile* f : {&train, &test}) {
+    for (const AdultRecord& r : f->records) {
+      for (std::size_t k = 0; k < r.numeric.size(); ++k) {
+        lo[k] = std::min(lo[k], r.numeric[k]);
+        hi[k] = std::max(hi[k], r.numeric[k]);
+      }
+      for (std::size_t k = 0; k < r.categories.size(); ++k) seen[k].insert(r.categories[k]);
+    }
+  }
+  std::vector<double> out(lo.begin(), lo.end());
+  out.insert(out.end(), hi.begin(), hi.end());
+  for (const auto& set : seen) {
+    out.push_back(static_cast<double>(set.size()));
+    for (std::string_view c : set) {
+      out.push_back(static_cast<double>(c.size()));
+      for (char ch : c) out.push_back(static_cast<double>(static_cast<unsigned char>(ch)));
+    }
+  }
+  return out;
+}
+
+// The merged schema of several holders' AdultSchemaOf blocks (each prefixed by its length).
+struct AdultSchema {
+  std::array<double, kAdultNumeric.size()> min, max;
+  std::array<std::set<std::string>, kAdultCategorical.size()> categories;
+};
+
+AdultSchema MergeAdultSchemas(const std::vector<double>& blocks, const std::string& path) {
+  AdultSchema m;
+  m.min.fill(std::numeric_limits<double>::infinity());
+  m.max.fill(-std::numeric_limits<double>::infinity());
+  std::size_t at = 0;
+  const auto take = [&]() -> double {
+    if (at >= blocks.size()) ThrowAt(path, 0, "malformed Adult schema exchange");
+    return blocks[at++];
+  };
+  while (at < blocks.size()) {
+    const auto length = static_cast<std::size_t>(take());
+    const std::size_t end = at + length;
+    for (std::size_t k = 0; k < m.min.size(); ++k) m.min[k] = std::min(m.min[k], take());
+    for (std::size_t k = 0; k < m.max.size(); ++k) m.max[k] = std::max(m.max[k], take());
+    for (auto& set : m.categories) {
+      const auto count = static_cast<std::size_t>(take());
+      for (std::size_t c = 0; c < count; ++c) {
+        std::string name(static_cast<std::size_t>(take()), '\0');
+        for (char& ch : name) ch = static_cast<char>(static_cast<unsigned char>(take()));
+        set.insert(std::move(name));
+      }
+    }
+    if (at != end) ThrowAt(path, 0, "malformed Adult schema exchange");
+  }
+  return m;
+}
 
 AdultEncoding MakeAdultEncoding(const AdultFile& train, const AdultFile& test) {
   AdultEncoding e;
@@ -289,6 +420,20 @@ AdultEncoding MakeAdultEncoding(const AdultFile& train, const AdultFile& test) {
     e.categories[k].assign(seen[k].begin(), seen[k].end());  // sorted by byte value
     e.offset[k] = e.cols;
     e.cols += static_cast<std::int64_t>(seen[k].size());
+  }
+  return e;
+}
+
+// The encoding of a merged schema (its category views point into `m`, which must outlive it).
+AdultEncoding EncodingOf(const AdultSchema& m) {
+  AdultEncoding e;
+  e.min = m.min;
+  e.max = m.max;
+  e.cols = static_cast<std::int64_t>(kAdultNumeric.size());
+  for (std::size_t k = 0; k < e.categories.size(); ++k) {
+    e.categories[k].assign(m.categories[k].begin(), m.categories[k].end());
+    e.offset[k] = e.cols;
+    e.cols += static_cast<std::int64_t>(m.categories[k].size());
   }
   return e;
 }
@@ -355,12 +500,10 @@ Dataset LoadLibsvm(const std::string& path, std::int64_t num_features) {
   return d;
 }
 
-Dataset LoadLibsvmRows(const std::string& path, std::span<const std::int64_t> keep,
-                       std::int64_t num_features, std::int64_t* rows_in_file) {
+RowShare ReadLibsvmRows(const std::string& path, std::span<const std::int64_t> keep,
+                        std::int64_t num_features) {
   if (num_features < 0) ThrowAt(path, 0, "num_features must be >= 0");
-  for (std::size_t k = 1; k < keep.size(); ++k) {
-    if (keep[k] <= keep[k - 1]) ThrowAt(path, 0, "the rows to keep must be increasing");
-  }
+  RequireIncreasing(path, keep);
   const std::string text = internal::ReadWholeFile(path);
   LineReader lines(text);
   std::string_view line;
@@ -373,17 +516,12 @@ Dataset LoadLibsvmRows(const std::string& path, std::span<const std::int64_t> ke
     std::size_t first = 0;
     while (first < line.size() && internal::IsSpace(line[first])) ++first;
     if (first == line.size()) continue;  // blank, as in LoadLibsvm
-    const bool wanted = next < keep.size() && keep[next] == row;
-    if (wanted) {
+    // Another holder's row is counted only: neither its label nor its features are read.
+    if (next < keep.size() && keep[next] == row) {
       SplitFields(line, ' ', fields);
       labels.Add(fields[0], path, lines.number());
       ParseLibsvmEntries(fields, num_features, path, lines.number(), b);
       ++next;
-    } else {
-      // Only the label: the file's label mapping depends on every label present.
-      std::size_t end = first;
-      while (end < line.size() && !internal::IsSpace(line[end])) ++end;
-      labels.Add(line.substr(first, end - first), path, lines.number(), /*keep=*/false);
     }
     ++row;
   }
@@ -393,12 +531,159 @@ Dataset LoadLibsvmRows(const std::string& path, std::span<const std::int64_t> ke
             "row " + std::to_string(keep[next]) + " requested but the file has " +
                 std::to_string(row) + " data rows");
   }
-  if (rows_in_file != nullptr) *rows_in_file = row;
-  Dataset d;
-  d.x = MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values);
-  d.y = labels.Finish();
-  d.name = FileName(path);
-  return d;
+  RowShare share;
+  share.rows_in_file = row;
+  share.label_codes = labels.seen();
+  share.data.x =
+      MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values);
+  share.data.y = labels.Raw();
+  share.data.name = FileName(path);
+  return share;
+}
+
+Dataset LoadLibsvmRows(const std::string& path, std::span<const std::int64_t> keep,
+                       std::int64_t num_features, std::int64_t* rows_in_file,
+                       unsigned file_label_codes) {
+  RowShare share = ReadLibsvmRows(path, keep, num_features);
+  if (rows_in_file != nullptr) *rows_in_file = share.rows_in_file;
+  MapRawLabels(share.data, share.label_codes | file_label_codes, false, path);
+  return std::move(share.data);
+}
+
+RowShare ReadCsvRows(const std::string& path, std::span<const std::int64_t> keep, int label_column,
+                     char delimiter, bool has_header) {
+  RequireIncreasing(path, keep);
+  LabelMapper labels(/*plus_minus_one_only=*/false);
+  RowShare share;
+  const Table t =
+      ReadTable(path, delimiter, has_header, label_column, &labels, &keep, &share.rows_in_file);
+  if (t.rows > 0 && t.cols == 0) ThrowAt(path, 0, "no feature columns besides the label");
+  share.fields = t.rows > 0 ? t.cols + 1 : -1;
+  share.label_codes = labels.seen();
+  share.data.x = MakeDense(t);
+  share.data.y = labels.Raw();
+  share.data.name = FileName(path);
+  return share;
+}
+
+RowShare ReadAscRows(const std::string& data_path, const std::string& labels_path,
+                     std::span<const std::int64_t> keep) {
+  RequireIncreasing(data_path, keep);
+  RowShare share;
+  const Table t =
+      ReadTable(data_path, ' ', false, std::nullopt, nullptr, &keep, &share.rows_in_file);
+  LabelMapper labels(/*plus_minus_one_only=*/true);
+  const std::string text = internal::ReadWholeFile(labels_path);
+  LineReader lines(text);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  std::int64_t row = 0;
+  std::size_t next = 0;
+  while (lines.Next(line)) {
+    if (internal::IsBlank(line)) continue;
+    const bool wanted = next < keep.size() && keep[next] == row;
+    ++row;
+    if (!wanted) continue;  // another holder's label: never read
+    ++next;
+    SplitFields(line, ' ', fields);
+    if (fields.size() != 1) {
+      ThrowAt(labels_path, lines.number(),
+              "expected one label, found " + std::to_string(fields.size()) + " fields");
+    }
+    labels.Add(fields[0], labels_path, lines.number());
+  }
+  RequireRows(labels_path, row);
+  if (row != share.rows_in_file) {
+    ThrowAt(labels_path, 0,
+            "has " + std::to_string(row) + " labels but " + data_path + " has " +
+                std::to_string(share.rows_in_file) + " rows");
+  }
+  share.fields = t.rows > 0 ? t.cols : -1;
+  share.label_codes = labels.seen();
+  share.data.x = MakeDense(t);
+  share.data.y = labels.Raw();
+  share.data.name = FileName(data_path);
+  return share;
+}
+
+RowShare ReadCsvColumns(const std::string& path, const std::vector<char>& parse_fields,
+                        int label_column, char delimiter, bool has_header) {
+  LabelMapper labels(/*plus_minus_one_only=*/false);
+  RowShare share;
+  const Table t = ReadTable(path, delimiter, has_header, label_column, &labels, nullptr, nullptr,
+                            &parse_fields);
+  if (t.cols == 0) ThrowAt(path, 0, "no feature columns besides the label");
+  share.rows_in_file = t.rows;
+  share.fields = t.cols + 1;
+  share.label_codes = labels.seen();
+  share.data.x = MakeDense(t);
+  share.data.y = labels.size() == t.rows ? labels.Raw() : Eigen::VectorXd::Zero(t.rows);
+  share.data.name = FileName(path);
+  return share;
+}
+
+std::int64_t CountFields(const std::string& path, char delimiter, bool has_header) {
+  const std::string text = internal::ReadWholeFile(path);
+  LineReader lines(text);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  bool header_pending = has_header;
+  while (lines.Next(line)) {
+    if (internal::IsBlank(line)) continue;
+    if (header_pending) {
+      header_pending = false;
+      continue;
+    }
+    SplitFields(line, delimiter, fields);
+    return static_cast<std::int64_t>(fields.size());
+  }
+  RequireRows(path, 0);
+  return 0;
+}
+
+void MapRawLabels(Dataset& data, unsigned file_label_codes, bool plus_minus_one_only,
+                  const std::string& path) {
+  const double positive = LabelMapper::PositiveOf(file_label_codes, plus_minus_one_only);
+  if (std::isnan(positive)) {
+    ThrowAt(path, 0,
+            std::string("the file's labels mix label sets (expected ") +
+                (plus_minus_one_only ? "-1 or +1" : "-1/+1, 0/1 or 1/2") + ")");
+  }
+  for (Eigen::Index i = 0; i < data.y.size(); ++i) data.y[i] = data.y[i] == positive ? 1.0 : -1.0;
+}
+
+std::int64_t CountDataRows(const std::string& path, bool has_header) {
+  const std::string text = internal::ReadWholeFile(path);
+  LineReader lines(text);
+  std::string_view line;
+  std::int64_t rows = 0;
+  while (lines.Next(line)) rows += internal::IsBlank(line) ? 0 : 1;
+  if (has_header && rows > 0) --rows;
+  RequireRows(path, rows);
+  return rows;
+}
+
+std::int64_t CountAdultRecords(const std::string& path) {
+  AdultFile f{path, {}, {}};
+  std::int64_t records = 0;
+  const std::span<const std::int64_t> none;
+  ReadAdultFile(f, &none, &records);
+  return records;
+}
+
+AdultData LoadAdultRows(const std::string& train_path, const std::string& test_path,
+                        std::span<const std::int64_t> keep,
+                        const std::function<std::vector<double>(std::vector<double>)>& gather) {
+  RequireIncreasing(train_path, keep);
+  AdultFile train{train_path, {}, {}};
+  AdultFile test{test_path, {}, {}};
+  ReadAdultFile(train, &keep);
+  ReadAdultFile(test);
+  std::vector<double> mine = AdultSchemaOf(train, test);
+  mine.insert(mine.begin(), static_cast<double>(mine.size()));
+  const AdultSchema schema = MergeAdultSchemas(gather ? gather(std::move(mine)) : mine, train_path);
+  const AdultEncoding encoding = EncodingOf(schema);
+  return AdultData{EncodeAdult(train, encoding), EncodeAdult(test, encoding)};
 }
 
 AdultData LoadAdult(const std::string& train_path, const std::string& test_path) {

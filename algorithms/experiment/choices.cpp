@@ -128,6 +128,9 @@ std::span<const Choice<Scaling>> Choices() {
       {Scaling::kPublicBounds, "public-bounds",
        "per-feature map of public bounds to [-1, 1] / sqrt(d), then clip each row to norm 1"},
       {Scaling::kClipOnly, "clip-only", "clip each row to norm 1: x / max(1, ||x||)"},
+      {Scaling::kDpBounds, "dp-bounds",
+       "public-bounds with per-feature bounds estimated under DP from each node's own rows "
+       "(spends --bounds-epsilon of each node's budget)"},
       {Scaling::kNone, "none", "rows unchanged"},
   };
   return kTable;

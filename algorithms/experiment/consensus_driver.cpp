@@ -17,6 +17,7 @@
 #include "dpadmm/core/random.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/privacy/accounting.h"
+#include "dpadmm/privacy/bounds_release.h"
 #include "dpadmm/privacy/samplers.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
@@ -167,7 +168,13 @@ class MetricsSink : public runtime::RoundSink {
         previous_mean_(Eigen::VectorXd::Zero(dim)),
         private_nodes_(std::move(private_nodes)),
         evaluate_(EffectiveMetrics(spec) == MetricsScope::kAll) {
-    if (tight && gaussian_sensitivity.empty()) tight_.emplace(nodes, kTightDelta);
+    if (tight && gaussian_sensitivity.empty()) {
+      tight_.emplace(nodes, kTightDelta);
+      // dp-bounds: the bounds release precedes round 1 (the summary composes it first too).
+      if (bounds_epsilon_ > 0.0) {
+        tight_->AddRound(std::vector<double>(static_cast<std::size_t>(nodes), bounds_epsilon_));
+      }
+    }
     if (tight && !gaussian_sensitivity.empty()) {
       gaussian_.emplace(GaussianTrace{std::move(gaussian_sensitivity), V, decay,
                                       std::vector<double>(static_cast<std::size_t>(nodes), 0.0)});
@@ -251,9 +258,12 @@ class MetricsSink : public runtime::RoundSink {
       const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
       // A node reports NaN when its round did not touch the data (R-ADMM even rounds, PVP's
       // released point); the evaluation computes that loss here, outside the node.
-      m.node_privacy[i] = r[dim_ + 1];
+      // The paper's figure; with dp-bounds the node's bounds release is added (basic
+      // composition of pure epsilons).
+      const double spent = r[dim_ + 1] + bounds_epsilon_;
+      m.node_privacy[i] = spent;
       m.node_noise[i] = r[dim_ + 3];
-      m.privacy_loss = std::max(m.privacy_loss, r[dim_ + 1]);
+      m.privacy_loss = std::max(m.privacy_loss, spent);
       m.privacy_round = std::max(m.privacy_round, r[dim_ + 1] - PreviousPrivacy(i));
       mean_ += f;
       // The loss and objective evaluate the nodes' private data: only in the metrics scope
@@ -313,7 +323,7 @@ class MetricsSink : public runtime::RoundSink {
   void Emit() {
     emitted_round_ = last_.round;
     if (tight_) last_.tight_epsilon = tight_->MaxEpsilon();
-    if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon();
+    if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon(bounds_epsilon_);
     if (observer_ != nullptr) observer_->OnRound(last_);
   }
 
@@ -342,9 +352,14 @@ class MetricsSink : public runtime::RoundSink {
   std::vector<char> private_nodes_;  // node i's releases cost privacy (its budget may freeze it)
   const bool evaluate_;  // metrics scope "all": also the figures evaluated on private data
   std::optional<TightTrace> tight_;  // private consensus variants: the per-round tight epsilon
+  // dp-bounds: each node's bounds release, in its privacy figure from round 0 on.
+  const double bounds_epsilon_ = EffectiveScaling(spec_) == Scaling::kDpBounds
+                                     ? MakeBoundsMechanism(spec_.data.bounds_epsilon, 1).epsilon
+                                     : 0.0;
   // PDML Phase 2: every round a Gaussian release per node (PdmlNode::Mechanism), composed as the
   // summary's Accountant does (mu^2 summed in round order; the analytic Gaussian is increasing
-  // in mu, so the max over nodes is the figure of the largest sum).
+  // in mu, so the max over nodes is the figure of the largest sum). With dp-bounds, the bounds
+  // release (pure epsilon) is composed with that one Gaussian by the PLD accountant.
   struct GaussianTrace {
     std::vector<double> sensitivity;  // per node, PdmlPhase2Sensitivity
     double V, decay;
@@ -358,8 +373,14 @@ class MetricsSink : public runtime::RoundSink {
         mu2[i] += mu * mu;
       }
     }
-    double MaxEpsilon() const {
+    double MaxEpsilon(double bounds_epsilon) const {
       const double m = *std::max_element(mu2.begin(), mu2.end());
+      if (bounds_epsilon > 0.0) {
+        Accountant a;
+        a.AddPureEpsilon(bounds_epsilon);
+        if (m > 0.0) a.AddGaussian(std::sqrt(m), 1.0);
+        return a.Epsilon(kTightDelta);
+      }
       return m > 0.0 ? AnalyticGaussianEpsilon(std::sqrt(m), 1.0, kTightDelta) : 0.0;
     }
   };
@@ -442,6 +463,7 @@ void ConsensusDriver::Prepare() {
   } else {
     slices_.resize(partition.size());
     for (int i : hosted) slices_[i] = train.Subset(partition[i]);
+    if (info.scaling == Scaling::kDpBounds) PrepareRowsPerNode(*this, slices_);
   }
   topology_.neighbors = graph.adjacency();
   const VariantFields vf = FieldsOf(s.algorithm.params);
@@ -501,6 +523,15 @@ void ConsensusDriver::Prepare() {
         IsPrivate(variant, vf.alpha) || (vf.node_alpha != nullptr && !vf.node_alpha->empty());
     info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
     if (noisy) info.privacy_claim = PrivacyClaim(variant);
+  }
+  if (info.scaling == Scaling::kDpBounds) {
+    const std::string bounds =
+        "each node's dp-bounds release (a noisy histogram of its own rows, pure " +
+        ShortNumber(info.dp_bounds.epsilon) +
+        "-DP, privacy/bounds_release.h) is composed first: added to the paper's figure and to "
+        "the tight composition, and paid from the node's budget";
+    info.privacy_guarantee += "; plus " + bounds;
+    if (!info.privacy_claim.empty()) info.privacy_claim += "; " + bounds;
   }
 
   // The centralized optimum is solved on every node's private data: metrics scope "all" only.
@@ -595,6 +626,8 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
       p.dual_step = vf.dual_step;
       p.noise_seed = s.noise_seed;
       p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
+      // dp-bounds: the bounds release was paid first (ValidateSpec refused a budget it uses up).
+      if (p.privacy_budget > 0.0) p.privacy_budget -= info.dp_bounds.epsilon;
       nodes.push_back(
           MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, s.newton, p, std::move(f0)));
     }
@@ -711,7 +744,14 @@ void ConsensusDriver::TightAccounting(
     const auto* node = dynamic_cast<const ConsensusNode*>(nodes[k].get());
     if (node == nullptr) continue;
     // Nodes with the same sequence of releases share one query (the key lists every field).
-    const std::vector<MechanismRelease>& releases = node->released_mechanisms();
+    // dp-bounds: the node's bounds release (pure epsilon) came first.
+    std::vector<MechanismRelease> releases;
+    if (info.dp_bounds.epsilon > 0.0) {
+      releases.push_back(
+          MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, info.dp_bounds.epsilon});
+    }
+    const std::vector<MechanismRelease>& released = node->released_mechanisms();
+    releases.insert(releases.end(), released.begin(), released.end());
     std::vector<double> key;
     key.reserve(4 * releases.size());
     for (const MechanismRelease& m : releases) {

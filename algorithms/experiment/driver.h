@@ -44,6 +44,16 @@ struct Experiment::Driver {
 void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& info,
                  const std::function<double(double)>& max_over_holders = {});
 
+// dp-bounds (privacy/bounds_release.h): `slices` holds the hosted nodes' raw rows; each node
+// releases its DP histogram, the releases are summed (across ranks under MPI) into the agreed
+// bounds (recorded in info.dp_bounds), and every hosted slice, the test set and `train` (when
+// held, for the centralized optimum) are mapped by them and clipped. info.features must hold
+// the raw column count; it is updated to the prepared one.
+void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices);
+
+// Share of the most frequent label in `data` (NaN if empty): a public figure of the test set.
+double MajorityRate(const Dataset& data);
+
 // The column block of each party of a sharing run (the blocks ClipRowBlocks clips), over
 // `cols` columns incl. an intercept column; empty for the consensus family.
 std::vector<std::int64_t> PartyBlocks(const RunSpec& spec, std::int64_t cols);

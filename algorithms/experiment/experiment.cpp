@@ -13,6 +13,7 @@
 #include "dpadmm/data/preprocessing.h"
 #include "dpadmm/experiment/calibration.h"
 #include "dpadmm/experiment/mpi_run.h"
+#include "dpadmm/privacy/bounds_release.h"
 #include "dpadmm/runtime/mpi.h"
 #include "experiment/driver.h"
 #include "experiment/mpi_support.h"
@@ -72,6 +73,20 @@ void Clip(const RunSpec& spec, Dataset& data) {
 
 }  // namespace
 
+namespace {
+
+// The per-feature map of `bounds` to [-1, 1] / sqrt(d) (d: the final column count, the bias
+// column included, so that a row within its bounds has norm <= 1 before clipping), the bias
+// column at 1 / sqrt(d), then clipping: a map of each record alone.
+void MapByBounds(const RunSpec& spec, const FeatureBounds& bounds, Dataset& data) {
+  const std::int64_t dims = data.cols() + (spec.data.add_bias ? 1 : 0);
+  if (data.rows() > 0) ScaleByPublicBounds(data, bounds, dims);
+  if (spec.data.add_bias) AddBiasFeature(data, 1.0 / std::sqrt(static_cast<double>(dims)));
+  Clip(spec, data);
+}
+
+}  // namespace
+
 // Every row prepared as spec.data says (data/preprocessing.h). Only global-max-norm reads more
 // than the record it prepares; test rows take the same public maps.
 void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& info,
@@ -80,7 +95,8 @@ void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& in
     return max_over_holders ? max_over_holders(local) : local;
   };
   const DataSpec& data = spec.data;
-  const bool public_bounds = info.scaling == Scaling::kPublicBounds;
+  const bool public_bounds =
+      info.scaling == Scaling::kPublicBounds || info.scaling == Scaling::kDpBounds;
   // The intercept column comes before the scaling (public bounds: after, at 1/sqrt(d)).
   if (data.add_bias && !public_bounds) {
     AddBiasFeature(train);
@@ -100,20 +116,12 @@ void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& in
           data.feature_bounds_path.empty()
               ? UniformBounds(features, data.feature_range[0], data.feature_range[1])
               : LoadFeatureBounds(data.feature_bounds_path, features, data.feature_range);
-      // Divided by sqrt of the final column count (the bias is a column too) so that a row
-      // within its bounds has norm <= 1 before clipping.
-      const std::int64_t dims = features + (data.add_bias ? 1 : 0);
-      ScaleByPublicBounds(train, bounds, dims);
-      if (test.rows() > 0) ScaleByPublicBounds(test, bounds, dims);
-      if (data.add_bias) {
-        const double bias = 1.0 / std::sqrt(static_cast<double>(dims));
-        AddBiasFeature(train, bias);
-        AddBiasFeature(test, bias);
-      }
-      Clip(spec, train);
-      Clip(spec, test);
+      MapByBounds(spec, bounds, train);
+      MapByBounds(spec, bounds, test);
       return;
     }
+    case Scaling::kDpBounds:  // per node, after partitioning (PrepareRowsPerNode)
+      throw std::logic_error("PrepareRows: dp-bounds rows are prepared per node");
     case Scaling::kClipOnly:
       Clip(spec, train);
       Clip(spec, test);
@@ -124,15 +132,50 @@ void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& in
   }
 }
 
-namespace {
+void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices) {
+  const RunSpec& spec = d.spec;
+  RunInfo& info = d.info;
+  const std::int64_t features = d.info.features;
+  const int nodes = static_cast<int>(slices.size());
+  const BoundsMechanism mechanism = MakeBoundsMechanism(spec.data.bounds_epsilon, features);
+  // Each node's release from its own raw rows, summed (exact: integer counts).
+  std::vector<double> summed(static_cast<std::size_t>(features * kBoundsBins), 0.0);
+  double max_norm = d.test.MaxRowNorm();
+  for (int i : d.hosted) {
+    const std::vector<double> release = ReleaseBoundsHistogram(
+        slices[i], mechanism, spec.noise_seed, static_cast<std::uint64_t>(i));
+    for (std::size_t k = 0; k < summed.size(); ++k) summed[k] += release[k];
+    max_norm = std::max(max_norm, slices[i].MaxRowNorm());
+  }
+  if (d.mpi) {
+    // The releases travel between ranks (released values); summing is exact in any order.
+    const std::vector<double> all = runtime::MpiAllgather(summed, d.mpi->comm);
+    std::fill(summed.begin(), summed.end(), 0.0);
+    for (std::size_t k = 0; k < all.size(); ++k) summed[k % summed.size()] += all[k];
+    max_norm = runtime::MpiAllreduceMax(max_norm, d.mpi->comm);
+  }
+  const DpBoundsEstimate estimate =
+      BoundsFromReleases(summed, mechanism, nodes, spec.data.feature_range);
+  info.dp_bounds.epsilon = mechanism.epsilon;
+  info.dp_bounds.threshold = estimate.threshold;
+  info.dp_bounds.fallback_features = estimate.fallback_features;
+  info.dp_bounds.lo = estimate.bounds.lo;
+  info.dp_bounds.hi = estimate.bounds.hi;
+  info.max_row_norm_before = info.metrics == MetricsScope::kAll ? max_norm : kNaN;
+  for (int i : d.hosted) MapByBounds(spec, estimate.bounds, slices[i]);
+  MapByBounds(spec, estimate.bounds, d.test);
+  if (d.train.rows() > 0) MapByBounds(spec, estimate.bounds, d.train);  // the optimum's rows
+  info.features = features + (spec.data.add_bias ? 1 : 0);
+}
 
-// Share of the most frequent label in `data` (NaN if empty): a public figure of the test set.
 double MajorityRate(const Dataset& data) {
   if (data.rows() == 0) return kNaN;
   const auto positive = static_cast<double>((data.y.array() > 0.0).count());
   const auto rows = static_cast<double>(data.rows());
   return std::max(positive, rows - positive) / rows;
 }
+
+namespace {
 
 std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset train, Dataset test,
                                           const MpiPlacement* placement) {
@@ -160,6 +203,8 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   if (rowwise) {
     // Each rank loads its own nodes' training rows in Prepare (LoadHostedSlices), which also
     // fills the data fields of info below.
+  } else if (!in_memory && LoadColumnwise(*d, spec, train, test)) {
+    // Sharing under MPI: this rank's parties' columns only (and the labels on the coordinator's).
   } else if (!in_memory) {
     TrainTest data = LoadDataSource(spec.data, spec.seed);
     train = std::move(data.train);
@@ -175,9 +220,12 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     if (train.rows() == 0) throw InputError("training data has no rows");
     d->train = std::move(train);
     d->test = std::move(test);
-    PrepareRows(spec, d->train, d->test, info);
+    // dp-bounds: each node prepares its own rows once the partition is known (the driver's
+    // Prepare, PrepareRowsPerNode); the other maps are per record or global-max-norm.
+    if (info.scaling != Scaling::kDpBounds) PrepareRows(spec, d->train, d->test, info);
   }
-  // The test set is public and every rank holds it whole (also under MPI).
+  // The test set is public and every rank holds it whole (also under MPI, where the per-rank
+  // load fills it in Prepare).
   info.test_majority_rate = MajorityRate(d->test);
   if (PrivateRun(spec) && info.metrics == MetricsScope::kAll) {
     info.evaluation = PrivateEvaluationFigures(spec.family());
@@ -332,6 +380,15 @@ std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summ
   if (UsesPrivacyMechanism(spec) && info.scaling == Scaling::kNone) {
     out.push_back(
         "rows were not clipped to ||x|| <= 1 (scaling none): the privacy analyses assume it");
+  }
+  if (info.scaling == Scaling::kDpBounds && info.dp_bounds.fallback_features > 0) {
+    out.push_back("dp-bounds: " + std::to_string(info.dp_bounds.fallback_features) + " of " +
+                  std::to_string(info.dp_bounds.lo.size()) +
+                  " features had no bin above the noise threshold " +
+                  num(info.dp_bounds.threshold) + " (too few rows for bounds epsilon " +
+                  num(info.dp_bounds.epsilon) +
+                  ") and took the fallback range (--feature-range, else [-1, 1]): raise "
+                  "--bounds-epsilon or give public bounds");
   }
   if (PrivateRun(spec) && info.scaling == Scaling::kClipOnly) {
     out.push_back(

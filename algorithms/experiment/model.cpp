@@ -160,6 +160,14 @@ Model Model::FromRun(const RunSummary& summary, const RunSpec& spec) {
       prep.sparse_rows = summary.info.sparse;
       prep.clip = true;
       break;
+    case Scaling::kDpBounds:  // the agreed bounds were released: a model applies them as public
+      prep.scaling = Scaling::kPublicBounds;
+      prep.bounds.lo = summary.info.dp_bounds.lo;
+      prep.bounds.hi = summary.info.dp_bounds.hi;
+      prep.dims = cols;
+      prep.sparse_rows = summary.info.sparse;
+      prep.clip = true;
+      break;
     case Scaling::kClipOnly: prep.clip = true; break;
     case Scaling::kNone: break;
     case Scaling::kAuto:  // RunInfo holds the resolved scaling
@@ -194,7 +202,8 @@ void Model::PrepareRows(Dataset& rows) const {
       break;
     case Scaling::kClipOnly:
     case Scaling::kNone:
-    case Scaling::kAuto:  // refused by the constructor
+    case Scaling::kDpBounds:  // stored as public-bounds (FromRun)
+    case Scaling::kAuto:      // refused by the constructor
       break;
   }
   if (!prep_.clip) return;

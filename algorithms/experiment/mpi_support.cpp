@@ -78,22 +78,25 @@ std::vector<double> CompletePerNode(const Experiment::Driver& d, std::vector<dou
 }
 
 bool StartRowwiseLoad(Experiment::Driver& d, const RunSpec& spec) {
-  if (!d.mpi || spec.family() != Family::kConsensus || spec.data.source != DataSource::kLibsvm) {
+  if (!d.mpi || spec.family() != Family::kConsensus || IsGenerated(spec.data.source)) {
     return false;
   }
   const DataSpec& data = spec.data;
   auto load = std::make_shared<RowwiseLoad>();
-  load->path = data.train_path;
-  load->num_features = data.num_features;
+  // Counting rows reads no value (and no label).
   std::int64_t rows = 0;
-  (void)LoadLibsvmRows(data.train_path, {}, data.num_features, &rows);  // labels only
-  if (!data.test_path.empty()) {
-    d.test = LoadLibsvm(data.test_path, data.num_features > 0 ? data.num_features : 0);
+  switch (data.source) {
+    case DataSource::kAdult: rows = CountAdultRecords(data.train_path); break;
+    case DataSource::kCsv: rows = CountDataRows(data.train_path, data.has_header); break;
+    default: rows = CountDataRows(data.train_path); break;
+  }
+  if (!data.test_path.empty() || data.source == DataSource::kAdult) {
     load->file_rows.resize(static_cast<std::size_t>(rows));
     std::iota(load->file_rows.begin(), load->file_rows.end(), std::int64_t{0});
   } else {
     // LoadDataSource's seeded split, applied to the row indices: a one-column data set whose
-    // value is the row's index goes through the same SplitTrainTest.
+    // value is the row's index goes through the same SplitTrainTest. The split depends on the
+    // row count and the seed only.
     Dataset index;
     DenseRows column(rows, 1);
     for (std::int64_t r = 0; r < rows; ++r) column(r, 0) = static_cast<double>(r);
@@ -105,14 +108,202 @@ bool StartRowwiseLoad(Experiment::Driver& d, const RunSpec& spec) {
     for (Eigen::Index r = 0; r < train_index.rows(); ++r) {
       load->file_rows.push_back(static_cast<std::int64_t>(train_index(r, 0)));
     }
-    std::vector<std::int64_t> test_rows;
     for (Eigen::Index r = 0; r < test_index.rows(); ++r) {
-      test_rows.push_back(static_cast<std::int64_t>(test_index(r, 0)));
+      load->test_rows.push_back(static_cast<std::int64_t>(test_index(r, 0)));
     }
-    // The test rows are evaluation data (no node's): every rank loads them.
-    d.test = LoadLibsvmRows(data.train_path, test_rows, data.num_features);
   }
   d.rowwise = std::move(load);
+  return true;
+}
+
+namespace {
+
+// Every rank's values of `local`, concatenated in rank order.
+std::vector<double> Gather(const runtime::MpiComm& comm, std::vector<double> local) {
+  return runtime::MpiAllgather(local, comm);
+}
+
+// The label set of the whole file: the union of every rank's codes (the codes of the test rows,
+// which every rank reads, are in every rank's).
+unsigned FileLabelCodes(const runtime::MpiComm& comm, unsigned mine) {
+  unsigned all = 0;
+  for (double v : Gather(comm, {static_cast<double>(mine)})) all |= static_cast<unsigned>(v);
+  return all;
+}
+
+// Delimited files: every kept row of every rank (and the test rows every rank reads) has one
+// field count (each rank checked its own rows line by line); -1 = no row kept.
+void RequireSameFields(const runtime::MpiComm& comm, const RowShare& train, const RowShare& test,
+                       const std::string& path) {
+  std::int64_t first = -1;
+  for (double v :
+       Gather(comm, {static_cast<double>(train.fields), static_cast<double>(test.fields)})) {
+    const auto fields = static_cast<std::int64_t>(v);
+    if (fields < 0) continue;
+    if (first < 0) first = fields;
+    if (fields != first) {
+      throw InputError(path + ": rows have " + std::to_string(first) + " and " +
+                       std::to_string(fields) +
+                       " fields (rows read by different ranks): every row must have as many "
+                       "fields as the first");
+    }
+  }
+}
+
+// This rank's training rows (`file_rows`, increasing) and the test set, each rank reading only
+// its own rows of the training file; the test set is public evaluation data (a test file, or
+// the seeded hold-out rows of the training file) that every rank reads.
+TrainTest LoadRankRows(const DataSpec& data, const RowwiseLoad& load,
+                       std::span<const std::int64_t> file_rows, const runtime::MpiComm& comm) {
+  TrainTest out;
+  const bool split = data.test_path.empty();
+  switch (data.source) {
+    case DataSource::kLibsvm: {
+      RowShare mine = ReadLibsvmRows(data.train_path, file_rows, data.num_features);
+      RowShare test;
+      if (split) test = ReadLibsvmRows(data.train_path, load.test_rows, data.num_features);
+      const unsigned codes = FileLabelCodes(comm, mine.label_codes | test.label_codes);
+      MapRawLabels(mine.data, codes, false, data.train_path);
+      out.train = std::move(mine.data);
+      if (split) {
+        MapRawLabels(test.data, codes, false, data.train_path);
+        out.test = std::move(test.data);
+      } else {
+        out.test = LoadLibsvm(data.test_path, data.num_features);
+      }
+      return out;
+    }
+    case DataSource::kCsv: {
+      RowShare mine = ReadCsvRows(data.train_path, file_rows, data.label_column, data.delimiter,
+                                  data.has_header);
+      RowShare test;
+      if (split) {
+        test = ReadCsvRows(data.train_path, load.test_rows, data.label_column, data.delimiter,
+                           data.has_header);
+      }
+      RequireSameFields(comm, mine, test, data.train_path);
+      const unsigned codes = FileLabelCodes(comm, mine.label_codes | test.label_codes);
+      MapRawLabels(mine.data, codes, false, data.train_path);
+      out.train = std::move(mine.data);
+      if (split) {
+        MapRawLabels(test.data, codes, false, data.train_path);
+        out.test = std::move(test.data);
+      } else {
+        out.test = LoadCsv(data.test_path, data.label_column, data.delimiter, data.has_header);
+      }
+      break;
+    }
+    case DataSource::kAsc: {
+      RowShare mine = ReadAscRows(data.train_path, data.train_labels_path, file_rows);
+      RowShare test;
+      if (split) test = ReadAscRows(data.train_path, data.train_labels_path, load.test_rows);
+      RequireSameFields(comm, mine, test, data.train_path);
+      const unsigned codes = FileLabelCodes(comm, mine.label_codes | test.label_codes);
+      MapRawLabels(mine.data, codes, true, data.train_labels_path);
+      out.train = std::move(mine.data);
+      if (split) {
+        MapRawLabels(test.data, codes, true, data.train_labels_path);
+        out.test = std::move(test.data);
+      } else {
+        out.test = LoadAsc(data.test_path, data.test_labels_path);
+      }
+      break;
+    }
+    case DataSource::kAdult: {
+      AdultData a = LoadAdultRows(data.train_path, data.test_path, file_rows,
+                                  [&](std::vector<double> v) { return Gather(comm, v); });
+      out.train = std::move(a.train);
+      out.test = std::move(a.test);
+      return out;
+    }
+    default: throw InputError("data: no per-rank loader for this source");
+  }
+  // Dense formats: the columns are the same on every rank; a test file must match them.
+  const auto cols = static_cast<std::int64_t>(
+      runtime::MpiAllreduceMax(static_cast<double>(out.train.cols()), comm));
+  if (out.train.rows() == 0) out.train.x = DenseRows(0, cols);
+  if (out.test.cols() != cols) {
+    throw InputError((split ? data.train_path : data.test_path) + ": test data has " +
+                     std::to_string(out.test.cols()) + " columns but training data has " +
+                     std::to_string(cols));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, Dataset& test) {
+  const DataSpec& data = spec.data;
+  if (!d.mpi || spec.algorithm.name() != Algorithm::kSharing || data.source != DataSource::kCsv ||
+      EffectiveMetrics(spec) != MetricsScope::kReleasedOnly ||
+      EffectiveScaling(spec) == Scaling::kGlobalMaxNorm) {
+    return false;
+  }
+  const runtime::MpiComm comm = d.mpi->comm;
+  const std::int64_t fields = CountFields(data.train_path, data.delimiter, data.has_header);
+  const long long label = data.label_column < 0 ? fields + data.label_column
+                                                : static_cast<long long>(data.label_column);
+  if (fields < 2 || label < 0 || label >= fields) return false;  // the whole load says why
+  const std::int64_t features = fields - 1;
+  const std::vector<std::int64_t> sizes = PartyBlocks(spec, features + (data.add_bias ? 1 : 0));
+  const auto parties = static_cast<int>(sizes.size());
+  if (parties == 0) return false;
+  std::vector<int> map = d.mpi->node_ranks;
+  const int size = runtime::MpiSize(comm);
+  if (map.empty()) map = runtime::ContiguousNodeRanks(parties + 1, size);
+  if (static_cast<int>(map.size()) != parties + 1) return false;  // HostedNodes says why
+  for (int r : map) {
+    if (r < 0 || r >= size) return false;
+  }
+  const int rank = runtime::MpiRank(comm);
+  // The fields this rank parses: its parties' columns (the intercept column, added later, is
+  // not in the file), and the label if it hosts the coordinator.
+  std::vector<char> parse(static_cast<std::size_t>(fields), 0);
+  if (map[0] == rank) parse[static_cast<std::size_t>(label)] = 1;
+  std::int64_t offset = 0;
+  for (int p = 0; p < parties; ++p) {
+    if (map[static_cast<std::size_t>(p + 1)] == rank) {
+      for (std::int64_t c = offset; c < std::min(offset + sizes[p], features); ++c) {
+        parse[static_cast<std::size_t>(c < label ? c : c + 1)] = 1;
+      }
+    }
+    offset += sizes[p];
+  }
+  RowShare all =
+      ReadCsvColumns(data.train_path, parse, data.label_column, data.delimiter, data.has_header);
+  RowShare held_out;
+  std::vector<std::int64_t> train_rows;
+  if (data.test_path.empty()) {
+    Dataset index;  // the seeded split of LoadDataSource, on row indices
+    DenseRows column(all.rows_in_file, 1);
+    for (std::int64_t r = 0; r < all.rows_in_file; ++r) column(r, 0) = static_cast<double>(r);
+    index.x = std::move(column);
+    index.y = Eigen::VectorXd::Ones(all.rows_in_file);
+    const TrainTest split = SplitTrainTest(index, data.test_fraction, spec.seed);
+    std::vector<std::int64_t> test_rows;
+    for (Eigen::Index r = 0; r < split.train.rows(); ++r) {
+      train_rows.push_back(static_cast<std::int64_t>(std::get<DenseRows>(split.train.x)(r, 0)));
+    }
+    for (Eigen::Index r = 0; r < split.test.rows(); ++r) {
+      test_rows.push_back(static_cast<std::int64_t>(std::get<DenseRows>(split.test.x)(r, 0)));
+    }
+    held_out =
+        ReadCsvRows(data.train_path, test_rows, data.label_column, data.delimiter, data.has_header);
+  }
+  const unsigned codes = FileLabelCodes(comm, all.label_codes | held_out.label_codes);
+  if (map[0] == rank) MapRawLabels(all.data, codes, false, data.train_path);
+  if (data.test_path.empty()) {
+    MapRawLabels(held_out.data, codes, false, data.train_path);
+    train = all.data.Subset(train_rows);
+    test = std::move(held_out.data);
+  } else {
+    train = std::move(all.data);
+    test = LoadCsv(data.test_path, data.label_column, data.delimiter, data.has_header);
+    if (test.cols() != train.cols()) {
+      throw InputError(data.test_path + ": test data has " + std::to_string(test.cols()) +
+                       " columns but training data has " + std::to_string(train.cols()));
+    }
+  }
   return true;
 }
 
@@ -125,30 +316,45 @@ std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& pa
   std::sort(mine.begin(), mine.end());
   std::vector<std::int64_t> file_rows;
   for (std::int64_t r : mine) file_rows.push_back(load.file_rows[static_cast<std::size_t>(r)]);
-  Dataset local = LoadLibsvmRows(load.path, file_rows, load.num_features);
-  // Columns as LoadDataSource: the largest index of the whole file (or num_features), widened
-  // to a test file's.
-  const auto cols = static_cast<std::int64_t>(
-      runtime::MpiAllreduceMax(static_cast<double>(std::max(local.cols(), d.test.cols())), comm));
-  local.Resize(cols);
-  d.test.Resize(cols);
-  // The same preparation as in one process; only global-max-norm needs the other ranks.
+  TrainTest rows = LoadRankRows(d.spec.data, load, file_rows, comm);
+  Dataset& local = rows.train;
+  d.test = std::move(rows.test);
+  if (d.spec.data.source == DataSource::kLibsvm) {
+    // Columns as LoadDataSource: the largest index of the whole file (or num_features),
+    // widened to a test file's.
+    const auto cols = static_cast<std::int64_t>(
+        runtime::MpiAllreduceMax(static_cast<double>(std::max(local.cols(), d.test.cols())), comm));
+    local.Resize(cols);
+    d.test.Resize(cols);
+  }
   RunInfo& info = d.info;
-  PrepareRows(d.spec, local, d.test, info,
-              [&](double local_max) { return runtime::MpiAllreduceMax(local_max, comm); });
+  info.test_majority_rate = MajorityRate(d.test);
   info.features = local.cols();
   info.sparse = local.is_sparse();
   info.test_rows = d.test.rows();
   // Node i's slice: its rows in partition order, located in `local` (sorted `mine`).
-  std::vector<Dataset> slices(partition.size());
-  for (int i : d.hosted) {
-    std::vector<std::int64_t> at;
-    for (std::int64_t r : partition[i]) {
-      at.push_back(std::lower_bound(mine.begin(), mine.end(), r) - mine.begin());
+  const auto slice = [&](const Dataset& from) {
+    std::vector<Dataset> slices(partition.size());
+    for (int i : d.hosted) {
+      std::vector<std::int64_t> at;
+      for (std::int64_t r : partition[i]) {
+        at.push_back(std::lower_bound(mine.begin(), mine.end(), r) - mine.begin());
+      }
+      slices[i] = from.Subset(at);
     }
-    slices[i] = local.Subset(at);
+    return slices;
+  };
+  if (info.scaling == Scaling::kDpBounds) {
+    // Each node estimates bounds from its own raw rows: slice first, then prepare.
+    std::vector<Dataset> slices = slice(local);
+    PrepareRowsPerNode(d, slices);
+    return slices;
   }
-  return slices;
+  // The same preparation as in one process; only global-max-norm needs the other ranks.
+  PrepareRows(d.spec, local, d.test, info,
+              [&](double local_max) { return runtime::MpiAllreduceMax(local_max, comm); });
+  info.features = local.cols();
+  return slice(local);
 }
 
 void FilledReport::Report(std::int64_t round, std::span<double> out) const {

@@ -36,23 +36,36 @@ runtime::EngineResult RunPrograms(const Experiment::Driver& d,
 // rank contributes (node, value) pairs (exact: no arithmetic). Without MPI returns `local`.
 std::vector<double> CompletePerNode(const Experiment::Driver& d, std::vector<double> local);
 
-// Consensus on a LIBSVM file under MPI: each rank loads only its hosted nodes' training rows
-// (LoadLibsvmRows), in Prepare, once the partition is known.
+// Consensus on a data file (LIBSVM, CSV, .asc, Adult) under MPI: each rank loads only its
+// hosted nodes' training rows, in Prepare, once the partition is known.
 struct RowwiseLoad {
-  std::string path;
-  std::int64_t num_features = 0;
   std::vector<std::int64_t> file_rows;  // the file's data-row index of training row k
+  // Without a test file: the file's rows held out as the test set (the seeded split, public
+  // evaluation data that every rank reads); empty with a test file (read whole by every rank).
+  std::vector<std::int64_t> test_rows;
 };
 
-// Build's part (experiment.cpp): when `spec` is a consensus run on a LIBSVM file and d.mpi is
-// set, counts the file's rows (labels only), splits them as LoadDataSource would (the same
-// seeded split, on row indices), loads the test set (evaluation data: every rank) and sets
-// d.rowwise; returns false otherwise (the data are loaded whole, as without MPI).
+// Build's part (experiment.cpp): when `spec` is a consensus run on a data file and d.mpi is
+// set, counts the file's rows (no value or label is read), splits them as LoadDataSource would
+// (the same seeded split, on row indices) and sets d.rowwise; returns false otherwise (the data
+// are loaded whole, as without MPI).
 bool StartRowwiseLoad(Experiment::Driver& d, const RunSpec& spec);
 
-// Prepare's part: this rank's nodes' slices (empty for the other nodes), with the whole data
-// set's column count, bias column and normalisation, agreed across ranks by exact maximum
-// reductions (so every value is the single-process one); fills info's data fields.
+// Sharing (ADMM sharing) on a CSV file under MPI, private-mode style (metrics released-only, a
+// scaling other than global-max-norm): each rank parses only the feature columns of the parties
+// it hosts, and the label column only if it hosts the coordinator (node 0); the other fields
+// read as 0 and are never used. The test set (a test file, or the seeded hold-out rows) is public
+// evaluation data that every rank reads whole; the label mapping is agreed from the ranks' label
+// sets. Returns false (load the file whole) in every other case.
+bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, Dataset& test);
+
+// Prepare's part: this rank's nodes' slices (empty for the other nodes) and the test set. Each
+// rank parses only its own nodes' training rows (and the public test rows); what the whole
+// file decides in one process is agreed from aggregates: the label mapping (the union of the
+// ranks' label sets), the column count (an exact maximum; dense rows: every rank's equal), the
+// Adult encoding (the ranks' attribute domains merged). Then the preparation of one process
+// (global-max-norm by exact maximum reductions; dp-bounds per node, PrepareRowsPerNode), so
+// every value is the single-process one; fills info's data fields.
 std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& partition);
 
 // A node program whose report slot `slot` is filled, when the program left it NaN ("evaluated

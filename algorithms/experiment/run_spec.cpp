@@ -8,6 +8,7 @@
 #include "core/field_error.h"
 #include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/error.h"
+#include "dpadmm/privacy/bounds_release.h"
 #include "experiment/spec_internal.h"
 
 namespace dpadmm {
@@ -135,6 +136,36 @@ void ValidatePreprocessing(const RunSpec& spec) {
     throw InputError(
         "data.scaling 'public-bounds' needs public bounds: data.feature_bounds_path "
         "(--feature-bounds FILE) and/or data.feature_range (--feature-range LO,HI)");
+  }
+  if (scaling == Scaling::kDpBounds) {
+    if (spec.family() != Family::kConsensus) {
+      throw InputError(
+          "data.scaling 'dp-bounds' is available for the consensus family only (a sharing "
+          "party's bounds release is not composed with its accounting yet): use public-bounds "
+          "or clip-only");
+    }
+    if (!(data.bounds_epsilon > 0.0)) {
+      throw InputError(
+          "data.scaling 'dp-bounds' needs data.bounds_epsilon > 0 (--bounds-epsilon E): the "
+          "part of each node's budget spent on its bounds estimate");
+    }
+    (void)MakeBoundsMechanism(data.bounds_epsilon, 1);  // the range check
+    // A node whose budget the bounds release alone uses up could release nothing else.
+    const auto& budgets = spec.algorithm.node_privacy_budget;
+    const double quantised = MakeBoundsMechanism(data.bounds_epsilon, 1).epsilon;
+    const auto refuse = [&](double budget, const std::string& who) {
+      if (budget > 0.0 && quantised >= budget) {
+        throw InputError("data.bounds_epsilon " + std::to_string(quantised) +
+                         " uses up the privacy budget " + std::to_string(budget) + " of " + who +
+                         " before any round: refused (lower --bounds-epsilon or raise "
+                         "--privacy-budget)");
+      }
+    };
+    refuse(spec.algorithm.privacy_budget, "every node");
+    for (std::size_t i = 0; i < budgets.size(); ++i)
+      refuse(budgets[i], "node " + std::to_string(i));
+  } else if (data.bounds_epsilon != 0.0) {
+    throw InputError("data.bounds_epsilon is set but the scaling is not 'dp-bounds'");
   }
   if (scaling == Scaling::kGlobalMaxNorm && PrivateRun(spec)) {
     throw InputError(
@@ -424,6 +455,12 @@ Scaling EffectiveScaling(const RunSpec& spec) {
 // spending (per-node alphas, budgets).
 static void ValidateTargetEpsilon(const RunSpec& spec) {
   const Algorithm algorithm = spec.algorithm.name();
+  if (spec.data.scaling == Scaling::kDpBounds) {
+    // The bounds release is composed into the run's figures but not into the calibration's
+    // plan: a calibrated run would spend more than its target.
+    Bad("data.scaling", "not dp-bounds with target_epsilon (the calibration does not plan the "
+        "bounds release)", "dp-bounds");
+  }
   const std::string name = ChoiceName(algorithm);
   const std::string prefix = "algorithm." + name + ".";
   switch (algorithm) {

@@ -56,6 +56,7 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
   v("data", "scaling", s.data.scaling);
   v("data", "feature_bounds_path", s.data.feature_bounds_path);
   v("data", "feature_range", s.data.feature_range);
+  v("data", "bounds_epsilon", s.data.bounds_epsilon);
   v("data", "add_bias", s.data.add_bias);
 
   if (consensus) {
@@ -488,6 +489,16 @@ OrderedJson InfoObject(const RunInfo& info) {
   o["scaling"] = ChoiceName(info.scaling);
   o["normalization_factor"] = info.normalization_factor;
   o["max_row_norm_before"] = info.max_row_norm_before;
+  if (info.scaling == Scaling::kDpBounds) {
+    // Released values (post-processing of the nodes' DP histograms): public.
+    OrderedJson b = OrderedJson::object();
+    b["epsilon_per_node"] = info.dp_bounds.epsilon;
+    b["threshold"] = info.dp_bounds.threshold;
+    b["fallback_features"] = info.dp_bounds.fallback_features;
+    b["lo"] = ToJsonValue(info.dp_bounds.lo);
+    b["hi"] = ToJsonValue(info.dp_bounds.hi);
+    o["dp_bounds"] = std::move(b);
+  }
   o["metrics"] = ChoiceName(info.metrics);
   if (!info.evaluation.empty()) {
     OrderedJson e = OrderedJson::object();

@@ -30,6 +30,13 @@ for name, n, width in (("train", 300, 25), ("test", 80, 28)):
                     " ".join(f"{i}:{random.uniform(-3, 3):.4f}" for i in idx) + "\n")
             if r % 50 == 7:
                 f.write("\n")
+# A CSV file with a header and 0/1 labels (each rank parses only its own nodes' rows).
+with open(f"{sys.argv[1]}/train.csv", "w") as f:
+    f.write("a,b,c,d,label\n")
+    for r in range(300):
+        y = r % 2
+        f.write(",".join(f"{(2 * y - 1) * 0.4 + random.gauss(0, 1) * 10 ** (j - 1):.5f}"
+                         for j in range(4)) + f",{y}\n")
 PY
 libsvm=(--data libsvm --train "$WORK/train.libsvm" --nodes 5 --edges 7 --iterations 8 --seed 7 --noise-seed 7
   --no-optimum -q)
@@ -49,6 +56,9 @@ declare -A CASES=(
   [dvp_budget]="${common[*]} --algorithm dvp --loss smooth_hinge --alpha 1 --privacy-budget 10"
   [libsvm_split]="${libsvm[*]} --algorithm dvp --alpha 0.5 --eta 10"
   [libsvm_test]="${libsvm[*]} --algorithm radmm --test $WORK/test.libsvm --bias"
+  [csv_dp_bounds]="--data csv --train $WORK/train.csv --header --nodes 5 --edges 7 --iterations 8 --seed 7 --noise-seed 7 --no-optimum -q --algorithm dvp --alpha 0.5 --eta 10 --scaling dp-bounds --bounds-epsilon 20 --bias"
+  [sharing_csv]="--algorithm sharing --data csv --train $WORK/train.csv --header --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q --metrics released-only --scaling clip-only --dp --epsilon 0.5 --b1 2"
+  [dvp_dp_bounds]="${common[*]} --algorithm dvp --alpha 0.5 --eta 10 --scaling dp-bounds --bounds-epsilon 0.5"
   [sharing]="--algorithm sharing --rows 400 --dims 30 --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q"
   [sharing_dp]="--algorithm sharing --rows 400 --dims 30 --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q --dp --epsilon 0.5 --b1 2"
   [sgd]="--algorithm sgd --rows 400 --dims 30 --parties 3 --iterations 3 --seed 3 --noise-seed 3 --no-optimum -q"

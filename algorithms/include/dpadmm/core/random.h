@@ -24,6 +24,7 @@ enum class Purpose : std::uint32_t {
   kLabelNoise = 7,
   kObjectiveNoise = 8,
   kSampling = 9,
+  kBoundsNoise = 10,  // the dp-bounds scaling's histogram release (privacy/bounds_release.h)
 };
 
 class Stream {

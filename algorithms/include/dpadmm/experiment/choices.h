@@ -62,6 +62,8 @@ enum class Scaling {
   kGlobalMaxNorm,  // one factor 1 / (largest row norm over all nodes): reads every party's data
   kPublicBounds,   // per-feature map from public bounds to [-1, 1] / sqrt(d), then clipping
   kClipOnly,       // x / max(1, ||x||) per record (no per-feature scaling)
+  kDpBounds,       // public-bounds with bounds estimated under DP from every node's own rows
+                   // (data.bounds_epsilon of each node's budget; privacy/bounds_release.h)
   kNone,           // rows unchanged (the privacy analyses assume ||x|| <= 1)
 };
 

@@ -9,9 +9,11 @@
 //   dpadmm::RunSummary s = exp.Run(&observer);       // collective; observer called on rank 0 only
 //
 // What a rank holds: the data of its own nodes only. Generated sources are public and seeded:
-// every rank generates them and keeps its nodes' rows. A consensus run on a LIBSVM file reads
-// only the rank's rows (LoadLibsvmRows); other file formats and the sharing family are read
-// whole and then cut down to the rank's part. Node programs, and the
+// every rank generates them and keeps its nodes' rows. A consensus run on a data file (LIBSVM,
+// CSV, .asc, Adult) parses only the rank's rows (data/loaders.h, "one holder's share"); ADMM
+// sharing on a CSV file with released-only metrics parses only the rank's parties' columns
+// (other sharing runs read the file whole and keep the rank's parties' columns). Node
+// programs, and the
 // private keys and noise of their releases, are constructed on their own rank only. Only
 // released messages travel between ranks (the engine's node messages) plus, for metrics that
 // need private data (the consensus training loss and objective of rounds in which a node did

@@ -104,6 +104,15 @@ struct RunInfo {
   // Largest row norm before scaling (train and test; with the intercept column unless the
   // scaling is public-bounds): a private evaluation, NaN when the metrics scope is released-only.
   double max_row_norm_before = 0.0;
+  // dp-bounds scaling: what every node spent on its bounds release (epsilon, pure DP, already
+  // in each node's privacy figures) and the agreed bounds read off the summed releases (released
+  // values); empty otherwise.
+  struct DpBounds {
+    double epsilon = 0.0;
+    double threshold = 0.0;
+    std::int64_t fallback_features = 0;  // features with no occupied bin (feature_range/[-1, 1])
+    std::vector<double> lo, hi;
+  } dp_bounds;
   // Which figures the run computes (RunSpec's metrics resolved: kReleasedOnly or kAll).
   MetricsScope metrics = MetricsScope::kAll;
   // The output figures computed on private data ("evaluation on private data, outside the

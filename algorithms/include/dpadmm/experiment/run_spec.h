@@ -55,7 +55,11 @@ struct DataSpec {
   // feature_range); '#' starts a comment.
   std::string feature_bounds_path;
   // Public bounds [lo, hi] of every feature not given by feature_bounds_path; empty = none.
+  // With dp-bounds: the bounds of a feature whose estimate found no occupied bin.
   std::vector<double> feature_range;
+  // dp-bounds scaling: the epsilon each node spends on its bounds release (pure epsilon-DP,
+  // composed with the run's releases; privacy/bounds_release.h). Required (> 0) for dp-bounds.
+  double bounds_epsilon = 0.0;
   // Append a constant feature 1 to every row (train and test) before normalisation: an
   // intercept term (regularised like the other weights).
   bool add_bias = false;
