@@ -480,7 +480,8 @@ void NoiseLevels(const SharingReproOptions& o, const NoiseFigure& f) {
     xn = 0.0;
     for (int r = 0; r < f.runs; ++r) {
       SharingSetup s = level;
-      s.seed = static_cast<std::uint64_t>(r + 1);
+      // The data (generated from the seed for the gisette-like set) stay those of the noise-free
+      // run; only the noise differs between runs (simulation mode, reproducible).
       s.noise_seed = static_cast<std::uint64_t>(r + 1);
       const Experiment e(s.Spec());
       const Series x{id, "", "", s, r};
