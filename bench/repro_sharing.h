@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reproductions of 001's figures (ADMM sharing over distributed features), registered as
-// subcommands of dpadmm_repro (bench/repro.cpp): fig1-001, fig2-001, fig3-001.
+// subcommands of dpadmm_repro (bench/repro.cpp): fig1-001, fig2-001, fig3-001, fig3b-001.
 // See bench/README.md, "001: ADMM sharing over distributed features".
 #pragma once
 
@@ -23,5 +23,7 @@ void Fig2_001(const SharingReproOptions& o);
 // 001 Fig. 3: test log loss of DP ADMM sharing on a9a under several noise levels, against the
 // centralized (all features) and local-only baselines.
 void Fig3_001(const SharingReproOptions& o);
+// 001 Figs. 2(b) and 3(b): the same on the generated gisette-like set of fig2-001.
+void Fig3b_001(const SharingReproOptions& o);
 
 }  // namespace dpadmm::repro
