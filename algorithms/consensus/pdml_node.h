@@ -85,6 +85,9 @@ class PdmlNode : public ConsensusNode {
   // The value broadcast in the last round, w~_i.
   const Eigen::VectorXd& released() const { return released_; }
 
+  void SaveState(StateWriter& out) const override;
+  void LoadState(StateReader& in) override;
+
  protected:
   void Initialize() override;
   runtime::StepResult Iterate(std::int64_t round) override;

@@ -15,9 +15,11 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
 #include "dpadmm/data/loaders.h"
+#include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
+#include "experiment/checkpoint.h"
 #include "experiment/driver.h"
 #include "experiment/mpi_support.h"
 
@@ -276,6 +278,46 @@ class MetricsSink : public runtime::RoundSink {
     if (observer_ != nullptr) observer_->OnRound(last_);
   }
 
+  // Checkpoints: everything OnRound carries from one round to the next (and the wall time so
+  // far, so that the seconds column continues).
+  void SaveState(StateWriter& out) const {
+    out.Vec(table_);
+    out.U64(width_);
+    out.Vec(previous_privacy_);
+    out.Vec(mean_);
+    out.Vec(previous_mean_);
+    out.I64(last_round_);
+    out.I64(measured_round_);
+    out.I64(emitted_round_);
+    SaveMetrics(out, last_);
+    out.Bool(converged_);
+    out.Bool(budget_exhausted_);
+    out.F64(elapsed());
+  }
+  void LoadState(StateReader& in) {
+    table_ = in.Vec("metrics table");
+    width_ = in.U64("metrics width");
+    if (width_ != static_cast<std::size_t>(dim_) + ConsensusReport::kFields ||
+        table_.size() != static_cast<std::size_t>(nodes_) * width_) {
+      in.Fail("metrics table", "size does not match the run's nodes and features");
+    }
+    previous_privacy_ = in.Vec("metrics previous privacy", nodes_);
+    mean_ = in.EVec("metrics mean", dim_);
+    previous_mean_ = in.EVec("metrics previous mean", dim_);
+    last_round_ = in.I64("metrics last round");
+    measured_round_ = in.I64("metrics measured round");
+    emitted_round_ = in.I64("metrics emitted round");
+    last_ = LoadMetrics(in);
+    converged_ = in.Bool("metrics converged");
+    budget_exhausted_ = in.Bool("metrics budget exhausted");
+    const double seconds = in.F64("metrics seconds");
+    if (std::isfinite(seconds) && seconds >= 0.0 && seconds < 1e9) {
+      start_ -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(seconds));
+    }
+    in.ExpectEnd("metrics state");
+  }
+
  private:
   Eigen::Map<const Eigen::VectorXd> Model(int i) const {
     return Eigen::Map<const Eigen::VectorXd>(table_.data() + static_cast<std::size_t>(i) * width_,
@@ -306,15 +348,34 @@ class ConsensusDriver : public Experiment::Driver {
  public:
   void Prepare() override;
   void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
-           const runtime::StopToken* stop, RunSummary& summary) const override;
+           const runtime::StopToken* stop, RunSummary& summary) const override {
+    RunImpl(engine, threads, observer, stop, nullptr, nullptr, summary);
+  }
+  void RunCheckpointed(runtime::EngineKind engine, int threads, RunObserver* observer,
+                       const runtime::StopToken* stop, const CheckpointOptions& options,
+                       const CheckpointContents* resume, RunSummary& summary) const override {
+    RunImpl(engine, threads, observer, stop, &options, resume, summary);
+  }
 
  private:
+  // `checkpoint` null: one engine run (the plain Run). Otherwise segments with checkpoints
+  // (experiment/checkpoint.h), continued from `resume` when given.
+  void RunImpl(runtime::EngineKind engine, int threads, RunObserver* observer,
+               const runtime::StopToken* stop, const CheckpointOptions* checkpoint,
+               const CheckpointContents* resume, RunSummary& summary) const;
   // Fills summary.node_tight_epsilon / tight_epsilon from the hosted nodes' released costs
   // (under MPI gathered from every rank). Nodes with the same cost sequence share one query.
   void TightAccounting(const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
                        RunSummary& summary) const;
   // Private algorithms only: refuses rows above the norm bound the proofs assume.
   void CheckRowBound() const;
+  // The engine run of RunImpl with checkpoints: restores the nodes and the sink from `resume`,
+  // then runs in segments, saving a checkpoint after each.
+  runtime::EngineResult RunWithCheckpoints(
+      const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
+      const std::vector<runtime::NodeProgram*>& programs, const runtime::EngineOptions& options,
+      MetricsSink& sink, const CheckpointOptions& checkpoint, const CheckpointContents* resume,
+      const RecordingObserver& recorder) const;
   std::vector<Dataset> slices_;
   runtime::Topology topology_;
   std::vector<ReportedLabels> reported_;  // pdml: Phase 1 labels per node (true ones in slices_)
@@ -474,8 +535,9 @@ void ConsensusDriver::Prepare() {
   if (mpi) train = Dataset{};  // this rank keeps its own nodes' slices only
 }
 
-void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* observer,
-                          const runtime::StopToken* stop, RunSummary& summary) const {
+void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserver* observer,
+                              const runtime::StopToken* stop, const CheckpointOptions* checkpoint,
+                              const CheckpointContents* resume, RunSummary& summary) const {
   const RunSpec& s = spec;
   const int n = graph.num_nodes();
   const std::int64_t d = info.features;  // (under MPI `train` is empty)
@@ -551,13 +613,25 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
     }
   }
 
+  // With checkpoints, every row the observer sees is also kept for the next checkpoint; a
+  // resumed run first hands the saved rows on, so its trace is the whole run's.
+  RecordingObserver recorder(observer);
+  if (checkpoint != nullptr) observer = &recorder;
+  if (resume != nullptr) {
+    for (const RoundMetrics& row : resume->trace) recorder.OnRound(row);
+  }
   MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes));
   runtime::EngineOptions options;
   options.kind = engine;
   options.threads = threads;
   options.last_round = s.iterations;
   options.stop = stop;
-  const runtime::EngineResult result = RunPrograms(*this, programs, topology_, options, sink);
+  runtime::EngineResult result;
+  if (checkpoint == nullptr) {
+    result = RunPrograms(*this, programs, topology_, options, sink);
+  } else {
+    result = RunWithCheckpoints(nodes, programs, options, sink, *checkpoint, resume, recorder);
+  }
   if (IsReportingRank(*this)) sink.Finish();
   if (!info.privacy_claim.empty()) TightAccounting(nodes, summary);
 
@@ -639,6 +713,59 @@ void ConsensusDriver::TightAccounting(
     summary.node_tight_epsilon[static_cast<std::size_t>(pairs[k])] = pairs[k + 1];
     summary.tight_epsilon = std::max(summary.tight_epsilon, pairs[k + 1]);
   }
+}
+
+runtime::EngineResult ConsensusDriver::RunWithCheckpoints(
+    const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
+    const std::vector<runtime::NodeProgram*>& programs, const runtime::EngineOptions& options,
+    MetricsSink& sink, const CheckpointOptions& checkpoint, const CheckpointContents* resume,
+    const RecordingObserver& recorder) const {
+  const auto state_of = [&](std::size_t k) -> Checkpointable& {
+    auto* node = dynamic_cast<Checkpointable*>(nodes[k].get());
+    if (node == nullptr) throw std::logic_error("checkpoint: a node program without state hooks");
+    return *node;
+  };
+  std::vector<std::vector<double>> messages(programs.size());
+  std::int64_t start_round = 0;
+  if (resume != nullptr) {
+    const std::string where = "checkpoint " + checkpoint.resume_path;
+    if (resume->node_states.size() != programs.size()) {
+      throw InputError(where + ": " + std::to_string(resume->node_states.size()) +
+                       " node states for a run of " + std::to_string(programs.size()) + " nodes");
+    }
+    for (std::size_t k = 0; k < programs.size(); ++k) {
+      StateReader in(resume->node_states[k], where + ", node " + std::to_string(k));
+      state_of(k).LoadState(in);
+      in.ExpectEnd("node state");
+      if (resume->messages[k].size() > programs[k]->MaxMessageSize()) {
+        in.Fail("message", "longer than the node's messages");
+      }
+      messages[k] = resume->messages[k];
+    }
+    StateReader in(resume->sink_state, where + ", metrics");
+    sink.LoadState(in);
+    start_round = resume->round;
+  }
+  const auto save = [&](std::int64_t round) {
+    if (checkpoint.save_path.empty()) return;
+    CheckpointContents c;
+    c.spec_json = SpecToJson(spec);
+    c.algorithm = ChoiceName(spec.algorithm.name());
+    c.round = round;
+    c.messages = messages;
+    for (std::size_t k = 0; k < programs.size(); ++k) {
+      StateWriter out;
+      state_of(k).SaveState(out);
+      c.node_states.push_back(out.Take());
+    }
+    StateWriter out;
+    sink.SaveState(out);
+    c.sink_state = out.Take();
+    c.trace = recorder.rows;
+    WriteCheckpoint(checkpoint.save_path, c);
+  };
+  return RunInSegments(programs, topology_, options, sink, start_round, messages,
+                       checkpoint.save_path.empty() ? 0 : checkpoint.every, save);
 }
 
 }  // namespace
