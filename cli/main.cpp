@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -1356,11 +1357,24 @@ void CheckCheckpointFlags(const RunSpec& spec, const OutputOptions& o) {
                                  "only, not algorithm '") +
                      ChoiceName(spec.algorithm.name()) + "'");
   }
+  // --checkpoint may name the --resume file (the checkpoint is read whole before the run and
+  // replaced atomically); no other output may.
+  std::error_code ec;
+  const bool same = !c.path.empty() && !c.resume.empty() &&
+                    std::filesystem::weakly_canonical(c.path, ec) ==
+                        std::filesystem::weakly_canonical(c.resume, ec);
   CheckDistinctFiles({{"--trace", o.trace},
                       {"--summary", o.summary},
                       {"--model-out", o.model_out},
-                      {"--checkpoint", c.path}},
+                      {"--checkpoint", same ? std::string() : c.path}},
                      {{"--resume", c.resume}, {"--config", o.config}});
+  if (same) {
+    CheckDistinctFiles({{"--trace", o.trace},
+                        {"--summary", o.summary},
+                        {"--model-out", o.model_out},
+                        {"--checkpoint", c.path}},
+                       {{"--config", o.config}});
+  }
 }
 
 // Experiment::Run, or RunCheckpointed when a checkpoint flag is given.
