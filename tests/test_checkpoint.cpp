@@ -175,9 +175,9 @@ TEST(CheckpointTest, ADifferentSpecIsRefusedNamingTheFields) {
   CheckpointOptions resume;
   resume.resume_path = path;
   const Experiment changed(spec);
-  EXPECT_TRUE(ThrowsInputError([&] { (void)changed.RunCheckpointed(resume); },
-                               {path, "different spec", "iterations: 12 in the checkpoint, 20 now",
-                                "algorithm.eta:"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { (void)changed.RunCheckpointed(resume); },
+      {path, "different spec", "iterations: 12 in the checkpoint, 20 now", "algorithm.eta:"}));
   // Engine and thread count are not part of the comparison (every engine gives the same bits).
   spec = Spec(Algorithm::kDvp);
   spec.engine = runtime::EngineKind::kTbb;
@@ -300,8 +300,8 @@ TEST(CheckpointTest, RefusalsBeforeTheRun) {
   sharing.data.rows = 200;
   sharing.iterations = 3;
   const Experiment shared(sharing);
-  EXPECT_TRUE(ThrowsInputError([&] { (void)shared.RunCheckpointed(save); },
-                               {"consensus family only"}));
+  EXPECT_TRUE(
+      ThrowsInputError([&] { (void)shared.RunCheckpointed(save); }, {"consensus family only"}));
 }
 
 TEST(CheckpointTest, PrivateModeResumesWithFreshKeysAndContinuesTheAccounting) {

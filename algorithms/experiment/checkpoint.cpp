@@ -61,10 +61,10 @@ std::string Shown(const nlohmann::json* j) {
 
 void SaveMetrics(StateWriter& out, const RoundMetrics& m) {
   out.I64(m.round);
-  for (double v : {m.seconds, m.train_loss, m.objective, m.test_error, m.consensus_gap,
-                   m.distance_to_optimum, m.privacy_loss, m.privacy_round, m.test_loss,
-                   m.primal_residual, m.max_x_norm, m.y_norm, m.epsilon_iteration,
-                   m.delta_iteration, m.epsilon_total, m.delta_total}) {
+  for (double v :
+       {m.seconds, m.train_loss, m.objective, m.test_error, m.consensus_gap, m.distance_to_optimum,
+        m.privacy_loss, m.privacy_round, m.test_loss, m.primal_residual, m.max_x_norm, m.y_norm,
+        m.epsilon_iteration, m.delta_iteration, m.epsilon_total, m.delta_total}) {
     out.F64(v);
   }
   out.Vec(m.node_privacy);
@@ -210,8 +210,7 @@ void WriteCheckpoint(const std::string& path, const CheckpointContents& contents
 }
 
 std::vector<std::string> SpecDifferences(const std::string& saved_json,
-                                         const std::string& current_json,
-                                         const std::string& name) {
+                                         const std::string& current_json, const std::string& name) {
   const nlohmann::json saved = nlohmann::json::parse(saved_json, nullptr, false);
   if (!saved.is_object()) {
     throw InputError("checkpoint " + name + ": its spec is not a JSON object (corrupt file)");
@@ -242,7 +241,8 @@ RunSummary Experiment::RunCheckpointed(const CheckpointOptions& options, RunObse
   }
   if (d.info.family != Family::kConsensus) {
     throw InputError(
-        std::string("--checkpoint/--resume: checkpoints cover the consensus family only (algorithm '") +
+        std::string(
+            "--checkpoint/--resume: checkpoints cover the consensus family only (algorithm '") +
         ChoiceName(d.info.algorithm) + "' is of the sharing family)");
   }
   if (d.mpi || d.spec.engine == runtime::EngineKind::kMpi) {
@@ -311,8 +311,7 @@ runtime::EngineResult RunInSegments(std::span<runtime::NodeProgram* const> progr
                                     const runtime::Topology& topology,
                                     runtime::EngineOptions options, runtime::RoundSink& sink,
                                     std::int64_t start_round,
-                                    std::vector<std::vector<double>>& messages,
-                                    std::int64_t every,
+                                    std::vector<std::vector<double>>& messages, std::int64_t every,
                                     const std::function<void(std::int64_t)>& save) {
   const std::int64_t last = options.last_round;
   std::vector<std::unique_ptr<SegmentProgram>> wrappers;

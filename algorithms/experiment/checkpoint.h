@@ -122,7 +122,8 @@ class StateReader {
   Eigen::MatrixXd Mat(const char* field) {
     const std::int64_t r = I64(field), c = I64(field);
     const std::size_t left = (bytes_.size() - pos_) / sizeof(double);
-    if (r < 0 || c < 0 || (c > 0 && static_cast<std::uint64_t>(r) > left / static_cast<std::uint64_t>(c))) {
+    if (r < 0 || c < 0 ||
+        (c > 0 && static_cast<std::uint64_t>(r) > left / static_cast<std::uint64_t>(c))) {
       Fail(field, "matrix size beyond the end of the file");
     }
     Eigen::MatrixXd m(r, c);
@@ -250,8 +251,7 @@ runtime::EngineResult RunInSegments(std::span<runtime::NodeProgram* const> progr
                                     const runtime::Topology& topology,
                                     runtime::EngineOptions options, runtime::RoundSink& sink,
                                     std::int64_t start_round,
-                                    std::vector<std::vector<double>>& messages,
-                                    std::int64_t every,
+                                    std::vector<std::vector<double>>& messages, std::int64_t every,
                                     const std::function<void(std::int64_t)>& save);
 
 // RoundMetrics to and from a state stream.

@@ -52,7 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (SerializeCheckpoint(again) != written) fuzz::Fail("checkpoint does not round-trip");
   try {
-    if (!SpecDifferences(c.spec_json, c.spec_json).empty()) fuzz::Fail("a spec differs from itself");
+    if (!SpecDifferences(c.spec_json, c.spec_json).empty())
+      fuzz::Fail("a spec differs from itself");
   } catch (const InputError&) {
   } catch (const std::exception&) {
     // The saved spec is not valid JSON text of an object: SpecDifferences throws InputError for

@@ -27,9 +27,9 @@
 namespace dpadmm {
 
 struct CheckpointOptions {
-  std::string save_path;      // write checkpoints here; empty = none
-  std::int64_t every = 0;     // rounds between checkpoints (> 0 when save_path is set)
-  std::string resume_path;    // continue from this checkpoint; empty = a fresh run
+  std::string save_path;    // write checkpoints here; empty = none
+  std::int64_t every = 0;   // rounds between checkpoints (> 0 when save_path is set)
+  std::string resume_path;  // continue from this checkpoint; empty = a fresh run
 };
 
 inline constexpr std::uint32_t kCheckpointVersion = 1;
@@ -37,13 +37,13 @@ inline constexpr std::uint32_t kCheckpointVersion = 1;
 // The parsed content of a checkpoint file. Node states and the sink state are opaque byte
 // strings (their owners read them back and validate their sizes).
 struct CheckpointContents {
-  std::string spec_json;        // SpecToJson of the run's spec
-  std::string algorithm;        // ChoiceName of the algorithm (for messages)
-  std::int64_t round = 0;       // the last completed round
+  std::string spec_json;                      // SpecToJson of the run's spec
+  std::string algorithm;                      // ChoiceName of the algorithm (for messages)
+  std::int64_t round = 0;                     // the last completed round
   std::vector<std::vector<double>> messages;  // per node: its last broadcast message
   std::vector<std::string> node_states;       // per node
   std::string sink_state;
-  std::vector<RoundMetrics> trace;            // every row emitted to the observer so far
+  std::vector<RoundMetrics> trace;  // every row emitted to the observer so far
 };
 
 // Serialises to the file format above.
