@@ -329,7 +329,13 @@ runtime::EngineResult RunInSegments(std::span<runtime::NodeProgram* const> progr
     segment_sink.set_offset(offset);
     options.last_round = end - offset;
     runtime::EngineResult r = runtime::Run(wrapped, topology, options, segment_sink);
-    if (r.last_reported_round >= 0) r.last_reported_round += offset;
+    // A segment cancelled before its round 0 reported: the last round is the one before it
+    // (reported by the previous segment, or before the checkpoint).
+    if (r.last_reported_round >= 0) {
+      r.last_reported_round += offset;
+    } else if (offset > 0) {
+      r.last_reported_round = offset;
+    }
     if (r.outcome == runtime::EngineOutcome::kFailed) ShiftFailure(r.failure, offset);
     if (r.outcome != runtime::EngineOutcome::kCompleted || end >= last) return r;
     if (save) save(end);
