@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -48,6 +49,7 @@
 #include "check_command_line.h"
 #include "core/numeric_parse.h"
 #include "dpadmm/core/error.h"
+#include "dpadmm/experiment/checkpoint.h"
 #include "dpadmm/experiment/mpi_run.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/run_spec.h"
@@ -1144,7 +1146,16 @@ int ExitCodeOf(RunOutcome outcome) {
 // ---------------------------------------------------------------------------------------------
 // `dpadmm run`
 
+// --checkpoint FILE --checkpoint-every K, --resume FILE (dpadmm/experiment/checkpoint.h).
+struct CheckpointFlags {
+  std::string path;
+  std::int64_t every = 0;
+  std::string resume;
+  bool active() const { return !path.empty() || !resume.empty(); }
+};
+
 struct OutputOptions {
+  CheckpointFlags checkpoint;
   std::string config;
   std::string trace = "dpadmm-trace.csv";
   std::string trace_format;
@@ -1207,6 +1218,10 @@ std::string DescribeInputs(const RunSpec& spec, const OutputOptions& o) {
 // Set once the spec is known: what a run is reading, named by an out-of-memory message.
 std::string g_inputs;
 
+void CheckCheckpointFlags(const RunSpec& spec, const OutputOptions& o);
+RunSummary RunWithCheckpointFlags(const Experiment& experiment, const CheckpointFlags& c,
+                                  RunObserver* observer, const runtime::StopToken* stop);
+
 // The checks that need no data: the spec (BuildSpec validates it), the trace format, outputs
 // that are distinct files and not inputs, the thread and memory limits. `dpadmm run` does
 // these before anything is loaded or allocated; the command-line fuzzer runs only these.
@@ -1222,6 +1237,7 @@ RunSpec CheckBeforeRun(const SpecFlags& flags, const OutputOptions& o) {
                       {"--test-labels", spec.data.test_labels_path},
                       {"--graph-file", spec.graph.file},
                       {"--partition-file", spec.partition.file}});
+  CheckCheckpointFlags(spec, o);
   if (o.max_memory.empty()) {
     CheckLimits(spec, DefaultMemoryLimit(), "75% of the physical memory");
   } else {
@@ -1298,7 +1314,7 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   CatchStopSignal(SIGTERM);
   std::optional<RunSummary> result;
   try {
-    result = experiment.Run(&observer, &g_stop);
+    result = RunWithCheckpointFlags(experiment, o.checkpoint, &observer, &g_stop);
   } catch (...) {
     // The rounds done so far stay readable at the trace's path.
     RestoreStopSignals();
@@ -1336,7 +1352,86 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   return ExitCodeOf(summary.outcome);
 }
 
+void AddCheckpointOptions(CLI::App& command, CheckpointFlags& c) {
+  const std::string group = "Checkpoint and resume";
+  command
+      .add_option("--checkpoint", c.path,
+                  "Save the run's state to FILE every --checkpoint-every rounds (atomically; "
+                  "mode 0600: it holds private intermediate state, the models and duals of "
+                  "every node, never the noise keys). Consensus family, serial and tbb engines")
+      ->type_name("FILE")
+      ->group(group);
+  WithStrictNumber<std::int64_t>(
+      command.add_option("--checkpoint-every", c.every, "Rounds between checkpoints (>= 1)"))
+      ->type_name("K")
+      ->group(group);
+  command
+      .add_option("--resume", c.resume,
+                  "Continue the run saved in FILE; give the same flags and config (a different "
+                  "spec is refused). With --noise-seed the result has the same bits as an "
+                  "uninterrupted run; a private run draws fresh noise keys. The trace is "
+                  "written whole (the checkpoint keeps the rows so far)")
+      ->type_name("FILE")
+      ->group(group);
+}
+
+// The checkpoint flags' own checks, before anything is loaded.
+void CheckCheckpointFlags(const RunSpec& spec, const OutputOptions& o) {
+  const CheckpointFlags& c = o.checkpoint;
+  if (!c.active()) {
+    if (c.every != 0) throw InputError("--checkpoint-every needs --checkpoint FILE");
+    return;
+  }
+  if (!c.path.empty() && c.every < 1) {
+    throw InputError("--checkpoint-every: must be >= 1 with --checkpoint, got " +
+                     std::to_string(c.every));
+  }
+  if (c.path.empty() && c.every != 0) {
+    throw InputError("--checkpoint-every needs --checkpoint FILE");
+  }
+  if (spec.engine == runtime::EngineKind::kMpi) {
+    throw InputError(
+        "--checkpoint/--resume: not supported with --engine mpi (use --engine serial or tbb: "
+        "every engine gives the same bits)");
+  }
+  if (spec.family() != Family::kConsensus) {
+    throw InputError(std::string("--checkpoint/--resume: checkpoints cover the consensus family "
+                                 "only, not algorithm '") +
+                     ChoiceName(spec.algorithm.name()) + "'");
+  }
+  // --checkpoint may name the --resume file (the checkpoint is read whole before the run and
+  // replaced atomically); no other output may.
+  std::error_code ec;
+  const bool same = !c.path.empty() && !c.resume.empty() &&
+                    std::filesystem::weakly_canonical(c.path, ec) ==
+                        std::filesystem::weakly_canonical(c.resume, ec);
+  CheckDistinctFiles({{"--trace", o.trace},
+                      {"--summary", o.summary},
+                      {"--model-out", o.model_out},
+                      {"--checkpoint", same ? std::string() : c.path}},
+                     {{"--resume", c.resume}, {"--config", o.config}});
+  if (same) {
+    CheckDistinctFiles({{"--trace", o.trace},
+                        {"--summary", o.summary},
+                        {"--model-out", o.model_out},
+                        {"--checkpoint", c.path}},
+                       {{"--config", o.config}});
+  }
+}
+
+// Experiment::Run, or RunCheckpointed when a checkpoint flag is given.
+RunSummary RunWithCheckpointFlags(const Experiment& experiment, const CheckpointFlags& c,
+                                  RunObserver* observer, const runtime::StopToken* stop) {
+  if (!c.active()) return experiment.Run(observer, stop);
+  CheckpointOptions options;
+  options.save_path = c.path;
+  options.every = c.every;
+  options.resume_path = c.resume;
+  return experiment.RunCheckpointed(options, observer, stop);
+}
+
 void AddOutputOptions(CLI::App& command, OutputOptions& o) {
+  AddCheckpointOptions(command, o.checkpoint);
   const std::string io = "Input and output";
   command
       .add_option("--config", o.config,

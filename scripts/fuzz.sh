@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
-all=(libsvm csv adult asc edge_list partition spec_json node_ranks cli)
+all=(libsvm csv adult asc edge_list partition spec_json node_ranks checkpoint cli)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 

@@ -234,16 +234,16 @@ dpadmm::SweepOptions ParseSweepConfig(const std::string& config_json) {
   dpadmm::ApplySpecJson(base, "base", o.base);
   const auto list = [&](const char* field) -> const Json& {
     const Json& v = c.at(field);
-    if (!v.is_array()) throw dpadmm::InputError(std::string("sweep config: ") + field +
-                                                " must be an array");
+    if (!v.is_array())
+      throw dpadmm::InputError(std::string("sweep config: ") + field + " must be an array");
     return v;
   };
   if (c.contains("algorithms")) {
     o.algorithms.clear();
     for (const Json& a : list("algorithms")) {
       if (!a.is_string()) throw dpadmm::InputError("sweep config: algorithms must be names");
-      o.algorithms.push_back(dpadmm::ParseChoice<dpadmm::Algorithm>(a.get<std::string>(),
-                                                                    "algorithms"));
+      o.algorithms.push_back(
+          dpadmm::ParseChoice<dpadmm::Algorithm>(a.get<std::string>(), "algorithms"));
     }
   }
   if (c.contains("epsilons")) {

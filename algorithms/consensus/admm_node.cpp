@@ -48,4 +48,16 @@ double AdmmNode::GeometricAlpha(std::int64_t round) const {
   return GeometricSchedule(params_.alpha, params_.q2, round);
 }
 
+void AdmmNode::SaveState(StateWriter& out) const {
+  ConsensusNode::SaveState(out);
+  out.Vec(f_prev_);
+  out.Vec(lambda_);
+}
+
+void AdmmNode::LoadState(StateReader& in) {
+  ConsensusNode::LoadState(in);
+  f_prev_ = in.EVec("previous model", dim_);
+  lambda_ = in.EVec("dual", dim_);
+}
+
 }  // namespace dpadmm

@@ -16,6 +16,9 @@ class AdmmNode : public ConsensusNode {
   // 004: a constant penalty eta.
   double Penalty(std::int64_t /*round*/) const override { return params_.eta; }
 
+  void SaveState(StateWriter& out) const override;
+  void LoadState(StateReader& in) override;
+
  protected:
   runtime::StepResult Iterate(std::int64_t round) override;
   // 004 eq. (11), for the previous iteration now that the neighbours' f_j(r-1) have arrived:

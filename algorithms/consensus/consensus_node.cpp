@@ -104,4 +104,102 @@ void ConsensusNode::Report(std::int64_t round, std::span<double> out) const {
   out[dim_ + ConsensusReport::kFrozenRound] = static_cast<double>(release_.frozen_round());
 }
 
+void ConsensusNode::SaveState(StateWriter& out) const {
+  out.Vec(f_);
+  out.Vec(neighbours_);
+  out.Vec(g_);
+  out.Vec(noise_);
+  out.F64(mean_loss_);
+  out.F64(noise_parameter_);
+  out.F64(loss_sum_);
+  out.I64(data_passes_);
+  const Release::State r = release_.SaveState();
+  out.F64(r.spent);
+  out.Bool(r.frozen);
+  out.I64(r.frozen_round);
+  out.I64(r.round);
+  out.F64(r.cost);
+  out.Bool(r.objective_noise_drawn);
+  out.Bool(r.started);
+  out.Bool(r.has_last);
+  out.Vec(r.last);
+  out.I64(r.draws);
+  out.I64(r.releases);
+  out.U64(r.mechanisms.size());
+  for (const MechanismRelease& m : r.mechanisms) {
+    out.I64(static_cast<std::int64_t>(m.kind));
+    out.F64(m.sensitivity);
+    out.F64(m.scale);
+    out.F64(m.epsilon);
+  }
+  const LocalSolver::WarmState w = solver_.SaveWarmState();
+  out.Arr(w.m);
+  out.Arr(w.dl);
+  out.Arr(w.ddl);
+  out.F64(w.loss_sum);
+  out.Vec(w.data_grad);
+  out.Vec(w.state_f);
+  out.Bool(w.state_valid);
+  out.I64(w.incremental_steps);
+  out.Mat(w.factor);
+  out.Bool(w.factor_valid);
+  out.F64(w.factor_a);
+}
+
+void ConsensusNode::LoadState(StateReader& in) {
+  f_ = in.EVec("model", dim_);
+  neighbours_ = in.EVec("neighbour sum", dim_);
+  g_ = in.EVec("linear term", dim_);
+  noise_ = in.EVec("noise", dim_);
+  mean_loss_ = in.F64("mean loss");
+  noise_parameter_ = in.F64("noise parameter");
+  loss_sum_ = in.F64("loss sum");
+  data_passes_ = in.I64("data passes");
+  Release::State r;
+  r.spent = in.F64("release spent");
+  r.frozen = in.Bool("release frozen");
+  r.frozen_round = in.I64("release frozen round");
+  r.round = in.I64("release round");
+  r.cost = in.F64("release cost");
+  r.objective_noise_drawn = in.Bool("release objective noise");
+  r.started = in.Bool("release started");
+  r.has_last = in.Bool("release has_last");
+  r.last = in.EVec("release last message", r.has_last ? dim_ : 0);
+  r.draws = in.I64("release draws");
+  r.releases = in.I64("release count");
+  const std::size_t mechanisms = in.Length("release mechanisms", 32);
+  for (std::size_t k = 0; k < mechanisms; ++k) {
+    MechanismRelease m;
+    const std::int64_t kind = in.I64("mechanism kind");
+    if (kind < 0 || kind > static_cast<std::int64_t>(MechanismKind::kDiscreteGaussian)) {
+      in.Fail("mechanism kind", "unknown kind " + std::to_string(kind));
+    }
+    m.kind = static_cast<MechanismKind>(kind);
+    m.sensitivity = in.F64("mechanism sensitivity");
+    m.scale = in.F64("mechanism scale");
+    m.epsilon = in.F64("mechanism epsilon");
+    r.mechanisms.push_back(m);
+  }
+  LocalSolver::WarmState w;
+  w.m = in.EArr("solver margins", solver_.rows());
+  w.dl = in.EArr("solver first derivatives", solver_.rows());
+  w.ddl = in.EArr("solver second derivatives", solver_.rows());
+  w.loss_sum = in.F64("solver loss sum");
+  w.data_grad = in.EVec("solver gradient", dim_);
+  w.state_f = in.EVec("solver point", dim_);
+  w.state_valid = in.Bool("solver state valid");
+  const std::int64_t steps = in.I64("solver incremental steps");
+  if (steps < 0 || steps > 1000000) in.Fail("solver incremental steps", "out of range");
+  w.incremental_steps = static_cast<int>(steps);
+  w.factor = in.Mat("solver factor");
+  w.factor_valid = in.Bool("solver factor valid");
+  w.factor_a = in.F64("solver factor a");
+  try {
+    release_.RestoreState(std::move(r));
+    solver_.RestoreWarmState(std::move(w));
+  } catch (const InputError& e) {
+    in.Fail("node state", e.what());
+  }
+}
+
 }  // namespace dpadmm

@@ -30,6 +30,7 @@
 #include "dpadmm/privacy/release.h"
 #include "dpadmm/runtime/node_program.h"
 #include "dpadmm/solver/local_solver.h"
+#include "experiment/checkpoint.h"
 
 namespace dpadmm {
 
@@ -54,7 +55,7 @@ struct ConsensusReport {
   static constexpr std::size_t kFields = 6;
 };
 
-class ConsensusNode : public runtime::NodeProgram {
+class ConsensusNode : public runtime::NodeProgram, public Checkpointable {
  public:
   // Loss weights C / B_i; the release holds the node's noise key, made here (from the
   // operating system, or from (noise_seed, id) in simulation mode: noise_key.h), and refuses
@@ -92,6 +93,11 @@ class ConsensusNode : public runtime::NodeProgram {
   // the input of the tight composition (accounting.h, ComposeTightMechanisms). The papers'
   // consensus mechanisms release pure-epsilon terms; PDML's primal noise is Gaussian.
   const std::vector<MechanismRelease>& released_mechanisms() const { return release_.mechanisms(); }
+
+  // Checkpoints (experiment/checkpoint.h): the node's state between rounds, with its release's
+  // and local solver's; a variant adds its own fields after the base's.
+  void SaveState(StateWriter& out) const override;
+  void LoadState(StateReader& in) override;
 
  protected:
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

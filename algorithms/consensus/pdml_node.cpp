@@ -139,4 +139,20 @@ void PdmlNode::PerturbPrimal(std::int64_t round) {
   }
 }
 
+void PdmlNode::SaveState(StateWriter& out) const {
+  ConsensusNode::SaveState(out);
+  out.F64(max_label_eps_);
+  for (const Eigen::VectorXd* v : {&released_, &gamma_, &eta_, &linear_, &theta_}) out.Vec(*v);
+}
+
+void PdmlNode::LoadState(StateReader& in) {
+  ConsensusNode::LoadState(in);
+  max_label_eps_ = in.F64("label eps");
+  released_ = in.EVec("released model", dim_);
+  gamma_ = in.EVec("dual", dim_);
+  eta_ = in.EVec("objective noise", dim_);
+  linear_ = in.EVec("linear term", dim_);
+  theta_ = in.EVec("primal noise", dim_);
+}
+
 }  // namespace dpadmm

@@ -94,6 +94,9 @@ class PdmlNode : public ConsensusNode {
   // sensitivity() plus the grid's sqrt(d) step, scale sqrt(decay^(r-1)) V; none when V = 0.
   std::optional<MechanismRelease> Mechanism(std::int64_t round) const override;
 
+  void SaveState(StateWriter& out) const override;
+  void LoadState(StateReader& in) override;
+
  protected:
   void Initialize() override;
   runtime::StepResult Iterate(std::int64_t round) override;

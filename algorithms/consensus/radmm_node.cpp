@@ -38,4 +38,14 @@ void RadmmNode::UpdatePrimalRecycled(std::int64_t round) {
   mean_loss_ = kNaN;
 }
 
+void RadmmNode::SaveState(StateWriter& out) const {
+  AdmmNode::SaveState(out);
+  out.Vec(recycled_);
+}
+
+void RadmmNode::LoadState(StateReader& in) {
+  AdmmNode::LoadState(in);
+  recycled_ = in.EVec("recycled gradient", dim_);
+}
+
 }  // namespace dpadmm

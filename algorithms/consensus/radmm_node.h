@@ -13,6 +13,9 @@ class RadmmNode : public AdmmNode {
   RadmmNode(int id, const Dataset& data, int degree, const Loss& loss, const NewtonOptions& newton,
             const ConsensusNodeParams& params, Eigen::VectorXd f0);
 
+  void SaveState(StateWriter& out) const override;
+  void LoadState(StateReader& in) override;
+
  protected:
   runtime::StepResult Iterate(std::int64_t round) override;
   // 003 eqs. (13)/(15): lambda_i(2k) = lambda_i(2k-2) + (eta_i(2k-1)/2) sum_j (f_i(2k-1) -

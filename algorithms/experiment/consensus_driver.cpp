@@ -16,11 +16,13 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
 #include "dpadmm/data/loaders.h"
+#include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/bounds_release.h"
 #include "dpadmm/privacy/samplers.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
+#include "experiment/checkpoint.h"
 #include "experiment/driver.h"
 #include "experiment/mpi_support.h"
 #include "experiment/tight_trace.h"
@@ -193,6 +195,7 @@ class MetricsSink : public runtime::RoundSink {
         costs[i] = frozen ? 0.0 : table_[i * width_ + dim_ + ConsensusReport::kNextPrivacyLoss];
       }
       tight_->AddRound(costs);
+      tight_rounds_.push_back(std::move(costs));  // for a checkpoint: replayed on resume
     }
     if (gaussian_ && round >= 1) gaussian_->AddRound(round, dim_);
     if (!table_.empty()) {
@@ -327,6 +330,65 @@ class MetricsSink : public runtime::RoundSink {
     if (observer_ != nullptr) observer_->OnRound(last_);
   }
 
+  // Checkpoints: everything OnRound carries from one round to the next (and the wall time so
+  // far, so that the seconds column continues).
+  void SaveState(StateWriter& out) const {
+    out.Vec(table_);
+    out.U64(width_);
+    out.Vec(previous_privacy_);
+    out.Vec(mean_);
+    out.Vec(previous_mean_);
+    out.I64(last_round_);
+    out.I64(measured_round_);
+    out.I64(emitted_round_);
+    SaveMetrics(out, last_);
+    out.Bool(converged_);
+    out.Bool(budget_exhausted_);
+    out.F64(elapsed());
+    // The per-round tight figure's state: the costs it composed (replayed on resume, which
+    // gives the same bits as composing them in one go) and PDML's mu^2 sums.
+    out.U64(tight_rounds_.size());
+    for (const std::vector<double>& costs : tight_rounds_) out.Vec(costs);
+    out.Vec(gaussian_ ? gaussian_->mu2 : std::vector<double>{});
+  }
+  void LoadState(StateReader& in) {
+    table_ = in.Vec("metrics table");
+    width_ = in.U64("metrics width");
+    if (width_ != static_cast<std::size_t>(dim_) + ConsensusReport::kFields ||
+        table_.size() != static_cast<std::size_t>(nodes_) * width_) {
+      in.Fail("metrics table", "size does not match the run's nodes and features");
+    }
+    previous_privacy_ = in.Vec("metrics previous privacy", nodes_);
+    mean_ = in.EVec("metrics mean", dim_);
+    previous_mean_ = in.EVec("metrics previous mean", dim_);
+    last_round_ = in.I64("metrics last round");
+    measured_round_ = in.I64("metrics measured round");
+    emitted_round_ = in.I64("metrics emitted round");
+    last_ = LoadMetrics(in);
+    converged_ = in.Bool("metrics converged");
+    budget_exhausted_ = in.Bool("metrics budget exhausted");
+    const double seconds = in.F64("metrics seconds");
+    const std::uint64_t tight_rounds = in.U64("metrics tight rounds");
+    if (tight_rounds > static_cast<std::uint64_t>(spec_.iterations) || (!tight_ && tight_rounds)) {
+      in.Fail("metrics tight rounds", "more than the run's rounds");
+    }
+    for (std::uint64_t r = 0; r < tight_rounds; ++r) {
+      std::vector<double> costs = in.Vec("metrics tight costs", nodes_);
+      for (double c : costs) {
+        if (!(c >= 0.0) || !std::isfinite(c)) in.Fail("metrics tight costs", "not >= 0 and finite");
+      }
+      tight_->AddRound(costs);
+      tight_rounds_.push_back(std::move(costs));
+    }
+    std::vector<double> mu2 = in.Vec("metrics gaussian mu2", gaussian_ ? nodes_ : 0);
+    if (gaussian_) gaussian_->mu2 = std::move(mu2);
+    if (std::isfinite(seconds) && seconds >= 0.0 && seconds < 1e9) {
+      start_ -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(seconds));
+    }
+    in.ExpectEnd("metrics state");
+  }
+
  private:
   Eigen::Map<const Eigen::VectorXd> Model(int i) const {
     return Eigen::Map<const Eigen::VectorXd>(table_.data() + static_cast<std::size_t>(i) * width_,
@@ -385,21 +447,41 @@ class MetricsSink : public runtime::RoundSink {
     }
   };
   std::optional<GaussianTrace> gaussian_;
+  std::vector<std::vector<double>> tight_rounds_;  // what tight_ composed, round by round
 };
 
 class ConsensusDriver : public Experiment::Driver {
  public:
   void Prepare() override;
   void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
-           const runtime::StopToken* stop, RunSummary& summary) const override;
+           const runtime::StopToken* stop, RunSummary& summary) const override {
+    RunImpl(engine, threads, observer, stop, nullptr, nullptr, summary);
+  }
+  void RunCheckpointed(runtime::EngineKind engine, int threads, RunObserver* observer,
+                       const runtime::StopToken* stop, const CheckpointOptions& options,
+                       const CheckpointContents* resume, RunSummary& summary) const override {
+    RunImpl(engine, threads, observer, stop, &options, resume, summary);
+  }
 
  private:
+  // `checkpoint` null: one engine run (the plain Run). Otherwise segments with checkpoints
+  // (experiment/checkpoint.h), continued from `resume` when given.
+  void RunImpl(runtime::EngineKind engine, int threads, RunObserver* observer,
+               const runtime::StopToken* stop, const CheckpointOptions* checkpoint,
+               const CheckpointContents* resume, RunSummary& summary) const;
   // Fills summary.node_tight_epsilon / tight_epsilon from the hosted nodes' released costs
   // (under MPI gathered from every rank). Nodes with the same cost sequence share one query.
   void TightAccounting(const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
                        RunSummary& summary) const;
   // Private algorithms only: refuses rows above the norm bound the proofs assume.
   void CheckRowBound() const;
+  // The engine run of RunImpl with checkpoints: restores the nodes and the sink from `resume`,
+  // then runs in segments, saving a checkpoint after each.
+  runtime::EngineResult RunWithCheckpoints(
+      const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
+      const std::vector<runtime::NodeProgram*>& programs, const runtime::EngineOptions& options,
+      MetricsSink& sink, const CheckpointOptions& checkpoint, const CheckpointContents* resume,
+      const RecordingObserver& recorder) const;
   std::vector<Dataset> slices_;
   runtime::Topology topology_;
   std::vector<ReportedLabels> reported_;  // pdml: Phase 1 labels per node (true ones in slices_)
@@ -574,8 +656,9 @@ void ConsensusDriver::Prepare() {
   if (mpi) train = Dataset{};  // this rank keeps its own nodes' slices only
 }
 
-void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* observer,
-                          const runtime::StopToken* stop, RunSummary& summary) const {
+void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserver* observer,
+                              const runtime::StopToken* stop, const CheckpointOptions* checkpoint,
+                              const CheckpointContents* resume, RunSummary& summary) const {
   const RunSpec& s = spec;
   const int n = graph.num_nodes();
   const std::int64_t d = info.features;  // (under MPI `train` is empty)
@@ -667,6 +750,13 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
           s.algorithm.rho / n, s.algorithm.eta, graph.degree(i)));
     }
   }
+  // With checkpoints, every row the observer sees is also kept for the next checkpoint; a
+  // resumed run first hands the saved rows on, so its trace is the whole run's.
+  RecordingObserver recorder(observer);
+  if (checkpoint != nullptr) observer = &recorder;
+  if (resume != nullptr) {
+    for (const RoundMetrics& row : resume->trace) recorder.OnRound(row);
+  }
   MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes),
                    !info.privacy_claim.empty(), std::move(gaussian_sensitivity), pdml_V,
                    pdml_decay);
@@ -675,7 +765,12 @@ void ConsensusDriver::Run(runtime::EngineKind engine, int threads, RunObserver* 
   options.threads = threads;
   options.last_round = s.iterations;
   options.stop = stop;
-  const runtime::EngineResult result = RunPrograms(*this, programs, topology_, options, sink);
+  runtime::EngineResult result;
+  if (checkpoint == nullptr) {
+    result = RunPrograms(*this, programs, topology_, options, sink);
+  } else {
+    result = RunWithCheckpoints(nodes, programs, options, sink, *checkpoint, resume, recorder);
+  }
   if (IsReportingRank(*this)) sink.Finish();
   if (!info.privacy_claim.empty()) TightAccounting(nodes, summary);
 
@@ -772,6 +867,59 @@ void ConsensusDriver::TightAccounting(
     summary.node_tight_epsilon[static_cast<std::size_t>(pairs[k])] = pairs[k + 1];
     summary.tight_epsilon = std::max(summary.tight_epsilon, pairs[k + 1]);
   }
+}
+
+runtime::EngineResult ConsensusDriver::RunWithCheckpoints(
+    const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
+    const std::vector<runtime::NodeProgram*>& programs, const runtime::EngineOptions& options,
+    MetricsSink& sink, const CheckpointOptions& checkpoint, const CheckpointContents* resume,
+    const RecordingObserver& recorder) const {
+  const auto state_of = [&](std::size_t k) -> Checkpointable& {
+    auto* node = dynamic_cast<Checkpointable*>(nodes[k].get());
+    if (node == nullptr) throw std::logic_error("checkpoint: a node program without state hooks");
+    return *node;
+  };
+  std::vector<std::vector<double>> messages(programs.size());
+  std::int64_t start_round = 0;
+  if (resume != nullptr) {
+    const std::string where = "checkpoint " + checkpoint.resume_path;
+    if (resume->node_states.size() != programs.size()) {
+      throw InputError(where + ": " + std::to_string(resume->node_states.size()) +
+                       " node states for a run of " + std::to_string(programs.size()) + " nodes");
+    }
+    for (std::size_t k = 0; k < programs.size(); ++k) {
+      StateReader in(resume->node_states[k], where + ", node " + std::to_string(k));
+      state_of(k).LoadState(in);
+      in.ExpectEnd("node state");
+      if (resume->messages[k].size() > programs[k]->MaxMessageSize()) {
+        in.Fail("message", "longer than the node's messages");
+      }
+      messages[k] = resume->messages[k];
+    }
+    StateReader in(resume->sink_state, where + ", metrics");
+    sink.LoadState(in);
+    start_round = resume->round;
+  }
+  const auto save = [&](std::int64_t round) {
+    if (checkpoint.save_path.empty()) return;
+    CheckpointContents c;
+    c.spec_json = SpecToJson(spec);
+    c.algorithm = ChoiceName(spec.algorithm.name());
+    c.round = round;
+    c.messages = messages;
+    for (std::size_t k = 0; k < programs.size(); ++k) {
+      StateWriter out;
+      state_of(k).SaveState(out);
+      c.node_states.push_back(out.Take());
+    }
+    StateWriter out;
+    sink.SaveState(out);
+    c.sink_state = out.Take();
+    c.trace = recorder.rows;
+    WriteCheckpoint(checkpoint.save_path, c);
+  };
+  return RunInSegments(programs, topology_, options, sink, start_round, messages,
+                       checkpoint.save_path.empty() ? 0 : checkpoint.every, save);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "dpadmm/core/error.h"
+#include "dpadmm/experiment/checkpoint.h"
 #include "dpadmm/experiment/mpi_run.h"
 #include "dpadmm/experiment/run.h"
 
@@ -36,6 +38,15 @@ struct Experiment::Driver {
   // and calls the observer.
   virtual void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
                    const runtime::StopToken* stop, RunSummary& summary) const = 0;
+  // Run() with checkpoints every options.every rounds and/or continued from `resume`
+  // (experiment/checkpoint.h). Families without checkpoint support refuse.
+  virtual void RunCheckpointed(runtime::EngineKind /*engine*/, int /*threads*/,
+                               RunObserver* /*observer*/, const runtime::StopToken* /*stop*/,
+                               const CheckpointOptions& /*options*/,
+                               const CheckpointContents* /*resume*/,
+                               RunSummary& /*summary*/) const {
+    throw InputError("checkpoints are not supported for this family");
+  }
 };
 
 // Prepares train and test as spec.data says (scaling, clipping, intercept) and records what it

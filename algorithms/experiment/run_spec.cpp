@@ -458,8 +458,10 @@ static void ValidateTargetEpsilon(const RunSpec& spec) {
   if (spec.data.scaling == Scaling::kDpBounds) {
     // The bounds release is composed into the run's figures but not into the calibration's
     // plan: a calibrated run would spend more than its target.
-    Bad("data.scaling", "not dp-bounds with target_epsilon (the calibration does not plan the "
-        "bounds release)", "dp-bounds");
+    Bad("data.scaling",
+        "not dp-bounds with target_epsilon (the calibration does not plan the "
+        "bounds release)",
+        "dp-bounds");
   }
   const std::string name = ChoiceName(algorithm);
   const std::string prefix = "algorithm." + name + ".";

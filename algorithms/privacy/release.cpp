@@ -152,4 +152,51 @@ void Release::Resend(runtime::Outbox& out) const {
                               last_.size()) = last_;
 }
 
+Release::State Release::SaveState() const {
+  if (open_) throw std::logic_error("Release::SaveState: a round is open");
+  State s;
+  s.spent = spent_;
+  s.frozen = frozen_;
+  s.frozen_round = frozen_round_;
+  s.round = round_;
+  s.cost = cost_;
+  s.objective_noise_drawn = objective_noise_drawn_;
+  s.started = started_;
+  s.last = last_;
+  s.has_last = has_last_;
+  s.draws = draws_;
+  s.releases = releases_;
+  s.mechanisms = mechanisms_;
+  return s;
+}
+
+void Release::RestoreState(State s) {
+  const auto bad = [&](const char* what) {
+    std::ostringstream os;
+    os << "node " << node_ << ": saved release state: " << what;
+    throw InputError(os.str());
+  };
+  if (!(s.spent >= 0.0) || !std::isfinite(s.spent)) bad("spent privacy loss not >= 0 and finite");
+  if (budget_ > 0.0 && s.spent > budget_) bad("spent privacy loss above the budget");
+  if (s.draws < 0 || s.releases < 0 || s.round < 0 || s.frozen_round < -1) bad("negative count");
+  if (!(s.cost >= 0.0) || !std::isfinite(s.cost)) bad("cost not >= 0 and finite");
+  if (s.frozen != (s.frozen_round >= 0)) bad("frozen flag and frozen round disagree");
+  if (!s.has_last && s.last.size() != 0) bad("a last message without has_last");
+  open_ = false;
+  stream_.reset();
+  mechanism_.reset();
+  spent_ = s.spent;
+  frozen_ = s.frozen;
+  frozen_round_ = s.frozen_round;
+  round_ = s.round;
+  cost_ = s.cost;
+  objective_noise_drawn_ = s.objective_noise_drawn;
+  started_ = s.started;
+  last_ = std::move(s.last);
+  has_last_ = s.has_last;
+  draws_ = s.draws;
+  releases_ = s.releases;
+  mechanisms_ = std::move(s.mechanisms);
+}
+
 }  // namespace dpadmm

@@ -788,4 +788,43 @@ double LocalSolver::MeanLoss(const Eigen::VectorXd& f) {
   return sum / static_cast<double>(s.n);
 }
 
+LocalSolver::WarmState LocalSolver::SaveWarmState() const {
+  const Impl& i = *impl_;
+  WarmState w;
+  w.m = i.m;
+  w.dl = i.dl;
+  w.ddl = i.ddl;
+  w.loss_sum = i.loss_sum;
+  w.data_grad = i.data_grad;
+  w.state_f = i.state_f;
+  w.state_valid = i.state_valid;
+  w.incremental_steps = i.incremental_steps;
+  w.factor = i.factor;
+  w.factor_valid = i.factor_valid;
+  w.factor_a = i.factor_a;
+  return w;
+}
+
+void LocalSolver::RestoreWarmState(WarmState w) {
+  Impl& i = *impl_;
+  const bool sizes_ok = w.m.size() == i.m.size() && w.dl.size() == i.dl.size() &&
+                        w.ddl.size() == i.ddl.size() && w.data_grad.size() == i.data_grad.size() &&
+                        w.state_f.size() == i.state_f.size() &&
+                        w.factor.rows() == i.factor.rows() && w.factor.cols() == i.factor.cols();
+  if (!sizes_ok || w.incremental_steps < 0) {
+    throw InputError("LocalSolver: saved warm state does not fit this solver's data");
+  }
+  i.m = std::move(w.m);
+  i.dl = std::move(w.dl);
+  i.ddl = std::move(w.ddl);
+  i.loss_sum = w.loss_sum;
+  i.data_grad = std::move(w.data_grad);
+  i.state_f = std::move(w.state_f);
+  i.state_valid = w.state_valid;
+  i.incremental_steps = w.incremental_steps;
+  i.factor = std::move(w.factor);
+  i.factor_valid = w.factor_valid;
+  i.factor_a = w.factor_a;
+}
+
 }  // namespace dpadmm

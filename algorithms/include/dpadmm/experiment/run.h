@@ -226,7 +226,8 @@ class RunObserver {
   virtual void OnRound(const RoundMetrics& /*metrics*/) {}
 };
 
-struct MpiPlacement;  // dpadmm/experiment/mpi_run.h
+struct MpiPlacement;       // dpadmm/experiment/mpi_run.h
+struct CheckpointOptions;  // dpadmm/experiment/checkpoint.h
 
 class Experiment {
  public:
@@ -261,6 +262,12 @@ class Experiment {
   // unavailable engine or threads < 0.
   RunSummary RunOn(runtime::EngineKind engine, int threads, RunObserver* observer = nullptr,
                    const runtime::StopToken* stop = nullptr) const;
+
+  // Run() with checkpoints and/or resumed from one (dpadmm/experiment/checkpoint.h; consensus
+  // family, serial and tbb engines). Throws InputError for a checkpoint that cannot be read or
+  // was written for a different spec.
+  RunSummary RunCheckpointed(const CheckpointOptions& options, RunObserver* observer = nullptr,
+                             const runtime::StopToken* stop = nullptr) const;
 
   struct Driver;  // the family's driver (experiment/driver.h)
 

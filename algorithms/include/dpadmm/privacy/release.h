@@ -96,6 +96,29 @@ class Release {
   // The mechanisms of the rounds closed so far (those opened with one), in order.
   const std::vector<MechanismRelease>& mechanisms() const { return mechanisms_; }
 
+  // The release's state between rounds (no round open), for checkpoints: everything but the
+  // key, which is never saved (a restored release keeps the key it was built with). The round's
+  // noise stream is not part of it: every round opens a fresh stream keyed by its number.
+  struct State {
+    double spent = 0.0;
+    bool frozen = false;
+    std::int64_t frozen_round = -1;
+    std::int64_t round = 0;
+    double cost = 0.0;
+    bool objective_noise_drawn = false;
+    bool started = false;
+    Eigen::VectorXd last;
+    bool has_last = false;
+    std::int64_t draws = 0;
+    std::int64_t releases = 0;
+    std::vector<MechanismRelease> mechanisms;
+  };
+  // Throws std::logic_error while a round is open.
+  State SaveState() const;
+  // Throws InputError (naming the node) for a state no release could have: negative counts or
+  // spent, a spent loss above the budget.
+  void RestoreState(State state);
+
  private:
   KeyedStream& RoundStream(const char* what);
   void Write(runtime::Outbox& out) const;

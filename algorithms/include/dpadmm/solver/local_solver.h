@@ -90,6 +90,23 @@ class LocalSolver {
   // a <= 0.
   SolveReport Solve(double a, const Eigen::VectorXd& g, Eigen::VectorXd& f);
 
+  // What a solve carries over to the next call (the evaluation at the last point, the Hessian
+  // factor reused while it keeps working): checkpoints save it so that a restored solver takes
+  // the same steps, bit for bit, as the one that kept running.
+  struct WarmState {
+    Eigen::ArrayXd m, dl, ddl;
+    double loss_sum = 0.0;
+    Eigen::VectorXd data_grad, state_f;
+    bool state_valid = false;
+    int incremental_steps = 0;
+    Eigen::MatrixXd factor;
+    bool factor_valid = false;
+    double factor_a = 0.0;
+  };
+  WarmState SaveWarmState() const;
+  // Throws InputError when the sizes do not match this solver's rows and dimension.
+  void RestoreWarmState(WarmState state);
+
   // sum_n w_n L(y_n x_n^T f), and its gradient with respect to f into `grad` (resized if needed).
   double LossAndGradient(const Eigen::VectorXd& f, Eigen::VectorXd& grad);
   // sum_n w_n L(y_n x_n^T f).

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "dpadmm/experiment/checkpoint.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "dpadmm/core/error.h"
+#include "dpadmm/experiment/spec_json.h"
+#include "experiment/checkpoint.h"
+#include "experiment/driver.h"
+
+namespace dpadmm {
+namespace {
+
+constexpr char kMagic[8] = {'D', 'P', 'A', 'D', 'M', 'M', 'C', 'K'};
+// A checkpoint larger than this is refused before it is read (a sanity bound, far above any
+// run the size guards of the command accept).
+constexpr std::uint64_t kMaxFileBytes = std::uint64_t{1} << 36;  // 64 GiB
+
+std::uint64_t Fnv1a(std::string_view bytes) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+void Flatten(const nlohmann::json& j, const std::string& prefix,
+             std::vector<std::pair<std::string, const nlohmann::json*>>& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      Flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+    }
+    return;
+  }
+  out.emplace_back(prefix, &j);
+}
+
+std::string Shown(const nlohmann::json* j) {
+  if (j == nullptr) return "absent";
+  std::string s = j->dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+}  // namespace
+
+void SaveMetrics(StateWriter& out, const RoundMetrics& m) {
+  out.I64(m.round);
+  for (double v : {m.seconds, m.train_loss, m.objective, m.test_error, m.consensus_gap,
+                   m.distance_to_optimum, m.privacy_loss, m.privacy_round, m.tight_epsilon,
+                   m.test_loss, m.primal_residual, m.max_x_norm, m.y_norm, m.epsilon_iteration,
+                   m.delta_iteration, m.epsilon_total, m.delta_total}) {
+    out.F64(v);
+  }
+  out.Vec(m.node_privacy);
+  out.Vec(m.node_noise);
+  out.Vec(m.node_distance);
+}
+
+RoundMetrics LoadMetrics(StateReader& in) {
+  RoundMetrics m;
+  m.round = in.I64("trace row round");
+  for (double* v : {&m.seconds, &m.train_loss, &m.objective, &m.test_error, &m.consensus_gap,
+                    &m.distance_to_optimum, &m.privacy_loss, &m.privacy_round, &m.tight_epsilon,
+                    &m.test_loss, &m.primal_residual, &m.max_x_norm, &m.y_norm,
+                    &m.epsilon_iteration, &m.delta_iteration, &m.epsilon_total, &m.delta_total}) {
+    *v = in.F64("trace row value");
+  }
+  m.node_privacy = in.Vec("trace row node_privacy");
+  m.node_noise = in.Vec("trace row node_noise");
+  m.node_distance = in.Vec("trace row node_distance");
+  return m;
+}
+
+std::string SerializeCheckpoint(const CheckpointContents& c) {
+  StateWriter payload;
+  payload.Str(c.spec_json);
+  payload.Str(c.algorithm);
+  payload.I64(c.round);
+  payload.U64(c.messages.size());
+  for (const auto& m : c.messages) payload.Vec(m);
+  payload.U64(c.node_states.size());
+  for (const auto& s : c.node_states) payload.Str(s);
+  payload.Str(c.sink_state);
+  payload.U64(c.trace.size());
+  for (const RoundMetrics& m : c.trace) SaveMetrics(payload, m);
+
+  const std::string body = payload.Take();
+  std::string out(kMagic, sizeof kMagic);
+  StateWriter header;
+  header.U64(kCheckpointVersion);
+  header.U64(body.size());
+  out += header.bytes();
+  out += body;
+  StateWriter hash;
+  hash.U64(Fnv1a(body));
+  out += hash.bytes();
+  return out;
+}
+
+CheckpointContents ParseCheckpoint(std::string_view bytes, const std::string& name,
+                                   bool verify_hash) {
+  const std::string where = "checkpoint " + name;
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    throw InputError(where + ": not a dpadmm checkpoint (no DPADMMCK header)");
+  }
+  StateReader header(bytes.substr(sizeof kMagic), where);
+  const std::uint64_t version = header.U64("version");
+  if (version != kCheckpointVersion) {
+    throw InputError(where + ": format version " + std::to_string(version) +
+                     ", this dpadmm reads version " + std::to_string(kCheckpointVersion));
+  }
+  const std::size_t length = header.Length("payload length", 1);
+  const std::string_view body = bytes.substr(sizeof kMagic + 16, length);
+  StateReader tail(bytes.substr(sizeof kMagic + 16 + length), where);
+  const std::uint64_t hash = tail.U64("hash");
+  tail.ExpectEnd("end of file");
+  if (verify_hash && hash != Fnv1a(body)) {
+    throw InputError(where + ": hash mismatch: the file is corrupt (changed after it was written)");
+  }
+
+  StateReader in(body, where);
+  CheckpointContents c;
+  c.spec_json = in.Str("spec");
+  c.algorithm = in.Str("algorithm");
+  c.round = in.I64("round");
+  if (c.round < 0) in.Fail("round", "negative");
+  // Each message or state takes at least its 8-byte length: the counts are bounded by the
+  // bytes left, so no count allocates beyond the file's size.
+  const std::size_t messages = in.Length("node count", 8);
+  c.messages.resize(messages);
+  for (auto& m : c.messages) m = in.Vec("node message");
+  const std::size_t states = in.Length("node state count", 8);
+  if (states != messages) in.Fail("node state count", "differs from the message count");
+  c.node_states.resize(states);
+  for (auto& s : c.node_states) s = in.Str("node state");
+  c.sink_state = in.Str("metrics state");
+  const std::size_t rows = in.Length("trace row count", 8);
+  c.trace.reserve(rows);
+  for (std::size_t k = 0; k < rows; ++k) c.trace.push_back(LoadMetrics(in));
+  in.ExpectEnd("payload");
+  return c;
+}
+
+CheckpointContents ReadCheckpoint(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError("checkpoint " + path + ": cannot read (" + ec.message() + ")");
+  if (size > kMaxFileBytes) {
+    throw InputError("checkpoint " + path + ": " + std::to_string(size) +
+                     " bytes, larger than any checkpoint this dpadmm writes");
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError("checkpoint " + path + ": cannot open");
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  file.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (static_cast<std::uint64_t>(file.gcount()) != size) {
+    throw InputError("checkpoint " + path + ": read error");
+  }
+  return ParseCheckpoint(bytes, path);
+}
+
+void WriteCheckpoint(const std::string& path, const CheckpointContents& contents) {
+  const std::string bytes = SerializeCheckpoint(contents);
+  const std::string temp = path + ".partial";
+  const auto fail = [&](const char* action) {
+    const int error_number = errno;
+    throw InputError("checkpoint " + path + ": cannot " + action + " " + temp + " (" +
+                     std::strerror(error_number) + ")");
+  };
+  // 0600 from the start (O_CREAT's mode; an existing partial file is replaced, not reused, so
+  // its permissions cannot leak in).
+  ::unlink(temp.c_str());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) fail("create");
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      ::unlink(temp.c_str());
+      fail("write");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(temp.c_str());
+    fail("flush");
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    ::unlink(temp.c_str());
+    fail("rename");
+  }
+}
+
+std::vector<std::string> SpecDifferences(const std::string& saved_json,
+                                         const std::string& current_json, const std::string& name) {
+  const nlohmann::json saved = nlohmann::json::parse(saved_json, nullptr, false);
+  if (!saved.is_object()) {
+    throw InputError("checkpoint " + name + ": its spec is not a JSON object (corrupt file)");
+  }
+  const nlohmann::json current = nlohmann::json::parse(current_json);
+  std::vector<std::pair<std::string, const nlohmann::json*>> a, b;
+  Flatten(saved, "", a);
+  Flatten(current, "", b);
+  std::map<std::string, std::pair<const nlohmann::json*, const nlohmann::json*>> all;
+  for (const auto& [k, v] : a) all[k].first = v;
+  for (const auto& [k, v] : b) all[k].second = v;
+  std::vector<std::string> out;
+  for (const auto& [key, values] : all) {
+    if (key == "engine" || key == "threads") continue;  // every engine gives the same bits
+    const auto [x, y] = values;
+    if (x != nullptr && y != nullptr && *x == *y) continue;
+    out.push_back(key + ": " + Shown(x) + " in the checkpoint, " + Shown(y) + " now");
+  }
+  return out;
+}
+
+RunSummary Experiment::RunCheckpointed(const CheckpointOptions& options, RunObserver* observer,
+                                       const runtime::StopToken* stop) const {
+  const Driver& d = *driver_;
+  if (!options.save_path.empty() && options.every < 1) {
+    throw InputError("--checkpoint-every: must be >= 1 with --checkpoint, got " +
+                     std::to_string(options.every));
+  }
+  if (d.info.family != Family::kConsensus) {
+    throw InputError(
+        std::string(
+            "--checkpoint/--resume: checkpoints cover the consensus family only (algorithm '") +
+        ChoiceName(d.info.algorithm) + "' is of the sharing family)");
+  }
+  if (d.mpi || d.spec.engine == runtime::EngineKind::kMpi) {
+    throw InputError(
+        "--checkpoint/--resume: not supported on the mpi engine (use --engine serial or tbb: "
+        "every engine gives the same bits)");
+  }
+  CheckpointContents resumed;
+  const bool resume = !options.resume_path.empty();
+  if (resume) {
+    resumed = ReadCheckpoint(options.resume_path);
+    const std::vector<std::string> diff =
+        SpecDifferences(resumed.spec_json, SpecToJson(d.spec), options.resume_path);
+    if (!diff.empty()) {
+      std::string text;
+      for (const std::string& line : diff) text += (text.empty() ? " " : "; ") + line;
+      throw InputError("--resume " + options.resume_path +
+                       ": the checkpoint was written for a different spec; refused (give the "
+                       "same flags and config as the interrupted run); differences:" +
+                       text);
+    }
+    if (d.spec.algorithm.name() == Algorithm::kPdml && !d.spec.noise_seed) {
+      throw InputError(
+          "--resume: pdml in private mode cannot resume: Phase 1 randomizes the users' labels "
+          "once under a key that is never written, and a resumed run would randomize them "
+          "again (a second release of every label); resume with --noise-seed, or restart");
+    }
+    if (resumed.round > d.spec.iterations) {
+      throw InputError("--resume " + options.resume_path + ": the checkpoint is at round " +
+                       std::to_string(resumed.round) + ", beyond the run's " +
+                       std::to_string(d.spec.iterations) + " iterations");
+    }
+  }
+  RunSummary summary;
+  summary.info = d.info;
+  summary.info.engine = d.spec.engine;
+  summary.info.threads = d.spec.threads;
+  if (observer != nullptr) observer->OnStart(summary.info);
+  d.RunCheckpointed(d.spec.engine, d.spec.threads, observer, stop, options,
+                    resume ? &resumed : nullptr, summary);
+  summary.seconds_per_round =
+      summary.rounds > 0 ? summary.seconds / static_cast<double>(summary.rounds) : 0.0;
+  summary.warnings = RunWarnings(d.spec, summary);
+  return summary;
+}
+
+namespace {
+
+// The engine names rounds of a segment from 0; its messages and failure round are moved to the
+// run's rounds.
+void ShiftFailure(runtime::NodeFailure& failure, std::int64_t offset) {
+  if (failure.round < 0 || offset == 0) return;
+  if (failure.kind != runtime::FailureKind::kStepFailed) {
+    const std::string from = ", round " + std::to_string(failure.round);
+    const std::size_t at = failure.message.find(from);
+    if (at != std::string::npos) {
+      failure.message.replace(at, from.size(), ", round " + std::to_string(failure.round + offset));
+    }
+  }
+  failure.round += offset;
+}
+
+}  // namespace
+
+runtime::EngineResult RunInSegments(std::span<runtime::NodeProgram* const> programs,
+                                    const runtime::Topology& topology,
+                                    runtime::EngineOptions options, runtime::RoundSink& sink,
+                                    std::int64_t start_round,
+                                    std::vector<std::vector<double>>& messages, std::int64_t every,
+                                    const std::function<void(std::int64_t)>& save) {
+  const std::int64_t last = options.last_round;
+  std::vector<std::unique_ptr<SegmentProgram>> wrappers;
+  std::vector<runtime::NodeProgram*> wrapped;
+  messages.resize(programs.size());
+  for (std::size_t k = 0; k < programs.size(); ++k) {
+    wrappers.push_back(std::make_unique<SegmentProgram>(*programs[k], messages[k]));
+    wrapped.push_back(wrappers.back().get());
+  }
+  SegmentSink segment_sink(sink);
+  std::int64_t offset = start_round;
+  for (;;) {
+    const std::int64_t end = every > 0 ? std::min(last, (offset / every + 1) * every) : last;
+    for (auto& w : wrappers) w->set_offset(offset);
+    segment_sink.set_offset(offset);
+    options.last_round = end - offset;
+    runtime::EngineResult r = runtime::Run(wrapped, topology, options, segment_sink);
+    // A segment cancelled before its round 0 reported: the last round is the one before it
+    // (reported by the previous segment, or before the checkpoint).
+    if (r.last_reported_round >= 0) {
+      r.last_reported_round += offset;
+    } else if (offset > 0) {
+      r.last_reported_round = offset;
+    }
+    if (r.outcome == runtime::EngineOutcome::kFailed) ShiftFailure(r.failure, offset);
+    if (r.outcome != runtime::EngineOutcome::kCompleted || end >= last) return r;
+    if (save) save(end);
+    offset = end;
+  }
+}
+
+}  // namespace dpadmm

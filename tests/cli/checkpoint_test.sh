@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Checkpoint and resume of the dpadmm command, killed for real:
+#
+#   checkpoint_test.sh DPADMM WORKDIR CASE
+#
+# CASE kill_ALGORITHM_ENGINE starts a seeded run (--noise-seed) with --checkpoint, waits until
+# the checkpoint file exists, SIGKILLs it, resumes it with --resume and the same flags, and
+# compares the final trace and summary (every value but wall times) with an uninterrupted run.
+# The other cases check the file's mode and the refusals (different spec, mpi, sharing).
+set -u
+
+DPADMM=$1
+WORK=$2/$3
+CASE=$3
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+trap 'cd / && rm -rf "$WORK"' EXIT
+
+fail() {
+  echo "FAIL [$CASE]: $*"
+  for f in err*.txt; do [ -f "$f" ] && { echo "--- $f:"; cat "$f"; }; done
+  exit 1
+}
+
+# Every value of BEFORE's trace (CSV) and summary (JSON) but wall times must be in AFTER, equal.
+same_results() {
+  python3 - "$@" <<'PY' || fail "results differ"
+import csv, json, sys
+def rows(p):
+    with open(p) as f:
+        return list(csv.DictReader(l for l in f if not l.startswith("#")))
+def leaves(o, p=""):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            yield from leaves(v, p + "." + k)
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            yield from leaves(v, f"{p}[{i}]")
+    else:
+        yield p, o
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+if len(a) != len(b):
+    sys.exit(f"trace: {len(a)} rows uninterrupted, {len(b)} resumed")
+for k, (x, y) in enumerate(zip(a, b)):
+    for c, v in x.items():
+        if "seconds" not in c and v != y.get(c):
+            sys.exit(f"trace row {k} column {c}: {v} uninterrupted, {y.get(c)} resumed")
+ja = dict(leaves(json.load(open(sys.argv[3]))))
+jb = dict(leaves(json.load(open(sys.argv[4]))))
+for p, v in ja.items():
+    if "seconds" in p or p.startswith(".info.engine") or p.startswith(".info.threads"):
+        continue
+    if p not in jb or jb[p] != v:
+        sys.exit(f"summary {p}: {v} uninterrupted, {jb.get(p, 'absent')} resumed")
+print(f"same: {len(a)} trace rows, {len(ja)} summary values")
+PY
+}
+
+# The seeded flags of each case (the kill cases add iterations: runs long enough, about a
+# second, to be killed after their first checkpoint).
+args_of() {
+  local common=(--noise-seed 7 --nodes 6 --rows 2000 --quiet --engine "$2")
+  echo "${common[@]} --algorithm $1"
+}
+
+case "$CASE" in
+  kill_*)
+    alg=$(echo "$CASE" | cut -d_ -f2)
+    engine=$(echo "$CASE" | cut -d_ -f3)
+    read -r -a ARGS <<<"$(args_of "$alg" "$engine")"
+    case "$alg" in dvp) ARGS+=(--iterations 1500) ;; madmm) ARGS+=(--iterations 150) ;;
+      pdml) ARGS+=(--iterations 3000 --label-eps 1 --pdml-V 0.5 --pdml-decay 1) ;;
+      *) ARGS+=(--iterations 4000) ;; esac
+    "$DPADMM" run "${ARGS[@]}" --trace full.csv --summary full.json >out.txt 2>err_full.txt ||
+      fail "uninterrupted run failed"
+    "$DPADMM" run "${ARGS[@]}" --trace cut.csv --summary cut.json --checkpoint run.ckpt \
+      --checkpoint-every 25 >out.txt 2>err_cut.txt &
+    pid=$!
+    for _ in $(seq 1 3000); do
+      [ -f run.ckpt ] && break
+      sleep 0.01
+    done
+    [ -f run.ckpt ] || fail "no checkpoint appeared"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid"
+    status=$?
+    [ "$status" -eq 137 ] || fail "the run ended (exit $status) before SIGKILL: make it longer"
+    [ -f cut.json ] && fail "a killed run left a summary"
+    mode=$(stat -c %a run.ckpt)
+    [ "$mode" = 600 ] || fail "checkpoint mode $mode, expected 600"
+    echo "killed pid $pid after its first checkpoint ($(stat -c %s run.ckpt) bytes)"
+    "$DPADMM" run "${ARGS[@]}" --trace resumed.csv --summary resumed.json --resume run.ckpt \
+      --checkpoint run.ckpt --checkpoint-every 25 >out.txt 2>err_resume.txt ||
+      fail "resumed run failed"
+    same_results full.csv resumed.csv full.json resumed.json
+    ;;
+  cross_engine)
+    # Saved on tbb, resumed on serial: the engine is not part of the spec comparison.
+    read -r -a ARGS <<<"$(args_of dvp tbb)"
+    "$DPADMM" run "${ARGS[@]}" --iterations 40 --trace full.csv --summary full.json \
+      >out.txt 2>err.txt || fail "run failed"
+    "$DPADMM" run "${ARGS[@]}" --iterations 40 --trace a.csv --summary a.json \
+      --checkpoint run.ckpt --checkpoint-every 30 >out.txt 2>err.txt || fail "run failed"
+    read -r -a ARGS <<<"$(args_of dvp serial)"
+    "$DPADMM" run "${ARGS[@]}" --iterations 40 --trace b.csv --summary b.json \
+      --resume run.ckpt >out.txt 2>err.txt || fail "resume failed"
+    same_results full.csv b.csv full.json b.json
+    ;;
+  refusals)
+    read -r -a ARGS <<<"$(args_of dvp serial)"
+    "$DPADMM" run "${ARGS[@]}" --iterations 20 --trace a.csv --summary a.json \
+      --checkpoint run.ckpt --checkpoint-every 10 >out.txt 2>err.txt || fail "run failed"
+    "$DPADMM" run "${ARGS[@]}" --iterations 30 --eta 5 --resume run.ckpt >out.txt 2>err.txt &&
+      fail "a different spec was accepted"
+    grep -q "different spec" err.txt && grep -q "iterations: 20 in the checkpoint, 30 now" err.txt &&
+      grep -q "algorithm.eta: " err.txt || fail "the differences are not named"
+    [ "$(wc -l <err.txt)" -eq 1 ] || fail "expected one error line"
+    "$DPADMM" run "${ARGS[@]}" --resume a.csv >out.txt 2>err.txt && fail "a trace was resumed"
+    grep -q "checkpoint a.csv: not a dpadmm checkpoint" err.txt || fail "foreign file not named"
+    head -c 100 run.ckpt >short.ckpt
+    "$DPADMM" run "${ARGS[@]}" --resume short.ckpt >out.txt 2>err.txt && fail "truncated accepted"
+    grep -q "checkpoint short.ckpt: .*truncated" err.txt || fail "truncation not named"
+    "$DPADMM" run "${ARGS[@]}" --checkpoint x.ckpt >out.txt 2>err.txt && fail "no --checkpoint-every"
+    grep -q -- "--checkpoint-every: must be >= 1" err.txt || fail "missing every not named"
+    "$DPADMM" run "${ARGS[@]}" --checkpoint-every 3 >out.txt 2>err.txt && fail "every alone"
+    grep -q -- "--checkpoint-every needs --checkpoint" err.txt || fail "every alone not named"
+    read -r -a MPI_ARGS <<<"$(args_of dvp mpi)"
+    "$DPADMM" run "${MPI_ARGS[@]}" --checkpoint x.ckpt --checkpoint-every 3 \
+      >out.txt 2>err.txt && fail "mpi accepted"
+    grep -q "not supported with --engine mpi" err.txt || fail "mpi refusal not named"
+    "$DPADMM" sharing --rows 300 --epochs 4 --quiet --checkpoint x.ckpt --checkpoint-every 2 \
+      >out.txt 2>err.txt && fail "sharing accepted"
+    grep -q "consensus family only" err.txt || fail "sharing refusal not named"
+    "$DPADMM" run "${ARGS[@]}" --checkpoint a.json --checkpoint-every 2 --summary a.json \
+      >out.txt 2>err.txt && fail "checkpoint onto the summary accepted"
+    [ -f x.ckpt ] && fail "a refused run wrote a checkpoint"
+    echo "refusals named"
+    ;;
+  help)
+    "$DPADMM" run --help >out.txt 2>err.txt || fail "help failed"
+    grep -q -- "--checkpoint FILE" out.txt && grep -q "0600" out.txt &&
+      grep -q -- "--resume FILE" out.txt || fail "--help does not document checkpoints and 0600"
+    ;;
+  *)
+    fail "unknown case"
+    ;;
+esac
+echo "PASS [$CASE]"

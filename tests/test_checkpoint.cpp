@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: Apache-2.0
+// Checkpoint and resume (dpadmm/experiment/checkpoint.h): the same bits as an uninterrupted run
+// in simulation mode, refusal of a different spec naming the fields, clear errors for corrupt,
+// truncated and foreign files, and the file's 0600 permission.
+#include "dpadmm/experiment/checkpoint.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "dpadmm/core/error.h"
+#include "dpadmm/experiment/run.h"
+#include "dpadmm/experiment/spec_json.h"
+#include "experiment/checkpoint.h"
+#include "run_recorder.h"
+#include "test_helpers.h"
+
+namespace dpadmm {
+namespace {
+
+using test::ExpectSameBits;
+using test::RunRecorder;
+using test::SameBits;
+using test::TempPath;
+using test::ThrowsInputError;
+
+RunSpec Spec(Algorithm algorithm) {
+  RunSpec s = RunSpec::Defaults(algorithm);
+  s.graph.nodes = 4;
+  s.graph.edges = 5;
+  s.data.rows = 400;
+  s.iterations = 12;
+  s.seed = 3;
+  s.noise_seed = 11;
+  s.engine = runtime::EngineKind::kSerial;
+  return s;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void WriteAll(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+void ExpectSameSummary(const RunSummary& a, const RunSummary& b) {
+  EXPECT_EQ(a.outcome, b.outcome);
+  EXPECT_EQ(a.rounds, b.rounds);
+  ASSERT_EQ(a.model.size(), b.model.size());
+  for (Eigen::Index k = 0; k < a.model.size(); ++k) EXPECT_TRUE(SameBits(a.model[k], b.model[k]));
+  ExpectSameBits({a.final}, {b.final});
+  EXPECT_EQ(a.node_frozen_round, b.node_frozen_round);
+  EXPECT_TRUE(SameBits(a.tight_epsilon, b.tight_epsilon) ||
+              (std::isnan(a.tight_epsilon) && std::isnan(b.tight_epsilon)));
+}
+
+// Saves every `every` rounds up to round `stop_after` (the run is cut there by its spec), then
+// resumes the full spec from that file: the interrupted run's state as SIGKILL would leave it.
+struct Resumed {
+  RunSummary summary;
+  std::vector<RoundMetrics> rounds;
+};
+Resumed CheckpointAndResume(RunSpec spec, const std::string& path, int every, int cut,
+                            runtime::EngineKind resume_engine = runtime::EngineKind::kSerial) {
+  // A run saves at multiples of `every` strictly before its last round: a longer run with the
+  // same spec but its observer stopping it right after round `cut`.
+  struct StopAfter : RunObserver {
+    runtime::StopToken* token;
+    std::int64_t cut;
+    void OnRound(const RoundMetrics& m) override {
+      if (m.round >= cut) token->RequestStop();
+    }
+  };
+  runtime::StopToken token;
+  StopAfter stopper;
+  stopper.token = &token;
+  stopper.cut = cut;
+  CheckpointOptions save;
+  save.save_path = path;
+  save.every = every;
+  const RunSummary partial = Experiment(spec).RunCheckpointed(save, &stopper, &token);
+  EXPECT_NE(partial.outcome, RunOutcome::kCompleted) << "the run was not cut";
+  spec.engine = resume_engine;
+  CheckpointOptions resume;
+  resume.resume_path = path;
+  RunRecorder recorder;
+  Resumed out;
+  out.summary = Experiment(spec).RunCheckpointed(resume, &recorder);
+  out.rounds = recorder.rounds;
+  return out;
+}
+
+class SameBitsAfterResume : public ::testing::TestWithParam<Algorithm> {};
+
+TEST_P(SameBitsAfterResume, FinalTraceAndSummary) {
+  const RunSpec spec = Spec(GetParam());
+  RunRecorder full_rounds;
+  const RunSummary full = Experiment(spec).Run(&full_rounds);
+  const std::string path = TempPath(std::string("resume_") + ChoiceName(GetParam()) + ".ckpt");
+  const Resumed resumed = CheckpointAndResume(spec, path, 4, 9, runtime::EngineKind::kTbb);
+  ExpectSameBits(full_rounds.rounds, resumed.rounds);
+  ExpectSameSummary(full, resumed.summary);
+  std::remove(path.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Consensus, SameBitsAfterResume,
+                         ::testing::Values(Algorithm::kAdmm, Algorithm::kDvp, Algorithm::kPvp,
+                                           Algorithm::kMadmm, Algorithm::kRadmm,
+                                           Algorithm::kPrivateMradmm, Algorithm::kPdml),
+                         [](const auto& p) { return std::string(ChoiceName(p.param)); });
+
+TEST(CheckpointTest, SegmentedRunGivesTheSameBits) {
+  const RunSpec spec = Spec(Algorithm::kDvp);
+  RunRecorder a, b;
+  const RunSummary full = Experiment(spec).Run(&a);
+  CheckpointOptions save;
+  save.save_path = TempPath("segmented.ckpt");
+  save.every = 3;
+  const RunSummary segmented = Experiment(spec).RunCheckpointed(save, &b);
+  ExpectSameBits(a.rounds, b.rounds);
+  ExpectSameSummary(full, segmented);
+  std::remove(save.save_path.c_str());
+}
+
+TEST(CheckpointTest, BudgetFreezeContinuesAfterResume) {
+  RunSpec spec = Spec(Algorithm::kDvp);
+  spec.algorithm.privacy_budget = 1.0;  // alpha 0.15 per round: frozen in round 7
+  spec.iterations = 20;
+  RunRecorder full_rounds;
+  const RunSummary full = Experiment(spec).Run(&full_rounds);
+  ASSERT_EQ(full.outcome, RunOutcome::kBudgetExhausted);
+  const std::string path = TempPath("budget.ckpt");
+  const Resumed resumed = CheckpointAndResume(spec, path, 2, 5);
+  ExpectSameBits(full_rounds.rounds, resumed.rounds);
+  ExpectSameSummary(full, resumed.summary);
+  std::remove(path.c_str());
+}
+
+TEST(CheckpointTest, FileIsMode0600WhateverTheUmask) {
+  const mode_t old = ::umask(0);
+  CheckpointContents c;
+  c.spec_json = "{}";
+  const std::string path = TempPath("mode.ckpt");
+  WriteCheckpoint(path, c);
+  ::umask(old);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  // Rewriting keeps 0600 even if someone widened the file meanwhile (a new file is renamed on).
+  ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+  WriteCheckpoint(path, c);
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::remove(path.c_str());
+}
+
+TEST(CheckpointTest, ADifferentSpecIsRefusedNamingTheFields) {
+  RunSpec spec = Spec(Algorithm::kDvp);
+  const std::string path = TempPath("mismatch.ckpt");
+  CheckpointOptions save;
+  save.save_path = path;
+  save.every = 5;
+  (void)Experiment(spec).RunCheckpointed(save);
+  spec.iterations = 20;
+  spec.algorithm.eta = 7.0;
+  CheckpointOptions resume;
+  resume.resume_path = path;
+  const Experiment changed(spec);
+  EXPECT_TRUE(ThrowsInputError(
+      [&] { (void)changed.RunCheckpointed(resume); },
+      {path, "different spec", "iterations: 12 in the checkpoint, 20 now", "algorithm.eta:"}));
+  // Engine and thread count are not part of the comparison (every engine gives the same bits).
+  spec = Spec(Algorithm::kDvp);
+  spec.engine = runtime::EngineKind::kTbb;
+  spec.threads = 2;
+  EXPECT_NO_THROW((void)Experiment(spec).RunCheckpointed(resume));
+  std::remove(path.c_str());
+}
+
+TEST(CheckpointTest, SpecDifferencesListsEachField) {
+  RunSpec a = Spec(Algorithm::kDvp), b = a;
+  b.seed = 4;
+  b.graph.nodes = 5;
+  const std::vector<std::string> d = SpecDifferences(SpecToJson(a), SpecToJson(b));
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0], "graph.nodes: 4 in the checkpoint, 5 now");
+  EXPECT_EQ(d[1], "seed: 3 in the checkpoint, 4 now");
+  EXPECT_TRUE(SpecDifferences(SpecToJson(a), SpecToJson(a)).empty());
+  EXPECT_TRUE(ThrowsInputError([&] { SpecDifferences("[1, 2", SpecToJson(a), "x.ckpt"); },
+                               {"x.ckpt", "not a JSON object"}));
+}
+
+class CorruptCheckpoint : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = TempPath("good.ckpt");
+    CheckpointOptions save;
+    save.save_path = path_;
+    save.every = 5;
+    (void)Experiment(Spec(Algorithm::kMadmm)).RunCheckpointed(save);
+    good_ = ReadAll(path_);
+    ASSERT_GT(good_.size(), 100u);
+  }
+  void TearDown() override { std::remove(path_.c_str()); }
+  // Resuming from `bytes` throws InputError naming the file and containing `part`.
+  ::testing::AssertionResult Refused(const std::string& bytes, const std::string& part) {
+    const std::string bad = TempPath("bad.ckpt");
+    WriteAll(bad, bytes);
+    CheckpointOptions resume;
+    resume.resume_path = bad;
+    const Experiment e(Spec(Algorithm::kMadmm));
+    ::testing::AssertionResult r =
+        ThrowsInputError([&] { (void)e.RunCheckpointed(resume); }, {"checkpoint " + bad, part});
+    std::remove(bad.c_str());
+    return r;
+  }
+  std::string path_, good_;
+};
+
+TEST_F(CorruptCheckpoint, GoodFileResumes) {
+  CheckpointOptions resume;
+  resume.resume_path = path_;
+  EXPECT_EQ(Experiment(Spec(Algorithm::kMadmm)).RunCheckpointed(resume).outcome,
+            RunOutcome::kCompleted);
+}
+
+TEST_F(CorruptCheckpoint, ForeignEmptyAndMissingFiles) {
+  EXPECT_TRUE(Refused("", "not a dpadmm checkpoint"));
+  EXPECT_TRUE(Refused("round,seconds\n0,0.1\n", "not a dpadmm checkpoint"));
+  EXPECT_TRUE(Refused(SpecToJson(Spec(Algorithm::kMadmm)), "not a dpadmm checkpoint"));
+  CheckpointOptions resume;
+  resume.resume_path = TempPath("does_not_exist.ckpt");
+  const Experiment e(Spec(Algorithm::kMadmm));
+  EXPECT_TRUE(ThrowsInputError([&] { (void)e.RunCheckpointed(resume); },
+                               {"checkpoint " + resume.resume_path, "cannot read"}));
+}
+
+TEST_F(CorruptCheckpoint, EveryTruncationIsAnInputError) {
+  for (std::size_t n = 0; n < good_.size(); n += 1 + n / 8) {
+    EXPECT_TRUE(Refused(good_.substr(0, n), "")) << "truncated to " << n << " bytes";
+  }
+}
+
+TEST_F(CorruptCheckpoint, AFlippedBitFailsTheHash) {
+  for (std::size_t at : {std::size_t{40}, good_.size() / 2, good_.size() - 9}) {
+    std::string bytes = good_;
+    bytes[at] = static_cast<char>(bytes[at] ^ 0x10);
+    EXPECT_TRUE(Refused(bytes, "hash mismatch")) << "byte " << at;
+  }
+}
+
+TEST_F(CorruptCheckpoint, OtherVersionIsNamed) {
+  std::string bytes = good_;
+  bytes[8] = 7;
+  EXPECT_TRUE(Refused(bytes, "format version 7"));
+}
+
+// A file with a valid hash but inconsistent content (as a buggy or hostile writer makes):
+// still an InputError, naming the node or part.
+TEST_F(CorruptCheckpoint, InconsistentContentBehindAValidHash) {
+  const CheckpointContents good = ParseCheckpoint(good_, "good");
+  CheckpointContents c = good;
+  c.node_states[1].resize(c.node_states[1].size() / 2);
+  EXPECT_TRUE(Refused(SerializeCheckpoint(c), "node 1"));
+  c = good;
+  c.node_states.pop_back();
+  c.messages.pop_back();
+  EXPECT_TRUE(Refused(SerializeCheckpoint(c), "3 node states for a run of 4 nodes"));
+  c = good;
+  c.sink_state = c.sink_state.substr(0, 40);
+  EXPECT_TRUE(Refused(SerializeCheckpoint(c), "metrics"));
+  c = good;
+  c.node_states[0] += "extra";
+  EXPECT_TRUE(Refused(SerializeCheckpoint(c), "trailing bytes"));
+  c = good;
+  c.messages[2].resize(1000);
+  EXPECT_TRUE(Refused(SerializeCheckpoint(c), "message"));
+  c = good;
+  c.node_states[0] = c.node_states[0].substr(0, 8);
+  EXPECT_TRUE(Refused(SerializeCheckpoint(c), "node 0"));
+}
+
+TEST(CheckpointTest, RefusalsBeforeTheRun) {
+  CheckpointOptions save;
+  save.save_path = TempPath("never.ckpt");
+  save.every = 0;
+  const Experiment dvp(Spec(Algorithm::kDvp));
+  EXPECT_TRUE(ThrowsInputError([&] { (void)dvp.RunCheckpointed(save); }, {"--checkpoint-every"}));
+  save.every = 2;
+  RunSpec sharing = RunSpec::Defaults(Algorithm::kSharing);
+  sharing.data.rows = 200;
+  sharing.iterations = 3;
+  const Experiment shared(sharing);
+  EXPECT_TRUE(
+      ThrowsInputError([&] { (void)shared.RunCheckpointed(save); }, {"consensus family only"}));
+}
+
+TEST(CheckpointTest, PrivateModeResumesWithFreshKeysAndContinuesTheAccounting) {
+  RunSpec spec = Spec(Algorithm::kDvp);
+  spec.noise_seed.reset();  // private mode: OS keys, never written
+  const RunSummary full = Experiment(spec).Run();
+  const std::string path = TempPath("private.ckpt");
+  const Resumed resumed = CheckpointAndResume(spec, path, 4, 5);
+  EXPECT_EQ(resumed.summary.outcome, RunOutcome::kCompleted);
+  EXPECT_EQ(resumed.summary.rounds, spec.iterations);
+  // The accounting depends on the schedule only: the resumed run's totals are the full run's.
+  EXPECT_EQ(resumed.summary.final.privacy_loss, full.final.privacy_loss);
+  EXPECT_EQ(resumed.summary.final.node_privacy, full.final.node_privacy);
+  EXPECT_EQ(resumed.summary.tight_epsilon, full.tight_epsilon);
+  std::remove(path.c_str());
+}
+
+TEST(CheckpointTest, PrivatePdmlIsRefused) {
+  RunSpec spec = Spec(Algorithm::kPdml);
+  spec.noise_seed.reset();
+  const std::string path = TempPath("pdml.ckpt");
+  CheckpointOptions save;
+  save.save_path = path;
+  save.every = 4;
+  (void)Experiment(spec).RunCheckpointed(save);
+  CheckpointOptions resume;
+  resume.resume_path = path;
+  const Experiment e(spec);
+  EXPECT_TRUE(ThrowsInputError([&] { (void)e.RunCheckpointed(resume); },
+                               {"pdml in private mode cannot resume"}));
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace dpadmm
