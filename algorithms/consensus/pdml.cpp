@@ -143,6 +143,13 @@ double PdmlPhase2Sensitivity(double C, std::int64_t rows, double max_debias_weig
   return 2.0 * weight * (1.0 + max_debias_weight) / a;
 }
 
+double PdmlRoundMu(double sensitivity, double V, double decay, std::int64_t round,
+                   std::int64_t dim) {
+  const double sigma = PrimalNoiseStd(V, decay, round);
+  if (!(sigma > 0.0)) return 0.0;
+  return (sensitivity + GridSensitivityL2(dim, GaussianGridStep(sigma))) / sigma;
+}
+
 std::string PdmlPrivacyGuarantee(const std::vector<ReportedLabels>& reported, double R, double V,
                                  double decay) {
   std::vector<double> all;

@@ -11,7 +11,6 @@
 #include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/privacy/accounting.h"
-#include "dpadmm/privacy/samplers.h"
 
 namespace dpadmm {
 namespace {
@@ -184,9 +183,8 @@ double PdmlPlannedEpsilon(const RunSpec& spec, const std::vector<int>& degrees,
     }
     double mu2 = 0.0;
     for (std::int64_t t = 1; t <= spec.iterations; ++t) {
-      const double sigma = PrimalNoiseStd(p.V, p.decay, t);
-      if (!(sigma > 0.0)) continue;
-      const double mu = (sens + GridSensitivityL2(features, GaussianGridStep(sigma))) / sigma;
+      if (!(PrimalNoiseStd(p.V, p.decay, t) > 0.0)) continue;
+      const double mu = PdmlRoundMu(sens, p.V, p.decay, t, features);
       mu2 += mu * mu;
     }
     max_mu2 = std::max(max_mu2, mu2);

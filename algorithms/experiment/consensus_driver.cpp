@@ -19,7 +19,6 @@
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/bounds_release.h"
-#include "dpadmm/privacy/samplers.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
 #include "experiment/checkpoint.h"
@@ -427,11 +426,9 @@ class MetricsSink : public runtime::RoundSink {
     double V, decay;
     std::vector<double> mu2;  // per node
     void AddRound(std::int64_t round, std::int64_t dim) {
-      const double sigma = PrimalNoiseStd(V, decay, round);
-      if (!(sigma > 0.0)) return;
-      const double grid = GridSensitivityL2(dim, GaussianGridStep(sigma));
+      if (!(PrimalNoiseStd(V, decay, round) > 0.0)) return;
       for (std::size_t i = 0; i < mu2.size(); ++i) {
-        const double mu = (sensitivity[i] + grid) / sigma;
+        const double mu = PdmlRoundMu(sensitivity[i], V, decay, round, dim);
         mu2[i] += mu * mu;
       }
     }

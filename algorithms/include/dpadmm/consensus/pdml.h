@@ -93,4 +93,10 @@ double PdmlMaxDebiasWeight(double label_eps, const std::vector<double>& label_ep
 double PdmlPhase2Sensitivity(double C, std::int64_t rows, double max_debias_weight, double rho_node,
                              double beta, int degree);
 
+// mu_r = (sensitivity + sqrt(d) step) / sigma_r of round r's Gaussian release (the ratio the
+// Accountant forms from PdmlNode::Mechanism); 0 for a round without primal noise. One place for
+// the trace's per-round figure and the calibration's plan (same bits as the summary).
+double PdmlRoundMu(double sensitivity, double V, double decay, std::int64_t round,
+                   std::int64_t dim);
+
 }  // namespace dpadmm
