@@ -38,6 +38,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <variant>
@@ -1502,7 +1503,13 @@ std::string UserMessage(std::string message) {
 // and CheckOnly are also what the command-line fuzzer (tests/fuzz/fuzz_cli.cpp) drives.
 class CommandLine {
  public:
-  explicit CommandLine(std::ostream& err) : err_(err) {
+  // `command` is argv[1]: the spec flags (a few hundred options, most of the parser's set-up
+  // time) are registered only on the subcommand that will parse them; with no command or an
+  // option first (`dpadmm --help`), on every subcommand.
+  CommandLine(std::ostream& err, std::string_view command) : err_(err) {
+    const auto wanted = [command](std::string_view name) {
+      return command.empty() || command.front() == '-' || command == name;
+    };
     app_.set_version_flag("--version", DPADMM_VERSION);
     app_.require_subcommand(1);
     app_.footer(kExitCodeHelp);
@@ -1523,8 +1530,10 @@ class CommandLine {
         "on generated twonorm data, 10 nodes on a random\ngraph with 13 edges.");
     run_->option_defaults()->always_capture_default();
     run_->footer(footer);
-    flags_ = std::make_unique<SpecFlags>(*run_, /*sharing_alias=*/false);
-    AddOutputOptions(*run_, output_);
+    if (wanted("run")) {
+      flags_ = std::make_unique<SpecFlags>(*run_, /*sharing_alias=*/false);
+      AddOutputOptions(*run_, output_);
+    }
 
     sharing_ = app_.add_subcommand(
         "sharing",
@@ -1533,15 +1542,19 @@ class CommandLine {
         "features). --algorithm admm | sgd as before.");
     sharing_->option_defaults()->always_capture_default();
     sharing_->footer(footer);
-    sharing_flags_ = std::make_unique<SpecFlags>(*sharing_, /*sharing_alias=*/true);
     sharing_output_.trace = "dpadmm-sharing-trace.csv";
     sharing_output_.summary = "dpadmm-sharing-summary.json";
-    AddOutputOptions(*sharing_, sharing_output_);
+    if (wanted("sharing")) {
+      sharing_flags_ = std::make_unique<SpecFlags>(*sharing_, /*sharing_alias=*/true);
+      AddOutputOptions(*sharing_, sharing_output_);
+    }
 
     predict_ = std::make_unique<PredictCommand>(app_);  // `dpadmm predict`
     audit_ = std::make_unique<AuditCommand>(app_);      // `dpadmm audit`
     sweep_ = std::make_unique<SweepCommand>(app_);      // `dpadmm sweep`, with the run's spec flags
-    sweep_flags_ = std::make_unique<SpecFlags>(sweep_->app(), /*sharing_alias=*/false);
+    if (wanted("sweep")) {
+      sweep_flags_ = std::make_unique<SpecFlags>(sweep_->app(), /*sharing_alias=*/false);
+    }
   }
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;
@@ -1673,7 +1686,7 @@ class CommandLine {
 
 int Main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
-  CommandLine command_line(std::cerr);
+  CommandLine command_line(std::cerr, argc > 1 ? argv[1] : "");
   if (const std::optional<int> code = command_line.Parse(argc, argv)) return *code;
   return command_line.Execute(started);
 }
@@ -1682,7 +1695,7 @@ int Main(int argc, char** argv) {
 
 int CheckCommandLine(int argc, char** argv, std::ostream& err) {
   g_inputs.clear();
-  CommandLine command_line(err);
+  CommandLine command_line(err, argc > 1 ? argv[1] : "");
   if (const std::optional<int> code = command_line.Parse(argc, argv)) return *code;
   return command_line.CheckOnly();
 }
