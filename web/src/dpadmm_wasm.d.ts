@@ -40,6 +40,10 @@ declare module '@dpadmm-wasm/dpadmm_wasm.mjs' {
      */
     runSweep(configJson: string,
              onProgress: (done: number, total: number, what: string) => boolean): string;
+    /** True in the threaded build (pthreads + oneTBB: specs may ask for "engine": "tbb"). */
+    threaded(): boolean;
+    /** The cores the threaded build may use (navigator.hardwareConcurrency); 1 otherwise. */
+    maxThreads(): number;
   }
   export interface ModuleOptions {
     locateFile?: (path: string, prefix: string) => string;
@@ -50,6 +54,14 @@ declare module '@dpadmm-wasm/dpadmm_wasm.mjs' {
   export default function createDpadmmModule(options?: ModuleOptions): Promise<DpadmmModule>;
 }
 declare module '@dpadmm-wasm/dpadmm_wasm.wasm?url' {
+  const url: string;
+  export default url;
+}
+// The threaded build (build-wasm-mt/dpadmm_wasm_mt.mjs): the same bindings.
+declare module '@dpadmm-wasm-mt/dpadmm_wasm_mt.mjs' {
+  export { default } from '@dpadmm-wasm/dpadmm_wasm.mjs';
+}
+declare module '@dpadmm-wasm-mt/dpadmm_wasm_mt.wasm?url' {
   const url: string;
   export default url;
 }
