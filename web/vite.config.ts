@@ -99,6 +99,11 @@ export default defineConfig({
   server: { headers: isolation, fs: { allow: [here, wasmDir, wasmMtDir] } },
   preview: { headers: isolation },
   worker: { format: 'es' },
-  build: { target: 'es2022', chunkSizeWarningLimit: 1024 },
+  build: {
+    target: 'es2022', chunkSizeWarningLimit: 1024,
+    // The threaded build's pthread script must stay a same-origin file: inlined as a data: URL
+    // its worker would have an opaque origin and could not import the module under COEP.
+    assetsInlineLimit: (file: string) => (file.endsWith('.worker.js') ? false : undefined),
+  },
   plugins: [precompress(), servePrecompressed()],
 });

@@ -50,6 +50,8 @@ declare module '@dpadmm-wasm/dpadmm_wasm.mjs' {
     wasmBinary?: ArrayBuffer | Uint8Array;
     print?: (text: string) => void;
     printErr?: (text: string) => void;
+    /** Threaded build: the URL its pthreads import the module's JavaScript from. */
+    mainScriptUrlOrBlob?: string;
   }
   export default function createDpadmmModule(options?: ModuleOptions): Promise<DpadmmModule>;
 }
@@ -62,6 +64,14 @@ declare module '@dpadmm-wasm-mt/dpadmm_wasm_mt.mjs' {
   export { default } from '@dpadmm-wasm/dpadmm_wasm.mjs';
 }
 declare module '@dpadmm-wasm-mt/dpadmm_wasm_mt.wasm?url' {
+  const url: string;
+  export default url;
+}
+declare module '@dpadmm-wasm-mt/dpadmm_wasm_mt.worker.js?url' {
+  const url: string;
+  export default url;
+}
+declare module '@dpadmm-wasm-mt/dpadmm_wasm_mt.mjs?url' {
   const url: string;
   export default url;
 }

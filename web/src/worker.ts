@@ -32,9 +32,16 @@ async function loadModule(): Promise<DpadmmModule> {
   if ((self as unknown as { crossOriginIsolated?: boolean }).crossOriginIsolated === true &&
       typeof SharedArrayBuffer !== 'undefined') {
     try {
-      const [{ default: create }, { default: url }] = await Promise.all([
-        import('@dpadmm-wasm-mt/dpadmm_wasm_mt.mjs'), import('@dpadmm-wasm-mt/dpadmm_wasm_mt.wasm?url')]);
-      return await create({ locateFile: (path: string) => (path.endsWith('.wasm') ? url : path) });
+      // The pthreads' script (dpadmm_wasm_mt.worker.js, served as it is: ?url) imports the
+      // module's JavaScript by URL: the unbundled file (?url), named by mainScriptUrlOrBlob.
+      const [{ default: create }, { default: url }, { default: threadUrl }, { default: scriptUrl }] =
+        await Promise.all([
+          import('@dpadmm-wasm-mt/dpadmm_wasm_mt.mjs'), import('@dpadmm-wasm-mt/dpadmm_wasm_mt.wasm?url'),
+          import('@dpadmm-wasm-mt/dpadmm_wasm_mt.worker.js?url'), import('@dpadmm-wasm-mt/dpadmm_wasm_mt.mjs?url')]);
+      return await create({
+        locateFile: (path: string) => (path.endsWith('.wasm') ? url : path.endsWith('.worker.js') ? threadUrl : path),
+        mainScriptUrlOrBlob: new URL(scriptUrl, self.location.href).href,
+      });
     } catch (err) {
       singleThreadReason = `the threaded engine failed to load (${String(err)})`;
     }
