@@ -197,6 +197,21 @@ test('threads_stop', () => {
                'completed');
 });
 
+// Bad input in the threaded build: the messages name the field or the file's line, as in the
+// single-threaded build (typed C++ catches work with -pthread: unwind_wasm_threads.cpp).
+test('threads_bad_input', () => {
+  let r = runSpec(module, '{"graph": {"nodes": -3}}');
+  assert.match(r.error, /graph\.nodes/);
+  r = runSpec(module, '{"graph": ');
+  assert.match(r.error, /JSON syntax error/);
+  r = runSpec(module, { engine: 'tbb', threads: -1 });
+  assert.match(r.error, /threads/);
+  assert.equal(module.putFile('bad.libsvm', '+1 1:0.5 2:1\n-1 1:0.25 2:x\n+1 2:3\n'), '');
+  r = runSpec(module, { engine: 'tbb', threads: 2, data: { source: 'libsvm', train_path: 'bad.libsvm' } });
+  assert.match(r.error, /^bad\.libsvm:2: /, r.error);
+  assert.equal(runSpec(module, { engine: 'tbb', threads: 2, iterations: 2 }).summary.outcome, 'completed');
+});
+
 // The TBB engine at 2 threads in wasm gives the native serial engine's bits: every column of
 // the trace but wall time, and the summary's values, for the same specs as above.
 test('threads_same_bits_as_native', () => {

@@ -205,7 +205,7 @@ if (process.env.E2E_SPEEDUP === '1') {
     console.log(`     1 thread: ${seconds[1].map((v) => v.toFixed(2)).join(' ')} s; ` +
                 `2 threads: ${seconds[2].map((v) => v.toFixed(2)).join(' ')} s; ` +
                 `median ratio ${(median(seconds[1]) / median(seconds[2])).toFixed(2)}x ` +
-                `(load ${loadPerCore().toFixed(1)} per core)`);
+                `(load ${(os.loadavg()[0] / os.cpus().length).toFixed(1)} per core)`);
     await p.close();
   });
 }
@@ -590,6 +590,9 @@ await step('charts: one quantity each, labelled axes, privacy on a log axis with
   const legend = await p.locator('#charts .chart').nth(2).locator('.u-legend').textContent();
   assert.match(legend, /paper's ε/);
   assert.match(legend, /tight ε \(δ = 0\.00001\)|tight ε \(δ = 1e-5\)/);
+  // The tight ε per round (trace column tight_epsilon), not only at the end: 61 rounds drawn.
+  assert.ok(Number(await p.locator('#charts').getAttribute('data-tight-points')) > 50,
+            `tight ε points: ${await p.locator('#charts').getAttribute('data-tight-points')}`);
   assert.match(await p.locator('#outcome').textContent(), /tight \(ε, δ\)/);
   await p.screenshot({ path: path.join(screenshots, 'desktop.png') });
   await p.close();

@@ -172,6 +172,7 @@ export class Charts {
     const x = [...xs].sort((a, b) => a - b);
     if (x.length === 0) x.push(0);
     const at = new Map(x.map((r, k) => [r, k]));
+    let tightPoints = 0;
     set.charts.forEach((def, c) => {
       const ys: (number | null)[][] = [];
       shown.forEach((t, s) => {
@@ -186,12 +187,14 @@ export class Charts {
           for (const m of drawn[s]) tight[at.get(m.round)!] = tightOf(m);
           const k = t.tight ? at.get(t.tight.round) : undefined;
           if (t.tight && k !== undefined && t.tight.epsilon > 0) tight[k] = t.tight.epsilon;
+          tightPoints += tight.filter((v) => v !== null).length;
           ys.push(tight);
         }
       });
       this.plots[c]?.setData([x, ...ys] as uPlot.AlignedData);
     });
     this.host.dataset.points = String(drawn.reduce((s, list) => s + list.length, 0));
+    this.host.dataset.tightPoints = String(tightPoints);
     this.host.dataset.received = String(shown.reduce((s, t) => s + t.received, 0));
   }
 
