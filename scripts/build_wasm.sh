@@ -7,7 +7,7 @@
 #                                           cross-origin-isolated pages; oneTBB for wasm comes
 #                                           from scripts/install_deps.sh wasm-tbb (cached)
 # DPADMM_NATIVE_CLI=path enables the wasm-vs-native trace tests in both builds' ctest.
-# DPADMM_WASM_THREADS=0 skips the threaded build.
+# DPADMM_WASM_THREADS=0 skips the threaded build (web/ needs both to build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs   # Emscripten 3.1.6's optimiser needs acorn from here
