@@ -12,6 +12,7 @@
 //   // a guarantee binds the run, info.evaluation_on_private_data label what leaves the nodes.
 //   s.delete();
 //   m.defaultSpecJson('sharing');            // the defaults of an algorithm's family
+//   m.threaded(); m.maxThreads();            // the threaded build (TBB engine) and its cores
 //   const sweepJson = m.runSweep(configJson, (done, total, what) => true /* false: cancel */);
 //   // config: {"base": spec, "algorithms": ["dvp", ...], "epsilons": [0.1, 1, 10],
 //   //          "seeds": 3, "delta": 1e-5, "reference_lines": true}; the SweepResult as JSON
@@ -21,15 +22,24 @@
 // the session starts from that algorithm's defaults (serial engine), then applies the JSON.
 // Every C++ exception stops here and becomes a message (bad spec, malformed file, a loader's
 // "file:line: ..." error): the page shows it, the module never aborts.
+//
+// The threaded build (DPADMM_WASM_THREADS, pthreads + oneTBB) also runs specs with
+// "engine": "tbb", "threads": n. The engine then reports rounds from whichever of its threads
+// completes them, while JavaScript values live on the calling thread only: the run goes to a
+// thread of its own, and the calling thread relays each round to the callback (RoundRelay).
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -76,22 +86,26 @@ std::string PutFile(const std::string& name, const std::string& contents) {
   return "";
 }
 
-// Forwards each round to a JavaScript callback: (roundJson, csvRow) -> keep going? The JSON is
-// the trace's JSON line (the family's columns), plus node_distance for the consensus family
-// (the demo colours nodes by it).
+// A round as the callback sees it: the trace's JSON line (the family's columns), plus
+// node_distance for the consensus family (the demo colours nodes by it).
+std::string RoundJson(const dpadmm::RoundMetrics& m, dpadmm::Family family) {
+  Json row = Json::parse(dpadmm::MetricsToJsonLine(m, family));
+  if (family == dpadmm::Family::kConsensus) {
+    Json distance = Json::array();
+    for (double d : m.node_distance) distance.push_back(d);
+    row["node_distance"] = std::move(distance);
+  }
+  return row.dump();
+}
+
+// Forwards each round to a JavaScript callback: (roundJson, csvRow) -> keep going?
 class CallbackObserver : public dpadmm::RunObserver {
  public:
   CallbackObserver(val callback, dpadmm::Family family, dpadmm::runtime::StopToken& stop)
       : callback_(std::move(callback)), family_(family), stop_(stop) {}
 
   void OnRound(const dpadmm::RoundMetrics& m) override {
-    Json row = Json::parse(dpadmm::MetricsToJsonLine(m, family_));
-    if (family_ == dpadmm::Family::kConsensus) {
-      Json distance = Json::array();
-      for (double d : m.node_distance) distance.push_back(d);
-      row["node_distance"] = std::move(distance);
-    }
-    const val keep_going = callback_(row.dump(), dpadmm::MetricsToCsvRow(m, family_));
+    const val keep_going = callback_(RoundJson(m, family_), dpadmm::MetricsToCsvRow(m, family_));
     if (!keep_going.as<bool>()) stop_.RequestStop();
   }
 
@@ -100,6 +114,58 @@ class CallbackObserver : public dpadmm::RunObserver {
   dpadmm::Family family_;
   dpadmm::runtime::StopToken& stop_;
 };
+
+#ifdef DPADMM_WASM_THREADS
+// Hands rounds from the run's threads to the calling thread one at a time: the engine's
+// emitter waits in OnRound until the callback has answered, so pausing in the callback
+// (the page's Pause, an Atomics.wait in the worker) pauses the run, as on the serial engine.
+class RoundRelay : public dpadmm::RunObserver {
+ public:
+  explicit RoundRelay(dpadmm::Family family) : family_(family) {}
+
+  // Any engine thread (one at a time: the engine emits rounds in order from one thread).
+  void OnRound(const dpadmm::RoundMetrics& m) override {
+    std::string json = RoundJson(m, family_);
+    std::string csv = dpadmm::MetricsToCsvRow(m, family_);
+    std::unique_lock lock(mutex_);
+    json_ = std::move(json);
+    csv_ = std::move(csv);
+    full_ = true;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return !full_; });
+  }
+
+  // The run's thread, after its last round.
+  void Finish() {
+    std::lock_guard lock(mutex_);
+    finished_ = true;
+    changed_.notify_all();
+  }
+
+  // The calling thread: passes each round to `deliver` until the run finishes.
+  template <typename Deliver>
+  void Relay(Deliver deliver) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return full_ || finished_; });
+      if (!full_) return;
+      lock.unlock();
+      deliver(json_, csv_);  // the emitter waits: json_ and csv_ stay as they are
+      lock.lock();
+      full_ = false;
+      changed_.notify_all();
+    }
+  }
+
+ private:
+  dpadmm::Family family_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::string json_, csv_;
+  bool full_ = false;
+  bool finished_ = false;
+};
+#endif
 
 class Session {
  public:
@@ -166,6 +232,31 @@ class Session {
     if (!experiment_) return ErrorJson(error_);
     try {
       dpadmm::runtime::StopToken stop;
+#ifdef DPADMM_WASM_THREADS
+      if (experiment_->spec().engine == dpadmm::runtime::EngineKind::kTbb) {
+        RoundRelay relay(experiment_->spec().family());
+        std::string summary;
+        std::thread run([&] {
+          try {
+            summary = dpadmm::SummaryToJson(experiment_->Run(&relay, &stop));
+          } catch (const std::exception& e) {
+            summary = ErrorJson(e.what());
+          } catch (...) {
+            summary = ErrorJson("unknown error during the run");
+          }
+          relay.Finish();
+        });
+        relay.Relay([&](const std::string& json, const std::string& csv) {
+          try {
+            if (!callback(json, csv).as<bool>()) stop.RequestStop();
+          } catch (...) {
+            stop.RequestStop();  // the run's thread must still end before this one leaves
+          }
+        });
+        run.join();
+        return summary;
+      }
+#endif
       CallbackObserver observer(std::move(callback), experiment_->spec().family(), stop);
       return dpadmm::SummaryToJson(experiment_->Run(&observer, &stop));
     } catch (const std::exception& e) {
@@ -318,9 +409,19 @@ std::string RunSweepJson(const std::string& config_json, val progress) {
   }
 }
 
+#ifdef DPADMM_WASM_THREADS
+bool Threaded() { return true; }
+int MaxThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+#else
+bool Threaded() { return false; }
+int MaxThreads() { return 1; }
+#endif
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(dpadmm) {
+  emscripten::function("threaded", &Threaded);
+  emscripten::function("maxThreads", &MaxThreads);
   emscripten::function("runSweep", &RunSweepJson);
   emscripten::function("putFile", &PutFile);
   emscripten::function("defaultSpecJson", &DefaultSpecJson);

@@ -5,12 +5,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
-// The wasm module comes from the Emscripten build (build-wasm/ by default; DPADMM_WASM_DIR
-// overrides). COOP/COEP make the page cross-origin isolated, so that SharedArrayBuffer (the
-// pause/step channel to the engine's worker) exists; dev and preview servers both send them.
+// The wasm modules come from the Emscripten builds (build-wasm/ and build-wasm-mt/ by default;
+// DPADMM_WASM_DIR and DPADMM_WASM_MT_DIR override). COOP/COEP make the page cross-origin
+// isolated, so that SharedArrayBuffer exists: the pause/step channel to the engine's worker and
+// the threaded build's shared memory (without them the page runs the single-threaded build);
+// dev and preview servers both send them. web/README.md: the same headers on static hosts.
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 const wasmDir = path.resolve(root, process.env.DPADMM_WASM_DIR ?? 'build-wasm');
+const wasmMtDir = path.resolve(root, process.env.DPADMM_WASM_MT_DIR ?? 'build-wasm-mt');
 const isolation = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
@@ -92,10 +95,15 @@ function servePrecompressed(): Plugin {
 
 export default defineConfig({
   base: './',
-  resolve: { alias: { '@dpadmm-wasm': wasmDir } },
-  server: { headers: isolation, fs: { allow: [here, wasmDir] } },
+  resolve: { alias: { '@dpadmm-wasm-mt': wasmMtDir, '@dpadmm-wasm': wasmDir } },
+  server: { headers: isolation, fs: { allow: [here, wasmDir, wasmMtDir] } },
   preview: { headers: isolation },
   worker: { format: 'es' },
-  build: { target: 'es2022', chunkSizeWarningLimit: 1024 },
+  build: {
+    target: 'es2022', chunkSizeWarningLimit: 1024,
+    // The threaded build's pthread script must stay a same-origin file: inlined as a data: URL
+    // its worker would have an opaque origin and could not import the module under COEP.
+    assetsInlineLimit: (file: string) => (file.endsWith('.worker.js') ? false : undefined),
+  },
   plugins: [precompress(), servePrecompressed()],
 });

@@ -2,7 +2,7 @@
 // Unit tests of the wasm build under node (ctest label `wasm`; one ctest entry per test name).
 //   DPADMM_WASM_MODULE=build-wasm/dpadmm_wasm.mjs [DPADMM_NATIVE_CLI=build/cli/dpadmm] \
 //     node --no-experimental-fetch --test wasm/tests/wasm.test.mjs
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,8 +11,13 @@ import path from 'node:path';
 import { loadModule, runSharingSpec, runSpec } from './load_module.mjs';
 
 const module = await loadModule();
+// The threaded build's pool of pthread workers keeps node alive: leave once every test has run
+// (process.exitCode carries a failure; stdout to a pipe is synchronous, nothing is lost).
+if (module.threaded()) after(() => setImmediate(() => process.exit()));
 
 test('module', () => {
+  assert.equal(module.threaded(), /_mt\.mjs$/.test(process.env.DPADMM_WASM_MODULE));
+  assert.ok(module.maxThreads() >= 1);
   const spec = JSON.parse(module.defaultSpecJson(''));
   assert.equal(spec.engine, 'serial', 'the browser runs the serial engine');
   assert.equal(spec.algorithm.name, 'admm');
@@ -115,7 +120,7 @@ const NATIVE_SPECS = {
 // The library computes every elementary function itself (algorithms' portable_math.h), so the
 // native command runs in its ordinary environment, whatever the C library and the CPU.
 
-function nativeAndWasm(name, spec) {
+function nativeAndWasm(name, spec, wasmFields = {}) {
   const cli = process.env.DPADMM_NATIVE_CLI;
   assert.ok(cli, 'DPADMM_NATIVE_CLI must name the native dpadmm command');
   const work = process.env.DPADMM_TEST_WORKDIR ?? '.';
@@ -127,7 +132,7 @@ function nativeAndWasm(name, spec) {
                      '--summary', path.join(work, `${name}-native.json`)]);
   // The CLI's first line says the noise mode (a '# ' comment); the rows follow.
   const native = readFileSync(tracePath, 'utf8').trim().split('\n').filter((l) => !l.startsWith('#'));
-  const r = runSpec(module, spec);
+  const r = runSpec(module, { ...spec, ...wasmFields });
   assert.equal(r.error, undefined, r.error);
   const wasm = [module.csvHeader('consensus'), ...r.csv];
   writeFileSync(path.join(work, `${name}-wasm.csv`), wasm.join('\n') + '\n');
@@ -157,6 +162,62 @@ test('noise_modes', () => {
 test('same_bits_as_native', () => {
   for (const [name, spec] of Object.entries(NATIVE_SPECS)) {
     const { native, wasm } = nativeAndWasm(name, spec);
+    const seconds = native[0].split(',').indexOf('seconds');
+    for (let k = 0; k < native.length; ++k) {
+      assert.equal(withoutSeconds(wasm[k], seconds), withoutSeconds(native[k], seconds), `${name}: trace line ${k + 1}`);
+    }
+  }
+});
+
+// --- The threaded build (build-wasm-mt: pthreads + oneTBB) ------------------------------------
+
+// The TBB engine on 2 threads: rounds reach the callback in order, from the calling thread.
+test('threads_run', () => {
+  assert.ok(module.threaded(), 'DPADMM_WASM_MODULE must be the threaded build');
+  const r = runSpec(module, { engine: 'tbb', threads: 2, iterations: 40 });
+  assert.equal(r.error, undefined, r.error);
+  assert.equal(r.summary.outcome, 'completed');
+  assert.equal(r.info.engine, 'tbb');
+  assert.equal(r.info.threads, 2);
+  assert.deepEqual(r.rounds.map((m) => m.round), [...Array(41).keys()]);
+  assert.ok(r.rounds.at(-1).test_error < 0.05);
+});
+
+test('threads_stop', () => {
+  // The callback's false stops the run. The TBB engine has rounds in flight (nodes run ahead
+  // of the slowest one by up to the graph's diameter): those finish and are reported too, as in
+  // the native engine, so the run ends a few rounds later than on the serial engine.
+  const r = runSpec(module, { engine: 'tbb', threads: 2, iterations: 50 }, (m) => m.round < 5);
+  assert.equal(r.error, undefined, r.error);
+  assert.equal(r.summary.outcome, 'cancelled');
+  assert.ok(r.summary.rounds >= 5 && r.summary.rounds < 50, `stopped at ${r.summary.rounds}`);
+  assert.deepEqual(r.rounds.map((m) => m.round), [...Array(r.summary.rounds + 1).keys()]);
+  // The module stays usable: another run on threads right after.
+  assert.equal(runSpec(module, { engine: 'tbb', threads: 2, iterations: 3 }).summary.outcome,
+               'completed');
+});
+
+// Bad input in the threaded build: the messages name the field or the file's line, as in the
+// single-threaded build (typed C++ catches work with -pthread: unwind_wasm_threads.cpp).
+test('threads_bad_input', () => {
+  let r = runSpec(module, '{"graph": {"nodes": -3}}');
+  assert.match(r.error, /graph\.nodes/);
+  r = runSpec(module, '{"graph": ');
+  assert.match(r.error, /JSON syntax error/);
+  r = runSpec(module, { engine: 'tbb', threads: -1 });
+  assert.match(r.error, /threads/);
+  assert.equal(module.putFile('bad.libsvm', '+1 1:0.5 2:1\n-1 1:0.25 2:x\n+1 2:3\n'), '');
+  r = runSpec(module, { engine: 'tbb', threads: 2, data: { source: 'libsvm', train_path: 'bad.libsvm' } });
+  assert.match(r.error, /^bad\.libsvm:2: /, r.error);
+  assert.equal(runSpec(module, { engine: 'tbb', threads: 2, iterations: 2 }).summary.outcome, 'completed');
+});
+
+// The TBB engine at 2 threads in wasm gives the native serial engine's bits: every column of
+// the trace but wall time, and the summary's values, for the same specs as above.
+test('threads_same_bits_as_native', () => {
+  const work = process.env.DPADMM_TEST_WORKDIR ?? '.';
+  for (const [name, spec] of Object.entries(NATIVE_SPECS)) {
+    const { native, wasm } = nativeAndWasm(`${name}-mt`, spec, { engine: 'tbb', threads: 2 });
     const seconds = native[0].split(',').indexOf('seconds');
     for (let k = 0; k < native.length; ++k) {
       assert.equal(withoutSeconds(wasm[k], seconds), withoutSeconds(native[k], seconds), `${name}: trace line ${k + 1}`);

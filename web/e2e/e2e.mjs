@@ -13,11 +13,16 @@
 //      disk is split between two parties; pause, step and stop work in this setting too.
 //   7. the privacy-utility view: a tiny sweep gives `dpadmm sweep`'s CSV, its share link
 //      reproduces it, Cancel keeps the runs so far, axe, desktop and phone screenshots.
+//   8. threads: the cross-origin-isolated page loads the threaded build (pthreads + oneTBB); a
+//      seeded private run on 2 threads (TBB engine) gives the native serial engine's trace bit
+//      for bit; served without COOP/COEP the page falls back to the single-threaded build and
+//      says so. E2E_SPEEDUP=1 also measures 1 vs 2 threads on 1000 nodes x 100 rounds.
 // Screenshots go to E2E_ARTIFACTS (default ../build-wasm/e2e-artifacts).
 //   node e2e/e2e.mjs            (after `npm run build`; exit code 0 = all passed)
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -141,6 +146,69 @@ await step('browser trace equals the native CLI trace of the same spec, bit for 
   execFileSync(cli, ['run', '--config', spec, '--quiet', '--trace', trace, '--summary', path.join(tmp, 's.json')]);
   assert.deepEqual(dropSeconds(defaultTrace), dropSeconds(readFileSync(trace, 'utf8')));
 });
+
+// The native serial trace of a spec the page ran (its #info data-spec), every column but wall time.
+function nativeSerialTrace(specJson, name) {
+  const cli = process.env.DPADMM_NATIVE_CLI;
+  assert.ok(cli, 'DPADMM_NATIVE_CLI must name the native dpadmm command');
+  const spec = path.join(tmp, `${name}.json`);
+  const trace = path.join(tmp, `${name}.csv`);
+  writeFileSync(spec, JSON.stringify({ ...JSON.parse(specJson), engine: 'serial', threads: 1 }));
+  execFileSync(cli, ['run', '--config', spec, '--quiet', '--trace', trace, '--summary', path.join(tmp, `${name}-s.json`)]);
+  return dropSeconds(readFileSync(trace, 'utf8'));
+}
+
+await step('threads: 2 threads (TBB engine, threaded build) give the native serial trace bit for bit', async () => {
+  const p = await openPage(`${base}?algorithm=dvp&nodes=12&edges=20&iterations=40&seed=5&noise_seed=7`);
+  await waitFinished(p); // a shared link runs once the engine is ready
+  assert.match(await p.locator('#threads-note').textContent(), /^threads: 1 to \d+/);
+  assert.ok(Number(await p.locator('#threads').getAttribute('max')) >= 2, 'threads field allows 2');
+  await p.fill('#threads', '2');
+  await p.locator('#threads').dispatchEvent('input');
+  await p.click('#run');
+  await waitFinished(p);
+  const spec = await p.locator('#info').getAttribute('data-spec');
+  assert.equal(JSON.parse(spec).engine, 'tbb');
+  assert.equal(JSON.parse(spec).threads, 2);
+  const trace = await download(p);
+  assert.equal(trace.trim().split('\n').length, 42);
+  assert.deepEqual(dropSeconds(trace), nativeSerialTrace(spec, 'threads'));
+  // The limit: more threads than cores is an inline message, and Run is blocked.
+  const cores = Number(await p.locator('#threads').getAttribute('max'));
+  await p.fill('#threads', String(cores + 1));
+  await p.locator('#threads').dispatchEvent('input');
+  assert.equal(await p.locator('#threads-error').textContent(), `At most ${cores}.`);
+  await p.fill('#threads', '1');
+  await p.locator('#threads').dispatchEvent('input');
+  await p.close();
+});
+
+if (process.env.E2E_SPEEDUP === '1') {
+  await step('threads: speed-up of 2 threads over 1 (1000 nodes x 100 rounds, medians of 5)', async () => {
+    const p = await openPage(`${base}?algorithm=dvp&nodes=1000&edges=3000&iterations=100&seed=2&noise_seed=2`);
+    await waitFinished(p, 300_000);
+    await p.fill('#delay', '0');
+    await p.locator('#delay').dispatchEvent('input');
+    const seconds = { 1: [], 2: [] };
+    for (let rep = 0; rep < 5; ++rep) {
+      for (const threads of [1, 2]) {
+        await p.fill('#threads', String(threads));
+        await p.locator('#threads').dispatchEvent('input');
+        await p.click('#run');
+        await waitFinished(p, 300_000);
+        const rows = (await download(p)).trim().split('\n');
+        const k = rows[0].split(',').indexOf('seconds');
+        seconds[threads].push(Number(rows.at(-1).split(',')[k]));
+      }
+    }
+    const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+    console.log(`     1 thread: ${seconds[1].map((v) => v.toFixed(2)).join(' ')} s; ` +
+                `2 threads: ${seconds[2].map((v) => v.toFixed(2)).join(' ')} s; ` +
+                `median ratio ${(median(seconds[1]) / median(seconds[2])).toFixed(2)}x ` +
+                `(load ${(os.loadavg()[0] / os.cpus().length).toFixed(1)} per core)`);
+    await p.close();
+  });
+}
 
 await step('pause, step, resume; runs overlaid', async () => {
   await page.fill('#delay', '50');
@@ -522,6 +590,9 @@ await step('charts: one quantity each, labelled axes, privacy on a log axis with
   const legend = await p.locator('#charts .chart').nth(2).locator('.u-legend').textContent();
   assert.match(legend, /paper's ε/);
   assert.match(legend, /tight ε \(δ = 0\.00001\)|tight ε \(δ = 1e-5\)/);
+  // The tight ε per round (trace column tight_epsilon), not only at the end: 61 rounds drawn.
+  assert.ok(Number(await p.locator('#charts').getAttribute('data-tight-points')) > 50,
+            `tight ε points: ${await p.locator('#charts').getAttribute('data-tight-points')}`);
   assert.match(await p.locator('#outcome').textContent(), /tight \(ε, δ\)/);
   await p.screenshot({ path: path.join(screenshots, 'desktop.png') });
   await p.close();
@@ -860,6 +931,33 @@ await step('privacy-utility view on a phone (390 px): no horizontal scroll, no a
   await p.locator('#sw-stage').evaluate((e) => e.scrollIntoView({ block: 'start' }));
   await p.screenshot({ path: path.join(screenshots, 'sweep-phone.png') });
   await phone.close();
+});
+
+await step('without COOP/COEP: the single-threaded build runs, the page says why', async () => {
+  // A plain static server of web/dist without the isolation headers (as many static hosts).
+  const dist = path.join(webDir, 'dist');
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.svg': 'image/svg+xml' };
+  const plain = http.createServer((req, res) => {
+    const url = decodeURIComponent((req.url ?? '/').split('?')[0]);
+    const file = path.join(dist, path.normalize(url.endsWith('/') ? `${url}index.html` : url));
+    if (!file.startsWith(dist + path.sep) || !existsSync(file)) { res.statusCode = 404; res.end(); return; }
+    res.setHeader('Content-Type', types[path.extname(file)] ?? 'application/octet-stream');
+    res.end(readFileSync(file));
+  });
+  await new Promise((resolve) => plain.listen(0, '127.0.0.1', resolve));
+  try {
+    const p = await openPage(`http://127.0.0.1:${plain.address().port}/?algorithm=dvp&nodes=6&edges=8&iterations=20&seed=3&noise_seed=3`);
+    await waitFinished(p);
+    assert.equal(await p.evaluate(() => globalThis.crossOriginIsolated), false);
+    assert.equal(await p.locator('#threads-note').textContent(), '1 thread: page not cross-origin isolated');
+    assert.equal(await p.locator('#threads').getAttribute('max'), '1');
+    const spec = await p.locator('#info').getAttribute('data-spec');
+    assert.equal(JSON.parse(spec).engine, 'serial');
+    assert.deepEqual(dropSeconds(await download(p)), nativeSerialTrace(spec, 'plain'));
+    await p.close();
+  } finally {
+    plain.close();
+  }
 });
 
 await step('no errors in the console', async () => {

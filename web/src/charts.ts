@@ -2,7 +2,8 @@
 // Live charts (uPlot), one series per run so that earlier runs stay overlaid for comparison;
 // one quantity per chart, every axis labelled with its unit.
 // Horizontal setting (consensus): training loss, test error, privacy loss epsilon (log axis: the
-// paper's figure per round and, at the end of a private run, the tight epsilon at its delta),
+// paper's figure and the tight epsilon of the run so far, both per round, dashed the tight one;
+// at the end of a private run its final tight figure at the run's delta is marked),
 // consensus gap. Vertical setting (ADMM sharing): training objective, test log loss, test error,
 // each party's total epsilon (tight for the default mechanism, 001 Corollary 1's for eq. (16)).
 //
@@ -32,6 +33,14 @@ export interface Trace {
   visible: boolean;
   /** Private consensus runs, once finished: the tight (epsilon, delta) of the whole run. */
   tight?: { epsilon: number; delta: number; round: number };
+  /** Some round carried a tight epsilon (trace column tight_epsilon): the privacy chart draws it. */
+  tightRounds?: boolean;
+}
+
+/** A round's tight epsilon when it has one (> 0: a run that released something private). */
+function tightOf(m: Metrics): number | null {
+  const v = (m as RoundMetrics).tight_epsilon;
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
 }
 
 /** Appends rounds to a trace, thinning its stored points by halves beyond MAX_POINTS. */
@@ -39,6 +48,7 @@ export function addRounds(t: Trace, metrics: Metrics[]) {
   for (const m of metrics) {
     t.latest = m;
     t.received++;
+    if (!t.tightRounds && t.mode === 'horizontal' && tightOf(m) !== null) t.tightRounds = true;
     if (m.round % t.stride !== 0) continue;
     t.rounds.push(m);
     if (t.rounds.length > MAX_POINTS) {
@@ -77,7 +87,7 @@ export const CHART_SETS: Record<Trace['mode'], ChartSet> = {
     charts: [
       { title: 'Training loss L(t) (private data; empty when released-only)', yLabel: 'loss (nats)', value: (m) => (m as RoundMetrics).train_loss, log: true, unit: '' },
       { title: 'Test error', yLabel: 'error (%)', value: (m) => percent((m as RoundMetrics).test_error), log: false, unit: ' %' },
-      { title: "Privacy loss ε: paper's figure, tight ε at the end", yLabel: 'ε (nats, log)', value: (m) => (m as RoundMetrics).privacy_loss, log: true, unit: '', tight: true },
+      { title: "Privacy loss ε per node: paper's figure and tight ε, run so far", yLabel: 'ε (nats, log)', value: (m) => (m as RoundMetrics).privacy_loss, log: true, unit: '', tight: true },
       { title: 'Consensus gap max ||f_i − f_j||', yLabel: '‖·‖₂ (log)', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '' },
     ],
   },
@@ -143,7 +153,7 @@ export class Charts {
     if (this.building) return; // drawn when the rebuild ends
     const set = CHART_SETS[this.mode];
     const shown = traces.filter((t) => t.visible && t.mode === this.mode);
-    const key = `${this.mode}:${shown.map((t) => `${t.id}${t.tight ? 't' : ''}`).join(',')}`;
+    const key = `${this.mode}:${shown.map((t) => `${t.id}${t.tight ? 'T' : t.tightRounds ? 't' : ''}`).join(',')}`;
     if (key !== this.key) {
       this.key = key;
       this.building = true;
@@ -162,6 +172,7 @@ export class Charts {
     const x = [...xs].sort((a, b) => a - b);
     if (x.length === 0) x.push(0);
     const at = new Map(x.map((r, k) => [r, k]));
+    let tightPoints = 0;
     set.charts.forEach((def, c) => {
       const ys: (number | null)[][] = [];
       shown.forEach((t, s) => {
@@ -171,16 +182,19 @@ export class Charts {
           y[at.get(m.round)!] = v !== null && Number.isFinite(v) && (!def.log || v > 0) ? v : null;
         }
         ys.push(y);
-        if (def.tight && t.tight) {
+        if (def.tight && (t.tight || t.tightRounds)) {
           const tight: (number | null)[] = new Array(x.length).fill(null);
-          const k = at.get(t.tight.round);
-          if (k !== undefined && t.tight.epsilon > 0) tight[k] = t.tight.epsilon;
+          for (const m of drawn[s]) tight[at.get(m.round)!] = tightOf(m);
+          const k = t.tight ? at.get(t.tight.round) : undefined;
+          if (t.tight && k !== undefined && t.tight.epsilon > 0) tight[k] = t.tight.epsilon;
+          tightPoints += tight.filter((v) => v !== null).length;
           ys.push(tight);
         }
       });
       this.plots[c]?.setData([x, ...ys] as uPlot.AlignedData);
     });
     this.host.dataset.points = String(drawn.reduce((s, list) => s + list.length, 0));
+    this.host.dataset.tightPoints = String(tightPoints);
     this.host.dataset.received = String(shown.reduce((s, t) => s + t.received, 0));
   }
 
@@ -193,10 +207,10 @@ export class Charts {
         label: def.tight ? `${t.label}: paper's ε` : t.label,
         stroke: t.colour, width: 2, spanGaps: true, value,
       });
-      if (def.tight && t.tight) {
+      if (def.tight && (t.tight || t.tightRounds)) {
         series.push({
-          label: `${t.label}: tight ε (δ = ${t.tight.delta})`, stroke: t.colour, width: 2, dash: [6, 4],
-          value, points: { show: true, size: 9, fill: '#fff', width: 2 },
+          label: `${t.label}: tight ε${t.tight ? ` (δ = ${t.tight.delta})` : ''}`, stroke: t.colour,
+          width: 2, dash: [6, 4], spanGaps: true, value,
         });
       }
     }

@@ -38,6 +38,11 @@ export interface RunConfig {
    * crypto.getRandomValues, never stored or shared.
    */
   noiseSeed: number | null;
+  /**
+   * Consensus runs: threads of the TBB engine (threaded build only); 1 = the serial engine.
+   * Every count gives the same bits, so it stays out of share links.
+   */
+  threads: number;
   /** Vertical setting (ADMM sharing): parties, the feature split, algorithm and epochs. */
   parties: number;
   /** Features per party in column order, e.g. "120,80"; "" = an even split. */
@@ -63,7 +68,7 @@ export function defaultConfig(mode: Mode = 'horizontal'): RunConfig {
     fileName: '', fileFormat: 'libsvm', csvHeader: false,
     topology: 'random', nodes: 10, edges: 13,
     algorithm: 'admm', params: { ...ALGORITHMS[0].params },
-    loss: 'logistic', iterations: 100, tolerance: 0, seed: 1, noiseSeed: null,
+    loss: 'logistic', iterations: 100, tolerance: 0, seed: 1, noiseSeed: null, threads: 1,
     parties: 2, partyFeatures: '', sharingAlgorithm: 'admm',
     sharingParams: { ...SHARING_ALGORITHMS[0].params }, epochs: 20,
   };
@@ -125,6 +130,7 @@ export function toSpec(c: RunConfig): Record<string, unknown> {
     ...(c.tolerance > 0 ? { tolerance: c.tolerance } : {}),
     seed: c.seed,
     ...noiseSeedField(c),
+    ...(c.threads > 1 ? { engine: 'tbb', threads: c.threads } : {}),
   };
 }
 

@@ -40,16 +40,38 @@ declare module '@dpadmm-wasm/dpadmm_wasm.mjs' {
      */
     runSweep(configJson: string,
              onProgress: (done: number, total: number, what: string) => boolean): string;
+    /** True in the threaded build (pthreads + oneTBB: specs may ask for "engine": "tbb"). */
+    threaded(): boolean;
+    /** The cores the threaded build may use (navigator.hardwareConcurrency); 1 otherwise. */
+    maxThreads(): number;
   }
   export interface ModuleOptions {
     locateFile?: (path: string, prefix: string) => string;
     wasmBinary?: ArrayBuffer | Uint8Array;
     print?: (text: string) => void;
     printErr?: (text: string) => void;
+    /** Threaded build: the URL its pthreads import the module's JavaScript from. */
+    mainScriptUrlOrBlob?: string;
   }
   export default function createDpadmmModule(options?: ModuleOptions): Promise<DpadmmModule>;
 }
 declare module '@dpadmm-wasm/dpadmm_wasm.wasm?url' {
+  const url: string;
+  export default url;
+}
+// The threaded build (build-wasm-mt/dpadmm_wasm_mt.mjs): the same bindings.
+declare module '@dpadmm-wasm-mt/dpadmm_wasm_mt.mjs' {
+  export { default } from '@dpadmm-wasm/dpadmm_wasm.mjs';
+}
+declare module '@dpadmm-wasm-mt/dpadmm_wasm_mt.wasm?url' {
+  const url: string;
+  export default url;
+}
+declare module '@dpadmm-wasm-mt/dpadmm_wasm_mt.worker.js?url' {
+  const url: string;
+  export default url;
+}
+declare module '@dpadmm-wasm-mt/dpadmm_wasm_mt.mjs?url' {
   const url: string;
   export default url;
 }

@@ -28,6 +28,9 @@ export const FIELD_LIMITS: Record<string, Rule> = {
   tolerance: { min: 0, max: 1 },
   seed: { min: 0, max: MAX_SEED, integer: true },
   'noise-seed': { min: 0, max: MAX_SEED, integer: true, optional: true },
+  // threads: [1, the engine's cores] (navigator.hardwareConcurrency in the threaded build, 1 in
+  // the single-threaded one), set when the engine is ready (main.ts).
+  threads: { min: 1, max: 1, integer: true },
 };
 
 /** '' if `text` satisfies `rule`, else the inline message. */

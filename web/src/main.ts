@@ -145,6 +145,7 @@ function showConfig() {
   input('iterations').value = String(config.iterations);
   input('tolerance').value = String(config.tolerance);
   input('seed').value = String(config.seed);
+  input('threads').value = String(config.threads);
   const noise = config.noiseSeed === null ? '' : String(config.noiseSeed);
   input('noise-seed').value = noise;
   input('sharing-noise-seed').value = noise;
@@ -291,6 +292,7 @@ function wireForm() {
   numberField('edges', (v) => (config.edges = Math.round(v)));
   numberField('iterations', (v) => (config.iterations = Math.round(v)));
   numberField('tolerance', (v) => (config.tolerance = v));
+  numberField('threads', (v) => (config.threads = Math.round(v)));
   numberField('seed', (v) => {
     config.seed = Math.round(v);
     input('sharing-seed').value = String(config.seed);
@@ -438,10 +440,26 @@ function start(paused: boolean) {
   }, 0);
 }
 
+/** The threads field's range: [1, the engine's cores]; the note says why it is 1. */
+function setMaxThreads(max: number, reason: string) {
+  FIELD_LIMITS.threads.max = max;
+  const field = input('threads');
+  applyRule(field, FIELD_LIMITS.threads);
+  if (config.threads > max) {
+    config.threads = max;
+    field.value = String(max);
+  }
+  validate(field);
+  $('threads-note').textContent = max > 1
+    ? `threads: 1 to ${max} (TBB engine on ${max} cores; every count gives the same results)`
+    : `1 thread: ${reason}`;
+}
+
 function onWorkerMessage(m: FromWorker) {
   if (m.type === 'ready') {
     csvHeader = m.csvHeader;
     sharingCsvHeader = m.sharingCsvHeader;
+    setMaxThreads(m.maxThreads, m.singleThreadReason);
     setPhase('idle');
     if (pendingAutoRun) {
       pendingAutoRun = false;

@@ -15,6 +15,9 @@ export interface RoundMetrics {
   distance_to_optimum: number | null;
   privacy_loss: number;
   privacy_round: number;
+  /** The tight epsilon of the run so far (max over nodes, at the run's delta); null when the run
+   * releases nothing private (trace column tight_epsilon, empty there). */
+  tight_epsilon?: number | null;
   /** Per-node vectors: in the summary's final round only (rounds reach the page without them). */
   node_privacy?: number[];
   node_noise?: number[];
@@ -161,7 +164,9 @@ export type ToWorker = {
 };
 
 export type FromWorker =
-  | { type: 'ready'; csvHeader: string; sharingCsvHeader: string }
+  /** maxThreads: the threads a run may use (1: the single-threaded build, singleThreadReason
+   * says why). */
+  | { type: 'ready'; csvHeader: string; sharingCsvHeader: string; maxThreads: number; singleThreadReason: string }
   | { type: 'started'; kind: 'consensus'; id: number; info: RunInfo; graph: GraphShape; specJson: string }
   | { type: 'started'; kind: 'sharing'; id: number; info: SharingInfo; graph: SharingGraph; specJson: string }
   /** A batch of rounds in order; csv holds their trace rows joined by newlines; nodeDistance is

@@ -9,8 +9,12 @@
 // Rounds travel in batches (at most one message per BATCH_MS while running at full speed), with
 // the per-node vectors dropped except the last round's node distances: a 1000-node run would
 // otherwise send 3000 numbers per round and keep the page's thread busy decoding them.
-import createDpadmmModule, { type DpadmmModule } from '@dpadmm-wasm/dpadmm_wasm.mjs';
-import wasmUrl from '@dpadmm-wasm/dpadmm_wasm.wasm?url';
+//
+// Two builds of the module: the threaded one (pthreads + oneTBB: the TBB engine, runs with
+// "threads" > 1) needs SharedArrayBuffer, i.e. a cross-origin-isolated page; elsewhere (a static
+// host without the COOP/COEP headers) the single-threaded build runs everything on this thread.
+// Both are loaded on demand (separate chunks): a page only downloads the one it uses.
+import type { DpadmmModule } from '@dpadmm-wasm/dpadmm_wasm.mjs';
 import {
   CTRL_DELAY, CTRL_STATE, CTRL_STEPS, PAUSED, RUNNING, STOPPING,
   type FromWorker, type ToWorker,
@@ -21,9 +25,35 @@ const BATCH_MS = 100;
 const post = (m: FromWorker, transfer: Transferable[] = []) =>
   (self as unknown as Worker).postMessage(m, transfer);
 
-const modulePromise: Promise<DpadmmModule> = createDpadmmModule({
-  locateFile: (path: string) => (path.endsWith('.wasm') ? wasmUrl : path),
-});
+/** Why runs are single-threaded ('' when the threaded build loaded). */
+let singleThreadReason = '';
+
+async function loadModule(): Promise<DpadmmModule> {
+  if ((self as unknown as { crossOriginIsolated?: boolean }).crossOriginIsolated === true &&
+      typeof SharedArrayBuffer !== 'undefined') {
+    try {
+      // The pthreads' script (dpadmm_wasm_mt.worker.js, served as it is: ?url) imports the
+      // module's JavaScript by URL: the unbundled file (?url), named by mainScriptUrlOrBlob.
+      const [{ default: create }, { default: url }, { default: threadUrl }, { default: scriptUrl }] =
+        await Promise.all([
+          import('@dpadmm-wasm-mt/dpadmm_wasm_mt.mjs'), import('@dpadmm-wasm-mt/dpadmm_wasm_mt.wasm?url'),
+          import('@dpadmm-wasm-mt/dpadmm_wasm_mt.worker.js?url'), import('@dpadmm-wasm-mt/dpadmm_wasm_mt.mjs?url')]);
+      return await create({
+        locateFile: (path: string) => (path.endsWith('.wasm') ? url : path.endsWith('.worker.js') ? threadUrl : path),
+        mainScriptUrlOrBlob: new URL(scriptUrl, self.location.href).href,
+      });
+    } catch (err) {
+      singleThreadReason = `the threaded engine failed to load (${String(err)})`;
+    }
+  } else {
+    singleThreadReason = 'page not cross-origin isolated';
+  }
+  const [{ default: create }, { default: url }] = await Promise.all([
+    import('@dpadmm-wasm/dpadmm_wasm.mjs'), import('@dpadmm-wasm/dpadmm_wasm.wasm?url')]);
+  return create({ locateFile: (path: string) => (path.endsWith('.wasm') ? url : path) });
+}
+
+const modulePromise: Promise<DpadmmModule> = loadModule();
 
 /** After each round: false = stop; blocks while paused (a step lets one round through). */
 function mayContinue(control: Int32Array | null, flush: () => void): boolean {
@@ -130,6 +160,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
 modulePromise.then(
   (module) => post({
     type: 'ready', csvHeader: module.csvHeader('consensus'), sharingCsvHeader: module.csvHeader('sharing'),
+    maxThreads: module.threaded() ? module.maxThreads() : 1, singleThreadReason,
   }),
   (err: unknown) => post({ type: 'error', id: -1, message: `could not load the engine: ${String(err)}` }),
 );
