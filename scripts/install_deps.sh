@@ -45,7 +45,8 @@ packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           emscripten chromium  # browser demo: wasm build and its end-to-end test
           clang-14 libfuzzer-14-dev libclang-rt-14-dev  # scripts/fuzz.sh (libFuzzer, ASan, UBSan)
           libopenmpi-dev openmpi-bin  # the MPI engine and its tests under mpirun
-          clang-format python3)       # scripts/format.sh --check; the golden test's comparison
+          clang-format python3        # scripts/format.sh --check; the golden test's comparison
+          curl ca-certificates xz-utils)  # `install_deps.sh wasm-tbb`: oneTBB's Debian source
 
 missing=()
 for p in "${packages[@]}"; do
