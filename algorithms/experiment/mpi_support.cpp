@@ -274,11 +274,6 @@ std::string ColumnwiseRefusal(const RunSpec& spec) {
   const DataSpec& data = spec.data;
   const std::string tail =
       ": every rank would have to read every party's columns. Run it without --engine mpi";
-  if (spec.algorithm.name() == Algorithm::kSgd) {
-    return "algorithm: the sgd baseline on a data file under --engine mpi is refused: it is an "
-           "in-process loop (rank 0) over every party's columns" +
-           tail;
-  }
   if (data.source == DataSource::kAdult) {
     return "data: adult with the sharing family under --engine mpi is refused: the one-hot "
            "encoding's column layout (which encoded columns are whose) depends on every "

@@ -59,8 +59,8 @@ bool StartRowwiseLoad(Experiment::Driver& d, const RunSpec& spec);
 // file's feature indices (LIBSVM without num_features: indices only, never a value), the label
 // mapping from the union of the ranks' label sets. The test set (a test file, or the seeded
 // hold-out rows) is public evaluation data that every rank reads whole. Throws InputError for
-// the cases that would need other parties' columns (ColumnwiseRefusal in the .cpp: Adult, the
-// SGD baseline, dense data with global-max-norm or metrics all). Returns false without MPI, for
+// the cases that would need other parties' columns (ColumnwiseRefusal in the .cpp: Adult, dense
+// data with global-max-norm or metrics all). Returns false without MPI, for
 // generated data and for other families (load as usual).
 bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, Dataset& test);
 

@@ -399,7 +399,8 @@ RunSpec SharingFileRun(dpadmm::DataSource source, dpadmm::Scaling scaling,
 std::string SharingLibsvmRow(const SharingFiles& f, std::int64_t r, bool poison) {
   std::string line = poison && !f.Coordinator() ? "?" : (r % 3 == 0 ? "+1" : "-1");
   const auto entry = [&](int c, const std::string& value) {
-    line += " " + std::to_string(c + 1) + ":" + (poison && !f.Mine(c) ? "x" : value);
+    line.append(" ").append(std::to_string(c + 1)).append(":");
+    line.append(poison && !f.Mine(c) ? std::string("x") : value);
   };
   for (int g = 0; g < 5; ++g) {
     dpadmm::Stream s(9, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(g),
@@ -411,17 +412,21 @@ std::string SharingLibsvmRow(const SharingFiles& f, std::int64_t r, bool poison)
   return line;
 }
 
+// Writes the clean file, this rank's poisoned copy (".poisoned") and a clean test file (".t").
+std::string WriteSharingLibsvm(const SharingFiles& f) {
+  const std::string clean = (f.dir / "a9a_like").string();
+  std::ofstream a(clean), b(clean + ".poisoned"), t(clean + ".t");
+  for (std::int64_t r = 0; r < kRows; ++r) {
+    a << SharingLibsvmRow(f, r, false) << "\n";
+    b << SharingLibsvmRow(f, r, true) << "\n";
+  }
+  for (std::int64_t r = 0; r < kTestRows; ++r) t << SharingLibsvmRow(f, kRows + r, false) << "\n";
+  return clean;
+}
+
 TEST(MpiExperiment, SharingOnLibsvmParsesOnlyTheRanksColumns) {
   const SharingFiles f;
-  const std::string clean = (f.dir / "a9a_like").string();
-  {
-    std::ofstream a(clean), b(clean + ".poisoned"), t(clean + ".t");
-    for (std::int64_t r = 0; r < kRows; ++r) {
-      a << SharingLibsvmRow(f, r, false) << "\n";
-      b << SharingLibsvmRow(f, r, true) << "\n";
-    }
-    for (std::int64_t r = 0; r < kTestRows; ++r) t << SharingLibsvmRow(f, kRows + r, false) << "\n";
-  }
+  const std::string clean = WriteSharingLibsvm(f);
   if (f.PoisonIsReal()) {
     EXPECT_THROW((void)dpadmm::LoadLibsvm(clean + ".poisoned"), dpadmm::InputError);
   }
@@ -441,6 +446,32 @@ TEST(MpiExperiment, SharingOnLibsvmParsesOnlyTheRanksColumns) {
     RunSpec spec = SharingFileRun(dpadmm::DataSource::kLibsvm, c.scaling, c.metrics, c.dp);
     if (c.scaling == Scaling::kPublicBounds) spec.data.feature_range = {-40.0, 40.0};
     spec.data.test_path = clean + ".t";
+    RunSpec serial = spec;
+    serial.data.train_path = clean;
+    spec.data.train_path = clean + ".poisoned";
+    ExpectSameRun(spec, {}, f.rank, &serial);
+  }
+}
+
+// The SGD baseline under MPI: each rank steps its own parties' weights from its own columns;
+// the label holder (the coordinator's rank) alone reads the labels.
+TEST(MpiExperiment, SgdBaselineOnLibsvmParsesOnlyTheRanksColumns) {
+  const SharingFiles f;
+  const std::string clean = WriteSharingLibsvm(f);
+  for (const dpadmm::MetricsScope metrics :
+       {dpadmm::MetricsScope::kAll, dpadmm::MetricsScope::kReleasedOnly}) {
+    RunSpec spec = RunSpec::Defaults(Algorithm::kSgd);
+    auto& sg = spec.algorithm.As<dpadmm::SgdParams>();
+    sg.parties = SharingFiles::kParties;
+    sg.batch_size = 16;
+    spec.data.source = dpadmm::DataSource::kLibsvm;
+    spec.data.scaling = dpadmm::Scaling::kGlobalMaxNorm;
+    spec.data.add_bias = true;
+    spec.data.test_path = clean + ".t";
+    spec.metrics = metrics;
+    spec.iterations = 3;
+    spec.compute_optimum = false;
+    spec.seed = 3;
     RunSpec serial = spec;
     serial.data.train_path = clean;
     spec.data.train_path = clean + ".poisoned";
@@ -490,7 +521,7 @@ TEST(MpiExperiment, SharingOnAscParsesOnlyTheRanksColumnsAndTheCoordinatorTheLab
   const auto row = [&](std::int64_t r, bool poison) {
     std::string line;
     for (int c = 0; c < SharingFiles::kColumns; ++c) {
-      line += " " + (poison && !f.Mine(c) ? std::string("x") : Num(Value(r, c % 4)));
+      line.append(" ").append(poison && !f.Mine(c) ? std::string("x") : Num(Value(r, c % 4)));
     }
     return line;
   };
