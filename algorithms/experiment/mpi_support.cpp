@@ -344,9 +344,26 @@ bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, 
     if (fields < 2 || label < 0 || label >= fields) return false;  // the whole load says why
     features = fields - 1;
   }
-  const ColumnHolders holders = ColumnRanks(d, spec, features + (data.add_bias ? 1 : 0));
+  // A layout or a node map that does not fit is refused before any value is read.
+  const std::int64_t total = features + (data.add_bias ? 1 : 0);
+  const std::vector<std::int64_t> sizes = PartyBlocks(spec, total);
+  if (sizes.empty()) {
+    const PartyLayout& layout =
+        spec.algorithm.name() == Algorithm::kSharing
+            ? static_cast<const PartyLayout&>(spec.algorithm.As<SharingParams>())
+            : static_cast<const PartyLayout&>(spec.algorithm.As<SgdParams>());
+    const std::string prefix = std::string("algorithm.") + ChoiceName(spec.algorithm.name());
+    throw InputError(
+        layout.party_features.empty()
+            ? prefix + ".parties: " + std::to_string(layout.parties) +
+                  " parties need at least as many features, the data has " +
+                  std::to_string(total)
+            : prefix + ".party_features: the counts must be >= 1 each and add up to the data's " +
+                  std::to_string(total) + " features (the intercept column included)");
+  }
+  (void)HostedNodes(d, static_cast<int>(sizes.size()) + 1);  // throws naming --node-ranks
+  const ColumnHolders holders = ColumnRanks(d, spec, total);
   const std::vector<int>& owner = holders.owner;
-  if (owner.empty()) return false;  // Prepare (layout) or HostedNodes (map) says why
   const int rank = runtime::MpiRank(comm);
   const bool coordinator = holders.coordinator == rank;
   // The feature columns this rank parses: its parties' (the intercept column, added later, is

@@ -154,8 +154,9 @@ class SharingSink : public runtime::RoundSink {
 };
 
 // The SGD-based method for distributed features (001's baseline, FDML of Hu et al. 2019), run
-// as a plain in-process loop (it is a baseline; its per-batch protocol is simulated, not sent
-// through the engine). Per mini-batch B: every party computes its partial scores D_m[B] w_m;
+// as a plain loop, not through the engine (it is a baseline): in one process every party's step
+// is simulated; under MPI each rank steps its own parties and the per-batch exchange (partial
+// scores to the label holder, loss derivatives back) crosses ranks by collectives. Per mini-batch B: every party computes its partial scores D_m[B] w_m;
 // the scores are summed and go through the loss; party m steps its own weights by
 //   w_m <- w_m - eta_e ( (1/|B|) sum_{n in B} L'(y_n s_n) y_n D_m[n]^T + lambda w_m ),
 // the mini-batch gradient of the training objective with respect to w_m. Rows are visited in
