@@ -459,5 +459,65 @@ TEST(RowShareTest, AdultSharesWithTheMergedEncodingEqualTheWholeLoad) {
   }
 }
 
+// The vertical partition's readers (sharing under MPI): only the marked columns' values and,
+// if asked, the labels are parsed; another holder's value never is, even when it is garbage.
+// The kept columns equal the whole load's, the others are absent (sparse) or 0 (dense).
+TEST(ColumnShareTest, LibsvmKeepsOnlyTheMarkedColumnsAndNeverParsesTheOthers) {
+  const std::string clean = WriteTempFile("cols.libsvm",
+                                          "+1 1:0.5 3:1 5:2\n"
+                                          "\n"
+                                          "-1 2:2 4:-1\n"
+                                          "+1 1:1 5:3\n");
+  // Columns 2 and 3 (1-based 3, 4) and the labels belong to others: garbage in this copy.
+  const std::string poisoned = WriteTempFile("cols_poisoned.libsvm",
+                                             "? 1:0.5 3:x 5:2\n"
+                                             "\n"
+                                             "? 2:2 4:y\n"
+                                             "? 1:1 5:3\n");
+  const Dataset all = LoadLibsvm(clean);
+  EXPECT_TRUE(ThrowsInputError([&] { (void)LoadLibsvm(poisoned); }, {"cols_poisoned.libsvm:1"}));
+  const std::vector<char> mine = {1, 1, 0, 0, 1};
+  RowShare share = ReadLibsvmColumns(poisoned, mine, /*read_labels=*/false);
+  EXPECT_EQ(share.rows_in_file, 3);
+  EXPECT_EQ(share.label_codes, 0u);
+  EXPECT_EQ(share.data.y, Eigen::VectorXd::Zero(3));
+  ASSERT_EQ(share.data.cols(), 5);  // the largest index, from the indices alone
+  Eigen::MatrixXd expected = Eigen::MatrixXd(std::get<SparseRows>(all.x));
+  expected.col(2).setZero();
+  expected.col(3).setZero();
+  EXPECT_EQ(Eigen::MatrixXd(std::get<SparseRows>(share.data.x)), expected);
+  EXPECT_EQ(std::get<SparseRows>(share.data.x).nonZeros(), 5);  // nothing stored for others
+  EXPECT_EQ(LibsvmMaxIndex(poisoned), 5);
+  // The label holder: labels parsed (raw), mapped by the file's set.
+  RowShare labelled = ReadLibsvmColumns(clean, std::vector<char>{}, /*read_labels=*/true, 7);
+  EXPECT_EQ(labelled.data.cols(), 7);
+  EXPECT_EQ(std::get<SparseRows>(labelled.data.x).nonZeros(), 0);
+  MapRawLabels(labelled.data, labelled.label_codes, false, clean);
+  EXPECT_EQ(labelled.data.y, all.y);
+  // Structure is still checked for every token: an index out of order fails on any holder.
+  const std::string unordered = WriteTempFile("cols_unordered.libsvm", "1 3:x 2:y\n");
+  EXPECT_TRUE(ThrowsInputError([&] { (void)ReadLibsvmColumns(unordered, mine, false); },
+                               {"cols_unordered.libsvm:1", "not greater"}));
+}
+
+TEST(ColumnShareTest, AscParsesOnlyTheMarkedFieldsAndLabelsOnlyWhenAsked) {
+  const std::string data = WriteTempFile("cols_data.asc", "1 x 3\n4 y 6\n");
+  const std::string labels = WriteTempFile("cols_labels.asc", "1\n-1\n");
+  const std::vector<char> mine = {1, 0, 1};
+  RowShare share = ReadAscColumns(data, "", mine);
+  EXPECT_EQ(share.rows_in_file, 2);
+  EXPECT_EQ(share.fields, 3);
+  EXPECT_EQ(share.data.y, Eigen::VectorXd::Zero(2));
+  EXPECT_EQ(std::get<DenseRows>(share.data.x), (DenseRows(2, 3) << 1, 0, 3, 4, 0, 6).finished());
+  RowShare labelled = ReadAscColumns(data, labels, mine);
+  MapRawLabels(labelled.data, labelled.label_codes, true, labels);
+  EXPECT_EQ(labelled.data.y, (Eigen::VectorXd(2) << 1.0, -1.0).finished());
+  const std::string short_labels = WriteTempFile("cols_short.asc", "1\n");
+  EXPECT_TRUE(ThrowsInputError([&] { (void)ReadAscColumns(data, short_labels, mine); },
+                               {"has 1 labels", "2 rows"}));
+  EXPECT_TRUE(ThrowsInputError([&] { (void)ReadAscColumns(data, "", {1, 1, 1}); },
+                               {"cols_data.asc:1"}));
+}
+
 }  // namespace
 }  // namespace dpadmm

@@ -121,8 +121,12 @@ struct SparseBuilder {
 };
 
 // Parses the "index:value" tokens of one LIBSVM line into `b` (exact zeros are not stored).
+// With `keep_columns` (vertical partition), only the values of the marked columns (0-based)
+// are parsed and stored: another holder's value is never parsed, only its index is (the index
+// says whose value it is).
 void ParseLibsvmEntries(const std::vector<std::string_view>& fields, std::int64_t num_features,
-                        const std::string& path, long long line, SparseBuilder& b) {
+                        const std::string& path, long long line, SparseBuilder& b,
+                        const std::vector<char>* keep_columns = nullptr) {
   std::int64_t previous = 0;
   for (std::size_t k = 1; k < fields.size(); ++k) {
     const std::string_view token = fields[k];
@@ -145,8 +149,12 @@ void ParseLibsvmEntries(const std::vector<std::string_view>& fields, std::int64_
                   " is not greater than the previous index " + std::to_string(previous));
     }
     previous = index;
-    const double value = ParseFiniteDouble(token.substr(colon + 1), path, line, "value");
     b.max_index = std::max(b.max_index, index);
+    if (keep_columns != nullptr &&
+        (index > static_cast<std::int64_t>(keep_columns->size()) || !(*keep_columns)[index - 1])) {
+      continue;  // another holder's column
+    }
+    const double value = ParseFiniteDouble(token.substr(colon + 1), path, line, "value");
     if (value != 0.0) {
       b.inner.push_back(index - 1);
       b.values.push_back(value);
@@ -603,6 +611,78 @@ RowShare ReadAscRows(const std::string& data_path, const std::string& labels_pat
   share.data.x = MakeDense(t);
   share.data.y = labels.Raw();
   share.data.name = FileName(data_path);
+  return share;
+}
+
+RowShare ReadLibsvmColumns(const std::string& path, const std::vector<char>& keep_columns,
+                           bool read_labels, std::int64_t num_features) {
+  if (num_features < 0) ThrowAt(path, 0, "num_features must be >= 0");
+  const std::string text = internal::ReadWholeFile(path);
+  LineReader lines(text);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  SparseBuilder b;
+  LabelMapper labels(/*plus_minus_one_only=*/false);
+  std::int64_t rows = 0;
+  while (lines.Next(line)) {
+    SplitFields(line, ' ', fields);
+    if (fields.empty()) continue;  // blank, as in LoadLibsvm
+    if (read_labels) labels.Add(fields[0], path, lines.number());
+    ParseLibsvmEntries(fields, num_features, path, lines.number(), b, &keep_columns);
+    ++rows;
+  }
+  RequireRows(path, rows);
+  RowShare share;
+  share.rows_in_file = rows;
+  share.label_codes = labels.seen();
+  share.data.x =
+      MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values);
+  share.data.y = read_labels ? labels.Raw() : Eigen::VectorXd::Zero(rows);
+  share.data.name = FileName(path);
+  return share;
+}
+
+std::int64_t LibsvmMaxIndex(const std::string& path) {
+  const std::vector<char> none;
+  return ReadLibsvmColumns(path, none, false, 0).data.cols();
+}
+
+RowShare ReadAscColumns(const std::string& data_path, const std::string& labels_path,
+                        const std::vector<char>& parse_fields) {
+  RowShare share;
+  const Table t =
+      ReadTable(data_path, ' ', false, std::nullopt, nullptr, nullptr, nullptr, &parse_fields);
+  share.rows_in_file = t.rows;
+  share.fields = t.cols;
+  share.data.x = MakeDense(t);
+  share.data.y = Eigen::VectorXd::Zero(t.rows);
+  share.data.name = FileName(data_path);
+  if (labels_path.empty()) return share;
+  // The labels as ReadAscRows reads them (the data file's features are not read again).
+  LabelMapper labels(/*plus_minus_one_only=*/true);
+  const std::string text = internal::ReadWholeFile(labels_path);
+  LineReader lines(text);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  std::int64_t row = 0;
+  while (lines.Next(line)) {
+    if (internal::IsBlank(line)) continue;
+    ++row;
+    SplitFields(line, ' ', fields);
+    if (fields.size() != 1) {
+      ThrowAt(labels_path, lines.number(),
+              "expected one label, found " + std::to_string(fields.size()) + " fields");
+    }
+    labels.Add(fields[0], labels_path, lines.number());
+  }
+  RequireRows(labels_path, row);
+  if (row != t.rows) {
+    ThrowAt(labels_path, 0,
+            "has " + std::to_string(row) + " labels but " + data_path + " has " +
+                std::to_string(t.rows) + " rows");
+  }
+  share.label_codes = labels.seen();
+  share.data.y = labels.Raw();
   return share;
 }
 

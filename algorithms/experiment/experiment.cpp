@@ -200,10 +200,11 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     spec.engine = runtime::EngineKind::kMpi;
   }
   const bool rowwise = !in_memory && StartRowwiseLoad(*d, spec);  // MPI: rows per rank later
+  bool columnwise = false;  // MPI sharing: this rank's parties' columns only
   if (rowwise) {
     // Each rank loads its own nodes' training rows in Prepare (LoadHostedSlices), which also
     // fills the data fields of info below.
-  } else if (!in_memory && LoadColumnwise(*d, spec, train, test)) {
+  } else if (!in_memory && (columnwise = LoadColumnwise(*d, spec, train, test))) {
     // Sharing under MPI: this rank's parties' columns only (and the labels on the coordinator's).
   } else if (!in_memory) {
     TrainTest data = LoadDataSource(spec.data, spec.seed);
@@ -222,7 +223,10 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     d->test = std::move(test);
     // dp-bounds: each node prepares its own rows once the partition is known (the driver's
     // Prepare, PrepareRowsPerNode); the other maps are per record or global-max-norm.
-    if (info.scaling != Scaling::kDpBounds) PrepareRows(spec, d->train, d->test, info);
+    if (info.scaling != Scaling::kDpBounds) {
+      PrepareRows(spec, d->train, d->test, info,
+                  columnwise ? ColumnwiseMaxRowNorm(*d, spec) : std::function<double(double)>{});
+    }
   }
   // The test set is public and every rank holds it whole (also under MPI, where the per-rank
   // load fills it in Prepare).

@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 
 #include "dpadmm/core/error.h"
@@ -232,79 +233,237 @@ TrainTest LoadRankRows(const DataSpec& data, const RowwiseLoad& load,
 
 }  // namespace
 
+namespace {
+
+// The nodes' ranks of a sharing run with `parties` parties (node 0 the coordinator, node m party
+// m), as HostedNodes resolves them; empty if the map is invalid (HostedNodes says why).
+std::vector<int> SharingNodeRanks(const Experiment::Driver& d, int parties) {
+  std::vector<int> map = d.mpi->node_ranks;
+  const int size = runtime::MpiSize(d.mpi->comm);
+  if (map.empty()) map = runtime::ContiguousNodeRanks(parties + 1, size);
+  if (static_cast<int>(map.size()) != parties + 1) return {};
+  for (int r : map) {
+    if (r < 0 || r >= size) return {};
+  }
+  return map;
+}
+
+// The rank holding each column of a sharing run's prepared rows (`cols` columns, the intercept
+// column included: the rank of the party whose block holds it), and the coordinator's rank.
+// `owner` is empty if the layout or the map is invalid (Prepare or HostedNodes says why).
+struct ColumnHolders {
+  std::vector<int> owner;
+  int coordinator = -1;
+};
+
+ColumnHolders ColumnRanks(const Experiment::Driver& d, const RunSpec& spec, std::int64_t cols) {
+  ColumnHolders out;
+  const std::vector<std::int64_t> sizes = PartyBlocks(spec, cols);
+  if (sizes.empty()) return out;
+  const std::vector<int> map = SharingNodeRanks(d, static_cast<int>(sizes.size()));
+  if (map.empty()) return out;
+  for (std::size_t p = 0; p < sizes.size(); ++p) {
+    out.owner.insert(out.owner.end(), static_cast<std::size_t>(sizes[p]), map[p + 1]);
+  }
+  out.coordinator = map[0];
+  return out;
+}
+
+// Why a sharing run on a data file cannot be loaded column by column under MPI (empty: it can).
+std::string ColumnwiseRefusal(const RunSpec& spec) {
+  const DataSpec& data = spec.data;
+  const std::string tail =
+      ": every rank would have to read every party's columns. Run it without --engine mpi";
+  if (data.source == DataSource::kAdult) {
+    return "data: adult with the sharing family under --engine mpi is refused: the one-hot "
+           "encoding's column layout (which encoded columns are whose) depends on every "
+           "attribute's categories" +
+           tail + ", or convert the data to LIBSVM";
+  }
+  if (data.source == DataSource::kCsv || data.source == DataSource::kAsc) {
+    // A dense row's norm is Eigen's vectorised sum over the whole row: no order of partial sums
+    // held by different ranks reproduces its bits.
+    if (EffectiveScaling(spec) == Scaling::kGlobalMaxNorm) {
+      return "data.scaling: global-max-norm on dense data (csv, asc) with the sharing family "
+             "under --engine mpi is refused: the factor needs whole-row norms, whose bits only "
+             "the whole row gives" +
+             tail + ", use --scaling clip-only or public-bounds, or LIBSVM data (sparse rows)";
+    }
+    if (EffectiveMetrics(spec) == MetricsScope::kAll) {
+      return "metrics: 'all' on dense data (csv, asc) with the sharing family under --engine "
+             "mpi is refused: info.max_row_norm_before needs whole-row norms, whose bits only "
+             "the whole row gives" +
+             tail + ", use --metrics released-only, or LIBSVM data (sparse rows)";
+    }
+  }
+  return "";
+}
+
+// The seeded split of LoadDataSource applied to the row indices of a file of `rows` rows.
+void SplitRowIndices(std::int64_t rows, const DataSpec& data, std::uint64_t seed,
+                     std::vector<std::int64_t>& train_rows, std::vector<std::int64_t>& test_rows) {
+  Dataset index;
+  DenseRows column(rows, 1);
+  for (std::int64_t r = 0; r < rows; ++r) column(r, 0) = static_cast<double>(r);
+  index.x = std::move(column);
+  index.y = Eigen::VectorXd::Ones(rows);
+  const TrainTest split = SplitTrainTest(index, data.test_fraction, seed);
+  for (Eigen::Index r = 0; r < split.train.rows(); ++r) {
+    train_rows.push_back(static_cast<std::int64_t>(std::get<DenseRows>(split.train.x)(r, 0)));
+  }
+  for (Eigen::Index r = 0; r < split.test.rows(); ++r) {
+    test_rows.push_back(static_cast<std::int64_t>(std::get<DenseRows>(split.test.x)(r, 0)));
+  }
+}
+
+}  // namespace
+
 bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, Dataset& test) {
   const DataSpec& data = spec.data;
-  if (!d.mpi || spec.algorithm.name() != Algorithm::kSharing || data.source != DataSource::kCsv ||
-      EffectiveMetrics(spec) != MetricsScope::kReleasedOnly ||
-      EffectiveScaling(spec) == Scaling::kGlobalMaxNorm) {
-    return false;
-  }
+  if (!d.mpi || spec.family() != Family::kSharing || IsGenerated(data.source)) return false;
+  if (const std::string why = ColumnwiseRefusal(spec); !why.empty()) throw InputError(why);
   const runtime::MpiComm comm = d.mpi->comm;
-  const std::int64_t fields = CountFields(data.train_path, data.delimiter, data.has_header);
-  const long long label = data.label_column < 0 ? fields + data.label_column
-                                                : static_cast<long long>(data.label_column);
-  if (fields < 2 || label < 0 || label >= fields) return false;  // the whole load says why
-  const std::int64_t features = fields - 1;
-  const std::vector<std::int64_t> sizes = PartyBlocks(spec, features + (data.add_bias ? 1 : 0));
-  const auto parties = static_cast<int>(sizes.size());
-  if (parties == 0) return false;
-  std::vector<int> map = d.mpi->node_ranks;
-  const int size = runtime::MpiSize(comm);
-  if (map.empty()) map = runtime::ContiguousNodeRanks(parties + 1, size);
-  if (static_cast<int>(map.size()) != parties + 1) return false;  // HostedNodes says why
-  for (int r : map) {
-    if (r < 0 || r >= size) return false;
+  const bool libsvm = data.source == DataSource::kLibsvm;
+  const bool asc = data.source == DataSource::kAsc;
+  const bool split = data.test_path.empty();
+  // The file's feature columns, from its structure only (field counts, LIBSVM's indices).
+  std::int64_t fields = 0, features = 0;
+  long long label = -1;  // the label's field (CSV)
+  if (libsvm) {
+    if (!split) test = LoadLibsvm(data.test_path, data.num_features);  // public: read whole
+    features = data.num_features > 0
+                   ? data.num_features
+                   : std::max(LibsvmMaxIndex(data.train_path), split ? 0 : test.cols());
+  } else if (asc) {
+    fields = CountFields(data.train_path, ' ');
+    features = fields;
+  } else {
+    fields = CountFields(data.train_path, data.delimiter, data.has_header);
+    label = data.label_column < 0 ? fields + data.label_column
+                                  : static_cast<long long>(data.label_column);
+    if (fields < 2 || label < 0 || label >= fields) return false;  // the whole load says why
+    features = fields - 1;
   }
+  // A layout or a node map that does not fit is refused before any value is read.
+  const std::int64_t total = features + (data.add_bias ? 1 : 0);
+  const std::vector<std::int64_t> sizes = PartyBlocks(spec, total);
+  if (sizes.empty()) {
+    const PartyLayout& layout =
+        spec.algorithm.name() == Algorithm::kSharing
+            ? static_cast<const PartyLayout&>(spec.algorithm.As<SharingParams>())
+            : static_cast<const PartyLayout&>(spec.algorithm.As<SgdParams>());
+    const std::string prefix = std::string("algorithm.") + ChoiceName(spec.algorithm.name());
+    throw InputError(
+        layout.party_features.empty()
+            ? prefix + ".parties: " + std::to_string(layout.parties) +
+                  " parties need at least as many features, the data has " +
+                  std::to_string(total)
+            : prefix + ".party_features: the counts must be >= 1 each and add up to the data's " +
+                  std::to_string(total) + " features (the intercept column included)");
+  }
+  (void)HostedNodes(d, static_cast<int>(sizes.size()) + 1);  // throws naming --node-ranks
+  const ColumnHolders holders = ColumnRanks(d, spec, total);
+  const std::vector<int>& owner = holders.owner;
   const int rank = runtime::MpiRank(comm);
-  // The fields this rank parses: its parties' columns (the intercept column, added later, is
-  // not in the file), and the label if it hosts the coordinator.
-  std::vector<char> parse(static_cast<std::size_t>(fields), 0);
-  if (map[0] == rank) parse[static_cast<std::size_t>(label)] = 1;
-  std::int64_t offset = 0;
-  for (int p = 0; p < parties; ++p) {
-    if (map[static_cast<std::size_t>(p + 1)] == rank) {
-      for (std::int64_t c = offset; c < std::min(offset + sizes[p], features); ++c) {
-        parse[static_cast<std::size_t>(c < label ? c : c + 1)] = 1;
-      }
-    }
-    offset += sizes[p];
+  const bool coordinator = holders.coordinator == rank;
+  // The feature columns this rank parses: its parties' (the intercept column, added later, is
+  // not in the file); the label only if it hosts the coordinator.
+  std::vector<char> mine(static_cast<std::size_t>(features), 0);
+  for (std::int64_t c = 0; c < features; ++c) {
+    mine[static_cast<std::size_t>(c)] = owner[static_cast<std::size_t>(c)] == rank ? 1 : 0;
   }
-  RowShare all =
-      ReadCsvColumns(data.train_path, parse, data.label_column, data.delimiter, data.has_header);
+  std::vector<char> parse = mine;  // by field (CSV: the label field inserted)
+  if (!libsvm && !asc) {
+    parse.insert(parse.begin() + label, coordinator ? 1 : 0);
+  }
+  RowShare all;
+  if (libsvm) {
+    all = ReadLibsvmColumns(data.train_path, mine, coordinator, data.num_features);
+    all.data.Resize(features);
+  } else if (asc) {
+    all = ReadAscColumns(data.train_path, coordinator ? data.train_labels_path : "", parse);
+  } else {
+    all = ReadCsvColumns(data.train_path, parse, data.label_column, data.delimiter,
+                         data.has_header);
+  }
+  // The test set is public evaluation data that every rank reads whole: a test file, or the
+  // seeded hold-out rows of the training file.
   RowShare held_out;
-  std::vector<std::int64_t> train_rows;
-  if (data.test_path.empty()) {
-    Dataset index;  // the seeded split of LoadDataSource, on row indices
-    DenseRows column(all.rows_in_file, 1);
-    for (std::int64_t r = 0; r < all.rows_in_file; ++r) column(r, 0) = static_cast<double>(r);
-    index.x = std::move(column);
-    index.y = Eigen::VectorXd::Ones(all.rows_in_file);
-    const TrainTest split = SplitTrainTest(index, data.test_fraction, spec.seed);
-    std::vector<std::int64_t> test_rows;
-    for (Eigen::Index r = 0; r < split.train.rows(); ++r) {
-      train_rows.push_back(static_cast<std::int64_t>(std::get<DenseRows>(split.train.x)(r, 0)));
+  std::vector<std::int64_t> train_rows, test_rows;
+  if (split) {
+    SplitRowIndices(all.rows_in_file, data, spec.seed, train_rows, test_rows);
+    if (libsvm) {
+      held_out = ReadLibsvmRows(data.train_path, test_rows, data.num_features);
+      held_out.data.Resize(features);
+    } else if (asc) {
+      held_out = ReadAscRows(data.train_path, data.train_labels_path, test_rows);
+    } else {
+      held_out = ReadCsvRows(data.train_path, test_rows, data.label_column, data.delimiter,
+                             data.has_header);
     }
-    for (Eigen::Index r = 0; r < split.test.rows(); ++r) {
-      test_rows.push_back(static_cast<std::int64_t>(std::get<DenseRows>(split.test.x)(r, 0)));
-    }
-    held_out =
-        ReadCsvRows(data.train_path, test_rows, data.label_column, data.delimiter, data.has_header);
   }
   const unsigned codes = FileLabelCodes(comm, all.label_codes | held_out.label_codes);
-  if (map[0] == rank) MapRawLabels(all.data, codes, false, data.train_path);
-  if (data.test_path.empty()) {
-    MapRawLabels(held_out.data, codes, false, data.train_path);
+  const std::string& labels_path = asc ? data.train_labels_path : data.train_path;
+  if (coordinator) MapRawLabels(all.data, codes, asc, labels_path);
+  if (split) {
+    MapRawLabels(held_out.data, codes, asc, labels_path);
     train = all.data.Subset(train_rows);
     test = std::move(held_out.data);
-  } else {
-    train = std::move(all.data);
-    test = LoadCsv(data.test_path, data.label_column, data.delimiter, data.has_header);
-    if (test.cols() != train.cols()) {
-      throw InputError(data.test_path + ": test data has " + std::to_string(test.cols()) +
-                       " columns but training data has " + std::to_string(train.cols()));
-    }
+    return true;
+  }
+  train = std::move(all.data);
+  if (libsvm) {
+    test.Resize(features);
+    return true;
+  }
+  test = asc ? LoadAsc(data.test_path, data.test_labels_path)
+             : LoadCsv(data.test_path, data.label_column, data.delimiter, data.has_header);
+  if (test.cols() != train.cols()) {
+    throw InputError(data.test_path + ": test data has " + std::to_string(test.cols()) +
+                     " columns but training data has " + std::to_string(train.cols()));
   }
   return true;
+}
+
+std::function<double(double)> ColumnwiseMaxRowNorm(const Experiment::Driver& d,
+                                                   const RunSpec& spec) {
+  const std::int64_t total = d.train.cols() + (spec.data.add_bias ? 1 : 0);
+  std::vector<int> owner = ColumnRanks(d, spec, total).owner;
+  return [&d, owner = std::move(owner)](double /*local*/) {
+    const auto* rows = std::get_if<SparseRows>(&d.train.x);
+    if (rows == nullptr || static_cast<std::int64_t>(owner.size()) < d.train.cols()) {
+      throw std::logic_error("ColumnwiseMaxRowNorm: sparse rows and a valid layout only");
+    }
+    const runtime::MpiComm comm = d.mpi->comm;
+    const int rank = runtime::MpiRank(comm);
+    // Each row's sum of squares in column order, as Dataset::MaxRowNorm's loop makes it: each
+    // run of columns held by one rank adds its entries to the running sums, which then go to
+    // every rank (sums of squares, never a value) for the next run.
+    std::vector<double> sums(static_cast<std::size_t>(rows->rows()), 0.0);
+    const auto cols = static_cast<std::int64_t>(d.train.cols());
+    for (std::int64_t begin = 0; begin < cols;) {
+      const int holder = owner[static_cast<std::size_t>(begin)];
+      std::int64_t end = begin;
+      while (end < cols && owner[static_cast<std::size_t>(end)] == holder) ++end;
+      std::vector<double> part;
+      if (holder == rank) {
+        for (Eigen::Index r = 0; r < rows->outerSize(); ++r) {
+          double sq = sums[static_cast<std::size_t>(r)];
+          for (SparseRows::InnerIterator it(*rows, r); it; ++it) {
+            if (it.col() >= begin && it.col() < end) sq += it.value() * it.value();
+          }
+          sums[static_cast<std::size_t>(r)] = sq;
+        }
+        part = sums;
+      }
+      sums = runtime::MpiAllgather(part, comm);  // the holder's sums only
+      begin = end;
+    }
+    double max_sq = 0.0;
+    for (double sq : sums) max_sq = std::max(max_sq, sq);
+    const double train_max = d.train.rows() == 0 ? 0.0 : std::sqrt(max_sq);
+    return std::max(train_max, d.test.MaxRowNorm());
+  };
 }
 
 std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& partition) {

@@ -51,13 +51,27 @@ struct RowwiseLoad {
 // are loaded whole, as without MPI).
 bool StartRowwiseLoad(Experiment::Driver& d, const RunSpec& spec);
 
-// Sharing (ADMM sharing) on a CSV file under MPI, private-mode style (metrics released-only, a
-// scaling other than global-max-norm): each rank parses only the feature columns of the parties
-// it hosts, and the label column only if it hosts the coordinator (node 0); the other fields
-// read as 0 and are never used. The test set (a test file, or the seeded hold-out rows) is public
-// evaluation data that every rank reads whole; the label mapping is agreed from the ranks' label
-// sets. Returns false (load the file whole) in every other case.
+// The sharing family on a data file under MPI (LIBSVM, CSV, .asc): each rank parses only the
+// feature values of the parties it hosts, and the labels only if it hosts the coordinator
+// (node 0); the other values are never parsed (dense rows: they read as 0; sparse rows: they
+// are not stored) and never used. What the whole file decides is agreed from structure and
+// aggregates: the column count from the field count of the first row (CSV, .asc) or from the
+// file's feature indices (LIBSVM without num_features: indices only, never a value), the label
+// mapping from the union of the ranks' label sets. The test set (a test file, or the seeded
+// hold-out rows) is public evaluation data that every rank reads whole. Throws InputError for
+// the cases that would need other parties' columns (ColumnwiseRefusal in the .cpp: Adult, dense
+// data with global-max-norm or metrics all). Returns false without MPI, for
+// generated data and for other families (load as usual).
 bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, Dataset& test);
+
+// PrepareRows' `max_over_holders` for a LoadColumnwise load (sparse rows): the largest row norm
+// of the whole rows with the bits of Dataset::MaxRowNorm, made without moving a value. Each
+// row's sum of squares is built in column order: the rank holding a run of columns adds its
+// entries' squares to the running sums, which go to every rank (allgather) before the next run.
+// Only per-row sums of squares travel. The argument (a rank's own maximum) is ignored; every
+// rank calls it at the same points (a collective).
+std::function<double(double)> ColumnwiseMaxRowNorm(const Experiment::Driver& d,
+                                                   const RunSpec& spec);
 
 // Prepare's part: this rank's nodes' slices (empty for the other nodes) and the test set. Each
 // rank parses only its own nodes' training rows (and the public test rows); what the whole

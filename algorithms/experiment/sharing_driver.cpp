@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -13,6 +14,7 @@
 #include "dpadmm/core/random.h"
 #include "dpadmm/privacy/samplers.h"
 #include "dpadmm/privacy/sharing_accounting.h"
+#include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/solver/loss.h"
 #include "experiment/driver.h"
@@ -152,8 +154,9 @@ class SharingSink : public runtime::RoundSink {
 };
 
 // The SGD-based method for distributed features (001's baseline, FDML of Hu et al. 2019), run
-// as a plain in-process loop (it is a baseline; its per-batch protocol is simulated, not sent
-// through the engine). Per mini-batch B: every party computes its partial scores D_m[B] w_m;
+// as a plain loop, not through the engine (it is a baseline): in one process every party's step
+// is simulated; under MPI each rank steps its own parties and the per-batch exchange (partial
+// scores to the label holder, loss derivatives back) crosses ranks by collectives. Per mini-batch B: every party computes its partial scores D_m[B] w_m;
 // the scores are summed and go through the loss; party m steps its own weights by
 //   w_m <- w_m - eta_e ( (1/|B|) sum_{n in B} L'(y_n s_n) y_n D_m[n]^T + lambda w_m ),
 // the mini-batch gradient of the training objective with respect to w_m. Rows are visited in
@@ -220,13 +223,10 @@ void SharingDriver::Prepare() {
                      " but the data has " + std::to_string(d) + " features");
   }
   info.party_features = sizes;
-  // Node 0 is the coordinator, node m party m. The SGD baseline is not an engine run: under
-  // MPI rank 0 runs it whole (every process hosts everything).
-  const bool on_engine = s.algorithm.name() == Algorithm::kSharing;
-  hosted = on_engine ? HostedNodes(*this, M + 1) : HostedNodes(*this, 0);
-  if (!on_engine) {
-    for (int i = 0; i <= M; ++i) hosted.push_back(i);
-  }
+  // Node 0 is the coordinator (the labels), node m party m. The SGD baseline is not an engine
+  // run, but under MPI its parties and label holder are placed the same way and exchange only
+  // partial scores, loss derivatives and (for the metrics) the weights (RunSgd).
+  hosted = HostedNodes(*this, M + 1);
   const auto hosts = [&](int node) {
     return std::find(hosted.begin(), hosted.end(), node) != hosted.end();
   };
@@ -243,7 +243,7 @@ void SharingDriver::Prepare() {
     }
     offset += sizes[p];
   }
-  max_row_norm = on_engine ? CompletePerNode(*this, std::move(max_row_norm)) : max_row_norm;
+  max_row_norm = CompletePerNode(*this, std::move(max_row_norm));
   info.party_max_row_norm.assign(max_row_norm.begin() + 1, max_row_norm.end());
   if (hosts(0)) labels_ = train.y;
 
@@ -359,7 +359,7 @@ void SharingDriver::Prepare() {
 
   // The baselines are trained on the private data: metrics scope "all" only.
   const bool baselines_wanted = s.compute_optimum && info.metrics == MetricsScope::kAll;
-  if (baselines_wanted && mpi && on_engine) {
+  if (baselines_wanted && mpi) {
     info.optimum_note =
         "baselines not computed on the mpi engine: they need every party's columns and the "
         "labels in one process";
@@ -369,7 +369,7 @@ void SharingDriver::Prepare() {
     info.local =
         SolveBaseline(sharing::ColumnBlock(train, 0, sizes[0]), test_block, layout.lambda, local_);
   }
-  if (mpi && on_engine) train = Dataset{};  // this rank keeps its parties' blocks only
+  if (mpi) train = Dataset{};  // this rank keeps its parties' blocks (and labels) only
 }
 
 void SharingDriver::Run(runtime::EngineKind engine, int threads, RunObserver* observer,
@@ -377,11 +377,7 @@ void SharingDriver::Run(runtime::EngineKind engine, int threads, RunObserver* ob
   if (spec.algorithm.name() == Algorithm::kSharing) {
     RunAdmm(engine, threads, observer, stop, summary);
   } else {
-    if (IsReportingRank(*this)) {
-      RunSgd(observer, stop, summary);
-    } else {
-      summary.message = "the sgd baseline runs on rank 0";  // an in-process loop, not on ranks
-    }
+    RunSgd(IsReportingRank(*this) ? observer : nullptr, stop, summary);
   }
 }
 
@@ -451,6 +447,43 @@ void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver
   }
 }
 
+namespace {
+
+// Under MPI (`comm` set): the values each rank holds for its own parties (`mine[p]` for the
+// hosted p, else empty), on every rank, exact (no arithmetic on them). Without MPI the identity.
+std::vector<Eigen::VectorXd> ShareParties(const std::optional<runtime::MpiComm>& comm,
+                                          std::vector<Eigen::VectorXd> mine,
+                                          const std::vector<char>& hosted_party) {
+  if (!comm) return mine;
+  std::vector<double> flat;
+  for (std::size_t p = 0; p < mine.size(); ++p) {
+    if (!hosted_party[p]) continue;
+    flat.push_back(static_cast<double>(p));
+    flat.push_back(static_cast<double>(mine[p].size()));
+    flat.insert(flat.end(), mine[p].data(), mine[p].data() + mine[p].size());
+  }
+  const std::vector<double> all = runtime::MpiAllgather(flat, *comm);
+  for (std::size_t at = 0; at < all.size();) {
+    const auto p = static_cast<std::size_t>(all[at]);
+    const auto size = static_cast<Eigen::Index>(all[at + 1]);
+    mine[p] = Eigen::Map<const Eigen::VectorXd>(all.data() + at + 2, size);
+    at += 2 + static_cast<std::size_t>(size);
+  }
+  return mine;
+}
+
+// Under MPI: the label holder's `values` on every rank (the others pass theirs empty).
+Eigen::VectorXd FromLabelHolder(const std::optional<runtime::MpiComm>& comm,
+                                Eigen::VectorXd values, bool holder) {
+  if (!comm) return values;
+  std::vector<double> flat;
+  if (holder) flat.assign(values.data(), values.data() + values.size());
+  const std::vector<double> all = runtime::MpiAllgather(flat, *comm);
+  return Eigen::Map<const Eigen::VectorXd>(all.data(), static_cast<Eigen::Index>(all.size()));
+}
+
+}  // namespace
+
 void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop,
                            RunSummary& summary) const {
   const RunSpec& s = spec;
@@ -460,7 +493,19 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
   const auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  const std::int64_t n = train.rows();
+  // Under MPI each rank steps its own parties' weights; the label holder (node 0's rank) turns
+  // the summed partial scores into the loss's derivatives. Only partial scores, derivatives and
+  // (for the metrics) the weights cross ranks, never a row. Every sum is made in the serial
+  // loop's order, so the bits are the serial run's.
+  std::optional<runtime::MpiComm> comm;
+  if (mpi) comm = mpi->comm;
+  std::vector<char> mine(static_cast<std::size_t>(M), 0);
+  bool label_holder = false;
+  for (int node : hosted) {
+    if (node == 0) label_holder = true;
+    if (node > 0) mine[static_cast<std::size_t>(node - 1)] = 1;
+  }
+  const std::int64_t n = info.train_rows;
   std::vector<Eigen::VectorXd> w(static_cast<std::size_t>(M));
   Eigen::VectorXd model(info.features);
   for (int p = 0; p < M; ++p) {
@@ -468,16 +513,29 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     w[p].resize(info.party_features[p]);
     for (Eigen::Index k = 0; k < w[p].size(); ++k) w[p][k] = sg.init_sd * init.Normal();
   }
+  const bool evaluate = info.metrics == MetricsScope::kAll;
   const auto measure = [&](std::int64_t epoch) {
-    Eigen::VectorXd scores = Eigen::VectorXd::Zero(n);
-    for (int p = 0; p < M; ++p) {
-      scores += sharing::Times(blocks_[p], w[p]);
-      model.segment(info.party_offsets[p], info.party_features[p]) = w[p];
+    const std::vector<Eigen::VectorXd> all_w = ShareParties(comm, w, mine);
+    double train_loss = kNaN;
+    if (evaluate) {
+      std::vector<Eigen::VectorXd> partial(static_cast<std::size_t>(M));
+      for (int p = 0; p < M; ++p) {
+        if (mine[p]) partial[p] = sharing::Times(blocks_[p], w[p]);
+      }
+      partial = ShareParties(comm, std::move(partial), mine);
+      Eigen::VectorXd loss(1);
+      if (label_holder) {
+        Eigen::VectorXd scores = Eigen::VectorXd::Zero(n);
+        for (int p = 0; p < M; ++p) scores += partial[p];
+        loss[0] = sharing::MeanLogLossOfScores(scores, labels_);
+      }
+      train_loss = FromLabelHolder(comm, loss, label_holder)[0];
     }
-    const bool evaluate = info.metrics == MetricsScope::kAll;
-    RoundMetrics x =
-        Measure(nullptr, nullptr, sg.lambda, 0.0, test,
-                evaluate ? sharing::MeanLogLossOfScores(scores, train.y) : kNaN, w, model, epoch);
+    for (int p = 0; p < M; ++p) {
+      model.segment(info.party_offsets[p], info.party_features[p]) = all_w[p];
+    }
+    RoundMetrics x = Measure(nullptr, nullptr, sg.lambda, 0.0, test, train_loss, all_w, model,
+                             epoch);
     x.primal_residual = kNaN;
     x.y_norm = kNaN;
     if (!evaluate) HidePrivateEvaluation(x);
@@ -488,11 +546,18 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
   if (observer != nullptr) observer->OnRound(summary.final);
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));
   Eigen::VectorXd coeff(sg.batch_size);
-  std::vector<double> batch_scores(static_cast<std::size_t>(sg.batch_size));
+  std::vector<Eigen::VectorXd> partial(static_cast<std::size_t>(M));
   summary.outcome = RunOutcome::kCompleted;
   summary.message = "completed " + std::to_string(s.iterations) + " epochs";
   for (int e = 1; e <= s.iterations; ++e) {
-    if (stop != nullptr && stop->stop_requested()) {
+    // Every rank stops at the same epoch: rank 0's stop request decides.
+    bool stopping = stop != nullptr && stop->stop_requested();
+    if (comm) {
+      Eigen::VectorXd flag(1);
+      flag[0] = stopping ? 1.0 : 0.0;
+      stopping = FromLabelHolder(comm, flag, runtime::MpiRank(*comm) == 0)[0] != 0.0;
+    }
+    if (stopping) {
       summary.outcome = RunOutcome::kCancelled;
       summary.message = "cancelled after epoch " + std::to_string(e - 1);
       break;
@@ -506,30 +571,47 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     for (std::int64_t b = 0; b < n; b += sg.batch_size) {
       const std::int64_t end = std::min<std::int64_t>(n, b + sg.batch_size);
       const std::size_t size = static_cast<std::size_t>(end - b);
-      // Partial scores of every party, summed (what the parties send).
-      std::fill(batch_scores.begin(), batch_scores.end(), 0.0);
+      // Each party's partial scores (what the parties send to the label holder).
       for (int p = 0; p < M; ++p) {
+        if (!mine[p]) continue;
+        partial[p].resize(static_cast<Eigen::Index>(size));
         VisitRows(blocks_[p], [&](const auto& x) {
-          for (std::size_t k = 0; k < size; ++k) batch_scores[k] += RowDot(x, order[b + k], w[p]);
+          for (std::size_t k = 0; k < size; ++k) {
+            partial[p][static_cast<Eigen::Index>(k)] = RowDot(x, order[b + k], w[p]);
+          }
         });
       }
-      // The loss's derivative per sample (what the label holder sends back).
-      for (std::size_t k = 0; k < size; ++k) {
-        const double y = train.y[order[b + k]];
-        coeff[static_cast<Eigen::Index>(k)] =
-            Loss{}.D1(y * batch_scores[k]) * y / static_cast<double>(size);
+      const std::vector<Eigen::VectorXd> scores = ShareParties(comm, partial, mine);
+      // The loss's derivative per sample, summed scores in party order (what the label holder
+      // sends back).
+      if (label_holder) {
+        for (std::size_t k = 0; k < size; ++k) {
+          double score = 0.0;
+          for (int p = 0; p < M; ++p) score += scores[p][static_cast<Eigen::Index>(k)];
+          const double y = labels_[order[b + k]];
+          coeff[static_cast<Eigen::Index>(k)] =
+              Loss{}.D1(y * score) * y / static_cast<double>(size);
+        }
       }
+      const Eigen::VectorXd c = FromLabelHolder(comm, coeff.head(static_cast<Eigen::Index>(size)),
+                                                label_holder);
       for (int p = 0; p < M; ++p) {
+        if (!mine[p]) continue;
         w[p] *= (1.0 - step * sg.lambda);
         VisitRows(blocks_[p], [&](const auto& x) {
-          SgdStep(x, order, static_cast<std::size_t>(b), static_cast<std::size_t>(end), coeff, step,
+          SgdStep(x, order, static_cast<std::size_t>(b), static_cast<std::size_t>(end), c, step,
                   w[p]);
         });
       }
     }
+    std::vector<Eigen::VectorXd> finite(static_cast<std::size_t>(M));
+    for (int p = 0; p < M; ++p) {
+      if (mine[p]) finite[p] = Eigen::VectorXd::Constant(1, w[p].allFinite() ? 1.0 : 0.0);
+    }
+    finite = ShareParties(comm, std::move(finite), mine);
     int bad = -1;
     for (int p = 0; p < M && bad < 0; ++p) {
-      if (!w[p].allFinite()) bad = p;
+      if (finite[p][0] == 0.0) bad = p;
     }
     if (bad >= 0) {
       summary.outcome = RunOutcome::kDiverged;
@@ -540,6 +622,10 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     summary.final = measure(e);
     summary.rounds = e;
     if (observer != nullptr) observer->OnRound(summary.final);
+  }
+  const std::vector<Eigen::VectorXd> all_w = ShareParties(comm, w, mine);
+  for (int p = 0; p < M; ++p) {
+    model.segment(info.party_offsets[p], info.party_features[p]) = all_w[p];
   }
   summary.model = model;
   summary.seconds = elapsed();

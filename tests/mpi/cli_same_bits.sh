@@ -62,6 +62,11 @@ declare -A CASES=(
   [sharing]="--algorithm sharing --rows 400 --dims 30 --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q"
   [sharing_dp]="--algorithm sharing --rows 400 --dims 30 --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q --dp --epsilon 0.5 --b1 2"
   [sgd]="--algorithm sgd --rows 400 --dims 30 --parties 3 --iterations 3 --seed 3 --noise-seed 3 --no-optimum -q"
+  # The sharing family on LIBSVM: each rank parses only its parties' values (and the labels
+  # where the coordinator is); global-max-norm and metrics all from column-ordered sums.
+  [sharing_libsvm]="--algorithm sharing --data libsvm --train $WORK/train.libsvm --test $WORK/test.libsvm --bias --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q"
+  [sharing_libsvm_dp]="--algorithm sharing --data libsvm --train $WORK/train.libsvm --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q --metrics released-only --dp --epsilon 0.5 --b1 2"
+  [sgd_libsvm]="--algorithm sgd --data libsvm --train $WORK/train.libsvm --test $WORK/test.libsvm --bias --parties 3 --iterations 3 --seed 3 --no-optimum -q"
 )
 
 LAUNCH=()
@@ -84,10 +89,11 @@ for name in "${!CASES[@]}"; do
     run "np$ranks" "$name" --engine mpi
   done
   # A map that is not in blocks (node i on rank i mod 2 ... reversed).
-  echo -e "1\n0\n1\n0\n1\n0" | head -n "$([[ $name == sharing* ]] && echo 4 || echo 5)" \
-    >"$WORK/map_$name.txt"
+  # (Sharing family: the coordinator and 3 parties.)
+  echo -e "1\n0\n1\n0\n1\n0" |
+    head -n "$([[ $name == sharing* || $name == sgd* ]] && echo 4 || echo 5)" >"$WORK/map_$name.txt"
   LAUNCH=("${MPIRUN[@]}" -n 2 "$DPADMM")
-  [[ $name == sgd ]] || run "np2map" "$name" --engine mpi --node-ranks "$WORK/map_$name.txt"
+  run "np2map" "$name" --engine mpi --node-ranks "$WORK/map_$name.txt"
 done
 
 for dir in tbb np1 np2 np3 np4 np2map; do

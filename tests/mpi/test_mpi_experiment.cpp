@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dpadmm/core/random.h"
+#include "dpadmm/data/loaders.h"
 #include "dpadmm/data/preprocessing.h"
 
 #include "dpadmm/core/error.h"
@@ -66,6 +67,13 @@ void ExpectSameRun(const RunSpec& spec, const dpadmm::MpiPlacement& where, int r
   }
   ASSERT_EQ(s.model.size(), r.model.size());
   for (Eigen::Index k = 0; k < r.model.size(); ++k) EXPECT_TRUE(SameBits(s.model[k], r.model[k]));
+  // What the data's preparation agreed across ranks (the global-max-norm factor, the private
+  // figure of metrics scope "all").
+  const dpadmm::RunInfo& serial_info = dpadmm::Experiment(serial_spec).info();
+  EXPECT_TRUE(SameBits(across.info().normalization_factor, serial_info.normalization_factor))
+      << across.info().normalization_factor << " vs " << serial_info.normalization_factor;
+  EXPECT_TRUE(SameBits(across.info().max_row_norm_before, serial_info.max_row_norm_before))
+      << across.info().max_row_norm_before << " vs " << serial_info.max_row_norm_before;
 }
 
 RunSpec Consensus(Algorithm a) {
@@ -339,6 +347,251 @@ TEST(MpiExperiment, SharingRanksParseOnlyTheirPartiesColumns) {
     spec.data.train_path = clean + ".poisoned";
     ExpectSameRun(spec, {}, rank, &serial);
   }
+}
+
+// ---- Sharing on every input format: each rank parses only its parties' columns ----------------
+
+// A sharing run of 3 parties over 30 file columns and the intercept (blocks 11, 10, 10), nodes
+// placed as --node-ranks would by default (node 0 the coordinator, node m party m).
+struct SharingFiles {
+  static constexpr int kParties = 3, kColumns = 30;
+  int rank = dpadmm::runtime::MpiRank();
+  std::vector<int> map =
+      dpadmm::runtime::ContiguousNodeRanks(kParties + 1, dpadmm::runtime::MpiSize());
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("dpadmm_mpi_cols_" + std::to_string(::getpid()));
+  SharingFiles() { std::filesystem::create_directories(dir); }
+  ~SharingFiles() { std::filesystem::remove_all(dir); }
+  // True where this rank holds file column c (0-based).
+  bool Mine(int c) const {
+    const int party = c < 11 ? 1 : c < 21 ? 2 : 3;
+    return map[static_cast<std::size_t>(party)] == rank;
+  }
+  bool Coordinator() const { return map[0] == rank; }
+  // Every other rank holds some column or the labels: reading the poisoned copy whole fails.
+  bool PoisonIsReal() const { return dpadmm::runtime::MpiSize() > 1; }
+};
+
+RunSpec SharingFileRun(dpadmm::DataSource source, dpadmm::Scaling scaling,
+                       dpadmm::MetricsScope metrics, bool dp) {
+  RunSpec spec = RunSpec::Defaults(Algorithm::kSharing);
+  auto& sp = spec.algorithm.As<dpadmm::SharingParams>();
+  sp.parties = SharingFiles::kParties;
+  if (dp) {
+    sp.dp = true;
+    sp.epsilon = 0.5;
+    sp.b1 = 2.0;
+  }
+  spec.data.source = source;
+  spec.data.scaling = scaling;
+  spec.data.add_bias = true;
+  spec.metrics = metrics;
+  spec.iterations = 4;
+  spec.compute_optimum = false;
+  spec.seed = 3;
+  spec.noise_seed = 3;
+  return spec;
+}
+
+// An a9a-like LIBSVM row: one-hot groups of five binary columns and a real-valued last column;
+// in the poisoned copy the values of the other ranks' columns do not parse (their indices
+// stay: an index says whose value it is) and so does the label where the coordinator is not.
+std::string SharingLibsvmRow(const SharingFiles& f, std::int64_t r, bool poison) {
+  std::string line = poison && !f.Coordinator() ? "?" : (r % 3 == 0 ? "+1" : "-1");
+  const auto entry = [&](int c, const std::string& value) {
+    line.append(" ").append(std::to_string(c + 1)).append(":");
+    line.append(poison && !f.Mine(c) ? std::string("x") : value);
+  };
+  for (int g = 0; g < 5; ++g) {
+    dpadmm::Stream s(9, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(g),
+                     dpadmm::Purpose::kGenerateData);
+    entry(g * 5 + static_cast<int>(s.UniformInt(5)), "1");
+  }
+  entry(25 + static_cast<int>(r % 4), Num(Value(r, 1)));
+  entry(29, Num(Value(r, 2)));
+  return line;
+}
+
+// Writes the clean file, this rank's poisoned copy (".poisoned") and a clean test file (".t").
+std::string WriteSharingLibsvm(const SharingFiles& f) {
+  const std::string clean = (f.dir / "a9a_like").string();
+  std::ofstream a(clean), b(clean + ".poisoned"), t(clean + ".t");
+  for (std::int64_t r = 0; r < kRows; ++r) {
+    a << SharingLibsvmRow(f, r, false) << "\n";
+    b << SharingLibsvmRow(f, r, true) << "\n";
+  }
+  for (std::int64_t r = 0; r < kTestRows; ++r) t << SharingLibsvmRow(f, kRows + r, false) << "\n";
+  return clean;
+}
+
+TEST(MpiExperiment, SharingOnLibsvmParsesOnlyTheRanksColumns) {
+  const SharingFiles f;
+  const std::string clean = WriteSharingLibsvm(f);
+  if (f.PoisonIsReal()) {
+    EXPECT_THROW((void)dpadmm::LoadLibsvm(clean + ".poisoned"), dpadmm::InputError);
+  }
+  using dpadmm::MetricsScope;
+  using dpadmm::Scaling;
+  struct Case {
+    Scaling scaling;
+    MetricsScope metrics;
+    bool dp;
+  };
+  for (const Case c : {Case{Scaling::kClipOnly, MetricsScope::kReleasedOnly, true},
+                       Case{Scaling::kGlobalMaxNorm, MetricsScope::kAll, false},
+                       Case{Scaling::kGlobalMaxNorm, MetricsScope::kReleasedOnly, true},
+                       Case{Scaling::kPublicBounds, MetricsScope::kAll, true}}) {
+    SCOPED_TRACE(std::string(dpadmm::ChoiceName(c.scaling)) + ", metrics " +
+                 dpadmm::ChoiceName(c.metrics));
+    RunSpec spec = SharingFileRun(dpadmm::DataSource::kLibsvm, c.scaling, c.metrics, c.dp);
+    if (c.scaling == Scaling::kPublicBounds) spec.data.feature_range = {-40.0, 40.0};
+    spec.data.test_path = clean + ".t";
+    RunSpec serial = spec;
+    serial.data.train_path = clean;
+    spec.data.train_path = clean + ".poisoned";
+    ExpectSameRun(spec, {}, f.rank, &serial);
+  }
+}
+
+// The SGD baseline under MPI: each rank steps its own parties' weights from its own columns;
+// the label holder (the coordinator's rank) alone reads the labels.
+TEST(MpiExperiment, SgdBaselineOnLibsvmParsesOnlyTheRanksColumns) {
+  const SharingFiles f;
+  const std::string clean = WriteSharingLibsvm(f);
+  for (const dpadmm::MetricsScope metrics :
+       {dpadmm::MetricsScope::kAll, dpadmm::MetricsScope::kReleasedOnly}) {
+    RunSpec spec = RunSpec::Defaults(Algorithm::kSgd);
+    auto& sg = spec.algorithm.As<dpadmm::SgdParams>();
+    sg.parties = SharingFiles::kParties;
+    sg.batch_size = 16;
+    spec.data.source = dpadmm::DataSource::kLibsvm;
+    spec.data.scaling = dpadmm::Scaling::kGlobalMaxNorm;
+    spec.data.add_bias = true;
+    spec.data.test_path = clean + ".t";
+    spec.metrics = metrics;
+    spec.iterations = 3;
+    spec.compute_optimum = false;
+    spec.seed = 3;
+    RunSpec serial = spec;
+    serial.data.train_path = clean;
+    spec.data.train_path = clean + ".poisoned";
+    ExpectSameRun(spec, {}, f.rank, &serial);
+  }
+}
+
+TEST(MpiExperiment, SharingOnLibsvmWithTheSeededHoldOutParsesOnlyTheRanksColumns) {
+  // Without a test file the seeded hold-out rows are the public test set, read whole by every
+  // rank: only the training rows are poisoned.
+  const SharingFiles f;
+  RunSpec spec = SharingFileRun(dpadmm::DataSource::kLibsvm, dpadmm::Scaling::kGlobalMaxNorm,
+                                dpadmm::MetricsScope::kAll, false);
+  dpadmm::Dataset index;
+  dpadmm::DenseRows column(kRows, 1);
+  for (std::int64_t r = 0; r < kRows; ++r) column(r, 0) = static_cast<double>(r);
+  index.x = column;
+  index.y = Eigen::VectorXd::Ones(kRows);
+  const dpadmm::TrainTest split =
+      dpadmm::SplitTrainTest(index, spec.data.test_fraction, spec.seed);
+  std::vector<char> held_out(kRows, 0);
+  const auto& test_index = std::get<dpadmm::DenseRows>(split.test.x);
+  for (Eigen::Index r = 0; r < test_index.rows(); ++r) {
+    held_out[static_cast<std::size_t>(test_index(r, 0))] = 1;
+  }
+  ASSERT_GT(test_index.rows(), 0);
+  const std::string clean = (f.dir / "split.libsvm").string();
+  {
+    std::ofstream a(clean), b(clean + ".poisoned");
+    for (std::int64_t r = 0; r < kRows; ++r) {
+      a << SharingLibsvmRow(f, r, false) << "\n";
+      b << SharingLibsvmRow(f, r, held_out[static_cast<std::size_t>(r)] == 0) << "\n";
+    }
+  }
+  RunSpec serial = spec;
+  serial.data.train_path = clean;
+  spec.data.train_path = clean + ".poisoned";
+  ExpectSameRun(spec, {}, f.rank, &serial);
+}
+
+TEST(MpiExperiment, SharingOnAscParsesOnlyTheRanksColumnsAndTheCoordinatorTheLabels) {
+  const SharingFiles f;
+  const std::string data = (f.dir / "x_train_data_1.asc").string();
+  const std::string labels = (f.dir / "x_train_labels_1.asc").string();
+  const std::string test_data = (f.dir / "x_test_data_1.asc").string();
+  const std::string test_labels = (f.dir / "x_test_labels_1.asc").string();
+  const auto row = [&](std::int64_t r, bool poison) {
+    std::string line;
+    for (int c = 0; c < SharingFiles::kColumns; ++c) {
+      line.append(" ").append(poison && !f.Mine(c) ? std::string("x") : Num(Value(r, c % 4)));
+    }
+    return line;
+  };
+  const auto label = [&](std::int64_t r, bool poison) {
+    return poison && !f.Coordinator() ? std::string("?") : std::string(r % 2 == 0 ? "1" : "-1");
+  };
+  {
+    std::ofstream a(data), b(data + ".poisoned"), la(labels), lb(labels + ".poisoned");
+    std::ofstream ta(test_data), tl(test_labels);
+    for (std::int64_t r = 0; r < kRows; ++r) {
+      a << row(r, false) << "\n";
+      b << row(r, true) << "\n";
+      la << label(r, false) << "\n";
+      lb << label(r, true) << "\n";
+    }
+    for (std::int64_t r = 0; r < kTestRows; ++r) {
+      ta << row(kRows + r, false) << "\n";
+      tl << label(kRows + r, false) << "\n";
+    }
+  }
+  if (f.PoisonIsReal()) {
+    EXPECT_THROW((void)dpadmm::LoadAsc(data + ".poisoned", labels + ".poisoned"),
+                 dpadmm::InputError);
+  }
+  for (dpadmm::Scaling scaling : {dpadmm::Scaling::kClipOnly, dpadmm::Scaling::kPublicBounds}) {
+    RunSpec spec = SharingFileRun(dpadmm::DataSource::kAsc, scaling,
+                                  dpadmm::MetricsScope::kReleasedOnly, true);
+    if (scaling == dpadmm::Scaling::kPublicBounds) spec.data.feature_range = {-40.0, 40.0};
+    spec.data.test_path = test_data;
+    spec.data.test_labels_path = test_labels;
+    RunSpec serial = spec;
+    serial.data.train_path = data;
+    serial.data.train_labels_path = labels;
+    spec.data.train_path = data + ".poisoned";
+    spec.data.train_labels_path = labels + ".poisoned";
+    ExpectSameRun(spec, {}, f.rank, &serial);
+  }
+}
+
+// The cases that would need other parties' columns are refused on every rank, before any file
+// is read (the files here do not exist).
+TEST(MpiExperiment, SharingCasesThatNeedOtherColumnsAreRefused) {
+  const auto refused = [](RunSpec spec, const std::string& why) {
+    try {
+      dpadmm::Experiment across(spec, dpadmm::MpiPlacement{});
+      ADD_FAILURE() << "not refused: " << why;
+    } catch (const dpadmm::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  using dpadmm::DataSource;
+  using dpadmm::MetricsScope;
+  using dpadmm::Scaling;
+  RunSpec adult = SharingFileRun(DataSource::kAdult, Scaling::kClipOnly,
+                                 MetricsScope::kReleasedOnly, true);
+  adult.data.train_path = "/nonexistent/adult.data";
+  adult.data.test_path = "/nonexistent/adult.test";
+  refused(adult, "one-hot encoding");
+  RunSpec csv = SharingFileRun(DataSource::kCsv, Scaling::kGlobalMaxNorm,
+                               MetricsScope::kReleasedOnly, false);
+  csv.data.train_path = "/nonexistent/train.csv";
+  refused(csv, "global-max-norm on dense data");
+  csv.data.scaling = Scaling::kClipOnly;
+  csv.metrics = MetricsScope::kAll;
+  refused(csv, "'all' on dense data");
+  RunSpec asc = SharingFileRun(DataSource::kAsc, Scaling::kGlobalMaxNorm,
+                               MetricsScope::kReleasedOnly, false);
+  asc.data.train_path = "/nonexistent/x_train_data_1.asc";
+  asc.data.train_labels_path = "/nonexistent/x_train_labels_1.asc";
+  refused(asc, "global-max-norm on dense data");
 }
 
 }  // namespace

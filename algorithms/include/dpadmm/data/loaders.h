@@ -57,6 +57,22 @@ RowShare ReadAscRows(const std::string& data_path, const std::string& labels_pat
 // marked, else zeros (label_codes 0).
 RowShare ReadCsvColumns(const std::string& path, const std::vector<char>& parse_fields,
                         int label_column = -1, char delimiter = ',', bool has_header = false);
+// LIBSVM's vertical partition: every row, but only the values of the columns marked in
+// `keep_columns` (0-based; columns beyond its end are not kept) are parsed and stored; the
+// others are skipped unparsed (only their index is read: it says whose value it is, and the
+// increasing-index and range checks still apply). Labels are parsed only if `read_labels`
+// (raw, as in RowShare; else y is zeros and label_codes 0). Columns: num_features, or the
+// largest index of the file.
+RowShare ReadLibsvmColumns(const std::string& path, const std::vector<char>& keep_columns,
+                           bool read_labels, std::int64_t num_features = 0);
+// The largest feature index of a LIBSVM file (the column count LoadLibsvm gives without
+// num_features), from the indices alone: no value and no label is parsed.
+std::int64_t LibsvmMaxIndex(const std::string& path);
+// .asc's vertical partition: every row of the data file, only the fields marked in
+// `parse_fields` parsed (the others read as 0); the labels file is read (raw labels, as
+// ReadAscRows) only if `labels_path` is not empty, else y is zeros.
+RowShare ReadAscColumns(const std::string& data_path, const std::string& labels_path,
+                        const std::vector<char>& parse_fields);
 // The field count of the first data row (structure only: no field is parsed).
 std::int64_t CountFields(const std::string& path, char delimiter = ',', bool has_header = false);
 
