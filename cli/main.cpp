@@ -716,9 +716,9 @@ class SpecFlags {
            "Which figures the run computes and outputs")
            ->type_name("SCOPE"));
     in(Value(
-           "--metrics-every", [](RunSpec & s) -> auto& { return s.metrics_every; },
-           "Consensus: metrics (and trace rows) every this many rounds; 0 = first and last "
-           "only")
+           "--eval-every,--metrics-every", [](RunSpec & s) -> auto& { return s.metrics_every; },
+           "Consensus: metrics, trace rows and the --tolerance check every this many rounds "
+           "and at the last; 0 = first and last only")
            ->type_name("K"));
     in(Value(
            "--target-epsilon", [](RunSpec & s) -> auto& { return s.target_epsilon; },
