@@ -71,10 +71,11 @@ int main(int argc, char** argv) {
   }
   const double before = PeakRssBytes();
   dpadmm::Experiment e(spec);
-  const double compact = CompactBytes(e.train()) + CompactBytes(e.test());
   const double prepared = PeakRssBytes() - before;  // loading, preparing, the optimum
   const dpadmm::RunSummary s = e.Run();
   const double used = PeakRssBytes() - before;
+  // Only now: a consensus experiment rebuilds train() from its slices on demand.
+  const double compact = CompactBytes(e.train()) + CompactBytes(e.test());
   std::printf(
       "%s: train %lld x %lld (%lld stored), test %lld rows; compact %.1f MB; peak RSS above "
       "the start: set-up %.1f MB, whole run %.1f MB = %.2fx compact (%s, %lld rounds)\n",
