@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The memory-saving data paths must give the bits of the paths they replace: Unpartition (the
-// training rows rebuilt from the nodes' slices), AddBiasFeature's direct CSR copy, and
-// Experiment::train() of a consensus experiment (which keeps only the slices).
+// training rows rebuilt from the nodes' slices) and Experiment::train() of a consensus
+// experiment (which keeps only the slices).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -32,55 +32,7 @@ void ExpectSameSparse(const SparseRows& a, const SparseRows& b) {
   }
 }
 
-Dataset SmallSparse(bool sorted) {
-  // Row 1 is empty, row 2 stores an explicit zero; row 3 is out of order unless `sorted`.
-  std::vector<Eigen::Triplet<double, std::int64_t>> t = {
-      {0, 1, 0.5}, {0, 4, -1.25}, {2, 0, 0.0}, {2, 3, 2.0}, {3, 2, 1.0}, {3, 4, 3.0}};
-  SparseRows x(4, 5);
-  x.setFromTriplets(t.begin(), t.end());
-  x.makeCompressed();
-  if (!sorted) {  // swap row 3's two entries in place
-    const auto k = x.outerIndexPtr()[3];
-    std::swap(x.innerIndexPtr()[k], x.innerIndexPtr()[k + 1]);
-    std::swap(x.valuePtr()[k], x.valuePtr()[k + 1]);
-  }
-  Dataset d;
-  d.x = std::move(x);
-  d.y = Eigen::VectorXd::Ones(4);
-  return d;
-}
-
-// The triplet construction AddBiasFeature used for every sparse set (the reference).
-SparseRows WidenedByTriplets(const SparseRows& s, double value) {
-  std::vector<Eigen::Triplet<double, std::int64_t>> entries;
-  for (std::int64_t r = 0; r < s.outerSize(); ++r) {
-    for (SparseRows::InnerIterator it(s, r); it; ++it) entries.emplace_back(r, it.col(), it.value());
-    entries.emplace_back(r, s.cols(), value);
-  }
-  SparseRows w(s.rows(), s.cols() + 1);
-  w.setFromTriplets(entries.begin(), entries.end());
-  return w;
-}
-
 }  // namespace
-
-TEST(DataMemory, AddBiasFeatureGivesTheTripletPathsBits) {
-  for (bool sorted : {true, false}) {
-    Dataset d = SmallSparse(sorted);
-    const SparseRows reference = WidenedByTriplets(std::get<SparseRows>(d.x), 0.75);
-    dpadmm::AddBiasFeature(d, 0.75);
-    ExpectSameSparse(std::get<SparseRows>(d.x), reference);
-  }
-  dpadmm::SparseHighDimOptions o;
-  o.rows = 300;
-  o.dims = 50;
-  o.informative = 10;
-  o.nnz_per_row = 7;
-  Dataset g = dpadmm::GenerateSparseHighDim(o, 3);
-  const SparseRows reference = WidenedByTriplets(std::get<SparseRows>(g.x), 1.0);
-  dpadmm::AddBiasFeature(g);
-  ExpectSameSparse(std::get<SparseRows>(g.x), reference);
-}
 
 TEST(DataMemory, UnpartitionRebuildsTheRowsBitForBit) {
   dpadmm::SparseHighDimOptions o;

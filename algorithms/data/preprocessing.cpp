@@ -472,39 +472,6 @@ void AddBiasFeature(Dataset& data, double value) {
     return;
   }
   auto& sparse = std::get<SparseRows>(data.x);
-  // Memory: rows whose columns are strictly increasing (every loader's and generator's) are
-  // copied straight into the widened CSR (the old and the new rows only; triplets and Eigen's
-  // transposed copy would hold four times the data). The result is what the triplet path
-  // below gives for them: the same entries, explicit zeros kept, the bias last in each row.
-  bool increasing = true;
-  for (std::int64_t r = 0; r < sparse.outerSize() && increasing; ++r) {
-    std::int64_t last = -1;
-    for (SparseRows::InnerIterator it(sparse, r); it; ++it) {
-      if (it.col() <= last) {
-        increasing = false;
-        break;
-      }
-      last = it.col();
-    }
-  }
-  if (increasing) {
-    const std::int64_t rows = sparse.rows();
-    SparseRows widened(rows, sparse.cols() + 1);
-    widened.resizeNonZeros(sparse.nonZeros() + rows);
-    std::int64_t k = 0;
-    widened.outerIndexPtr()[0] = 0;
-    for (std::int64_t r = 0; r < rows; ++r) {
-      for (SparseRows::InnerIterator it(sparse, r); it; ++it, ++k) {
-        widened.innerIndexPtr()[k] = it.col();
-        widened.valuePtr()[k] = it.value();
-      }
-      widened.innerIndexPtr()[k] = sparse.cols();
-      widened.valuePtr()[k] = value;
-      widened.outerIndexPtr()[r + 1] = ++k;
-    }
-    sparse = std::move(widened);
-    return;
-  }
   std::vector<Eigen::Triplet<double, std::int64_t>> entries;
   entries.reserve(static_cast<std::size_t>(sparse.nonZeros() + sparse.rows()));
   for (std::int64_t r = 0; r < sparse.outerSize(); ++r) {
