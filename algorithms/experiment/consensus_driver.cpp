@@ -619,10 +619,6 @@ void ConsensusDriver::Prepare() {
   if (rowwise) {
     slices_ = LoadHostedSlices(*this, partition);
   } else {
-    // Memory: the centralized problem is solved before the slices are copied out of `train`
-    // (its solver's copy of the rows and the slices are never held at once), except under
-    // dp-bounds, whose rows are mapped by what the slices release.
-    if (info.scaling != Scaling::kDpBounds) SolveOptimum();
     slices_.resize(partition.size());
     for (int i : hosted) slices_[i] = train.Subset(partition[i]);
     if (info.scaling == Scaling::kDpBounds) PrepareRowsPerNode(*this, slices_);
@@ -696,8 +692,8 @@ void ConsensusDriver::Prepare() {
     if (!info.privacy_claim.empty()) info.privacy_claim += "; " + bounds;
   }
 
-  // The centralized optimum needs `train` mapped by the bounds the slices released.
-  if (rowwise || info.scaling == Scaling::kDpBounds) SolveOptimum();
+  // After the slices (dp-bounds maps `train` by the bounds the slices released).
+  SolveOptimum();
   // Memory: the experiment keeps the slices only; `train` is rebuilt from them if asked for
   // (Train()). Under MPI a rank keeps its own nodes' slices only, and no `train`.
   train_name_ = train.name;
