@@ -1119,7 +1119,7 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
               : Fmt("%.3e", m.distance_to_optimum) + "  (max_i ||f_i - f*|| / ||f*||)");
     }
     if (!info.optimum_note.empty()) row("optimum note", info.optimum_note);
-    row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_ij ||f_i - f_j||)");
+    row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_i ||f_i - mean f||)");
   }
   row("wall time", Seconds(wall_seconds) + " (rounds " + Seconds(s.seconds) + ", " +
                        Fmt("%.3g", s.seconds_per_round) + " s per round)");
