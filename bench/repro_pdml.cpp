@@ -603,7 +603,7 @@ void Fig3(const Options& o) {
   const double reference = series[0].runs[0].rounds.back().objective;
   std::ostringstream gp;
   gp << Header(fig, 1200, 450) << "set multiplot layout 1,2\nset xlabel 'iteration'\n"
-     << "set ylabel 'max_{i,j} ||w_i - w_j||'\nset logscale y\nset title '(a) consensus'\n";
+     << "set ylabel 'max_i ||w_i - mean w||'\nset logscale y\nset title '(a) consensus'\n";
   for (std::size_t j = 0; j < series.size(); ++j)
     gp << Line(fig + ".csv", j, 5, series[j].name, j == 0);
   gp << "\nunset logscale y\nset ylabel 'empirical risk J (eq. (1), true labels)'\nset title '(b) "

@@ -717,9 +717,9 @@ class SpecFlags {
            "Which figures the run computes and outputs")
            ->type_name("SCOPE"));
     in(Value(
-           "--metrics-every", [](RunSpec & s) -> auto& { return s.metrics_every; },
-           "Consensus: metrics (and trace rows) every this many rounds; 0 = first and last "
-           "only")
+           "--eval-every,--metrics-every", [](RunSpec & s) -> auto& { return s.metrics_every; },
+           "Consensus: metrics, trace rows and the --tolerance check every this many rounds "
+           "and at the last; 0 = first and last only")
            ->type_name("K"));
     in(Value(
            "--target-epsilon", [](RunSpec & s) -> auto& { return s.target_epsilon; },
@@ -1120,7 +1120,7 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
               : Fmt("%.3e", m.distance_to_optimum) + "  (max_i ||f_i - f*|| / ||f*||)");
     }
     if (!info.optimum_note.empty()) row("optimum note", info.optimum_note);
-    row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_ij ||f_i - f_j||)");
+    row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_i ||f_i - mean f||)");
   }
   row("wall time", Seconds(wall_seconds) + " (rounds " + Seconds(s.seconds) + ", " +
                        Fmt("%.3g", s.seconds_per_round) + " s per round)");

@@ -192,9 +192,8 @@ TEST(Admm, AnUnsolvedCentralizedOptimumIsANoteNotAnError) {
   EXPECT_TRUE(dpadmm::Experiment(SmallTwonorm("ring")).info().optimum_note.empty());
 }
 
-// node_distance[i] = ||f_i - mean f||: bounded by the consensus gap (the mean lies in the convex
-// hull of the f_j, so ||f_i - mean|| <= max_j ||f_i - f_j||) and at least half of it (triangle
-// inequality through the mean); it shrinks as the nodes agree.
+// node_distance[i] = ||f_i - mean f||: the consensus gap is their maximum (max_i ||f_i - mean f||;
+// the pairwise max_ij ||f_i - f_j|| lies between it and twice it); it shrinks as the nodes agree.
 TEST(Admm, NodeDistanceToConsensusMatchesTheGap) {
   RunSpec spec = SmallTwonorm("ring");
   spec.algorithm.random_start = true;

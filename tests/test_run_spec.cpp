@@ -124,7 +124,7 @@ TEST(RunSpec, EachBadFieldIsNamed) {
       {"iterations", [](RunSpec& s) { s.iterations = -1; }},
       {"threads", [](RunSpec& s) { s.threads = -2; }},
       {"tolerance", [](RunSpec& s) { s.tolerance = -1; }},
-      {"metrics_every", [](RunSpec& s) { s.metrics_every = -1; }},
+      {"eval_every", [](RunSpec& s) { s.metrics_every = -1; }},
   };
   for (const auto& [field, breakit] : cases) {
     RunSpec s;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/text_parse.h"
 #include "dpadmm/core/error.h"
@@ -293,6 +295,82 @@ TrainTest SplitTrainTest(const Dataset& all, double test_fraction, std::uint64_t
   std::sort(test.begin(), test.end());
   std::sort(train.begin(), train.end());
   return TrainTest{all.Subset(train), all.Subset(test)};
+}
+
+Dataset Unpartition(const std::vector<Dataset>& slices, const Partition& partition) {
+  if (slices.size() != partition.size() || slices.empty()) {
+    throw InputError("Unpartition: " + std::to_string(slices.size()) + " slices for " +
+                     std::to_string(partition.size()) + " parts");
+  }
+  std::int64_t rows = 0;
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    if (slices[i].rows() != static_cast<std::int64_t>(partition[i].size()) ||
+        slices[i].is_sparse() != slices[0].is_sparse() || slices[i].cols() != slices[0].cols()) {
+      throw InputError("Unpartition: slice " + std::to_string(i) + " does not match its part");
+    }
+    rows += slices[i].rows();
+  }
+  // source[r] = (slice, row in the slice) of original row r.
+  std::vector<std::pair<std::int32_t, std::int64_t>> source(static_cast<std::size_t>(rows),
+                                                            {-1, 0});
+  for (std::size_t i = 0; i < partition.size(); ++i) {
+    for (std::size_t k = 0; k < partition[i].size(); ++k) {
+      const std::int64_t r = partition[i][k];
+      if (r < 0 || r >= rows || source[static_cast<std::size_t>(r)].first >= 0) {
+        throw InputError("Unpartition: row " + std::to_string(r) + " missing or held twice");
+      }
+      source[static_cast<std::size_t>(r)] = {static_cast<std::int32_t>(i),
+                                             static_cast<std::int64_t>(k)};
+    }
+  }
+  Dataset out;
+  out.name = slices[0].name;
+  out.y.resize(rows);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const auto [i, k] = source[static_cast<std::size_t>(r)];
+    out.y[r] = slices[static_cast<std::size_t>(i)].y[k];
+  }
+  const std::int64_t cols = slices[0].cols();
+  if (!slices[0].is_sparse()) {
+    DenseRows x(rows, cols);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const auto [i, k] = source[static_cast<std::size_t>(r)];
+      x.row(r) = std::get<DenseRows>(slices[static_cast<std::size_t>(i)].x).row(k);
+    }
+    out.x = std::move(x);
+    return out;
+  }
+  std::vector<const SparseRows*> parts;
+  std::vector<SparseRows> compressed(slices.size());  // only for an uncompressed slice
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    const auto& s = std::get<SparseRows>(slices[i].x);
+    if (s.isCompressed()) {
+      parts.push_back(&s);
+    } else {
+      compressed[i] = s;
+      compressed[i].makeCompressed();
+      parts.push_back(&compressed[i]);
+    }
+  }
+  std::vector<std::int64_t> outer(static_cast<std::size_t>(rows) + 1, 0);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const auto [i, k] = source[static_cast<std::size_t>(r)];
+    const SparseRows& s = *parts[static_cast<std::size_t>(i)];
+    outer[r + 1] = outer[r] + s.outerIndexPtr()[k + 1] - s.outerIndexPtr()[k];
+  }
+  SparseRows x(rows, cols);
+  x.resizeNonZeros(outer.back());
+  std::copy(outer.begin(), outer.end(), x.outerIndexPtr());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const auto [i, k] = source[static_cast<std::size_t>(r)];
+    const SparseRows& s = *parts[static_cast<std::size_t>(i)];
+    const std::int64_t begin = s.outerIndexPtr()[k];
+    const std::int64_t count = outer[r + 1] - outer[r];
+    std::copy_n(s.innerIndexPtr() + begin, count, x.innerIndexPtr() + outer[r]);
+    std::copy_n(s.valuePtr() + begin, count, x.valuePtr() + outer[r]);
+  }
+  out.x = std::move(x);
+  return out;
 }
 
 Partition PartitionEven(std::int64_t rows, int nodes, std::uint64_t seed) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
 #include "dpadmm/data/loaders.h"
+#include "dpadmm/data/preprocessing.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/bounds_release.h"
@@ -211,20 +213,37 @@ class MetricsSink : public runtime::RoundSink {
       Emit();
       return false;
     }
-    if (!due && spec_.tolerance <= 0.0) return true;
+    if (!due) {
+      // Between evaluations (eval_every K > 1) only the mean is kept, O(N d), so that the
+      // tolerance's model change stays the change of one round whatever K is.
+      if (spec_.tolerance > 0.0) {
+        previous_mean_ = mean_;
+        ComputeMean();
+      }
+      return true;
+    }
     previous_mean_ = mean_;
     Measure(round);
-    if (due) Emit();
+    Emit();
+    // The stop rule, checked on evaluated rounds only: the mean moved by at most tolerance
+    // relative to max(1, ||mean f||) in the last round, and every node is within tolerance of
+    // the mean (the gap through the mean; the pairwise spread is then <= 2 tolerance).
     if (spec_.tolerance > 0.0 && round >= 1) {
       const double scale = std::max(1.0, mean_.norm());
       if ((mean_ - previous_mean_).norm() <= spec_.tolerance * scale &&
           last_.consensus_gap <= spec_.tolerance * scale) {
         converged_ = true;
-        if (!due) Emit();
         return false;
       }
     }
     return true;
+  }
+
+  // mean_ = (1/N) sum_i f_i, summed in node order (Measure's order: the same bits).
+  void ComputeMean() {
+    mean_.setZero();
+    for (int i = 0; i < nodes_; ++i) mean_ += Model(i);
+    mean_ /= nodes_;
   }
 
   // Makes sure the last reported round has metrics and was seen by the observer.
@@ -279,12 +298,15 @@ class MetricsSink : public runtime::RoundSink {
     if (!evaluate_) m.train_loss = m.objective = kNaN;
     mean_ /= nodes_;
     m.test_error = test_.rows() > 0 ? TestError(test_, mean_) : kNaN;
+    // The consensus gap through the mean, max_i ||f_i - mean f||: O(N d) where the pairwise
+    // max_ij ||f_i - f_j|| is O(N^2 d). The two bracket each other (mean f is a convex
+    // combination of the f_j): gap <= max_ij ||f_i - f_j|| <= 2 gap. The mean is summed in node
+    // order above (on every engine; under MPI the sink holds the gathered table), so the figure
+    // has the same bits everywhere.
     m.node_distance.resize(nodes_);
-    for (int i = 0; i < nodes_; ++i) m.node_distance[i] = (Model(i) - mean_).norm();
     for (int i = 0; i < nodes_; ++i) {
-      for (int j = i + 1; j < nodes_; ++j) {
-        m.consensus_gap = std::max(m.consensus_gap, (Model(i) - Model(j)).norm());
-      }
+      m.node_distance[i] = (Model(i) - mean_).norm();
+      m.consensus_gap = std::max(m.consensus_gap, m.node_distance[i]);
     }
     if (optimum_.size() == dim_) {
       const double scale = std::max(optimum_.norm(), std::numeric_limits<double>::min());
@@ -450,6 +472,16 @@ class MetricsSink : public runtime::RoundSink {
 class ConsensusDriver : public Experiment::Driver {
  public:
   void Prepare() override;
+  // The prepared training rows in their order, rebuilt from the slices on the first call (the
+  // experiment keeps the slices only); empty under MPI.
+  const Dataset& Train() const override {
+    if (!train_released_) return train;
+    std::call_once(rebuilt_once_, [this] {
+      rebuilt_train_ = Unpartition(slices_, partition);
+      rebuilt_train_.name = train_name_;
+    });
+    return rebuilt_train_;
+  }
   void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
            const runtime::StopToken* stop, RunSummary& summary) const override {
     RunImpl(engine, threads, observer, stop, nullptr, nullptr, summary);
@@ -472,6 +504,8 @@ class ConsensusDriver : public Experiment::Driver {
                        RunSummary& summary) const;
   // Private algorithms only: refuses rows above the norm bound the proofs assume.
   void CheckRowBound() const;
+  // The centralized optimum and its figures (optimum, info.optimum_*), from `train`.
+  void SolveOptimum();
   // The engine run of RunImpl with checkpoints: restores the nodes and the sink from `resume`,
   // then runs in segments, saving a checkpoint after each.
   runtime::EngineResult RunWithCheckpoints(
@@ -480,6 +514,10 @@ class ConsensusDriver : public Experiment::Driver {
       MetricsSink& sink, const CheckpointOptions& checkpoint, const CheckpointContents* resume,
       const RecordingObserver& recorder) const;
   std::vector<Dataset> slices_;
+  bool train_released_ = false;  // `train` freed once split into slices_ (not under MPI)
+  std::string train_name_;
+  mutable std::once_flag rebuilt_once_;
+  mutable Dataset rebuilt_train_;
   runtime::Topology topology_;
   std::vector<ReportedLabels> reported_;  // pdml: Phase 1 labels per node (true ones in slices_)
 };
@@ -527,6 +565,47 @@ VariantFields FieldsOf(const AlgorithmParams& params) {
 
 double PerNode(const std::vector<double>* values, double scalar, int node) {
   return values == nullptr ? scalar : PerNode(*values, scalar, node);
+}
+
+void ConsensusDriver::SolveOptimum() {
+  // The centralized optimum is solved on every node's private data: metrics scope "all" only.
+  const RunSpec& s = spec;
+  const bool optimum_wanted = s.compute_optimum && info.metrics == MetricsScope::kAll;
+  if (optimum_wanted && mpi) {
+    info.optimum_note =
+        "not computed on the mpi engine: the centralized optimum needs every node's rows in one "
+        "process (no distance to the optimum)";
+  } else if (optimum_wanted) {
+    // The centralized problem sum_i [(C/B_i) sum_{n in D_i} L + (rho/N) ||f||^2/2], solved by
+    // the same Newton solver with per-sample weights C/B_{node(n)} and a = rho.
+    Eigen::VectorXd weights(train.rows());
+    for (const auto& rows : partition) {
+      for (std::int64_t r : rows) weights[r] = s.algorithm.C / static_cast<double>(rows.size());
+    }
+    NewtonOptions newton = s.newton;
+    newton.max_iterations = std::max(newton.max_iterations, 200);
+    LocalSolver central(train, weights, s.loss, newton);
+    optimum = Eigen::VectorXd::Zero(train.cols());
+    const double rho_total =
+        s.algorithm.rho_per_node ? s.algorithm.rho * graph.num_nodes() : s.algorithm.rho;
+    const SolveReport r = central.Solve(rho_total, Eigen::VectorXd::Zero(train.cols()), optimum);
+    // An unsolved reference is an outcome to report, not a reason to refuse the run: a finite
+    // best point still gives approximate distances; a non-finite one gives none.
+    if (!optimum.allFinite() || !std::isfinite(r.objective)) {
+      optimum.resize(0);
+      info.optimum_note = std::string("the centralized Newton solve ended with ") +
+                          ToString(r.status) + " (non-finite): no distance to the optimum";
+    } else {
+      if (r.status != SolveStatus::kConverged) {
+        info.optimum_note = std::string("the centralized Newton solve ended with ") +
+                            ToString(r.status) + " after " + std::to_string(r.iterations) +
+                            " steps (gradient norm " + ShortNumber(r.gradient_norm) +
+                            "): f* and the distances to it are approximate";
+      }
+      info.optimum_objective = r.objective;
+      info.optimum_test_error = TestError(test, optimum);
+    }
+  }
 }
 
 void ConsensusDriver::Prepare() {
@@ -613,44 +692,13 @@ void ConsensusDriver::Prepare() {
     if (!info.privacy_claim.empty()) info.privacy_claim += "; " + bounds;
   }
 
-  // The centralized optimum is solved on every node's private data: metrics scope "all" only.
-  const bool optimum_wanted = s.compute_optimum && info.metrics == MetricsScope::kAll;
-  if (optimum_wanted && mpi) {
-    info.optimum_note =
-        "not computed on the mpi engine: the centralized optimum needs every node's rows in one "
-        "process (no distance to the optimum)";
-  } else if (optimum_wanted) {
-    // The centralized problem sum_i [(C/B_i) sum_{n in D_i} L + (rho/N) ||f||^2/2], solved by
-    // the same Newton solver with per-sample weights C/B_{node(n)} and a = rho.
-    Eigen::VectorXd weights(train.rows());
-    for (const auto& rows : partition) {
-      for (std::int64_t r : rows) weights[r] = s.algorithm.C / static_cast<double>(rows.size());
-    }
-    NewtonOptions newton = s.newton;
-    newton.max_iterations = std::max(newton.max_iterations, 200);
-    LocalSolver central(train, weights, s.loss, newton);
-    optimum = Eigen::VectorXd::Zero(train.cols());
-    const double rho_total =
-        s.algorithm.rho_per_node ? s.algorithm.rho * graph.num_nodes() : s.algorithm.rho;
-    const SolveReport r = central.Solve(rho_total, Eigen::VectorXd::Zero(train.cols()), optimum);
-    // An unsolved reference is an outcome to report, not a reason to refuse the run: a finite
-    // best point still gives approximate distances; a non-finite one gives none.
-    if (!optimum.allFinite() || !std::isfinite(r.objective)) {
-      optimum.resize(0);
-      info.optimum_note = std::string("the centralized Newton solve ended with ") +
-                          ToString(r.status) + " (non-finite): no distance to the optimum";
-    } else {
-      if (r.status != SolveStatus::kConverged) {
-        info.optimum_note = std::string("the centralized Newton solve ended with ") +
-                            ToString(r.status) + " after " + std::to_string(r.iterations) +
-                            " steps (gradient norm " + ShortNumber(r.gradient_norm) +
-                            "): f* and the distances to it are approximate";
-      }
-      info.optimum_objective = r.objective;
-      info.optimum_test_error = TestError(test, optimum);
-    }
-  }
-  if (mpi) train = Dataset{};  // this rank keeps its own nodes' slices only
+  // After the slices (dp-bounds maps `train` by the bounds the slices released).
+  SolveOptimum();
+  // Memory: the experiment keeps the slices only; `train` is rebuilt from them if asked for
+  // (Train()). Under MPI a rank keeps its own nodes' slices only, and no `train`.
+  train_name_ = train.name;
+  train = Dataset{};
+  train_released_ = !mpi;
 }
 
 void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserver* observer,

@@ -32,6 +32,9 @@ struct Experiment::Driver {
   std::shared_ptr<struct RowwiseLoad> rowwise;
 
   virtual ~Driver() = default;
+  // The prepared training rows (Experiment::train()); a driver that frees `train` once split
+  // rebuilds them here.
+  virtual const Dataset& Train() const { return train; }
   // Everything after data loading that may reject the spec (InputError).
   virtual void Prepare() = 0;
   // `summary` arrives with info, engine and threads filled in; the driver runs, fills the rest

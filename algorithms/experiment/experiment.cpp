@@ -429,7 +429,7 @@ Experiment& Experiment::operator=(Experiment&&) noexcept = default;
 
 const RunSpec& Experiment::spec() const { return driver_->spec; }
 const RunInfo& Experiment::info() const { return driver_->info; }
-const Dataset& Experiment::train() const { return driver_->train; }
+const Dataset& Experiment::train() const { return driver_->Train(); }
 const Dataset& Experiment::test() const { return driver_->test; }
 const Graph& Experiment::graph() const { return driver_->graph; }
 const Partition& Experiment::partition() const { return driver_->partition; }

@@ -271,7 +271,7 @@ void ValidateSharingShared(const RunSpec& spec) {
   unused("algorithm.privacy_budget", spec.algorithm.privacy_budget != 0.0, "");
   unused("algorithm.node_privacy_budget", !spec.algorithm.node_privacy_budget.empty(), "");
   unused("tolerance", spec.tolerance != 0.0, "");
-  unused("metrics_every", spec.metrics_every != 1, "");
+  unused("eval_every", spec.metrics_every != 1, "");
   unused("loss.kind", spec.loss.kind != LossKind::kLogistic, " (the sharing family is logistic)");
 }
 
@@ -542,7 +542,7 @@ void ValidateSpec(const RunSpec& spec, bool check_data_source) {
               " for a private algorithm (its privacy proof assumes the exact minimiser)",
           spec.newton.gradient_tolerance);
     }
-    if (spec.metrics_every < 0) Bad("metrics_every", ">= 0", spec.metrics_every);
+    if (spec.metrics_every < 0) Bad("eval_every", ">= 0", spec.metrics_every);
     NonNegative("tolerance", spec.tolerance);
   } else {
     ValidateSharingShared(spec);

@@ -117,7 +117,7 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
   v("", "target_epsilon", s.target_epsilon);  // 0 = the knob as given (no calibration)
   if (consensus) {
     v("", "tolerance", s.tolerance);
-    v("", "metrics_every", s.metrics_every);
+    v("", "eval_every", s.metrics_every);  // older specs: "metrics_every" (SpecReader)
   }
 }
 
@@ -203,6 +203,9 @@ std::string FieldPath(std::string_view group, std::string_view key) {
 // ---------------------------------------------------------------------------------------------
 // Reading
 
+// The older name of the root field "eval_every", still read.
+constexpr const char* kOldEvalEvery = "metrics_every";
+
 class SpecReader {
   using KnownFields = std::map<std::string, std::set<std::string>>;
 
@@ -256,7 +259,19 @@ class SpecReader {
     const Json* object = Find(group);
     if (object == nullptr) return;
     const auto it = object->find(key);
-    if (it == object->end()) return;
+    if (it == object->end()) {
+      // "eval_every" was called "metrics_every" before; both are read, one at a time.
+      if (*group == '\0' && std::string_view(key) == "eval_every") {
+        const auto old = object->find(kOldEvalEvery);
+        if (old != object->end()) Read(*old, kOldEvalEvery, value);
+      }
+      return;
+    }
+    if (*group == '\0' && std::string_view(key) == "eval_every" &&
+        object->find(kOldEvalEvery) != object->end()) {
+      Fail("eval_every and metrics_every are one field (metrics_every is its older name): give "
+           "one of them");
+    }
     Read(*it, FieldPath(group, key), value);
   }
 
@@ -281,6 +296,7 @@ class SpecReader {
       const std::string& key = item.key();
       const std::string path = FieldPath(group, key);
       if (keys.count(key) > 0) continue;
+      if (group.empty() && key == kOldEvalEvery && keys.count("eval_every") > 0) continue;
       for (const Renamed& r : kSchema1Fields) {
         if (path == r.old_path) {
           Fail("'" + path + "' is a schema-1 field; schema " + std::to_string(kSpecSchema) +

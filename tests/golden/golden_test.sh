@@ -13,6 +13,9 @@
 # noise on the message D_m x_m with ||x_m|| <= b1 enforced (algorithms/sharing/README.md);
 # sharing_dp16_serial records 001's eq. (16), now the variant `--dp-mechanism paper16`, with the
 # flags the old sharing_dp_serial had. The non-private sharing runs kept their bits.
+# Every consensus fixture's consensus_gap column (and final.consensus_gap) was re-recorded when
+# the gap became max_i ||f_i - mean f|| (O(N d)) instead of max_ij ||f_i - f_j||; every other
+# number kept its bits (no fixture run uses --tolerance, so no run's length changed).
 #
 #   golden_test.sh DPADMM WORKDIR
 set -euo pipefail

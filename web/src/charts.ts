@@ -88,7 +88,7 @@ export const CHART_SETS: Record<Trace['mode'], ChartSet> = {
       { title: 'Training loss L(t) (private data; empty when released-only)', yLabel: 'loss (nats)', value: (m) => (m as RoundMetrics).train_loss, log: true, unit: '' },
       { title: 'Test error', yLabel: 'error (%)', value: (m) => percent((m as RoundMetrics).test_error), log: false, unit: ' %' },
       { title: "Privacy loss ε per node: paper's figure and tight ε, run so far", yLabel: 'ε (nats, log)', value: (m) => (m as RoundMetrics).privacy_loss, log: true, unit: '', tight: true },
-      { title: 'Consensus gap max ||f_i − f_j||', yLabel: '‖·‖₂ (log)', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '' },
+      { title: 'Consensus gap max ||f_i − mean f||', yLabel: '‖·‖₂ (log)', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '' },
     ],
   },
   vertical: {

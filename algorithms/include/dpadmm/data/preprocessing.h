@@ -91,6 +91,13 @@ Partition PartitionDirichlet(std::int64_t rows, int nodes, double alpha, std::ui
 // line may or may not end in a newline). Errors name the file and line.
 Partition LoadPartition(const std::string& path, std::int64_t rows, int nodes);
 
+// The inverse of splitting `data` by `partition` (slices[i] = data.Subset(partition[i])): the
+// rows back in their original order, the same values bit for bit (sparse: the same stored
+// entries, compressed). Lets a holder of the slices free the whole set and rebuild it only
+// on demand. Throws InputError when the slices and the partition do not match or do not
+// cover every row exactly once.
+Dataset Unpartition(const std::vector<Dataset>& slices, const Partition& partition);
+
 // Appends a column holding `value` to every row (an intercept feature; sparse rows store it).
 void AddBiasFeature(Dataset& data, double value = 1.0);
 

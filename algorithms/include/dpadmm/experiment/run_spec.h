@@ -375,12 +375,12 @@ struct RunSpec {
   // Consensus: solve the centralized problem and report the distance to it. Sharing: solve the
   // centralized and the first party's local logistic regressions (baselines in RunInfo).
   bool compute_optimum = true;
-  // Consensus only. Stop early ("converged") once the relative change of the averaged model
-  // between rounds is below this and the consensus gap relative to ||mean f|| is below it too;
-  // 0 = never.
+  // Consensus only. Stop ("converged") on an evaluated round (metrics_every) once the mean model
+  // moved by <= this * max(1, ||mean f||) in the last round and max_i ||f_i - mean f|| is <= that
+  // too (every pair of nodes within twice it); 0 = never.
   double tolerance = 0.0;
-  // Consensus only. Compute metrics (and call the observer) every this many rounds, and always
-  // for the last reported round; 0 = only for round 0 and the last round.
+  // Consensus only (JSON "eval_every", older "metrics_every"). Metrics, observer and tolerance
+  // check every this many rounds and at the last (0 = round 0, last); privacy: every round.
   int metrics_every = 1;
   // > 0: before the run, the algorithm's noise knob is set so that the run's tight total epsilon
   // per node (max over nodes; sharing: per party) at kTightDelta (sharing: its delta) equals
