@@ -89,6 +89,9 @@ case "$CASE" in
       [ ${#MPIRUN[@]} -gt 0 ] || fail "an mpi case needs MPIRUN"
       ranks=$(echo "$engine" | sed 's/mpi\([0-9]*\)_\([0-9]*\)/\1/')
       resume_ranks=$(echo "$engine" | sed 's/mpi\([0-9]*\)_\([0-9]*\)/\2/')
+      # mpirun's session folder goes to TMPDIR; a killed job cannot remove it: keep it in WORK.
+      export TMPDIR=$WORK/tmp
+      mkdir -p "$TMPDIR"
       cut_with=("${MPIRUN[@]}" -np "$ranks" "$DPADMM")
       resume_with=("${MPIRUN[@]}" -np "$resume_ranks" "$DPADMM")
       engine=mpi
