@@ -1295,7 +1295,8 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   // Loads data, builds graph, partition and the optimum (under MPI: this rank's share only).
   Experiment experiment = placement != nullptr ? Experiment(spec, *placement) : Experiment(spec);
   if (!writes) {
-    const RunSummary summary = experiment.Run(nullptr, &g_stop);
+    // Checkpoints are collective under MPI: every rank runs the checkpointed run.
+    const RunSummary summary = RunWithCheckpointFlags(experiment, o.checkpoint, nullptr, &g_stop);
     return ExitCodeOf(summary.outcome);
   }
 
@@ -1359,11 +1360,11 @@ void AddCheckpointOptions(CLI::App& command, CheckpointFlags& c) {
       .add_option("--checkpoint", c.path,
                   "Save the run's state to FILE every --checkpoint-every rounds (atomically; "
                   "mode 0600: it holds private intermediate state, the models and duals of "
-                  "every node, never the noise keys). Consensus family, serial and tbb engines")
+                  "every node, never the noise keys). Every algorithm and engine (mpi: rank 0 writes it)")
       ->type_name("FILE")
       ->group(group);
   WithStrictNumber<std::int64_t>(
-      command.add_option("--checkpoint-every", c.every, "Rounds between checkpoints (>= 1)"))
+      command.add_option("--checkpoint-every", c.every, "Rounds between checkpoints (>= 1; sharing: iterations, sgd: epochs)"))
       ->type_name("K")
       ->group(group);
   command
@@ -1377,7 +1378,7 @@ void AddCheckpointOptions(CLI::App& command, CheckpointFlags& c) {
 }
 
 // The checkpoint flags' own checks, before anything is loaded.
-void CheckCheckpointFlags(const RunSpec& spec, const OutputOptions& o) {
+void CheckCheckpointFlags(const RunSpec& /*spec*/, const OutputOptions& o) {
   const CheckpointFlags& c = o.checkpoint;
   if (!c.active()) {
     if (c.every != 0) throw InputError("--checkpoint-every needs --checkpoint FILE");
@@ -1389,16 +1390,6 @@ void CheckCheckpointFlags(const RunSpec& spec, const OutputOptions& o) {
   }
   if (c.path.empty() && c.every != 0) {
     throw InputError("--checkpoint-every needs --checkpoint FILE");
-  }
-  if (spec.engine == runtime::EngineKind::kMpi) {
-    throw InputError(
-        "--checkpoint/--resume: not supported with --engine mpi (use --engine serial or tbb: "
-        "every engine gives the same bits)");
-  }
-  if (spec.family() != Family::kConsensus) {
-    throw InputError(std::string("--checkpoint/--resume: checkpoints cover the consensus family "
-                                 "only, not algorithm '") +
-                     ChoiceName(spec.algorithm.name()) + "'");
   }
   // --checkpoint may name the --resume file (the checkpoint is read whole before the run and
   // replaced atomically); no other output may.

@@ -295,13 +295,116 @@ TEST(CheckpointTest, RefusalsBeforeTheRun) {
   save.every = 0;
   const Experiment dvp(Spec(Algorithm::kDvp));
   EXPECT_TRUE(ThrowsInputError([&] { (void)dvp.RunCheckpointed(save); }, {"--checkpoint-every"}));
-  save.every = 2;
-  RunSpec sharing = RunSpec::Defaults(Algorithm::kSharing);
-  sharing.data.rows = 200;
-  sharing.iterations = 3;
-  const Experiment shared(sharing);
-  EXPECT_TRUE(
-      ThrowsInputError([&] { (void)shared.RunCheckpointed(save); }, {"consensus family only"}));
+}
+
+// The sharing family: plain and private ADMM sharing (both mechanisms) and the SGD baseline.
+RunSpec SharingSpec(Algorithm algorithm, const std::string& mechanism = "") {
+  RunSpec s = RunSpec::Defaults(algorithm);
+  s.data.rows = 300;
+  s.iterations = 12;
+  s.seed = 3;
+  s.noise_seed = 11;
+  s.engine = runtime::EngineKind::kSerial;
+  if (!mechanism.empty()) {
+    SharingParams& p = s.algorithm.As<SharingParams>();
+    p.dp = true;
+    p.mechanism = mechanism;
+  }
+  return s;
+}
+
+class SharingSameBitsAfterResume
+    : public ::testing::TestWithParam<std::pair<Algorithm, std::string>> {};
+
+TEST_P(SharingSameBitsAfterResume, FinalTraceAndSummary) {
+  const auto& [algorithm, mechanism] = GetParam();
+  const RunSpec spec = SharingSpec(algorithm, mechanism);
+  RunRecorder full_rounds;
+  const RunSummary full = Experiment(spec).Run(&full_rounds);
+  const std::string path = TempPath("resume_sharing.ckpt");
+  const Resumed resumed = CheckpointAndResume(spec, path, 4, 9, runtime::EngineKind::kTbb);
+  ExpectSameBits(full_rounds.rounds, resumed.rounds);
+  ExpectSameSummary(full, resumed.summary);
+  EXPECT_EQ(full.message, resumed.summary.message);
+  std::remove(path.c_str());
+  // Checkpoints alone (no resume) change nothing either.
+  RunRecorder segmented_rounds;
+  CheckpointOptions save;
+  save.save_path = path;
+  save.every = 5;
+  const RunSummary segmented = Experiment(spec).RunCheckpointed(save, &segmented_rounds);
+  ExpectSameBits(full_rounds.rounds, segmented_rounds.rounds);
+  ExpectSameSummary(full, segmented);
+  std::remove(path.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sharing, SharingSameBitsAfterResume,
+    ::testing::Values(std::pair{Algorithm::kSharing, std::string()},
+                      std::pair{Algorithm::kSharing, std::string("gaussian")},
+                      std::pair{Algorithm::kSharing, std::string("paper16")},
+                      std::pair{Algorithm::kSgd, std::string()}),
+    [](const auto& p) {
+      return std::string(ChoiceName(p.param.first)) +
+             (p.param.second.empty() ? "" : "_" + p.param.second);
+    });
+
+TEST(CheckpointTest, SharingPrivateModeResumesWithFreshKeysAndContinuesTheAccounting) {
+  RunSpec spec = SharingSpec(Algorithm::kSharing, "gaussian");
+  spec.noise_seed.reset();  // private mode: OS keys, never written
+  const RunSummary full = Experiment(spec).Run();
+  const std::string path = TempPath("sharing_private.ckpt");
+  const Resumed resumed = CheckpointAndResume(spec, path, 4, 5);
+  EXPECT_EQ(resumed.summary.outcome, RunOutcome::kCompleted);
+  EXPECT_EQ(resumed.summary.rounds, spec.iterations);
+  ASSERT_EQ(resumed.rounds.size(), static_cast<std::size_t>(spec.iterations + 1));
+  // The accounting depends on the schedule only: the resumed run's totals are the full run's.
+  EXPECT_EQ(resumed.summary.final.epsilon_total, full.final.epsilon_total);
+  EXPECT_EQ(resumed.summary.final.delta_total, full.final.delta_total);
+  std::remove(path.c_str());
+}
+
+TEST(CheckpointTest, SharingStatesOfTheWrongShapeAreRefusedNamingTheNode) {
+  const RunSpec spec = SharingSpec(Algorithm::kSharing, "gaussian");
+  const std::string path = TempPath("sharing_shape.ckpt");
+  CheckpointOptions save;
+  save.save_path = path;
+  save.every = 4;
+  (void)Experiment(spec).RunCheckpointed(save);
+  const CheckpointContents good = ReadCheckpoint(path);
+  ASSERT_EQ(good.node_states.size(), 3u);  // the coordinator and two parties
+  CheckpointOptions resume;
+  resume.resume_path = path;
+  const Experiment e(spec);
+  for (std::size_t node : {0u, 2u}) {
+    CheckpointContents c = good;
+    c.node_states[node] = c.node_states[node].substr(0, c.node_states[node].size() / 2);
+    WriteAll(path, SerializeCheckpoint(c));
+    EXPECT_TRUE(ThrowsInputError([&] { (void)e.RunCheckpointed(resume); },
+                                 {"node " + std::to_string(node)}));
+  }
+  CheckpointContents c = good;
+  c.node_states.pop_back();
+  c.messages.pop_back();
+  WriteAll(path, SerializeCheckpoint(c));
+  EXPECT_TRUE(ThrowsInputError([&] { (void)e.RunCheckpointed(resume); }, {"2 node states"}));
+  std::remove(path.c_str());
+}
+
+TEST(CheckpointTest, SharingCheckpointRefusedByAnotherSpec) {
+  const std::string path = TempPath("sharing_spec.ckpt");
+  CheckpointOptions save;
+  save.save_path = path;
+  save.every = 4;
+  (void)Experiment(SharingSpec(Algorithm::kSharing, "gaussian")).RunCheckpointed(save);
+  CheckpointOptions resume;
+  resume.resume_path = path;
+  const Experiment plain(SharingSpec(Algorithm::kSharing));
+  EXPECT_TRUE(ThrowsInputError([&] { (void)plain.RunCheckpointed(resume); },
+                               {"different spec", "algorithm.sharing.dp"}));
+  const Experiment dvp(Spec(Algorithm::kDvp));
+  EXPECT_TRUE(ThrowsInputError([&] { (void)dvp.RunCheckpointed(resume); }, {"different spec"}));
+  std::remove(path.c_str());
 }
 
 TEST(CheckpointTest, PrivateModeResumesWithFreshKeysAndContinuesTheAccounting) {

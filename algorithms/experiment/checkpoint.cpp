@@ -19,8 +19,10 @@
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/runtime/mpi.h"
 #include "experiment/checkpoint.h"
 #include "experiment/driver.h"
+#include "experiment/mpi_support.h"
 
 namespace dpadmm {
 namespace {
@@ -85,6 +87,60 @@ RoundMetrics LoadMetrics(StateReader& in) {
   m.node_noise = in.Vec("trace row node_noise");
   m.node_distance = in.Vec("trace row node_distance");
   return m;
+}
+
+void SaveRelease(StateWriter& out, const Release& release) {
+  const Release::State r = release.SaveState();
+  out.F64(r.spent);
+  out.Bool(r.frozen);
+  out.I64(r.frozen_round);
+  out.I64(r.round);
+  out.F64(r.cost);
+  out.Bool(r.objective_noise_drawn);
+  out.Bool(r.started);
+  out.Bool(r.has_last);
+  out.Vec(r.last);
+  out.I64(r.draws);
+  out.I64(r.releases);
+  out.U64(r.mechanisms.size());
+  for (const MechanismRelease& m : r.mechanisms) {
+    out.I64(static_cast<std::int64_t>(m.kind));
+    out.F64(m.sensitivity);
+    out.F64(m.scale);
+    out.F64(m.epsilon);
+  }
+}
+
+void LoadRelease(StateReader& in, Release& release, std::size_t max_message) {
+  Release::State r;
+  r.spent = in.F64("release spent");
+  r.frozen = in.Bool("release frozen");
+  r.frozen_round = in.I64("release frozen round");
+  r.round = in.I64("release round");
+  r.cost = in.F64("release cost");
+  r.objective_noise_drawn = in.Bool("release objective noise");
+  r.started = in.Bool("release started");
+  r.has_last = in.Bool("release has_last");
+  r.last = in.EVec("release last message");
+  if (static_cast<std::size_t>(r.last.size()) > max_message) {
+    in.Fail("release last message", "longer than the node's messages");
+  }
+  r.draws = in.I64("release draws");
+  r.releases = in.I64("release count");
+  const std::size_t mechanisms = in.Length("release mechanisms", 32);
+  for (std::size_t k = 0; k < mechanisms; ++k) {
+    MechanismRelease m;
+    const std::int64_t kind = in.I64("mechanism kind");
+    if (kind < 0 || kind > static_cast<std::int64_t>(MechanismKind::kDiscreteGaussian)) {
+      in.Fail("mechanism kind", "unknown kind " + std::to_string(kind));
+    }
+    m.kind = static_cast<MechanismKind>(kind);
+    m.sensitivity = in.F64("mechanism sensitivity");
+    m.scale = in.F64("mechanism scale");
+    m.epsilon = in.F64("mechanism epsilon");
+    r.mechanisms.push_back(m);
+  }
+  release.RestoreState(std::move(r));
 }
 
 std::string SerializeCheckpoint(const CheckpointContents& c) {
@@ -239,17 +295,6 @@ RunSummary Experiment::RunCheckpointed(const CheckpointOptions& options, RunObse
     throw InputError("--checkpoint-every: must be >= 1 with --checkpoint, got " +
                      std::to_string(options.every));
   }
-  if (d.info.family != Family::kConsensus) {
-    throw InputError(
-        std::string(
-            "--checkpoint/--resume: checkpoints cover the consensus family only (algorithm '") +
-        ChoiceName(d.info.algorithm) + "' is of the sharing family)");
-  }
-  if (d.mpi || d.spec.engine == runtime::EngineKind::kMpi) {
-    throw InputError(
-        "--checkpoint/--resume: not supported on the mpi engine (use --engine serial or tbb: "
-        "every engine gives the same bits)");
-  }
   CheckpointContents resumed;
   const bool resume = !options.resume_path.empty();
   if (resume) {
@@ -270,7 +315,11 @@ RunSummary Experiment::RunCheckpointed(const CheckpointOptions& options, RunObse
           "once under a key that is never written, and a resumed run would randomize them "
           "again (a second release of every label); resume with --noise-seed, or restart");
     }
-    if (resumed.round > d.spec.iterations) {
+    // ADMM sharing counts two engine rounds per iteration.
+    const std::int64_t rounds_per_iteration =
+        d.spec.algorithm.name() == Algorithm::kSharing ? 2 : 1;
+    if (resumed.round > rounds_per_iteration * d.spec.iterations ||
+        resumed.round % rounds_per_iteration != 0) {
       throw InputError("--resume " + options.resume_path + ": the checkpoint is at round " +
                        std::to_string(resumed.round) + ", beyond the run's " +
                        std::to_string(d.spec.iterations) + " iterations");
@@ -312,7 +361,10 @@ runtime::EngineResult RunInSegments(std::span<runtime::NodeProgram* const> progr
                                     runtime::EngineOptions options, runtime::RoundSink& sink,
                                     std::int64_t start_round,
                                     std::vector<std::vector<double>>& messages, std::int64_t every,
-                                    const std::function<void(std::int64_t)>& save) {
+                                    const std::function<void(std::int64_t)>& save,
+                                    const std::function<runtime::EngineResult(
+                                        std::span<runtime::NodeProgram* const>,
+                                        runtime::EngineOptions, runtime::RoundSink&)>& run) {
   const std::int64_t last = options.last_round;
   std::vector<std::unique_ptr<SegmentProgram>> wrappers;
   std::vector<runtime::NodeProgram*> wrapped;
@@ -328,7 +380,8 @@ runtime::EngineResult RunInSegments(std::span<runtime::NodeProgram* const> progr
     for (auto& w : wrappers) w->set_offset(offset);
     segment_sink.set_offset(offset);
     options.last_round = end - offset;
-    runtime::EngineResult r = runtime::Run(wrapped, topology, options, segment_sink);
+    runtime::EngineResult r = run ? run(wrapped, options, segment_sink)
+                                  : runtime::Run(wrapped, topology, options, segment_sink);
     // A segment cancelled before its round 0 reported: the last round is the one before it
     // (reported by the previous segment, or before the checkpoint).
     if (r.last_reported_round >= 0) {
@@ -341,6 +394,120 @@ runtime::EngineResult RunInSegments(std::span<runtime::NodeProgram* const> progr
     if (save) save(end);
     offset = end;
   }
+}
+
+namespace {
+
+// Bytes to doubles and back, bit for bit (the MPI collectives move doubles; no arithmetic).
+std::vector<double> PackBytes(const std::string& bytes) {
+  std::vector<double> out((bytes.size() + 7) / 8 + 1, 0.0);
+  const std::uint64_t n = bytes.size();
+  std::memcpy(out.data(), &n, sizeof n);
+  if (n > 0) std::memcpy(out.data() + 1, bytes.data(), bytes.size());
+  return out;
+}
+
+}  // namespace
+
+runtime::EngineResult RunWithCheckpoints(const CheckpointedEngineRun& run,
+                                         const runtime::Topology& topology,
+                                         const runtime::EngineOptions& options,
+                                         runtime::RoundSink& sink,
+                                         const CheckpointOptions& checkpoint,
+                                         const CheckpointContents* resume,
+                                         const RecordingObserver& recorder) {
+  const Experiment::Driver& d = run.driver;
+  const std::vector<int>& hosted = d.hosted;
+  if (hosted.size() != run.programs.size() || run.states.size() != run.programs.size()) {
+    throw std::logic_error("checkpoint: hosted nodes, programs and states differ in count");
+  }
+  std::vector<std::vector<double>> messages(run.programs.size());
+  std::int64_t start_round = 0;
+  if (resume != nullptr) {
+    const std::string where = "checkpoint " + checkpoint.resume_path;
+    if (resume->node_states.size() != static_cast<std::size_t>(run.nodes)) {
+      throw InputError(where + ": " + std::to_string(resume->node_states.size()) +
+                       " node states for a run of " + std::to_string(run.nodes) + " nodes");
+    }
+    for (std::size_t k = 0; k < run.programs.size(); ++k) {
+      const std::size_t node = static_cast<std::size_t>(hosted[k]);
+      StateReader in(resume->node_states[node], where + ", node " + std::to_string(node));
+      run.states[k]->LoadState(in);
+      in.ExpectEnd("node state");
+      if (resume->messages[node].size() > run.programs[k]->MaxMessageSize()) {
+        in.Fail("message", "longer than the node's messages");
+      }
+      messages[k] = resume->messages[node];
+    }
+    StateReader in(resume->sink_state, where + ", metrics");
+    run.load_sink(in);
+    start_round = resume->round;
+  }
+  const auto save = [&](std::int64_t round) {
+    if (checkpoint.save_path.empty()) return;
+    CheckpointContents c;
+    c.spec_json = SpecToJson(d.spec);
+    c.algorithm = ChoiceName(d.spec.algorithm.name());
+    c.round = round;
+    c.messages.resize(static_cast<std::size_t>(run.nodes));
+    c.node_states.resize(static_cast<std::size_t>(run.nodes));
+    if (!d.mpi) {
+      for (std::size_t k = 0; k < run.programs.size(); ++k) {
+        StateWriter out;
+        run.states[k]->SaveState(out);
+        c.node_states[static_cast<std::size_t>(hosted[k])] = out.Take();
+        c.messages[static_cast<std::size_t>(hosted[k])] = messages[k];
+      }
+    } else {
+      // This rank's nodes as (id, message, state), gathered from every rank.
+      StateWriter mine;
+      mine.U64(run.programs.size());
+      for (std::size_t k = 0; k < run.programs.size(); ++k) {
+        StateWriter out;
+        run.states[k]->SaveState(out);
+        mine.I64(hosted[k]);
+        mine.Vec(messages[k]);
+        mine.Str(out.bytes());
+      }
+      const std::vector<double> all = runtime::MpiAllgather(PackBytes(mine.bytes()), d.mpi->comm);
+      if (!IsReportingRank(d)) return;
+      std::size_t at = 0;
+      std::vector<char> seen(static_cast<std::size_t>(run.nodes), 0);
+      while (at < all.size()) {
+        std::uint64_t n;
+        std::memcpy(&n, all.data() + at, sizeof n);
+        const std::size_t words = (n + 7) / 8;
+        if (at + 1 + words > all.size()) throw std::logic_error("checkpoint: gathered states");
+        const std::string bytes(reinterpret_cast<const char*>(all.data() + at + 1), n);
+        at += 1 + words;
+        StateReader in(bytes, "checkpoint: gathered node states");
+        const std::size_t count = in.Length("node count", 8);
+        for (std::size_t k = 0; k < count; ++k) {
+          const std::int64_t node = in.I64("node id");
+          if (node < 0 || node >= run.nodes || seen[static_cast<std::size_t>(node)]) {
+            throw std::logic_error("checkpoint: gathered a node twice or out of range");
+          }
+          seen[static_cast<std::size_t>(node)] = 1;
+          c.messages[static_cast<std::size_t>(node)] = in.Vec("message");
+          c.node_states[static_cast<std::size_t>(node)] = in.Str("state");
+        }
+      }
+      for (char s : seen) {
+        if (!s) throw std::logic_error("checkpoint: a node's state was not gathered");
+      }
+    }
+    StateWriter out;
+    run.save_sink(out);
+    c.sink_state = out.Take();
+    c.trace = recorder.rows;
+    WriteCheckpoint(checkpoint.save_path, c);
+  };
+  const auto engine_run = [&](std::span<runtime::NodeProgram* const> programs,
+                              runtime::EngineOptions o, runtime::RoundSink& s) {
+    return RunPrograms(d, programs, topology, o, s);
+  };
+  return RunInSegments(run.programs, topology, options, sink, start_round, messages,
+                       checkpoint.save_path.empty() ? 0 : run.every_rounds, save, engine_run);
 }
 
 }  // namespace dpadmm

@@ -25,7 +25,9 @@
 #include <Eigen/Dense>
 
 #include "dpadmm/core/error.h"
+#include "dpadmm/experiment/checkpoint.h"
 #include "dpadmm/experiment/run.h"
+#include "dpadmm/privacy/release.h"
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/runtime/node_program.h"
 
@@ -169,6 +171,12 @@ class Checkpointable {
   virtual void LoadState(StateReader& in) = 0;
 };
 
+// A Release's state (spent budget, frozen flag and round, closed mechanisms: the accountant's
+// input; its draw count and last message) to and from a state stream. LoadRelease refuses a
+// last message longer than `max_message` values; Release::RestoreState checks the rest.
+void SaveRelease(StateWriter& out, const Release& release);
+void LoadRelease(StateReader& in, Release& release, std::size_t max_message);
+
 // See the file comment. `message` holds the node's last broadcast (updated every round).
 class SegmentProgram : public runtime::NodeProgram {
  public:
@@ -252,7 +260,36 @@ runtime::EngineResult RunInSegments(std::span<runtime::NodeProgram* const> progr
                                     runtime::EngineOptions options, runtime::RoundSink& sink,
                                     std::int64_t start_round,
                                     std::vector<std::vector<double>>& messages, std::int64_t every,
-                                    const std::function<void(std::int64_t)>& save);
+                                    const std::function<void(std::int64_t)>& save,
+                                    const std::function<runtime::EngineResult(
+                                        std::span<runtime::NodeProgram* const>,
+                                        runtime::EngineOptions, runtime::RoundSink&)>& run = {});
+
+// The engine part of a checkpointed run, for both families and every engine. `programs` are
+// the hosted nodes' programs (driver.hosted order; all nodes without MPI), `states` their state
+// hooks (same order), `nodes` the run's node count. `every_rounds`: engine rounds between
+// checkpoints. Restores the hosted nodes and the sink from `resume` (node states are keyed by
+// node id: a run under MPI restores only its own nodes, whatever rank count wrote the file),
+// then runs in segments (RunInSegments, through RunPrograms: under MPI on the driver's
+// communicator). After each segment every node's state reaches the checkpoint: under MPI each
+// rank serializes its own nodes, the bytes are gathered (a collective at checkpoint rounds only)
+// and rank 0 writes the one file.
+struct CheckpointedEngineRun {
+  const Experiment::Driver& driver;
+  std::span<runtime::NodeProgram* const> programs;
+  std::vector<Checkpointable*> states;
+  int nodes = 0;
+  std::function<void(StateWriter&)> save_sink;
+  std::function<void(StateReader&)> load_sink;
+  std::int64_t every_rounds = 0;
+};
+runtime::EngineResult RunWithCheckpoints(const CheckpointedEngineRun& run,
+                                         const runtime::Topology& topology,
+                                         const runtime::EngineOptions& options,
+                                         runtime::RoundSink& sink,
+                                         const CheckpointOptions& checkpoint,
+                                         const CheckpointContents* resume,
+                                         const RecordingObserver& recorder);
 
 // RoundMetrics to and from a state stream.
 void SaveMetrics(StateWriter& out, const RoundMetrics& m);

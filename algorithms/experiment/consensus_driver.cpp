@@ -505,15 +505,7 @@ class ConsensusDriver : public Experiment::Driver {
   // Private algorithms only: refuses rows above the norm bound the proofs assume.
   void CheckRowBound() const;
   // The centralized optimum and its figures (optimum, info.optimum_*), from `train`.
-  void SolveOptimum();
-  // The engine run of RunImpl with checkpoints: restores the nodes and the sink from `resume`,
-  // then runs in segments, saving a checkpoint after each.
-  runtime::EngineResult RunWithCheckpoints(
-      const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
-      const std::vector<runtime::NodeProgram*>& programs, const runtime::EngineOptions& options,
-      MetricsSink& sink, const CheckpointOptions& checkpoint, const CheckpointContents* resume,
-      const RecordingObserver& recorder) const;
-  std::vector<Dataset> slices_;
+  void SolveOptimum();  std::vector<Dataset> slices_;
   bool train_released_ = false;  // `train` freed once split into slices_ (not under MPI)
   std::string train_name_;
   mutable std::once_flag rebuilt_once_;
@@ -814,7 +806,15 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
   if (checkpoint == nullptr) {
     result = RunPrograms(*this, programs, topology_, options, sink);
   } else {
-    result = RunWithCheckpoints(nodes, programs, options, sink, *checkpoint, resume, recorder);
+    CheckpointedEngineRun run{*this, programs, {}, n, {}, {}, checkpoint->every};
+    for (const auto& node : nodes) {
+      auto* state = dynamic_cast<Checkpointable*>(node.get());
+      if (state == nullptr) throw std::logic_error("checkpoint: a node program without state hooks");
+      run.states.push_back(state);
+    }
+    run.save_sink = [&sink](StateWriter& out) { sink.SaveState(out); };
+    run.load_sink = [&sink](StateReader& in) { sink.LoadState(in); };
+    result = RunWithCheckpoints(run, topology_, options, sink, *checkpoint, resume, recorder);
   }
   if (IsReportingRank(*this)) sink.Finish();
   if (!info.privacy_claim.empty()) TightAccounting(nodes, summary);
@@ -912,59 +912,6 @@ void ConsensusDriver::TightAccounting(
     summary.node_tight_epsilon[static_cast<std::size_t>(pairs[k])] = pairs[k + 1];
     summary.tight_epsilon = std::max(summary.tight_epsilon, pairs[k + 1]);
   }
-}
-
-runtime::EngineResult ConsensusDriver::RunWithCheckpoints(
-    const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
-    const std::vector<runtime::NodeProgram*>& programs, const runtime::EngineOptions& options,
-    MetricsSink& sink, const CheckpointOptions& checkpoint, const CheckpointContents* resume,
-    const RecordingObserver& recorder) const {
-  const auto state_of = [&](std::size_t k) -> Checkpointable& {
-    auto* node = dynamic_cast<Checkpointable*>(nodes[k].get());
-    if (node == nullptr) throw std::logic_error("checkpoint: a node program without state hooks");
-    return *node;
-  };
-  std::vector<std::vector<double>> messages(programs.size());
-  std::int64_t start_round = 0;
-  if (resume != nullptr) {
-    const std::string where = "checkpoint " + checkpoint.resume_path;
-    if (resume->node_states.size() != programs.size()) {
-      throw InputError(where + ": " + std::to_string(resume->node_states.size()) +
-                       " node states for a run of " + std::to_string(programs.size()) + " nodes");
-    }
-    for (std::size_t k = 0; k < programs.size(); ++k) {
-      StateReader in(resume->node_states[k], where + ", node " + std::to_string(k));
-      state_of(k).LoadState(in);
-      in.ExpectEnd("node state");
-      if (resume->messages[k].size() > programs[k]->MaxMessageSize()) {
-        in.Fail("message", "longer than the node's messages");
-      }
-      messages[k] = resume->messages[k];
-    }
-    StateReader in(resume->sink_state, where + ", metrics");
-    sink.LoadState(in);
-    start_round = resume->round;
-  }
-  const auto save = [&](std::int64_t round) {
-    if (checkpoint.save_path.empty()) return;
-    CheckpointContents c;
-    c.spec_json = SpecToJson(spec);
-    c.algorithm = ChoiceName(spec.algorithm.name());
-    c.round = round;
-    c.messages = messages;
-    for (std::size_t k = 0; k < programs.size(); ++k) {
-      StateWriter out;
-      state_of(k).SaveState(out);
-      c.node_states.push_back(out.Take());
-    }
-    StateWriter out;
-    sink.SaveState(out);
-    c.sink_state = out.Take();
-    c.trace = recorder.rows;
-    WriteCheckpoint(checkpoint.save_path, c);
-  };
-  return RunInSegments(programs, topology_, options, sink, start_round, messages,
-                       checkpoint.save_path.empty() ? 0 : checkpoint.every, save);
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/solver/loss.h"
+#include "dpadmm/experiment/spec_json.h"
+#include "experiment/checkpoint.h"
 #include "experiment/driver.h"
 #include "experiment/mpi_support.h"
 #include "sharing/programs.h"
@@ -137,6 +139,28 @@ class SharingSink : public runtime::RoundSink {
   }
 
   double elapsed() const { return SecondsSince(start_); }
+  // Checkpoints: the model, the last row, the epoch and the wall time so far (so that the
+  // seconds column continues).
+  void SaveState(StateWriter& out) const {
+    out.Vec(model_);
+    SaveMetrics(out, last_);
+    out.I64(epoch_);
+    out.F64(elapsed());
+  }
+  void LoadState(StateReader& in) {
+    model_ = in.EVec("metrics model", info_.features);
+    last_ = LoadMetrics(in);
+    epoch_ = in.I64("metrics epoch");
+    if (epoch_ < -1) in.Fail("metrics epoch", "negative");
+    ContinueClock(in.F64("metrics seconds"));
+    in.ExpectEnd("metrics state");
+  }
+  void ContinueClock(double seconds) {
+    if (std::isfinite(seconds) && seconds >= 0.0 && seconds < 1e9) {
+      start_ -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(seconds));
+    }
+  }
   const RoundMetrics& last() const { return last_; }
   const Eigen::VectorXd& model() const { return model_; }
   std::int64_t epoch() const { return epoch_; }
@@ -187,11 +211,20 @@ class SharingDriver : public Experiment::Driver {
   void Prepare() override;
   void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
            const runtime::StopToken* stop, RunSummary& summary) const override;
+  void RunCheckpointed(runtime::EngineKind engine, int threads, RunObserver* observer,
+                       const runtime::StopToken* stop, const CheckpointOptions& options,
+                       const CheckpointContents* resume, RunSummary& summary) const override;
 
  private:
+  // `checkpoint` null: a plain run. Otherwise checkpoints every checkpoint->every iterations
+  // (ADMM) or epochs (SGD), continued from `resume` when given.
   void RunAdmm(runtime::EngineKind engine, int threads, RunObserver* observer,
-               const runtime::StopToken* stop, RunSummary& summary) const;
-  void RunSgd(RunObserver* observer, const runtime::StopToken* stop, RunSummary& summary) const;
+               const runtime::StopToken* stop, RunSummary& summary,
+               const CheckpointOptions* checkpoint = nullptr,
+               const CheckpointContents* resume = nullptr) const;
+  void RunSgd(RunObserver* observer, const runtime::StopToken* stop, RunSummary& summary,
+              const CheckpointOptions* checkpoint = nullptr,
+              const CheckpointContents* resume = nullptr) const;
 
   std::vector<Dataset> blocks_;  // D_m, without labels (under MPI: the hosted parties' only)
   Eigen::VectorXd labels_;       // the coordinator's (node 0's) labels, where it is hosted
@@ -381,8 +414,23 @@ void SharingDriver::Run(runtime::EngineKind engine, int threads, RunObserver* ob
   }
 }
 
+void SharingDriver::RunCheckpointed(runtime::EngineKind engine, int threads,
+                                    RunObserver* observer, const runtime::StopToken* stop,
+                                    const CheckpointOptions& options,
+                                    const CheckpointContents* resume, RunSummary& summary) const {
+  if (spec.algorithm.name() == Algorithm::kSharing) {
+    RunAdmm(engine, threads, observer, stop, summary, &options, resume);
+  } else if (IsReportingRank(*this)) {
+    RunSgd(observer, stop, summary, &options, resume);
+  } else {
+    summary.message = "the sgd baseline runs on rank 0";
+  }
+}
+
 void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver* observer,
-                            const runtime::StopToken* stop, RunSummary& summary) const {
+                            const runtime::StopToken* stop, RunSummary& summary,
+                            const CheckpointOptions* checkpoint,
+                            const CheckpointContents* resume) const {
   const RunSpec& s = spec;
   const SharingParams& sp = s.algorithm.As<SharingParams>();
   const int M = sp.parties;
@@ -419,13 +467,32 @@ void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver
         blocks_[p], *xupdates_[p], sp.dp ? noises_[p].get() : nullptr, pp));
     programs.push_back(parties.back().get());
   }
+  // With checkpoints, every row the observer sees is also kept for the next checkpoint; a
+  // resumed run first hands the saved rows on, so its trace is the whole run's.
+  RecordingObserver recorder(observer);
+  if (checkpoint != nullptr) observer = &recorder;
+  if (resume != nullptr) {
+    for (const RoundMetrics& row : resume->trace) recorder.OnRound(row);
+  }
   SharingSink sink(sp, test, info, observer);
   runtime::EngineOptions options;
   options.kind = engine;
   options.threads = threads;
   options.last_round = 2 * static_cast<std::int64_t>(s.iterations);
   options.stop = stop;
-  const runtime::EngineResult result = RunPrograms(*this, programs, topology_, options, sink);
+  runtime::EngineResult result;
+  if (checkpoint == nullptr) {
+    result = RunPrograms(*this, programs, topology_, options, sink);
+  } else {
+    // One iteration is two engine rounds; checkpoints fall after the coordinator's round.
+    CheckpointedEngineRun run{*this, programs, {}, M + 1, {}, {}, 2 * checkpoint->every};
+    for (runtime::NodeProgram* program : programs) {
+      run.states.push_back(dynamic_cast<Checkpointable*>(program));
+    }
+    run.save_sink = [&sink](StateWriter& out) { sink.SaveState(out); };
+    run.load_sink = [&sink](StateReader& in) { sink.LoadState(in); };
+    result = RunWithCheckpoints(run, topology_, options, sink, *checkpoint, resume, recorder);
+  }
   summary.rounds = std::max<std::int64_t>(sink.epoch(), 0);
   summary.final = sink.last();
   summary.model = sink.model();
@@ -485,13 +552,16 @@ Eigen::VectorXd FromLabelHolder(const std::optional<runtime::MpiComm>& comm,
 }  // namespace
 
 void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop,
-                           RunSummary& summary) const {
+                           RunSummary& summary, const CheckpointOptions* checkpoint,
+                           const CheckpointContents* resume) const {
   const RunSpec& s = spec;
   const SgdParams& sg = s.algorithm.As<SgdParams>();
   const int M = sg.parties;
   const auto start = std::chrono::steady_clock::now();
+  double offset_seconds = 0.0;  // a resumed run's wall time before the checkpoint
   const auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return offset_seconds +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   // Under MPI each rank steps its own parties' weights; the label holder (node 0's rank) turns
   // the summed partial scores into the loss's derivatives. Only partial scores, derivatives and
@@ -542,14 +612,67 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     x.seconds = elapsed();
     return x;
   };
-  summary.final = measure(0);
-  if (observer != nullptr) observer->OnRound(summary.final);
+  // Checkpoints (experiment/checkpoint.h): node m's state is w_m (node 0, the label holder,
+  // keeps nothing between epochs), the sink state the last row and the wall time so far. The
+  // shuffle of epoch e is keyed by (seed, e): no generator position to save.
+  RecordingObserver recorder(observer);
+  if (checkpoint != nullptr) observer = &recorder;
+  int first_epoch = 1;
+  if (resume != nullptr) {
+    const std::string where = "checkpoint " + checkpoint->resume_path;
+    if (resume->node_states.size() != static_cast<std::size_t>(M + 1)) {
+      throw InputError(where + ": " + std::to_string(resume->node_states.size()) +
+                       " node states for a run of " + std::to_string(M + 1) + " nodes");
+    }
+    for (int p = 0; p < M; ++p) {
+      StateReader in(resume->node_states[p + 1], where + ", node " + std::to_string(p + 1));
+      w[p] = in.EVec("party weights", info.party_features[p]);
+      in.ExpectEnd("node state");
+    }
+    StateReader in(resume->sink_state, where + ", metrics");
+    summary.final = LoadMetrics(in);
+    const double seconds = in.F64("metrics seconds");
+    in.ExpectEnd("metrics state");
+    if (std::isfinite(seconds) && seconds >= 0.0 && seconds < 1e9) offset_seconds = seconds;
+    for (const RoundMetrics& row : resume->trace) recorder.OnRound(row);
+    first_epoch = static_cast<int>(resume->round) + 1;
+    summary.rounds = resume->round;
+    for (int p = 0; p < M; ++p) {
+      model.segment(info.party_offsets[p], info.party_features[p]) = w[p];
+    }
+  } else {
+    summary.final = measure(0);
+    if (observer != nullptr) observer->OnRound(summary.final);
+  }
+  const auto save = [&](int epoch) {
+    // Under MPI each rank holds its own parties' weights: gathered (every rank, a collective),
+    // written by rank 0.
+    const std::vector<Eigen::VectorXd> all_w = ShareParties(comm, w, mine);
+    if (comm && runtime::MpiRank(*comm) != 0) return;
+    CheckpointContents c;
+    c.spec_json = SpecToJson(s);
+    c.algorithm = ChoiceName(s.algorithm.name());
+    c.round = epoch;
+    c.messages.resize(static_cast<std::size_t>(M + 1));
+    c.node_states.resize(static_cast<std::size_t>(M + 1));
+    for (int p = 0; p < M; ++p) {
+      StateWriter out;
+      out.Vec(all_w[p]);
+      c.node_states[p + 1] = out.Take();
+    }
+    StateWriter out;
+    SaveMetrics(out, summary.final);
+    out.F64(elapsed());
+    c.sink_state = out.Take();
+    c.trace = recorder.rows;
+    WriteCheckpoint(checkpoint->save_path, c);
+  };
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));
   Eigen::VectorXd coeff(sg.batch_size);
   std::vector<Eigen::VectorXd> partial(static_cast<std::size_t>(M));
   summary.outcome = RunOutcome::kCompleted;
   summary.message = "completed " + std::to_string(s.iterations) + " epochs";
-  for (int e = 1; e <= s.iterations; ++e) {
+  for (int e = first_epoch; e <= s.iterations; ++e) {
     // Every rank stops at the same epoch: rank 0's stop request decides.
     bool stopping = stop != nullptr && stop->stop_requested();
     if (comm) {
@@ -622,6 +745,10 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     summary.final = measure(e);
     summary.rounds = e;
     if (observer != nullptr) observer->OnRound(summary.final);
+    if (checkpoint != nullptr && !checkpoint->save_path.empty() && e < s.iterations &&
+        e % checkpoint->every == 0) {
+      save(e);
+    }
   }
   const std::vector<Eigen::VectorXd> all_w = ShareParties(comm, w, mine);
   for (int p = 0; p < M; ++p) {

@@ -374,6 +374,24 @@ void SharingParty::Report(std::int64_t /*round*/, std::span<double> out) const {
   std::copy(x_.data(), x_.data() + x_.size(), out.begin());
 }
 
+void SharingParty::SaveState(StateWriter& out) const {
+  out.Vec(x_);
+  out.Vec(share_);
+  out.Vec(xi_);
+  out.Vec(message_noise_);
+  out.Vec(clean_share_);
+  SaveRelease(out, release_);
+}
+
+void SharingParty::LoadState(StateReader& in) {
+  x_ = in.EVec("party weights", x_.size());
+  share_ = in.EVec("party share", rows_);
+  xi_ = in.EVec("party noise", xi_.size());
+  message_noise_ = in.EVec("party message noise", rows_);
+  clean_share_ = in.EVec("party clean share", rows_);
+  LoadRelease(in, release_, MaxMessageSize());
+}
+
 SharingCoordinator::SharingCoordinator(const Eigen::VectorXd& labels,
                                        const CoordinatorParams& params)
     : labels_(labels),
@@ -452,6 +470,31 @@ runtime::StepResult SharingCoordinator::UpdateAuxiliary(std::int64_t round) {
 void SharingCoordinator::UpdateDual() {
   // (8): y^{t+1} = y^t + rho (s^{t+1} - z^{t+1}).
   y_ += params_.rho * (s_ - z_);
+}
+
+void SharingCoordinator::SaveState(StateWriter& out) const {
+  out.Vec(s_);
+  out.Vec(z_);
+  out.Vec(y_);
+  out.Vec(message_);
+  out.F64(mean_loss_);
+  out.I64(z_iterations_);
+  SaveRelease(out, release_);
+}
+
+void SharingCoordinator::LoadState(StateReader& in) {
+  const std::int64_t n = labels_.size();
+  s_ = in.EVec("coordinator scores", n);
+  z_ = in.EVec("coordinator z", n);
+  y_ = in.EVec("coordinator y", n);
+  message_ = in.EVec("coordinator message", 2 * n);
+  mean_loss_ = in.F64("coordinator loss");
+  const std::int64_t iterations = in.I64("coordinator z iterations");
+  if (iterations < 0 || iterations > params_.z_max_iterations) {
+    in.Fail("coordinator z iterations", "out of range");
+  }
+  z_iterations_ = static_cast<int>(iterations);
+  LoadRelease(in, release_, MaxMessageSize());
 }
 
 void SharingCoordinator::Report(std::int64_t /*round*/, std::span<double> out) const {

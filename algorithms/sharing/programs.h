@@ -39,6 +39,7 @@
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/privacy/release.h"
 #include "dpadmm/runtime/node_program.h"
+#include "experiment/checkpoint.h"
 
 namespace dpadmm::sharing {
 
@@ -149,7 +150,7 @@ struct PartyParams {
   std::size_t report_width = 5;
 };
 
-class SharingParty : public runtime::NodeProgram {
+class SharingParty : public runtime::NodeProgram, public Checkpointable {
  public:
   // `block` (features only: a block with labels is refused, std::invalid_argument), `xupdate`
   // and `noise` must outlive the program; noise (the sampler of (16)) is used by kPaper16 only
@@ -167,6 +168,10 @@ class SharingParty : public runtime::NodeProgram {
   void Report(std::int64_t round, std::span<double> out) const override;
 
   const Release& release() const { return release_; }
+
+  // Checkpoints (experiment/checkpoint.h): x~_m, the cached shares, the last noise, the release.
+  void SaveState(StateWriter& out) const override;
+  void LoadState(StateReader& in) override;
 
  private:
   // 001 eq. (6) (+ (16) when private).
@@ -193,7 +198,7 @@ struct CoordinatorParams {
   std::size_t report_width = 5;
 };
 
-class SharingCoordinator : public runtime::NodeProgram {
+class SharingCoordinator : public runtime::NodeProgram, public Checkpointable {
  public:
   SharingCoordinator(const Eigen::VectorXd& labels, const CoordinatorParams& params);
 
@@ -208,6 +213,10 @@ class SharingCoordinator : public runtime::NodeProgram {
 
   const Eigen::VectorXd& z() const { return z_; }
   const Eigen::VectorXd& y() const { return y_; }
+
+  // Checkpoints (experiment/checkpoint.h): s, z, y, the last message and report figures.
+  void SaveState(StateWriter& out) const override;
+  void LoadState(StateReader& in) override;
 
  private:
   // [s - z; y] into message_.

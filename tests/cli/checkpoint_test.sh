@@ -2,17 +2,23 @@
 # SPDX-License-Identifier: Apache-2.0
 # Checkpoint and resume of the dpadmm command, killed for real:
 #
-#   checkpoint_test.sh DPADMM WORKDIR CASE
+#   checkpoint_test.sh DPADMM WORKDIR CASE [MPIRUN...]
 #
 # CASE kill_ALGORITHM_ENGINE starts a seeded run (--noise-seed) with --checkpoint, waits until
 # the checkpoint file exists, SIGKILLs it, resumes it with --resume and the same flags, and
 # compares the final trace and summary (every value but wall times) with an uninterrupted run.
-# The other cases check the file's mode and the refusals (different spec, mpi, sharing).
+# ALGORITHM is a consensus algorithm, or dpsharing (private ADMM sharing), sharing or sgd.
+# ENGINE mpiP_Q (MPIRUN given): the checkpointed run is an mpirun job of P ranks, killed whole
+# (mpirun and its ranks, SIGKILL), resumed by a job of Q ranks (node states are keyed by node
+# id); the uninterrupted run is serial.
+# The other cases check the file's mode and the refusals (different spec, bad files).
 set -u
 
 DPADMM=$1
 WORK=$2/$3
 CASE=$3
+shift 3
+MPIRUN=("$@")
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 trap 'cd / && rm -rf "$WORK"' EXIT
 
@@ -59,39 +65,80 @@ PY
 # The seeded flags of each case (the kill cases add iterations: runs long enough, about a
 # second, to be killed after their first checkpoint).
 args_of() {
-  local common=(--noise-seed 7 --nodes 6 --rows 2000 --quiet --engine "$2")
-  echo "${common[@]} --algorithm $1"
+  local common=(--noise-seed 7 --rows 2000 --quiet --engine "$2")
+  case "$1" in
+    dpsharing) echo "${common[@]} --algorithm sharing --dp --parties 3" ;;
+    sharing | sgd) echo "${common[@]} --algorithm $1 --parties 3" ;;
+    *) echo "${common[@]} --nodes 6 --algorithm $1" ;;
+  esac
+}
+
+# Starts "$@" in the background; sets RUN_PID. Under MPIRUN the job is mpirun with its ranks.
+start_run() {
+  "$@" &
+  RUN_PID=$!
 }
 
 case "$CASE" in
   kill_*)
     alg=$(echo "$CASE" | cut -d_ -f2)
-    engine=$(echo "$CASE" | cut -d_ -f3)
+    engine=$(echo "$CASE" | cut -d_ -f3-)
+    cut_with=("$DPADMM")
+    resume_with=("$DPADMM")
+    if [[ "$engine" == mpi* ]]; then
+      [ ${#MPIRUN[@]} -gt 0 ] || fail "an mpi case needs MPIRUN"
+      ranks=$(echo "$engine" | sed 's/mpi\([0-9]*\)_\([0-9]*\)/\1/')
+      resume_ranks=$(echo "$engine" | sed 's/mpi\([0-9]*\)_\([0-9]*\)/\2/')
+      # mpirun's session folder goes to TMPDIR; a killed job cannot remove it: keep it in WORK.
+      export TMPDIR=$WORK/tmp
+      mkdir -p "$TMPDIR"
+      cut_with=("${MPIRUN[@]}" -np "$ranks" "$DPADMM")
+      resume_with=("${MPIRUN[@]}" -np "$resume_ranks" "$DPADMM")
+      engine=mpi
+    fi
     read -r -a ARGS <<<"$(args_of "$alg" "$engine")"
-    case "$alg" in dvp) ARGS+=(--iterations 1500) ;; madmm) ARGS+=(--iterations 150) ;;
-      pdml) ARGS+=(--iterations 3000 --label-eps 1 --pdml-V 0.5 --pdml-decay 1) ;;
-      *) ARGS+=(--iterations 4000) ;; esac
-    "$DPADMM" run "${ARGS[@]}" --trace full.csv --summary full.json >out.txt 2>err_full.txt ||
-      fail "uninterrupted run failed"
-    "$DPADMM" run "${ARGS[@]}" --trace cut.csv --summary cut.json --checkpoint run.ckpt \
-      --checkpoint-every 25 >out.txt 2>err_cut.txt &
-    pid=$!
+    read -r -a SERIAL_ARGS <<<"$(args_of "$alg" serial)"
+    more=()
+    case "$alg" in dvp) more=(--iterations 1500) ;; madmm) more=(--iterations 150) ;;
+      pdml) more=(--iterations 3000 --label-eps 1 --pdml-V 0.5 --pdml-decay 1) ;;
+      dpsharing | sharing) more=(--iterations 400) ;; sgd) more=(--iterations 600) ;;
+      *) more=(--iterations 4000) ;; esac
+    # The mpi engine computes no optimum or baselines (they need every node's data in one
+    # process): left out of both runs.
+    # Under mpirun the ranks share the cores: shorter runs are still long enough to be killed.
+    [ "$engine" = mpi ] && more=("${more[@]:0:1}" 300 "${more[@]:2}" --no-optimum)
+    ARGS+=("${more[@]}")
+    SERIAL_ARGS+=("${more[@]}")
+    "$DPADMM" run "${SERIAL_ARGS[@]}" --trace full.csv --summary full.json >out.txt \
+      2>err_full.txt || fail "uninterrupted run failed"
+    start_run "${cut_with[@]}" run "${ARGS[@]}" --trace cut.csv --summary cut.json \
+      --checkpoint run.ckpt --checkpoint-every 25 >out.txt 2>err_cut.txt
+    pid=$RUN_PID
     for _ in $(seq 1 3000); do
       [ -f run.ckpt ] && break
       sleep 0.01
     done
     [ -f run.ckpt ] || fail "no checkpoint appeared"
-    kill -9 "$pid" 2>/dev/null
+    # The whole job: mpirun's ranks (its children) too, so that none writes after the kill.
+    children=$(pgrep -P "$pid" || true)
+    kill -9 "$pid" $children 2>/dev/null
     wait "$pid"
     status=$?
     [ "$status" -eq 137 ] || fail "the run ended (exit $status) before SIGKILL: make it longer"
+    for _ in $(seq 1 500); do
+      alive=0
+      for c in $children; do kill -0 "$c" 2>/dev/null && ! grep -q zombie /proc/"$c"/status \
+        2>/dev/null && alive=1; done
+      [ $alive -eq 0 ] && break
+      sleep 0.01
+    done
     [ -f cut.json ] && fail "a killed run left a summary"
     mode=$(stat -c %a run.ckpt)
     [ "$mode" = 600 ] || fail "checkpoint mode $mode, expected 600"
     echo "killed pid $pid after its first checkpoint ($(stat -c %s run.ckpt) bytes)"
-    "$DPADMM" run "${ARGS[@]}" --trace resumed.csv --summary resumed.json --resume run.ckpt \
-      --checkpoint run.ckpt --checkpoint-every 25 >out.txt 2>err_resume.txt ||
-      fail "resumed run failed"
+    "${resume_with[@]}" run "${ARGS[@]}" --trace resumed.csv --summary resumed.json \
+      --resume run.ckpt --checkpoint run.ckpt --checkpoint-every 25 >out.txt \
+      2>err_resume.txt || fail "resumed run failed"
     same_results full.csv resumed.csv full.json resumed.json
     ;;
   cross_engine)
@@ -124,13 +171,15 @@ case "$CASE" in
     grep -q -- "--checkpoint-every: must be >= 1" err.txt || fail "missing every not named"
     "$DPADMM" run "${ARGS[@]}" --checkpoint-every 3 >out.txt 2>err.txt && fail "every alone"
     grep -q -- "--checkpoint-every needs --checkpoint" err.txt || fail "every alone not named"
-    read -r -a MPI_ARGS <<<"$(args_of dvp mpi)"
-    "$DPADMM" run "${MPI_ARGS[@]}" --checkpoint x.ckpt --checkpoint-every 3 \
-      >out.txt 2>err.txt && fail "mpi accepted"
-    grep -q "not supported with --engine mpi" err.txt || fail "mpi refusal not named"
-    "$DPADMM" sharing --rows 300 --epochs 4 --quiet --checkpoint x.ckpt --checkpoint-every 2 \
-      >out.txt 2>err.txt && fail "sharing accepted"
-    grep -q "consensus family only" err.txt || fail "sharing refusal not named"
+    # The sharing family: a checkpoint of another spec (another algorithm) is refused too.
+    "$DPADMM" sharing --rows 300 --epochs 4 --quiet --noise-seed 1 --dp --trace s.csv \
+      --summary s.json --checkpoint s.ckpt --checkpoint-every 2 >out.txt 2>err.txt ||
+      fail "sharing checkpoint failed"
+    "$DPADMM" sharing --rows 300 --epochs 4 --quiet --noise-seed 1 --resume s.ckpt \
+      >out.txt 2>err.txt && fail "a private sharing checkpoint resumed a non-private run"
+    grep -q "different spec" err.txt || fail "the sharing difference is not named"
+    "$DPADMM" run "${ARGS[@]}" --resume s.ckpt >out.txt 2>err.txt && fail "sharing into dvp"
+    grep -q "algorithm.name" err.txt || fail "the algorithm difference is not named"
     "$DPADMM" run "${ARGS[@]}" --checkpoint a.json --checkpoint-every 2 --summary a.json \
       >out.txt 2>err.txt && fail "checkpoint onto the summary accepted"
     [ -f x.ckpt ] && fail "a refused run wrote a checkpoint"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Checkpoint and resume of a consensus run (Experiment::RunCheckpointed).
+// Checkpoint and resume of a run of either family on any engine (Experiment::RunCheckpointed).
 //
 // A checkpointed run saves, every `every` rounds, everything it needs to continue: each node
 // program's state (model, duals, penalties' state, the local solver's warm state, the release
@@ -10,6 +10,10 @@
 // same bits as the uninterrupted run: noise is keyed by (node key, round, purpose), so no
 // generator position needs saving. Noise keys are never written: a resumed private run draws
 // fresh keys from the operating system (privacy/README.md: why the composition still holds).
+// The sharing family saves its parties' and coordinator's states the same way (sgd: each
+// party's weights; rounds are engine rounds, two per ADMM sharing iteration, epochs for sgd).
+// Under MPI rank 0 writes the one file from every rank's gathered node states, keyed by node
+// id, and a resumed run restores on each rank only the nodes it hosts (any rank count).
 //
 // File (binary, little-endian): "DPADMMCK", u32 version, u64 payload length, the payload, u64
 // FNV-1a hash of the payload. A truncated, corrupt or foreign file is an InputError naming the
