@@ -5,18 +5,19 @@
 //
 //   AdultRoundSerial    the real run (Experiment, serial engine, metrics off): a 41-round run
 //                       minus a 1-round run, divided by 40, so set-up (loading, node programs,
-//                       the solvers' CSR/CSC copies) is not counted. Time is the thread's CPU
+//                       the solvers' copies of the data) is not counted. Time is the thread's CPU
 //                       time (the serial engine runs in the calling thread); wall time is the
 //                       `wall_per_round` counter.
 //   AdultRoundPasses    a replay of the same ADMM updates (same data, graph, partition, a, g) on
 //                       LocalSolver directly, counting the data passes a round makes:
-//                       2 per Newton step (X~ p and X~^T L') and 1 per Hessian formed (a pass
-//                       over the rows); a step accepted below t = 1 makes one more (rare, not
-//                       counted). The counters are per round, summed over the nodes.
+//                       1 per Newton step (one fused pass by rows: X~ p, L', L'', X~^T L') and
+//                       1 per Hessian formed (a pass over the rows); a step accepted below
+//                       t = 1 makes one more (rare, not counted). The counters are per round,
+//                       summed over the nodes.
 //   AdultInCacheBound   that many passes (each node: its share, passes / N over its own data)
 //                       of the cheapest loop that reads the same bytes: the
-//                       nodes' nonzeros (8-byte value + 4-byte index, column-major as the solver
-//                       stores them) and one per-sample vector, summed with four independent
+//                       nodes' nonzeros (8-byte value + 4-byte index, as the solver stores
+//                       them) and one per-sample vector, summed with four independent
 //                       accumulators. Every node's data (about 1 MB) fits in L2, so this is the
 //                       in-cache floor of a round that keeps its pass count.
 //
@@ -165,7 +166,7 @@ void ReplayRounds(const Adult& adult, const dpadmm::Graph& graph, Adult* counts)
   if (counts != nullptr) {
     counts->steps = static_cast<double>(steps) / rounds;
     counts->hessians = static_cast<double>(hessians) / rounds;
-    counts->passes = (2.0 * static_cast<double>(steps) + static_cast<double>(hessians)) / rounds;
+    counts->passes = static_cast<double>(steps + hessians) / rounds;
   }
 }
 

@@ -430,6 +430,83 @@ TEST(LocalSolverTest, CholeskyAndConjugateGradientAgree) {
   }
 }
 
+// The Newton direction's cost model: Cholesky where forming and factorising the Hessian is
+// cheap next to CG's Hessian-vector products (few columns, as Adult), CG where the d^3
+// factorisation dominates (d = 1000 with 2% nonzeros); the forcing flags override it.
+TEST(LocalSolverTest, CostModelChoosesTheNewtonDirection) {
+  struct ModelCase {
+    int rows, cols;
+    double density;
+    bool cost_model;
+    bool expect_cholesky;
+  };
+  for (const ModelCase c :
+       {ModelCase{600, 100, 0.13, true, true}, ModelCase{300, 1000, 0.02, true, false},
+        ModelCase{300, 1000, 0.02, false, true}}) {
+    const Problem p = MakeProblem(21, c.rows, c.cols, c.density);
+    NewtonOptions o;
+    o.newton_cost_model = c.cost_model;
+    LocalSolver solver(p.sparse, p.weights, Logistic(), o);
+    Eigen::VectorXd f = Eigen::VectorXd::Zero(c.cols);
+    const SolveReport r = solver.Solve(0.5, p.g, f);
+    ASSERT_EQ(r.status, SolveStatus::kConverged) << c.cols;
+    EXPECT_EQ(r.hessian_factorizations > 0, c.expect_cholesky) << c.cols << " " << c.cost_model;
+  }
+}
+
+// X~^T s is scattered row by row into four accumulators per column; the bits must be those of
+// the column-by-column product with four accumulators (entries t, t + 4, ... of a column in
+// accumulator t, the tail after the last multiple of four in accumulator 0, then
+// (acc0 + acc1) + (acc2 + acc3)), which the seeded runs' bits were recorded with. Column
+// lengths 0..9 cover every tail length. Smooth hinge with unequal weights: the per-sample
+// derivatives are Loss::D1 times the weight, so the reference is exact.
+TEST(LocalSolverTest, GradientKeepsTheColumnSummationOrder) {
+  const int rows = 40;
+  const int cols = 10;
+  Stream s(5, 0, 0, Purpose::kGenerateData);
+  DenseRows x = DenseRows::Zero(rows, cols);
+  for (int c = 0; c < cols; ++c) {
+    for (int k = 0; k < c; ++k) x(static_cast<int>(s.Uniform() * rows) % rows, c) = s.Normal();
+  }
+  for (int r = 0; r < rows; ++r) x(r, r % cols) = 0.3 * s.Normal() + 1.0;
+  Eigen::VectorXd y(rows), w(rows), f(cols);
+  for (int r = 0; r < rows; ++r) {
+    y[r] = s.Uniform() < 0.5 ? -1.0 : 1.0;
+    w[r] = 0.5 + s.Uniform();
+  }
+  for (int c = 0; c < cols; ++c) f[c] = 0.7 * s.Normal();
+  Dataset data;
+  SparseRows sx = x.sparseView();
+  sx.makeCompressed();
+  data.x = sx;
+  data.y = y;
+  const Loss loss = SmoothHinge();
+  LocalSolver solver(data, w, loss);
+  Eigen::VectorXd grad(cols);
+  (void)solver.LossAndGradient(f, grad);
+
+  // Reference: margins summed in column order, derivatives, then each column's dot product.
+  Eigen::VectorXd dl(rows);
+  for (int r = 0; r < rows; ++r) {
+    double m = 0.0;
+    for (int c = 0; c < cols; ++c) {
+      if (x(r, c) != 0.0) m += f[c] * (y[r] * x(r, c));
+    }
+    dl[r] = w[r] * loss.D1(m);
+  }
+  for (int c = 0; c < cols; ++c) {
+    std::vector<double> terms;
+    for (int r = 0; r < rows; ++r) {
+      if (x(r, c) != 0.0) terms.push_back((y[r] * x(r, c)) * dl[r]);
+    }
+    double acc[4] = {0.0, 0.0, 0.0, 0.0};
+    const std::size_t full = terms.size() / 4 * 4;
+    for (std::size_t k = 0; k < terms.size(); ++k) acc[k < full ? k % 4 : 0] += terms[k];
+    const double expected = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    EXPECT_EQ(grad[c], expected) << "column " << c << " with " << terms.size() << " entries";
+  }
+}
+
 TEST(LocalSolverTest, TiledCholeskyMatchesEigenFactorisation) {
   // A Newton step from 0 with pure Newton and one iteration is -H(0)^{-1} grad(0); compare it
   // with Eigen's LLT on the Hessian built here. 200 columns = 3 full tiles and a partial one.
@@ -439,6 +516,7 @@ TEST(LocalSolverTest, TiledCholeskyMatchesEigenFactorisation) {
   one.max_iterations = 1;
   one.hessian_reuse_ratio = 0.0;
   one.armijo_c = 1e-4;
+  one.newton_cost_model = false;  // the Cholesky path, whichever the cost model would pick
   LocalSolver solver(p.dense, p.weights, Logistic(), one);
   Eigen::VectorXd f = Eigen::VectorXd::Zero(200);
   const SolveReport report = solver.Solve(a, p.g, f);
@@ -642,6 +720,7 @@ TEST_P(LocalSolverAllocationTest, SolveAndEvaluationsDoNotAllocate) {
   const Problem p = MakeProblem(16, c.rows, c.cols, c.density);
   NewtonOptions o;
   o.dense_hessian_max_dim = c.dense_hessian_max_dim;
+  o.newton_cost_model = false;  // each case's path, whichever the cost model would pick
   for (const Loss& loss : {Logistic(), SmoothHinge()}) {
     LocalSolver solver(c.sparse ? p.sparse : p.dense, p.weights, loss, o);
     Eigen::VectorXd f = Eigen::VectorXd::Zero(c.cols);

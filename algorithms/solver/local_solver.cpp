@@ -12,9 +12,9 @@
 //    accepted point's margins and derivatives carry over. For sparse logistic nodes with equal
 //    weights the first two are one fused pass (FusedMarginsAndLogistic): X~ p by CSR rows, four
 //    rows at a time, then L, L', L'' of that 64-row block while it is in L1, with an exp whose
-//    loop vectorises (same bits at any vector width) and one log per 64 samples. X~^T s runs by
-//    column (CSC), one dot product per column, which avoids the store-to-load chains of
-//    scattering row by row;
+//    loop vectorises (same bits at any vector width) and one log per 64 samples, then the
+//    block's rows scattered into X~^T L' (four accumulators per column, in the order of the
+//    column dot product it replaced: Impl::slot), so a step reads the data once;
 //  * forming the Hessian (O(nnz_row^2) per row, from the CSR copy) and factorising it costs
 //    about two steps, so the factor is reused while it keeps working (hessian_reuse_ratio);
 //  * the state at the returned f is kept: a solve warm-started from the previous solution
@@ -149,6 +149,24 @@ inline void RowDots(const double* val, const std::int32_t* idx, const std::int64
   for (; j < rows; ++j) out[j] = RowDot(val, idx, row_ptr[j], row_ptr[j + 1], v);
 }
 
+// acc[slot[k]] += val[k] s_r for the entries k of rows [0, rows) (row_ptr relative to the
+// block), rows in increasing order: X~^T s into four accumulators per column (Impl::slot).
+inline void ScatterRows(const double* val, const std::int32_t* slot, const std::int64_t* row_ptr,
+                        std::int64_t rows, const double* s, double* acc) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const double sr = s[r];
+    for (std::int64_t k = row_ptr[r], e = row_ptr[r + 1]; k < e; ++k) acc[slot[k]] += val[k] * sr;
+  }
+}
+
+// out_c = (acc_4c + acc_4c+1) + (acc_4c+2 + acc_4c+3).
+inline void GatherColumns(const double* acc, std::int64_t d, double* out) {
+  for (std::int64_t c = 0; c < d; ++c) {
+    const double* a = acc + 4 * c;
+    out[c] = (a[0] + a[1]) + (a[2] + a[3]);
+  }
+}
+
 }  // namespace
 
 void NewtonOptions::Validate() const {
@@ -192,12 +210,16 @@ struct LocalSolver::Impl {
   std::vector<std::int64_t> row_ptr;
   std::vector<std::int32_t> col_idx;
   std::vector<double> values;
-  // The same entries by column (CSC), read by X~^T s: one dot product per column (a third
-  // faster than scattering row by row, whose updates of popular columns form store-to-load
-  // chains). X~ v reads the CSR copy, one independent dot product per row.
-  std::vector<std::int64_t> col_ptr;
-  std::vector<std::int32_t> row_idx;
-  std::vector<double> col_values;
+  // X~^T s is scattered row by row from the CSR copy (no second copy by column), into four
+  // accumulators per column: entry k of the CSR copy adds to accumulator slot[k] = 4 c + t,
+  // where t is the entry's position among column c's entries, mod 4, for the first multiple
+  // of four of them and 0 for the rest. That is the summation order of a column dot product
+  // with four accumulators (acc_t += entries t, t + 4, ... ; the tail to acc_0; then
+  // (acc_0 + acc_1) + (acc_2 + acc_3)), so the bits are those of the column-by-column product.
+  // It also breaks the store-to-load chains of a plain row scatter: consecutive rows that share
+  // a column update different accumulators.
+  std::vector<std::int32_t> slot;
+  mutable std::vector<double> acc4;  // 4 d accumulators of the scatter
   Eigen::ArrayXd w;
   bool uniform_weight = true;  // every w_n equal (the consensus nodes' C / B_i)
   Loss loss;
@@ -235,11 +257,12 @@ struct LocalSolver::Impl {
   double EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1, Eigen::ArrayXd& d2) const;
   // The fused pass of a sparse logistic node with equal weights (the consensus nodes' case):
   // block by block of kLogBlock rows, the rows' margins z = base + X~ v (base null: z = X~ v;
-  // X~ v also goes to `product` when it is not null), then (d1, d2) and the loss sum at z, while
-  // the block is in L1. Same values, bits and summation order as Multiply then Evaluate.
+  // X~ v also goes to `product` when it is not null), then (d1, d2) and the loss sum at z, then
+  // the block's rows scattered into gradient = X~^T d1, all while the block is in L1: one pass
+  // over the data. Same values, bits and summation order as Multiply, Evaluate, MultiplyTransposed.
   double FusedMarginsAndLogistic(const Eigen::VectorXd& v, const Eigen::ArrayXd* base,
                                  Eigen::ArrayXd* product, Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
-                                 Eigen::ArrayXd& d2) const;
+                                 Eigen::ArrayXd& d2, Eigen::VectorXd& gradient) const;
   bool fused() const { return sparse && uniform_weight && loss.kind == LossKind::kLogistic; }
   // The full step: q = X~ step, mt = m + q, (dlt, ddlt) there, trial_grad = X~^T dlt.
   // Returns the loss sum at mt.
@@ -255,8 +278,46 @@ struct LocalSolver::Impl {
   // Brings (m, dl, ddl, loss_sum, data_grad) to the point f.
   void EnsureState(const Eigen::VectorXd& f);
 
+  // The cost model choosing the Newton direction (NewtonOptions::newton_cost_model).
+  bool CholeskyPays() const;
+
   SolveReport Solve(double a, const Eigen::VectorXd& g, Eigen::VectorXd& f);
 };
+
+bool LocalSolver::Impl::CholeskyPays() const {
+  // Estimated time per Newton step, in units of one scalar multiply-add of a sparse kernel
+  // (the data passes both modes share are left out):
+  //   Cholesky: (form the Hessian + factorise) / (steps per factor) + two triangular solves;
+  //   CG:       iterations x (one Hessian-vector product = two passes, + vector updates).
+  // Forming the Hessian costs nnz_r (nnz_r + 1) / 2 per row (sparse) or, for dense rows,
+  // d (d + 1) / 2 per row at the speed of Eigen's blocked rank update; the factorisation
+  // d^3 / 3 at blocked speed. A factor serves about four steps with hessian_reuse_ratio > 0
+  // (Adult: 1.9 factorisations per 18.9 steps; four is the cautious figure), one without.
+  // CG takes, on the consensus problems measured (bench_newton_cg), 10-30 iterations per step.
+  // The constants come from bench_newton_cg on an x86-64 core; the choice is fixed for a given
+  // solver (data shape and options), so results do not depend on the machine.
+  constexpr double kBlockedSpeedup = 4.0;  // blocked dense kernels vs scalar sparse loops
+  constexpr double kCgIterations = 20.0;
+  const double dd = static_cast<double>(d);
+  double form = 0.0;
+  double nnz = 0.0;
+  if (sparse) {
+    for (std::int64_t r = 0; r < n; ++r) {
+      const double k = static_cast<double>(row_ptr[r + 1] - row_ptr[r]);
+      form += 0.5 * k * (k + 1.0);
+    }
+    nnz = static_cast<double>(values.size());
+  } else {
+    form = static_cast<double>(n) * 0.5 * dd * (dd + 1.0) / kBlockedSpeedup;
+    nnz = static_cast<double>(n) * dd / 2.0;  // a dense product runs about twice as fast
+  }
+  const double factorise = dd * dd * dd / 3.0 / kBlockedSpeedup;
+  const double steps_per_factor = opt.hessian_reuse_ratio > 0.0 ? 4.0 : 1.0;
+  const double cholesky = (form + factorise) / steps_per_factor + 2.0 * dd * dd;
+  const double cg =
+      std::min(kCgIterations, static_cast<double>(opt.max_cg_iterations)) * (2.0 * nnz + 6.0 * dd);
+  return cholesky <= cg;
+}
 
 LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_in,
                         NewtonOptions options)
@@ -317,26 +378,27 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     if (n > std::numeric_limits<std::int32_t>::max()) {
       throw InputError("LocalSolver: too many rows (" + std::to_string(n) + ")");
     }
-    col_ptr.assign(static_cast<std::size_t>(d) + 1, 0);
-    for (std::int32_t c : col_idx) ++col_ptr[static_cast<std::size_t>(c) + 1];
-    for (std::int64_t c = 0; c < d; ++c) col_ptr[c + 1] += col_ptr[c];
-    row_idx.resize(col_idx.size());
-    col_values.resize(col_idx.size());
-    std::vector<std::int64_t> next(col_ptr.begin(), col_ptr.end() - 1);
-    for (std::int64_t r = 0; r < n; ++r) {
-      for (std::int64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
-        const std::int64_t slot = next[static_cast<std::size_t>(col_idx[k])]++;
-        row_idx[slot] = static_cast<std::int32_t>(r);
-        col_values[slot] = values[k];
-      }
+    if (d > std::numeric_limits<std::int32_t>::max() / 4) {
+      throw InputError("LocalSolver: too many columns (" + std::to_string(d) + ")");
     }
+    std::vector<std::int64_t> count(static_cast<std::size_t>(d), 0);
+    for (std::int32_t c : col_idx) ++count[static_cast<std::size_t>(c)];
+    std::vector<std::int64_t> seen(static_cast<std::size_t>(d), 0);
+    slot.resize(col_idx.size());
+    for (std::size_t k = 0; k < col_idx.size(); ++k) {
+      const auto c = static_cast<std::size_t>(col_idx[k]);
+      const std::int64_t pos = seen[c]++;
+      const std::int64_t lane = pos < (count[c] / 4) * 4 ? pos % 4 : 0;
+      slot[k] = static_cast<std::int32_t>(4 * static_cast<std::int64_t>(c) + lane);
+    }
+    acc4.assign(static_cast<std::size_t>(4 * d), 0.0);
   } else {
     dense = std::get<DenseRows>(data.x);
     if (!dense.allFinite()) throw InputError("LocalSolver: data has a non-finite value");
     for (std::int64_t r = 0; r < n; ++r) dense.row(r) *= data.y[r];
   }
 
-  use_cholesky = d <= opt.dense_hessian_max_dim;
+  use_cholesky = d <= opt.dense_hessian_max_dim && (!opt.newton_cost_model || CholeskyPays());
   for (Eigen::ArrayXd* v : {&m, &dl, &ddl, &mt, &dlt, &ddlt, &q, &sample_tmp}) v->setZero(n);
   for (Eigen::VectorXd* v : {&data_grad, &state_f, &trial_grad, &ft, &grad, &step, &precond, &cg_r,
                              &cg_z, &cg_dir, &cg_hd}) {
@@ -370,25 +432,9 @@ void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::Vecto
     out.noalias() = dense.transpose() * s.matrix();
     return;
   }
-  const double* val = col_values.data();
-  const std::int32_t* idx = row_idx.data();
-  const double* sv = s.data();
-  for (std::int64_t c = 0; c < d; ++c) {
-    const std::int64_t end = col_ptr[c + 1];
-    std::int64_t k = col_ptr[c];
-    double acc0 = 0.0;
-    double acc1 = 0.0;
-    double acc2 = 0.0;
-    double acc3 = 0.0;
-    for (; k + 4 <= end; k += 4) {
-      acc0 += val[k] * sv[idx[k]];
-      acc1 += val[k + 1] * sv[idx[k + 1]];
-      acc2 += val[k + 2] * sv[idx[k + 2]];
-      acc3 += val[k + 3] * sv[idx[k + 3]];
-    }
-    for (; k < end; ++k) acc0 += val[k] * sv[idx[k]];
-    out[c] = (acc0 + acc1) + (acc2 + acc3);
-  }
+  std::fill(acc4.begin(), acc4.end(), 0.0);
+  ScatterRows(values.data(), slot.data(), row_ptr.data(), n, s.data(), acc4.data());
+  GatherColumns(acc4.data(), d, out.data());
 }
 
 double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
@@ -437,13 +483,15 @@ double LocalSolver::Impl::Evaluate(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
 double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
                                                   const Eigen::ArrayXd* base,
                                                   Eigen::ArrayXd* product, Eigen::ArrayXd& z,
-                                                  Eigen::ArrayXd& d1, Eigen::ArrayXd& d2) const {
+                                                  Eigen::ArrayXd& d1, Eigen::ArrayXd& d2,
+                                                  Eigen::VectorXd& gradient) const {
   const double* val = values.data();
   const std::int32_t* idx = col_idx.data();
   const double* vp = v.data();
   const std::int64_t* rp = row_ptr.data();
   double* zp = z.data();
   detail::LogisticSums sums;
+  std::fill(acc4.begin(), acc4.end(), 0.0);
   for (std::int64_t b = 0; b < n; b += kLogBlock) {
     const std::int64_t len = std::min(kLogBlock, n - b);
     double* xv = zp + b;
@@ -454,19 +502,17 @@ double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
       for (std::int64_t j = 0; j < len; ++j) xv[j] = bp[j] + xv[j];
     }
     detail::LogisticBlock(zp + b, len, w[0], d1.data() + b, d2.data() + b, sums);
+    ScatterRows(val, slot.data(), rp + b, len, d1.data() + b, acc4.data());
   }
+  GatherColumns(acc4.data(), d, gradient.data());
   return sums.Total(n > 0 ? w[0] : 0.0);
 }
 
 double LocalSolver::Impl::FullStepTrial() {
-  double sum = 0.0;
-  if (fused()) {
-    sum = FusedMarginsAndLogistic(step, &m, &q, mt, dlt, ddlt);
-  } else {
-    Multiply(step, q);
-    mt = m + q;
-    sum = Evaluate(mt, dlt, ddlt);
-  }
+  if (fused()) return FusedMarginsAndLogistic(step, &m, &q, mt, dlt, ddlt, trial_grad);
+  Multiply(step, q);
+  mt = m + q;
+  const double sum = Evaluate(mt, dlt, ddlt);
   MultiplyTransposed(dlt, trial_grad);
   return sum;
 }
@@ -589,12 +635,12 @@ void LocalSolver::Impl::EnsureState(const Eigen::VectorXd& f) {
     return;
   }
   if (fused()) {
-    loss_sum = FusedMarginsAndLogistic(f, nullptr, nullptr, m, dl, ddl);
+    loss_sum = FusedMarginsAndLogistic(f, nullptr, nullptr, m, dl, ddl, data_grad);
   } else {
     Multiply(f, m);
     loss_sum = Evaluate(m, dl, ddl);
+    MultiplyTransposed(dl, data_grad);
   }
-  MultiplyTransposed(dl, data_grad);
   state_f = f;
   state_valid = true;
   incremental_steps = 0;

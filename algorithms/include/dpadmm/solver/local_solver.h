@@ -6,8 +6,9 @@
 //
 // ADMM's penalty, dual terms, linear noise and extra penalties all fold into a and g.
 // Damped Newton with Armijo backtracking, warm-started from the f passed in, stopping on the
-// gradient norm. The Hessian is factorised by Cholesky up to `dense_hessian_max_dim` features
-// and otherwise handled matrix-free by conjugate gradients (truncated Newton).
+// gradient norm. The Hessian is factorised by Cholesky where a cost model says it pays (up to
+// `dense_hessian_max_dim` features) and otherwise handled matrix-free by conjugate gradients
+// (truncated Newton).
 // A LocalSolver keeps state between calls, which only saves work and never changes what a call
 // means: (1) the margins, derivatives, loss sum and data gradient at the last point it
 // evaluated, so a Solve warm-started from the previous solution (or LossAndGradient there)
@@ -35,11 +36,17 @@ struct NewtonOptions {
   // The scale is the size of the terms that cancel at the optimum (there the data gradient
   // equals -(a f + g)), so the test is relative for large g or f and absolute below 1.
   double gradient_tolerance = 1e-10;
-  double armijo_c = 1e-4;                     // sufficient decrease constant, in (0, 0.5)
-  double backtrack = 0.5;                     // step shrink factor, in (0, 1)
-  int max_backtracks = 60;                    // >= 1
-  std::int64_t dense_hessian_max_dim = 2048;  // Cholesky up to this dimension, CG above
-  int max_cg_iterations = 250;                // per Newton step (CG mode)
+  double armijo_c = 1e-4;   // sufficient decrease constant, in (0, 0.5)
+  double backtrack = 0.5;   // step shrink factor, in (0, 1)
+  int max_backtracks = 60;  // >= 1
+  // Newton direction: up to this dimension a cost model (newton_cost_model) chooses between
+  // Cholesky of the Hessian and matrix-free CG; above it, always CG. 0 forces CG.
+  std::int64_t dense_hessian_max_dim = 2048;
+  // true: Cholesky only where the model's estimate of its cost per Newton step (forming the
+  // Hessian, amortised over the steps that reuse its factor, and factorising it) is below that
+  // of CG's Hessian-vector products; false: Cholesky up to dense_hessian_max_dim (forcing).
+  bool newton_cost_model = true;
+  int max_cg_iterations = 250;  // per Newton step (CG mode)
   // Cholesky mode, in [0, 1): the last factor (from an earlier step or call with the same a) is
   // reused while every full step made with it cuts ||grad|| by at least this factor; otherwise
   // the Hessian is formed and factorised again at the current point. Forming the Hessian costs
