@@ -31,6 +31,7 @@ usage: bench/liblinear_side_by_side.py [--cli build/cli/dpadmm] [--data DIR] [--
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -105,13 +106,25 @@ def objective(x, y, weights, rho, f):
     return float(np.sum(weights * np.logaddexp(0.0, -m)) + 0.5 * rho * f.dot(f))
 
 
-def median_time(fn, reps):
-    times, out = [], None
+CPU = {}  # label -> median CPU seconds of the last median_time call with that label
+
+
+def median_time(fn, reps, label=None):
+    """Median wall time of fn over reps calls (and, under `label`, the median CPU time)."""
+    times, cpus, out = [], [], None
     for _ in range(reps):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    if label:
+        CPU[label] = statistics.median(cpus)
     return statistics.median(times), times, out
+
+
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def main():
@@ -172,17 +185,18 @@ def main():
         return m.coef_.ravel()
 
     tight = 1e-12
-    t_tight, times_tight, w_star = median_time(lambda: fit(tight), a.reps)
+    t_tight, times_tight, w_star = median_time(lambda: fit(tight), a.reps, "tight")
     f_star = objective(x, y, weights, a.rho, w_star)
     print(f"liblinear tol {tight:g}: F* = {f_star:.10f}, fit {1e3 * t_tight:.1f} ms "
-          f"(median of {a.reps}: {', '.join(f'{1e3 * t:.1f}' for t in times_tight)})")
+          f"(median of {a.reps}: {', '.join(f'{1e3 * t:.1f}' for t in times_tight)}; "
+          f"CPU {1e3 * CPU['tight']:.1f} ms)")
     target = f_star * (1.0 + a.relative)
     lib_to_target = None
     for tol in [1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 1e-6, 1e-8, 1e-10]:
-        t, _, w = median_time(lambda: fit(tol), a.reps)
+        t, _, w = median_time(lambda: fit(tol), a.reps, "ladder")
         fv = objective(x, y, weights, a.rho, w)
         print(f"liblinear tol {tol:g}: F = {fv:.10f} (rel {(fv - f_star) / f_star:.2e}), "
-              f"fit {1e3 * t:.1f} ms")
+              f"fit {1e3 * t:.1f} ms (CPU {1e3 * CPU['ladder']:.1f} ms)")
         if fv <= target:
             lib_to_target = (tol, t)
             break
@@ -234,12 +248,27 @@ def main():
     print(f"dpadmm admm (eta {a.eta}, newton tolerance {a.newton_tolerance:g}): {rounds} rounds "
           f"to F <= F* (1 + {a.relative:g}): F = {fr:.10f} (rel {(fr - f_star) / f_star:.2e})")
     results = {}
+
+    def cpu_of(r, engine):
+        c0 = child_cpu()
+        run(r, engine, quick)
+        return child_cpu() - c0
+
     for engine in a.engines.split(","):
         secs = [run(rounds, engine, quick)["seconds"] for _ in range(a.reps)]
         results[engine] = statistics.median(secs)
+        # CPU of the rounds alone (all threads): a run of R rounds minus a run of 1 round (the
+        # loading and set-up), scaled back to R rounds.
+        if rounds > 1:
+            cr = statistics.median(cpu_of(rounds, engine) for _ in range(a.reps))
+            c1 = statistics.median(cpu_of(1, engine) for _ in range(a.reps))
+            cpu = (cr - c1) * rounds / (rounds - 1)
+        else:
+            cpu = float("nan")
         print(f"dpadmm {engine}{' threads=' + str(a.threads) if engine == 'tbb' else ''}: "
               f"{rounds} rounds in {1e3 * results[engine]:.1f} ms (median of {a.reps}: "
-              f"{', '.join(f'{1e3 * t:.1f}' for t in secs)})")
+              f"{', '.join(f'{1e3 * t:.1f}' for t in secs)}); CPU of the rounds "
+              f"{1e3 * cpu:.1f} ms")
     print(f"load average: {os.getloadavg()[0]:.2f}")
     best = min(results.values())
     print(f"summary: liblinear to its optimum (tol {tight:g}) {1e3 * t_tight:.1f} ms"
