@@ -198,7 +198,7 @@ def main():
         print(f"liblinear tol {tol:g}: F = {fv:.10f} (rel {(fv - f_star) / f_star:.2e}), "
               f"fit {1e3 * t:.1f} ms (CPU {1e3 * CPU['ladder']:.1f} ms)")
         if fv <= target:
-            lib_to_target = (tol, t)
+            lib_to_target = (tol, t, CPU["ladder"])
             break
 
     base = [a.cli, "run", "--algorithm", "admm", "--data", "libsvm", "--train", train_f,
@@ -247,7 +247,7 @@ def main():
     fr = objective(x, y, weights, a.rho, np.array(s["model"]))
     print(f"dpadmm admm (eta {a.eta}, newton tolerance {a.newton_tolerance:g}): {rounds} rounds "
           f"to F <= F* (1 + {a.relative:g}): F = {fr:.10f} (rel {(fr - f_star) / f_star:.2e})")
-    results = {}
+    results, cpus = {}, {}
 
     def cpu_of(r, engine):
         c0 = child_cpu()
@@ -265,18 +265,26 @@ def main():
             cpu = (cr - c1) * rounds / (rounds - 1)
         else:
             cpu = float("nan")
+        cpus[engine] = cpu
         print(f"dpadmm {engine}{' threads=' + str(a.threads) if engine == 'tbb' else ''}: "
               f"{rounds} rounds in {1e3 * results[engine]:.1f} ms (median of {a.reps}: "
               f"{', '.join(f'{1e3 * t:.1f}' for t in secs)}); CPU of the rounds "
               f"{1e3 * cpu:.1f} ms")
     print(f"load average: {os.getloadavg()[0]:.2f}")
     best = min(results.values())
-    print(f"summary: liblinear to its optimum (tol {tight:g}) {1e3 * t_tight:.1f} ms"
-          + (f", to 1e-6 (tol {lib_to_target[0]:g}) {1e3 * lib_to_target[1]:.1f} ms"
-             if lib_to_target else "")
-          + f"; dpadmm best engine {1e3 * best:.1f} ms: "
-          + ("no later than liblinear" if best <= t_tight else "slower than liblinear"))
-
+    best_cpu = min(cpus.values())
+    lib = f"liblinear to its optimum (tol {tight:g}) {1e3 * t_tight:.1f} ms (CPU " \
+          f"{1e3 * CPU['tight']:.1f})"
+    if lib_to_target:
+        lib += f", to 1e-6 (tol {lib_to_target[0]:g}) {1e3 * lib_to_target[1]:.1f} ms (CPU " \
+               f"{1e3 * lib_to_target[2]:.1f})"
+    print(f"summary: {lib}; dpadmm to 1e-6, best engine {1e3 * best:.1f} ms (CPU of the rounds, "
+          f"best engine {1e3 * best_cpu:.1f})")
+    if lib_to_target:
+        for what, mine, theirs in (("wall", best, lib_to_target[1]),
+                                   ("CPU", best_cpu, lib_to_target[2])):
+            verdict = "no later than" if mine <= theirs else f"{mine / theirs:.2f}x slower than"
+            print(f"  {what}: dpadmm reaches F* (1 + {a.relative:g}) {verdict} liblinear")
 
 if __name__ == "__main__":
     main()
