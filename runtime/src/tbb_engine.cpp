@@ -58,8 +58,8 @@ constexpr std::int64_t kExactDiameterWork = std::int64_t{1} << 22;
 // Automatic batches aim at this much work per task (a TBB task costs well under a microsecond
 // to spawn and run, so the overhead stays a few percent) ...
 constexpr double kBatchSeconds = 20e-6;
-// ... while keeping at least this many batches per thread when the round is long enough, so
-// that work-stealing can balance uneven nodes.
+// ... while keeping at least this many batches per thread (when there are enough nodes), so that
+// work stealing can balance uneven nodes.
 constexpr int kBatchesPerThread = 8;
 
 // Breadth-first search from s: the eccentricity of s and a node at that distance, or
@@ -199,11 +199,12 @@ class TbbRun {
     std::vector<int> parked;             // batches waiting for this slot
   };
 
-  // Nodes per batch: enough for kBatchSeconds of round-0 work, at most n / (kBatchesPerThread
-  // threads) (at least 1), and the whole graph when the round is shorter than two batches' worth.
+  // Nodes per batch: enough for kBatchSeconds of round-0 work, but at most n / (kBatchesPerThread
+  // threads) (at least 1). Round 0 (Start) can be far cheaper than a later round (a consensus
+  // node's Start is one data pass, its Step about 40), so the cap, not the estimate, guards the
+  // parallelism: there are always at least kBatchesPerThread batches per thread when n allows.
   int AutoBatch(double round0_seconds, int threads) const {
     const double per_node = round0_seconds / n_;
-    if (round0_seconds < 2 * kBatchSeconds) return n_;
     const double want = per_node > 0 ? std::ceil(kBatchSeconds / per_node) : n_;
     const int cap = std::max(1, n_ / (kBatchesPerThread * std::max(1, threads)));
     return static_cast<int>(std::clamp<double>(want, 1.0, cap));
