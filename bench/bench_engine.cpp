@@ -4,6 +4,9 @@
 // Reported time is per node-round (manual time = run time / (nodes * rounds)).
 #include <benchmark/benchmark.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -39,12 +42,12 @@ struct NullSink : rt::RoundSink {
   bool OnRound(std::int64_t, const rt::ReportTable&) override { return true; }
 };
 
-// Ring plus chords to node i + 7: degree 4, diameter about N / 14.
+// Ring plus chords to node i + 7 (mod N): degree 4 for N = 5 and N >= 15, diameter about N / 14.
 rt::Topology ChordedRing(int n) {
   rt::Topology t;
   t.neighbors.resize(n);
   for (int i = 0; i < n; ++i) {
-    t.neighbors[i] = {(i + 1) % n, (i + n - 1) % n, (i + 7) % n, (i + n - 7) % n};
+    t.neighbors[i] = {(i + 1) % n, (i + n - 1) % n, (i + 7) % n, ((i - 7) % n + n) % n};
   }
   return t;
 }
@@ -98,7 +101,55 @@ void EngineSetupRing(benchmark::State& state) {
   state.SetLabel(rt::ToString(kind));
 }
 
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// The scan behind "the TBB engine is never slower than the serial one": the same tiny programs
+// on the chorded ring for N = 5 ... 100 000, serial vs TBB with 1 and 2 threads. Rounds shrink
+// with N so that every case runs about 2e6 node-rounds (at least 20 rounds). Wall time per
+// node-round is the manual time; `cpu_ns` is the process's CPU time (all threads) per
+// node-round, the figure that stays meaningful on a loaded machine.
+void EngineScaling(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const auto kind = state.range(1) == 0 ? rt::EngineKind::kSerial : rt::EngineKind::kTbb;
+  const int threads = static_cast<int>(state.range(2));
+  const std::int64_t rounds = std::max<std::int64_t>(20, 2'000'000 / nodes);
+  const rt::Topology topology = ChordedRing(nodes);
+  double cpu = 0.0;
+  for (auto _ : state) {
+    std::vector<Tiny> programs(nodes);
+    std::vector<rt::NodeProgram*> ptrs;
+    for (auto& p : programs) ptrs.push_back(&p);
+    rt::EngineOptions o;
+    o.kind = kind;
+    o.threads = threads;
+    o.last_round = rounds;
+    NullSink sink;
+    const double c0 = ProcessCpuSeconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)rt::Run(ptrs, topology, o, sink);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    cpu += ProcessCpuSeconds() - c0;
+    const double node_rounds = static_cast<double>(nodes) * static_cast<double>(rounds + 1);
+    state.SetIterationTime(s / node_rounds);
+  }
+  const double node_rounds = static_cast<double>(nodes) * static_cast<double>(rounds + 1);
+  state.counters["cpu_ns"] = 1e9 * cpu / node_rounds / static_cast<double>(state.iterations());
+  state.SetLabel(std::string(rt::ToString(kind)) + " threads=" + std::to_string(threads));
+}
+
 }  // namespace
+
+BENCHMARK(EngineScaling)
+    ->ArgNames({"nodes", "tbb", "threads"})
+    ->ArgsProduct({{5, 20, 100, 1000, 10000, 100000}, {0}, {1}})
+    ->ArgsProduct({{5, 20, 100, 1000, 10000, 100000}, {1}, {1, 2}})
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Unit(benchmark::kNanosecond);
 
 BENCHMARK(EngineSetupRing)
     ->ArgNames({"nodes", "tbb"})

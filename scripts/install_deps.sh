@@ -46,8 +46,8 @@ packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           clang-14 libfuzzer-14-dev libclang-rt-14-dev  # scripts/fuzz.sh (libFuzzer, ASan, UBSan)
           libopenmpi-dev openmpi-bin  # the MPI engine and its tests under mpirun
           clang-format python3        # scripts/format.sh --check; the golden test's comparison
-          curl ca-certificates xz-utils)  # `install_deps.sh wasm-tbb`: oneTBB's Debian source
-
+          curl ca-certificates xz-utils  # `install_deps.sh wasm-tbb`: oneTBB's Debian source
+          python3-sklearn)            # bench/liblinear_side_by_side.py (liblinear, NumPy, SciPy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

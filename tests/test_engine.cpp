@@ -106,6 +106,10 @@ struct Outcome {
   Recorder recorder;
 };
 
+// Nodes per TBB task in RunToy and RunFaulty: 1 (the node-level dataflow) unless a test sets
+// another batch size (0 = the engine's automatic choice).
+int g_batch_nodes = 1;
+
 Outcome RunToy(const rt::Topology& t, rt::EngineKind kind, int threads, std::int64_t rounds,
                int fail_node = -1, std::int64_t fail_round = -1, int window = 0,
                std::int64_t stop_after = -1) {
@@ -120,6 +124,7 @@ Outcome RunToy(const rt::Topology& t, rt::EngineKind kind, int threads, std::int
   options.threads = threads;
   options.last_round = rounds;
   options.report_window = window;
+  options.batch_nodes = g_batch_nodes;
   Outcome o;
   o.recorder.stop_after = stop_after;
   o.result = rt::Run(programs, t, options, o.recorder);
@@ -192,6 +197,30 @@ TEST(Engine, LargeGraphsSizeTheWindowFromTwoSweepsAndStayExact) {
     EXPECT_TRUE(par.recorder.in_order);
     EXPECT_EQ(par.recorder.rows, ref) << t.num_nodes() << " nodes";
   }
+}
+
+// Batches of consecutive nodes (one TBB task per batch and round) change the schedule only:
+// every batch size, including one batch for the whole graph and the automatic choice, gives
+// the synchronous reference bit for bit, also with parking (window 2).
+TEST(Engine, BatchesOfNodesStayExact) {
+  const rt::Topology topologies[] = {Ring(7), Star(9), Complete(6), Ring(64), Ring(50)};
+  for (int batch : {0, 2, 3, 5, 64, 1000}) {
+    g_batch_nodes = batch;
+    for (const rt::Topology& t : topologies) {
+      const auto ref = Reference(t, 40);
+      for (int threads : {1, 2, 4}) {
+        for (int window : {0, 2}) {
+          const auto par = RunToy(t, rt::EngineKind::kTbb, threads, 40, -1, -1, window);
+          EXPECT_EQ(par.result.outcome, rt::EngineOutcome::kCompleted);
+          EXPECT_TRUE(par.recorder.in_order);
+          EXPECT_EQ(par.recorder.rows, ref) << "batch " << batch << ", " << t.num_nodes()
+                                            << " nodes, threads " << threads << ", window "
+                                            << window;
+        }
+      }
+    }
+  }
+  g_batch_nodes = 1;
 }
 
 TEST(Engine, SmallReportWindowForcesParkingAndStaysExact) {
@@ -411,6 +440,7 @@ FaultRun RunFaulty(const rt::Topology& t, rt::EngineKind kind, int threads, std:
   options.threads = threads;
   options.last_round = rounds;
   options.report_window = window;
+  options.batch_nodes = g_batch_nodes;
   FaultRun o;
   o.result = rt::Run(programs, t, options, o.recorder);
   return o;
@@ -492,6 +522,26 @@ TEST(EngineFaults, LowestRoundThenNodeWinsAmongSeveralFaults) {
       }
     }
   }
+}
+
+// Inside a batch, the nodes after a failing one still run the failing round, so the lowest
+// (round, node) is found whatever the batch size.
+TEST(EngineFaults, LowestRoundThenNodeWinsWithBatchesOfNodes) {
+  const rt::Topology t = Ring(24);
+  for (int batch : {0, 2, 5, 24}) {
+    g_batch_nodes = batch;
+    for (Fault fault : {Fault::kFail, Fault::kThrow, Fault::kNaNMessage, Fault::kThrowInReport}) {
+      for (int threads : {1, 2, 4}) {
+        const auto o = RunFaulty(t, rt::EngineKind::kTbb, threads, 30, fault,
+                                 {{9, 12}, {3, 12}, {1, 13}, {10, 12}});
+        EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
+        EXPECT_EQ(o.result.failure.node, 3) << "batch " << batch << ", threads " << threads;
+        EXPECT_EQ(o.result.failure.round, 12) << "batch " << batch;
+        EXPECT_EQ(o.result.last_reported_round, 11) << "batch " << batch;
+      }
+    }
+  }
+  g_batch_nodes = 1;
 }
 
 TEST(EngineFaults, WithParkedNodesStillEndCleanly) {

@@ -7,6 +7,15 @@
 // counters (even/odd rounds) and two messages per channel suffice. There is no global barrier:
 // nodes in different parts of the graph may be in different rounds at the same time.
 //
+// Nodes are grouped into batches of consecutive ids, and the task and its counters belong to a
+// batch: batch b's round r is ready when every neighbouring batch (one holding a neighbour of
+// one of b's nodes) and b itself have finished round r - 1; it then runs its nodes' round r in id
+// order. With one node per batch this is the node-level dataflow above; larger batches amortise
+// the task, counter and notification costs over nodes whose round is tiny (a batch is at most
+// one round ahead of a neighbouring batch, so the two-message bound still holds). The batch size
+// comes from round 0's cost, measured on the calling thread; it changes the schedule only, never
+// a node's inputs, so the bits are those of the serial engine for every batch size.
+//
 // Reports go to a ring of `window` round slots. The last node to report round r makes the round
 // complete; completed rounds are handed to the sink strictly in order by whichever thread holds
 // the emitter role. A node whose round needs a slot that an older round still occupies parks on
@@ -19,6 +28,8 @@
 // emitter, stops the run like a fault, and is rethrown by Execute() once every task is done.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -44,6 +55,12 @@ constexpr int kMaxWindow = 64;
 // Graphs with nodes * (nodes + directed edges) up to this get their exact diameter (one BFS per
 // node); larger ones get the two-sweep bound below, which keeps the set-up O(N + E).
 constexpr std::int64_t kExactDiameterWork = std::int64_t{1} << 22;
+// Automatic batches aim at this much work per task (a TBB task costs well under a microsecond
+// to spawn and run, so the overhead stays a few percent) ...
+constexpr double kBatchSeconds = 20e-6;
+// ... while keeping at least this many batches per thread (when there are enough nodes), so that
+// work stealing can balance uneven nodes.
+constexpr int kBatchesPerThread = 8;
 
 // Breadth-first search from s: the eccentricity of s and a node at that distance, or
 // eccentricity -1 when some node is unreachable.
@@ -114,22 +131,17 @@ class TbbRun {
         wiring_(shapes.max_message, shapes.report_width, topology, options.channel_capacity),
         width_(wiring_.report_width),
         window_(options.report_window > 0 ? options.report_window : ReportWindow(topology)),
-        pending_(std::make_unique<Pending[]>(n_)),
         slots_(std::make_unique<Slot[]>(window_)),
         slot_data_(static_cast<std::size_t>(window_) * n_ * width_),
         stop_round_(options.last_round),
         fail_round_(options.last_round + 1) {
     for (int s = 0; s < window_; ++s) slots_[s].owner.store(s, std::memory_order_relaxed);
-    for (int i = 0; i < n_; ++i) {
-      // Round 2 waits for degree messages plus the node's own round 1; round 1 is spawned
-      // directly after round 0 (its counter is armed when it starts).
-      pending_[i].count[0].store(Degree(i) + 1, std::memory_order_relaxed);
-      pending_[i].count[1].store(0, std::memory_order_relaxed);
-    }
   }
 
   EngineResult Execute() {
-    // Round 0 runs on the calling thread: Start, broadcast, report.
+    // Round 0 runs on the calling thread: Start, broadcast, report. Its duration sizes the
+    // batches.
+    const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < n_; ++i) {
       NodeFailure failure;
       bool ok = ComputeRound(*programs_[i], i, 0, wiring_, failure);
@@ -144,14 +156,19 @@ class TbbRun {
         return r;
       }
     }
+    const double round0 =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     slots_[0].count.store(n_, std::memory_order_relaxed);
     OnRoundComplete(0);
 
     if (options_.last_round >= 1 && !sink_stopped_.load() && !sink_error_) {
       const int threads = options_.threads > 0 ? options_.threads : tbb::task_arena::automatic;
       tbb::task_arena arena(threads);
+      arena.initialize();
+      MakeBatches(options_.batch_nodes > 0 ? options_.batch_nodes
+                                           : AutoBatch(round0, arena.max_concurrency()));
       arena.execute([&] {
-        for (int i = 0; i < n_; ++i) Spawn(i, 1);
+        for (int b = 0; b < batches_; ++b) Spawn(b, 1);
         group_.wait();
       });
     }
@@ -179,18 +196,58 @@ class TbbRun {
     std::atomic<int> count{0};           // reports received for that round
     bool complete = false;               // guarded by emit_mu_
     std::mutex mu;                       // guards parked
-    std::vector<int> parked;             // nodes waiting for this slot
+    std::vector<int> parked;             // batches waiting for this slot
   };
 
-  int Degree(int i) const { return static_cast<int>(topology_.neighbors[i].size()); }
+  // Nodes per batch: enough for kBatchSeconds of round-0 work, but at most n / (kBatchesPerThread
+  // threads) (at least 1). Round 0 (Start) can be far cheaper than a later round (a consensus
+  // node's Start is one data pass, its Step about 40), so the cap, not the estimate, guards the
+  // parallelism: there are always at least kBatchesPerThread batches per thread when n allows.
+  int AutoBatch(double round0_seconds, int threads) const {
+    const double per_node = round0_seconds / n_;
+    const double want = per_node > 0 ? std::ceil(kBatchSeconds / per_node) : n_;
+    const int cap = std::max(1, n_ / (kBatchesPerThread * std::max(1, threads)));
+    return static_cast<int>(std::clamp<double>(want, 1.0, cap));
+  }
+
+  // Batch b holds nodes [b * size, min(n, (b + 1) * size)); its neighbours are the other
+  // batches holding a neighbour of one of its nodes (each once). Counters start armed for
+  // round 2: neighbouring batches plus the batch's own round 1 (round 1 is spawned directly
+  // after round 0; its counter is armed when it starts).
+  void MakeBatches(int size) {
+    batch_size_ = std::clamp(size, 1, std::max(1, n_));
+    batches_ = (n_ + batch_size_ - 1) / batch_size_;
+    batch_neighbors_.assign(batches_, {});
+    std::vector<int> seen(batches_, -1);
+    for (int b = 0; b < batches_; ++b) {
+      seen[b] = b;
+      for (int i = First(b); i < Last(b); ++i) {
+        for (int j : topology_.neighbors[i]) {
+          const int c = j / batch_size_;
+          if (seen[c] != b) {
+            seen[c] = b;
+            batch_neighbors_[b].push_back(c);
+          }
+        }
+      }
+    }
+    pending_ = std::make_unique<Pending[]>(batches_);
+    for (int b = 0; b < batches_; ++b) {
+      pending_[b].count[0].store(Degree(b) + 1, std::memory_order_relaxed);
+      pending_[b].count[1].store(0, std::memory_order_relaxed);
+    }
+  }
+  int First(int b) const { return b * batch_size_; }
+  int Last(int b) const { return std::min(n_, (b + 1) * batch_size_); }
+  int Degree(int b) const { return static_cast<int>(batch_neighbors_[b].size()); }
   std::span<double> Row(int slot, int i) {
     return {slot_data_.data() + (static_cast<std::size_t>(slot) * n_ + i) * width_, width_};
   }
-  void Spawn(int i, std::int64_t r) {
-    group_.run([this, i, r] { RunNode(i, r); });
+  void Spawn(int b, std::int64_t r) {
+    group_.run([this, b, r] { RunBatch(b, r); });
   }
 
-  void RunNode(int i, std::int64_t r) {
+  void RunBatch(int b, std::int64_t r) {
     if (r > stop_round_.load(std::memory_order_acquire)) return;
     if (options_.stop != nullptr && options_.stop->stop_requested()) {
       cancelled_.store(true);
@@ -201,33 +258,41 @@ class TbbRun {
     if (slot.owner.load(std::memory_order_acquire) != r) {
       std::lock_guard<std::mutex> lock(slot.mu);
       if (slot.owner.load(std::memory_order_acquire) != r) {
-        slot.parked.push_back(i);
+        slot.parked.push_back(b);
         return;
       }
     }
     // Arm the counter of round r + 2 (same parity). No decrement for that round can happen
-    // before this node broadcasts its round r message below.
-    pending_[i].count[r % 2].fetch_add(Degree(i) + 1, std::memory_order_relaxed);
+    // before this batch notifies its round r below.
+    pending_[b].count[r % 2].fetch_add(Degree(b) + 1, std::memory_order_relaxed);
 
-    NodeFailure failure;
-    if (!ComputeRound(*programs_[i], i, r, wiring_, failure)) {
-      RecordFailure(std::move(failure));
-      return;
+    // Every node of the batch runs round r even after one of them fails, so that the failure
+    // with the lowest (round, node) is recorded (as on the serial engine). A failing node
+    // neither broadcasts nor reports; a failing Report leaves round r incomplete (never
+    // emitted). Either way the batch notifies nobody: round r + 1 is above the stop round.
+    const int first = First(b), last = Last(b);
+    const int row = static_cast<int>(r % window_);
+    bool ok = true;
+    for (int i = first; i < last; ++i) {
+      NodeFailure failure;
+      if (!ComputeRound(*programs_[i], i, r, wiring_, failure)) {
+        RecordFailure(std::move(failure));
+        ok = false;
+        continue;
+      }
+      wiring_.Broadcast(i);
+      if (!ReportRound(*programs_[i], i, r, Row(row, i), finite_report_[i], failure)) {
+        RecordFailure(std::move(failure));
+        ok = false;
+      }
     }
-    wiring_.Broadcast(i);
-    const bool more = r + 1 <= options_.last_round;
-    if (more) {
-      for (int j : topology_.neighbors[i]) Notify(j, r + 1);
+    if (!ok) return;
+    if (r + 1 <= options_.last_round) {
+      for (int c : batch_neighbors_[b]) Notify(c, r + 1);
+      Notify(b, r + 1);
     }
-    // A failing Report leaves round r incomplete (never emitted) and node i's round r + 1
-    // unstarted; neighbours that already started r + 1 are discarded with it.
-    if (!ReportRound(*programs_[i], i, r, Row(static_cast<int>(r % window_), i), finite_report_[i],
-                     failure)) {
-      RecordFailure(std::move(failure));
-      return;
-    }
-    if (more) Notify(i, r + 1);
-    if (slot.count.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) OnRoundComplete(r);
+    const int count = last - first;
+    if (slot.count.fetch_add(count, std::memory_order_acq_rel) + count == n_) OnRoundComplete(r);
   }
 
   void Notify(int j, std::int64_t r) {
@@ -288,14 +353,14 @@ class TbbRun {
         last_emitted_ = e;
         next_emit_ = e + 1;
       }
-      std::vector<int> parked;
+      std::vector<int> parked;  // batches
       {
         std::lock_guard<std::mutex> lock(slot.mu);
         slot.count.store(0, std::memory_order_relaxed);
         slot.owner.store(e + window_, std::memory_order_release);
         parked.swap(slot.parked);
       }
-      for (int i : parked) Spawn(i, e + window_);
+      for (int b : parked) Spawn(b, e + window_);
     }
   }
 
@@ -308,7 +373,10 @@ class TbbRun {
   Wiring wiring_;
   const std::size_t width_;
   const int window_;
-  std::unique_ptr<Pending[]> pending_;
+  int batch_size_ = 1;
+  int batches_ = 0;
+  std::vector<std::vector<int>> batch_neighbors_;
+  std::unique_ptr<Pending[]> pending_;  // per batch
   std::unique_ptr<Slot[]> slots_;
   std::vector<double> slot_data_;
 
