@@ -38,8 +38,7 @@ std::string DataDir() {
 }
 
 int Usage() {
-  std::fprintf(stderr,
-               "usage: bench_memory adult | sparse ROWS DIMS NNZ | dense ROWS DIMS\n");
+  std::fprintf(stderr, "usage: bench_memory adult | sparse ROWS DIMS NNZ | dense ROWS DIMS\n");
   return 2;
 }
 
@@ -82,7 +81,6 @@ int main(int argc, char** argv) {
       kind.c_str(), static_cast<long long>(e.train().rows()),
       static_cast<long long>(e.train().cols()), static_cast<long long>(e.train().nonzeros()),
       static_cast<long long>(e.test().rows()), compact / 1e6, prepared / 1e6, used / 1e6,
-      used / compact,
-      s.message.c_str(), static_cast<long long>(s.rounds));
+      used / compact, s.message.c_str(), static_cast<long long>(s.rounds));
   return 0;
 }

@@ -1357,14 +1357,16 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
 void AddCheckpointOptions(CLI::App& command, CheckpointFlags& c) {
   const std::string group = "Checkpoint and resume";
   command
-      .add_option("--checkpoint", c.path,
-                  "Save the run's state to FILE every --checkpoint-every rounds (atomically; "
-                  "mode 0600: it holds private intermediate state, the models and duals of "
-                  "every node, never the noise keys). Every algorithm and engine (mpi: rank 0 writes it)")
+      .add_option(
+          "--checkpoint", c.path,
+          "Save the run's state to FILE every --checkpoint-every rounds (atomically; "
+          "mode 0600: it holds private intermediate state, the models and duals of "
+          "every node, never the noise keys). Every algorithm and engine (mpi: rank 0 writes it)")
       ->type_name("FILE")
       ->group(group);
   WithStrictNumber<std::int64_t>(
-      command.add_option("--checkpoint-every", c.every, "Rounds between checkpoints (>= 1; sharing: iterations, sgd: epochs)"))
+      command.add_option("--checkpoint-every", c.every,
+                         "Rounds between checkpoints (>= 1; sharing: iterations, sgd: epochs)"))
       ->type_name("K")
       ->group(group);
   command

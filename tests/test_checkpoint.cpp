@@ -338,16 +338,15 @@ TEST_P(SharingSameBitsAfterResume, FinalTraceAndSummary) {
   std::remove(path.c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Sharing, SharingSameBitsAfterResume,
-    ::testing::Values(std::pair{Algorithm::kSharing, std::string()},
-                      std::pair{Algorithm::kSharing, std::string("gaussian")},
-                      std::pair{Algorithm::kSharing, std::string("paper16")},
-                      std::pair{Algorithm::kSgd, std::string()}),
-    [](const auto& p) {
-      return std::string(ChoiceName(p.param.first)) +
-             (p.param.second.empty() ? "" : "_" + p.param.second);
-    });
+INSTANTIATE_TEST_SUITE_P(Sharing, SharingSameBitsAfterResume,
+                         ::testing::Values(std::pair{Algorithm::kSharing, std::string()},
+                                           std::pair{Algorithm::kSharing, std::string("gaussian")},
+                                           std::pair{Algorithm::kSharing, std::string("paper16")},
+                                           std::pair{Algorithm::kSgd, std::string()}),
+                         [](const auto& p) {
+                           return std::string(ChoiceName(p.param.first)) +
+                                  (p.param.second.empty() ? "" : "_" + p.param.second);
+                         });
 
 TEST(CheckpointTest, SharingPrivateModeResumesWithFreshKeysAndContinuesTheAccounting) {
   RunSpec spec = SharingSpec(Algorithm::kSharing, "gaussian");

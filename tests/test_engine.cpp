@@ -213,9 +213,9 @@ TEST(Engine, BatchesOfNodesStayExact) {
           const auto par = RunToy(t, rt::EngineKind::kTbb, threads, 40, -1, -1, window);
           EXPECT_EQ(par.result.outcome, rt::EngineOutcome::kCompleted);
           EXPECT_TRUE(par.recorder.in_order);
-          EXPECT_EQ(par.recorder.rows, ref) << "batch " << batch << ", " << t.num_nodes()
-                                            << " nodes, threads " << threads << ", window "
-                                            << window;
+          EXPECT_EQ(par.recorder.rows, ref)
+              << "batch " << batch << ", " << t.num_nodes() << " nodes, threads " << threads
+              << ", window " << window;
         }
       }
     }

@@ -133,8 +133,7 @@ TEST(EvalEvery, JsonFieldAndItsOlderName) {
   EXPECT_THROW(dpadmm::ApplySpecJson(R"({"eval_every": 2, "metrics_every": 2})", "spec", both),
                dpadmm::InputError);
   RunSpec bad;
-  EXPECT_THROW(dpadmm::ApplySpecJson(R"({"eval_every": 2.5})", "spec", bad),
-               dpadmm::InputError);
+  EXPECT_THROW(dpadmm::ApplySpecJson(R"({"eval_every": 2.5})", "spec", bad), dpadmm::InputError);
   bad.metrics_every = -1;
   EXPECT_THROW(bad.Validate(), dpadmm::InputError);
 }

@@ -515,8 +515,11 @@ TEST(ColumnShareTest, AscParsesOnlyTheMarkedFieldsAndLabelsOnlyWhenAsked) {
   const std::string short_labels = WriteTempFile("cols_short.asc", "1\n");
   EXPECT_TRUE(ThrowsInputError([&] { (void)ReadAscColumns(data, short_labels, mine); },
                                {"has 1 labels", "2 rows"}));
-  EXPECT_TRUE(ThrowsInputError([&] { (void)ReadAscColumns(data, "", {1, 1, 1}); },
-                               {"cols_data.asc:1"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] {
+        (void)ReadAscColumns(data, "", {1, 1, 1});
+      },
+      {"cols_data.asc:1"}));
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ int __gxx_personality_wasm0(int version, int actions, std::uint64_t exception_cl
 struct WasmLandingPadContext {
   std::uintptr_t lpad_index;  // input to the personality function
   std::uintptr_t lsda;
-  std::uintptr_t selector;    // its output
+  std::uintptr_t selector;  // its output
 };
 
 WasmLandingPadContext __wasm_lpad_context;

@@ -356,15 +356,13 @@ void ShiftFailure(runtime::NodeFailure& failure, std::int64_t offset) {
 
 }  // namespace
 
-runtime::EngineResult RunInSegments(std::span<runtime::NodeProgram* const> programs,
-                                    const runtime::Topology& topology,
-                                    runtime::EngineOptions options, runtime::RoundSink& sink,
-                                    std::int64_t start_round,
-                                    std::vector<std::vector<double>>& messages, std::int64_t every,
-                                    const std::function<void(std::int64_t)>& save,
-                                    const std::function<runtime::EngineResult(
-                                        std::span<runtime::NodeProgram* const>,
-                                        runtime::EngineOptions, runtime::RoundSink&)>& run) {
+runtime::EngineResult RunInSegments(
+    std::span<runtime::NodeProgram* const> programs, const runtime::Topology& topology,
+    runtime::EngineOptions options, runtime::RoundSink& sink, std::int64_t start_round,
+    std::vector<std::vector<double>>& messages, std::int64_t every,
+    const std::function<void(std::int64_t)>& save,
+    const std::function<runtime::EngineResult(std::span<runtime::NodeProgram* const>,
+                                              runtime::EngineOptions, runtime::RoundSink&)>& run) {
   const std::int64_t last = options.last_round;
   std::vector<std::unique_ptr<SegmentProgram>> wrappers;
   std::vector<runtime::NodeProgram*> wrapped;

@@ -255,15 +255,14 @@ class RecordingObserver : public RunObserver {
 // options.last_round in segments that end at the multiples of `every` (0: one segment), calling
 // save(round) after each segment but the last. messages[k] holds program k's last broadcast
 // (given for a resumed run). The result's rounds are the run's (not the segment's).
-runtime::EngineResult RunInSegments(std::span<runtime::NodeProgram* const> programs,
-                                    const runtime::Topology& topology,
-                                    runtime::EngineOptions options, runtime::RoundSink& sink,
-                                    std::int64_t start_round,
-                                    std::vector<std::vector<double>>& messages, std::int64_t every,
-                                    const std::function<void(std::int64_t)>& save,
-                                    const std::function<runtime::EngineResult(
-                                        std::span<runtime::NodeProgram* const>,
-                                        runtime::EngineOptions, runtime::RoundSink&)>& run = {});
+runtime::EngineResult RunInSegments(
+    std::span<runtime::NodeProgram* const> programs, const runtime::Topology& topology,
+    runtime::EngineOptions options, runtime::RoundSink& sink, std::int64_t start_round,
+    std::vector<std::vector<double>>& messages, std::int64_t every,
+    const std::function<void(std::int64_t)>& save,
+    const std::function<runtime::EngineResult(std::span<runtime::NodeProgram* const>,
+                                              runtime::EngineOptions, runtime::RoundSink&)>& run =
+        {});
 
 // The engine part of a checkpointed run, for both families and every engine. `programs` are
 // the hosted nodes' programs (driver.hosted order; all nodes without MPI), `states` their state

@@ -505,7 +505,8 @@ class ConsensusDriver : public Experiment::Driver {
   // Private algorithms only: refuses rows above the norm bound the proofs assume.
   void CheckRowBound() const;
   // The centralized optimum and its figures (optimum, info.optimum_*), from `train`.
-  void SolveOptimum();  std::vector<Dataset> slices_;
+  void SolveOptimum();
+  std::vector<Dataset> slices_;
   bool train_released_ = false;  // `train` freed once split into slices_ (not under MPI)
   std::string train_name_;
   mutable std::once_flag rebuilt_once_;
@@ -809,7 +810,8 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
     CheckpointedEngineRun run{*this, programs, {}, n, {}, {}, checkpoint->every};
     for (const auto& node : nodes) {
       auto* state = dynamic_cast<Checkpointable*>(node.get());
-      if (state == nullptr) throw std::logic_error("checkpoint: a node program without state hooks");
+      if (state == nullptr)
+        throw std::logic_error("checkpoint: a node program without state hooks");
       run.states.push_back(state);
     }
     run.save_sink = [&sink](StateWriter& out) { sink.SaveState(out); };

@@ -356,8 +356,7 @@ bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, 
     throw InputError(
         layout.party_features.empty()
             ? prefix + ".parties: " + std::to_string(layout.parties) +
-                  " parties need at least as many features, the data has " +
-                  std::to_string(total)
+                  " parties need at least as many features, the data has " + std::to_string(total)
             : prefix + ".party_features: the counts must be >= 1 each and add up to the data's " +
                   std::to_string(total) + " features (the intercept column included)");
   }
@@ -383,8 +382,8 @@ bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, 
   } else if (asc) {
     all = ReadAscColumns(data.train_path, coordinator ? data.train_labels_path : "", parse);
   } else {
-    all = ReadCsvColumns(data.train_path, parse, data.label_column, data.delimiter,
-                         data.has_header);
+    all =
+        ReadCsvColumns(data.train_path, parse, data.label_column, data.delimiter, data.has_header);
   }
   // The test set is public evaluation data that every rank reads whole: a test file, or the
   // seeded hold-out rows of the training file.

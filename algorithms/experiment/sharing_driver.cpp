@@ -12,12 +12,12 @@
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
+#include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/samplers.h"
 #include "dpadmm/privacy/sharing_accounting.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/solver/loss.h"
-#include "dpadmm/experiment/spec_json.h"
 #include "experiment/checkpoint.h"
 #include "experiment/driver.h"
 #include "experiment/mpi_support.h"
@@ -180,8 +180,9 @@ class SharingSink : public runtime::RoundSink {
 // The SGD-based method for distributed features (001's baseline, FDML of Hu et al. 2019), run
 // as a plain loop, not through the engine (it is a baseline): in one process every party's step
 // is simulated; under MPI each rank steps its own parties and the per-batch exchange (partial
-// scores to the label holder, loss derivatives back) crosses ranks by collectives. Per mini-batch B: every party computes its partial scores D_m[B] w_m;
-// the scores are summed and go through the loss; party m steps its own weights by
+// scores to the label holder, loss derivatives back) crosses ranks by collectives. Per mini-batch
+// B: every party computes its partial scores D_m[B] w_m; the scores are summed and go through the
+// loss; party m steps its own weights by
 //   w_m <- w_m - eta_e ( (1/|B|) sum_{n in B} L'(y_n s_n) y_n D_m[n]^T + lambda w_m ),
 // the mini-batch gradient of the training objective with respect to w_m. Rows are visited in
 // a fresh seeded random order each epoch (Stream(seed, 0, epoch, kSampling)); initial weights
@@ -414,8 +415,8 @@ void SharingDriver::Run(runtime::EngineKind engine, int threads, RunObserver* ob
   }
 }
 
-void SharingDriver::RunCheckpointed(runtime::EngineKind engine, int threads,
-                                    RunObserver* observer, const runtime::StopToken* stop,
+void SharingDriver::RunCheckpointed(runtime::EngineKind engine, int threads, RunObserver* observer,
+                                    const runtime::StopToken* stop,
                                     const CheckpointOptions& options,
                                     const CheckpointContents* resume, RunSummary& summary) const {
   if (spec.algorithm.name() == Algorithm::kSharing) {
@@ -540,8 +541,8 @@ std::vector<Eigen::VectorXd> ShareParties(const std::optional<runtime::MpiComm>&
 }
 
 // Under MPI: the label holder's `values` on every rank (the others pass theirs empty).
-Eigen::VectorXd FromLabelHolder(const std::optional<runtime::MpiComm>& comm,
-                                Eigen::VectorXd values, bool holder) {
+Eigen::VectorXd FromLabelHolder(const std::optional<runtime::MpiComm>& comm, Eigen::VectorXd values,
+                                bool holder) {
   if (!comm) return values;
   std::vector<double> flat;
   if (holder) flat.assign(values.data(), values.data() + values.size());
@@ -604,8 +605,8 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     for (int p = 0; p < M; ++p) {
       model.segment(info.party_offsets[p], info.party_features[p]) = all_w[p];
     }
-    RoundMetrics x = Measure(nullptr, nullptr, sg.lambda, 0.0, test, train_loss, all_w, model,
-                             epoch);
+    RoundMetrics x =
+        Measure(nullptr, nullptr, sg.lambda, 0.0, test, train_loss, all_w, model, epoch);
     x.primal_residual = kNaN;
     x.y_norm = kNaN;
     if (!evaluate) HidePrivateEvaluation(x);
@@ -716,8 +717,8 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
               Loss{}.D1(y * score) * y / static_cast<double>(size);
         }
       }
-      const Eigen::VectorXd c = FromLabelHolder(comm, coeff.head(static_cast<Eigen::Index>(size)),
-                                                label_holder);
+      const Eigen::VectorXd c =
+          FromLabelHolder(comm, coeff.head(static_cast<Eigen::Index>(size)), label_holder);
       for (int p = 0; p < M; ++p) {
         if (!mine[p]) continue;
         w[p] *= (1.0 - step * sg.lambda);

@@ -269,8 +269,9 @@ class SpecReader {
     }
     if (*group == '\0' && std::string_view(key) == "eval_every" &&
         object->find(kOldEvalEvery) != object->end()) {
-      Fail("eval_every and metrics_every are one field (metrics_every is its older name): give "
-           "one of them");
+      Fail(
+          "eval_every and metrics_every are one field (metrics_every is its older name): give "
+          "one of them");
     }
     Read(*it, FieldPath(group, key), value);
   }

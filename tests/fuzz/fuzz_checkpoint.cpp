@@ -9,10 +9,10 @@
 #include <memory>
 
 #include "consensus/consensus_admm.h"
-#include "sharing/programs.h"
 #include "dpadmm/experiment/checkpoint.h"
 #include "experiment/checkpoint.h"
 #include "fuzz_common.h"
+#include "sharing/programs.h"
 
 namespace {
 
@@ -54,7 +54,8 @@ struct SharingNodes {
     p.epsilon = 0.1;
     p.noise_seed = 1;
     party = std::make_unique<sharing::SharingParty>(block, *xupdate, nullptr, p);
-    coordinator = std::make_unique<sharing::SharingCoordinator>(labels, sharing::CoordinatorParams{});
+    coordinator =
+        std::make_unique<sharing::SharingCoordinator>(labels, sharing::CoordinatorParams{});
   }
 };
 

@@ -358,8 +358,8 @@ struct SharingFiles {
   int rank = dpadmm::runtime::MpiRank();
   std::vector<int> map =
       dpadmm::runtime::ContiguousNodeRanks(kParties + 1, dpadmm::runtime::MpiSize());
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("dpadmm_mpi_cols_" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("dpadmm_mpi_cols_" + std::to_string(::getpid()));
   SharingFiles() { std::filesystem::create_directories(dir); }
   ~SharingFiles() { std::filesystem::remove_all(dir); }
   // True where this rank holds file column c (0-based).
@@ -490,8 +490,7 @@ TEST(MpiExperiment, SharingOnLibsvmWithTheSeededHoldOutParsesOnlyTheRanksColumns
   for (std::int64_t r = 0; r < kRows; ++r) column(r, 0) = static_cast<double>(r);
   index.x = column;
   index.y = Eigen::VectorXd::Ones(kRows);
-  const dpadmm::TrainTest split =
-      dpadmm::SplitTrainTest(index, spec.data.test_fraction, spec.seed);
+  const dpadmm::TrainTest split = dpadmm::SplitTrainTest(index, spec.data.test_fraction, spec.seed);
   std::vector<char> held_out(kRows, 0);
   const auto& test_index = std::get<dpadmm::DenseRows>(split.test.x);
   for (Eigen::Index r = 0; r < test_index.rows(); ++r) {
@@ -575,20 +574,20 @@ TEST(MpiExperiment, SharingCasesThatNeedOtherColumnsAreRefused) {
   using dpadmm::DataSource;
   using dpadmm::MetricsScope;
   using dpadmm::Scaling;
-  RunSpec adult = SharingFileRun(DataSource::kAdult, Scaling::kClipOnly,
-                                 MetricsScope::kReleasedOnly, true);
+  RunSpec adult =
+      SharingFileRun(DataSource::kAdult, Scaling::kClipOnly, MetricsScope::kReleasedOnly, true);
   adult.data.train_path = "/nonexistent/adult.data";
   adult.data.test_path = "/nonexistent/adult.test";
   refused(adult, "one-hot encoding");
-  RunSpec csv = SharingFileRun(DataSource::kCsv, Scaling::kGlobalMaxNorm,
-                               MetricsScope::kReleasedOnly, false);
+  RunSpec csv =
+      SharingFileRun(DataSource::kCsv, Scaling::kGlobalMaxNorm, MetricsScope::kReleasedOnly, false);
   csv.data.train_path = "/nonexistent/train.csv";
   refused(csv, "global-max-norm on dense data");
   csv.data.scaling = Scaling::kClipOnly;
   csv.metrics = MetricsScope::kAll;
   refused(csv, "'all' on dense data");
-  RunSpec asc = SharingFileRun(DataSource::kAsc, Scaling::kGlobalMaxNorm,
-                               MetricsScope::kReleasedOnly, false);
+  RunSpec asc =
+      SharingFileRun(DataSource::kAsc, Scaling::kGlobalMaxNorm, MetricsScope::kReleasedOnly, false);
   asc.data.train_path = "/nonexistent/x_train_data_1.asc";
   asc.data.train_labels_path = "/nonexistent/x_train_labels_1.asc";
   refused(asc, "global-max-norm on dense data");

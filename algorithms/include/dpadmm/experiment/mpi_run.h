@@ -14,16 +14,17 @@
 // sharing family on a LIBSVM, CSV or .asc file parses only the values of the rank's parties'
 // columns, and the labels only on the coordinator's rank (data/README.md, "vertical
 // partition"); what would need other parties' columns is refused (Adult with the sharing
-// family; global-max-norm or metrics all on dense rows). Node programs, and the private keys and noise of their releases, are constructed on their own rank only. Only
-// released messages travel between ranks (the engine's node messages) plus, for metrics that
-// need private data (the consensus training loss and objective of rounds in which a node did
-// not report its loss), each node's own scalar loss, evaluated on its rank and placed in its
-// report ("private evaluation"; off with metrics = released-only). Rank 0 sums the reports in
-// node order, so every value matches the serial engine bit for bit.
-// Not computed under MPI: the consensus centralized optimum f* and the sharing baselines (they
-// need every node's rows in one process); the summary says so in info.optimum_note.
-// The sharing SGD baseline is not an engine run: each rank steps its own parties' weights and
-// only partial scores, the label holder's loss derivatives and the weights cross ranks.
+// family; global-max-norm or metrics all on dense rows). Node programs, and the private keys and
+// noise of their releases, are constructed on their own rank only. Only released messages travel
+// between ranks (the engine's node messages) plus, for metrics that need private data (the
+// consensus training loss and objective of rounds in which a node did not report its loss), each
+// node's own scalar loss, evaluated on its rank and placed in its report ("private evaluation"; off
+// with metrics = released-only). Rank 0 sums the reports in node order, so every value matches the
+// serial engine bit for bit. Not computed under MPI: the consensus centralized optimum f* and the
+// sharing baselines (they need every node's rows in one process); the summary says so in
+// info.optimum_note. The sharing SGD baseline is not an engine run: each rank steps its own
+// parties' weights and only partial scores, the label holder's loss derivatives and the weights
+// cross ranks.
 //
 // Summaries: rank 0's RunSummary is complete; the other ranks' carry the outcome and message
 // (failures name node, rank and round on every rank) but no metrics. Engine faults (a killed

@@ -264,8 +264,8 @@ class Experiment {
                    const runtime::StopToken* stop = nullptr) const;
 
   // Run() with checkpoints and/or resumed from one (dpadmm/experiment/checkpoint.h; every
-  // algorithm and engine; under MPI every rank calls it). Throws InputError for a checkpoint that cannot be read or
-  // was written for a different spec.
+  // algorithm and engine; under MPI every rank calls it). Throws InputError for a checkpoint that
+  // cannot be read or was written for a different spec.
   RunSummary RunCheckpointed(const CheckpointOptions& options, RunObserver* observer = nullptr,
                              const runtime::StopToken* stop = nullptr) const;
 

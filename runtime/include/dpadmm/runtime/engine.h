@@ -79,9 +79,9 @@ bool EngineAvailable(EngineKind kind);
 
 struct EngineOptions {
   EngineKind kind = EngineKind::kTbb;
-  int threads = 0;                   // TBB: worker count of the run's arena; 0 = all cores
-  std::int64_t last_round = 0;       // run rounds 0..last_round
-  int report_window = 0;             // TBB: rounds that may be in flight at once; 0 = automatic
+  int threads = 0;              // TBB: worker count of the run's arena; 0 = all cores
+  std::int64_t last_round = 0;  // run rounds 0..last_round
+  int report_window = 0;        // TBB: rounds that may be in flight at once; 0 = automatic
   // TBB: consecutive nodes run as one task per round (a batch); 0 = automatic (from round 0's
   // cost: about 20 us of work per task, and at least 8 tasks per thread when the round allows).
   int batch_nodes = 0;
