@@ -421,10 +421,9 @@ void SharingDriver::RunCheckpointed(runtime::EngineKind engine, int threads, Run
                                     const CheckpointContents* resume, RunSummary& summary) const {
   if (spec.algorithm.name() == Algorithm::kSharing) {
     RunAdmm(engine, threads, observer, stop, summary, &options, resume);
-  } else if (IsReportingRank(*this)) {
-    RunSgd(observer, stop, summary, &options, resume);
   } else {
-    summary.message = "the sgd baseline runs on rank 0";
+    // Every rank steps its own parties (the save gathers them; rank 0 writes).
+    RunSgd(IsReportingRank(*this) ? observer : nullptr, stop, summary, &options, resume);
   }
 }
 
