@@ -28,7 +28,7 @@ const reps = Number(args.reps);
 
 const CASES = {
   'main job (admm, twonorm 7400x20, 10 nodes, 100 rounds)': {},
-  'dvp (private, twonorm, 10 nodes, 100 rounds)': { algorithm: { name: 'dvp', alpha: 0.5, eta: 10 } },
+  'dvp (private, twonorm, 10 nodes, 100 rounds)': { algorithm: { name: 'dvp', eta: 10, dvp: { alpha: 0.5 } } },
   'sparse 4000x500, ring of 16, 60 rounds': {
     data: { source: 'sparse', rows: 4000, dims: 500 }, graph: { topology: 'ring', nodes: 16 }, iterations: 60,
   },
