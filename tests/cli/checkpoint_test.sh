@@ -25,6 +25,11 @@ trap 'cd / && rm -rf "$WORK"' EXIT
 fail() {
   echo "FAIL [$CASE]: $*"
   for f in err*.txt; do [ -f "$f" ] && { echo "--- $f:"; cat "$f"; }; done
+  # A job still running (e.g. no checkpoint appeared) dies with the test, its ranks too: left
+  # behind, a stuck rank would spin on the machine's cores after the test has failed.
+  if [ -n "${RUN_PID:-}" ]; then
+    kill -9 $(pgrep -P "$RUN_PID") "$RUN_PID" 2>/dev/null
+  fi
   exit 1
 }
 
