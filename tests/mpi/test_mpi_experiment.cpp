@@ -69,7 +69,8 @@ void ExpectSameRun(const RunSpec& spec, const dpadmm::MpiPlacement& where, int r
   for (Eigen::Index k = 0; k < r.model.size(); ++k) EXPECT_TRUE(SameBits(s.model[k], r.model[k]));
   // What the data's preparation agreed across ranks (the global-max-norm factor, the private
   // figure of metrics scope "all").
-  const dpadmm::RunInfo& serial_info = dpadmm::Experiment(serial_spec).info();
+  const dpadmm::Experiment serial_experiment(serial_spec);  // kept: info() refers into it
+  const dpadmm::RunInfo& serial_info = serial_experiment.info();
   EXPECT_TRUE(SameBits(across.info().normalization_factor, serial_info.normalization_factor))
       << across.info().normalization_factor << " vs " << serial_info.normalization_factor;
   EXPECT_TRUE(SameBits(across.info().max_row_norm_before, serial_info.max_row_norm_before))
