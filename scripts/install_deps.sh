@@ -15,10 +15,10 @@ if [ "${1:-}" = wasm-tbb ]; then
     mkdir -p "$cache"
     tarball="$cache/onetbb_2021.8.0.orig.tar.xz"
     sha256=7e9111b8bb59c8800bf6d0b06afe7b0891937443d2dae1ee1101c8e2ede6a7ef
-    if ! echo "$sha256  $tarball" | sha256sum -c --quiet 2>/dev/null; then
+    if ! echo "$sha256  $tarball" | sha256sum -c --quiet >/dev/null 2>&1; then
       curl -fsSL --retry 3 -o "$tarball.part" \
         http://deb.debian.org/debian/pool/main/o/onetbb/onetbb_2021.8.0.orig.tar.xz
-      echo "$sha256  $tarball.part" | sha256sum -c --quiet
+      echo "$sha256  $tarball.part" | sha256sum -c --quiet >&2
       mv "$tarball.part" "$tarball"
     fi
     rm -rf "$cache/oneTBB-2021.8.0" "$cache/onetbb-wasm-build"
