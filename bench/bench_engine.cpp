@@ -116,6 +116,7 @@ void EngineScaling(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const auto kind = state.range(1) == 0 ? rt::EngineKind::kSerial : rt::EngineKind::kTbb;
   const int threads = static_cast<int>(state.range(2));
+  const bool tasks_forced = state.range(3) == 0;  // TBB: inline_round_seconds = 0
   const std::int64_t rounds = std::max<std::int64_t>(20, 2'000'000 / nodes);
   const rt::Topology topology = ChordedRing(nodes);
   double cpu = 0.0;
@@ -127,6 +128,7 @@ void EngineScaling(benchmark::State& state) {
     o.kind = kind;
     o.threads = threads;
     o.last_round = rounds;
+    if (tasks_forced) o.inline_round_seconds = 0.0;
     NullSink sink;
     const double c0 = ProcessCpuSeconds();
     const auto t0 = std::chrono::steady_clock::now();
@@ -138,15 +140,18 @@ void EngineScaling(benchmark::State& state) {
   }
   const double node_rounds = static_cast<double>(nodes) * static_cast<double>(rounds + 1);
   state.counters["cpu_ns"] = 1e9 * cpu / node_rounds / static_cast<double>(state.iterations());
-  state.SetLabel(std::string(rt::ToString(kind)) + " threads=" + std::to_string(threads));
+  state.SetLabel(std::string(rt::ToString(kind)) + " threads=" + std::to_string(threads) +
+                 (kind == rt::EngineKind::kTbb && tasks_forced ? " tasks forced" : ""));
 }
 
 }  // namespace
 
+// auto:0 forces the TBB engine's tasks from round 1 (EngineOptions::inline_round_seconds = 0:
+// the engine before cheap rounds ran on the calling thread); auto:1 is the default.
 BENCHMARK(EngineScaling)
-    ->ArgNames({"nodes", "tbb", "threads"})
-    ->ArgsProduct({{5, 20, 100, 1000, 10000, 100000}, {0}, {1}})
-    ->ArgsProduct({{5, 20, 100, 1000, 10000, 100000}, {1}, {1, 2}})
+    ->ArgNames({"nodes", "tbb", "threads", "auto"})
+    ->ArgsProduct({{5, 20, 100, 200, 300, 1000, 10000, 100000}, {0}, {1}, {1}})
+    ->ArgsProduct({{5, 20, 100, 200, 300, 1000, 10000, 100000}, {1}, {1, 2}, {0, 1}})
     ->UseManualTime()
     ->Iterations(3)
     ->Unit(benchmark::kNanosecond);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <iterator>
 #include <memory>
@@ -109,6 +110,10 @@ struct Outcome {
 // Nodes per TBB task in RunToy and RunFaulty: 1 (the node-level dataflow) unless a test sets
 // another batch size (0 = the engine's automatic choice).
 int g_batch_nodes = 1;
+// EngineOptions::inline_round_seconds in RunToy and RunFaulty: 0 (tasks from round 1, so that
+// the toy's tiny rounds exercise the dataflow) unless a test sets a limit (1e9: every round on
+// the calling thread).
+double g_inline_seconds = 0.0;
 
 Outcome RunToy(const rt::Topology& t, rt::EngineKind kind, int threads, std::int64_t rounds,
                int fail_node = -1, std::int64_t fail_round = -1, int window = 0,
@@ -125,6 +130,7 @@ Outcome RunToy(const rt::Topology& t, rt::EngineKind kind, int threads, std::int
   options.last_round = rounds;
   options.report_window = window;
   options.batch_nodes = g_batch_nodes;
+  options.inline_round_seconds = g_inline_seconds;
   Outcome o;
   o.recorder.stop_after = stop_after;
   o.result = rt::Run(programs, t, options, o.recorder);
@@ -231,6 +237,113 @@ TEST(Engine, SmallReportWindowForcesParkingAndStaysExact) {
     const auto par = RunToy(t, rt::EngineKind::kTbb, 4, 60, -1, -1, /*window=*/2);
     EXPECT_EQ(par.result.outcome, rt::EngineOutcome::kCompleted);
     EXPECT_EQ(par.recorder.rows, ref);
+  }
+}
+
+// Rounds cheaper than EngineOptions::inline_round_seconds run on the calling thread in node
+// order: the reference's bits, the sink's stop and a failure as on the serial engine, and no
+// round ever becomes a task.
+TEST(Engine, CheapRoundsRunOnTheCallingThreadExactly) {
+  g_inline_seconds = 1e9;
+  for (const rt::Topology& t : {Ring(7), Star(9), Complete(6), Ring(64)}) {
+    const auto ref = Reference(t, 40);
+    for (int threads : {1, 2}) {
+      const auto par = RunToy(t, rt::EngineKind::kTbb, threads, 40);
+      EXPECT_EQ(par.result.outcome, rt::EngineOutcome::kCompleted);
+      EXPECT_EQ(par.result.last_reported_round, 40);
+      EXPECT_EQ(par.result.first_task_round, -1);
+      EXPECT_TRUE(par.recorder.in_order);
+      EXPECT_EQ(par.recorder.rows, ref) << t.num_nodes() << " nodes, threads " << threads;
+    }
+  }
+  const auto stopped = RunToy(Ring(10), rt::EngineKind::kTbb, 2, 100, -1, -1, 0, 9);
+  EXPECT_EQ(stopped.result.outcome, rt::EngineOutcome::kStopped);
+  EXPECT_EQ(stopped.result.last_reported_round, 9);
+  EXPECT_EQ(stopped.recorder.rows.size(), 10u);
+  const auto failed = RunToy(Ring(12), rt::EngineKind::kTbb, 2, 30, 5, 17);
+  EXPECT_EQ(failed.result.outcome, rt::EngineOutcome::kFailed);
+  EXPECT_EQ(failed.result.failure.node, 5);
+  EXPECT_EQ(failed.result.failure.round, 17);
+  EXPECT_EQ(failed.result.last_reported_round, 16);
+  EXPECT_EQ(failed.result.first_task_round, -1);
+  g_inline_seconds = 0.0;
+}
+
+// Rounds that cost more than the limit turn the run to tasks, at whatever round that happens
+// (odd or even: the counters' parity starts there), with the reference's bits throughout.
+TEST(Engine, ExpensiveRoundsTurnTheRunToTasksExactly) {
+  // The toy, sleeping `nap` in every round from `from` on (Start is round 0).
+  class Sleepy : public ToyProgram {
+   public:
+    Sleepy(int id, std::int64_t from) : ToyProgram(id, -1, -1), from_(from) {}
+    rt::StepResult Start(rt::Outbox& out) override {
+      Nap(0);
+      return ToyProgram::Start(out);
+    }
+    rt::StepResult Step(std::int64_t round, const rt::Inbox& in, rt::Outbox& out) override {
+      Nap(round);
+      return ToyProgram::Step(round, in, out);
+    }
+
+   private:
+    void Nap(std::int64_t round) const {
+      if (round >= from_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::int64_t from_;
+  };
+  const rt::Topology t = Ring(5);
+  const auto ref = Reference(t, 80);
+  // A limit of 100 us (400 us on one thread): a round of five 1 ms naps is above 8 times the
+  // limit and switches at once; the toy's cheap rounds before it are far below the limit (an
+  // interrupt could still switch earlier, so where a cheap round precedes the naps the round of the
+  // switch is bounded, not fixed). Rounds 0 and 1 are measured alone, later rounds in groups of
+  // about the limit's worth of cheap rounds (at most 64), so the switch comes when the group
+  // holding the first nap ends.
+  for (std::int64_t from : {0, 1, 2, 5}) {
+    for (int threads : {1, 2}) {
+      std::vector<std::unique_ptr<Sleepy>> owned;
+      std::vector<rt::NodeProgram*> programs;
+      for (int i = 0; i < t.num_nodes(); ++i) {
+        owned.push_back(std::make_unique<Sleepy>(i, from));
+        programs.push_back(owned.back().get());
+      }
+      rt::EngineOptions options;
+      options.kind = rt::EngineKind::kTbb;
+      options.threads = threads;
+      options.last_round = 80;
+      options.inline_round_seconds = 1e-4;
+      Recorder recorder;
+      const auto result = rt::Run(programs, t, options, recorder);
+      SCOPED_TRACE("naps from round " + std::to_string(from) + ", threads " +
+                   std::to_string(threads));
+      EXPECT_EQ(result.outcome, rt::EngineOutcome::kCompleted);
+      EXPECT_TRUE(recorder.in_order);
+      EXPECT_EQ(recorder.rows, ref);
+      if (from == 0) {
+        EXPECT_EQ(result.first_task_round, 1);
+      } else if (from == 1) {
+        EXPECT_GE(result.first_task_round, 1);
+        EXPECT_LE(result.first_task_round, 2);
+      } else {
+        EXPECT_GE(result.first_task_round, 1);
+        EXPECT_LE(result.first_task_round, from + 64 + 1);
+      }
+    }
+  }
+}
+
+// The limit must be a finite number >= 0.
+TEST(Engine, RejectsABadInlineLimit) {
+  ToyProgram a(0, -1, -1), b(1, -1, -1);
+  std::vector<rt::NodeProgram*> programs{&a, &b};
+  Recorder rec;
+  rt::Topology t;
+  t.neighbors = {{1}, {0}};
+  for (double bad : {-1e-6, std::nan(""), HUGE_VAL}) {
+    rt::EngineOptions o;
+    o.last_round = 2;
+    o.inline_round_seconds = bad;
+    EXPECT_THROW(rt::Run(programs, t, o, rec), std::invalid_argument) << bad;
   }
 }
 
@@ -441,6 +554,7 @@ FaultRun RunFaulty(const rt::Topology& t, rt::EngineKind kind, int threads, std:
   options.last_round = rounds;
   options.report_window = window;
   options.batch_nodes = g_batch_nodes;
+  options.inline_round_seconds = g_inline_seconds;
   FaultRun o;
   o.result = rt::Run(programs, t, options, o.recorder);
   return o;
@@ -478,27 +592,33 @@ class EngineFaults : public ::testing::TestWithParam<int> {};
 
 TEST_P(EngineFaults, EndTheRunNamingNodeRoundAndKindOnEveryEngine) {
   const FaultCase& c = kFaultCases[GetParam()];
-  for (const rt::Topology& t : FaultTopologies()) {
-    const auto ref = Reference(t, 16);
-    for (const auto& [kind, threads] :
-         std::vector<std::pair<rt::EngineKind, int>>{{rt::EngineKind::kSerial, 0},
-                                                     {rt::EngineKind::kTbb, 1},
-                                                     {rt::EngineKind::kTbb, 2},
-                                                     {rt::EngineKind::kTbb, 4}}) {
-      SCOPED_TRACE(std::string(rt::ToString(kind)) + " threads " + std::to_string(threads) +
-                   " nodes " + std::to_string(t.num_nodes()));
-      const auto o = RunFaulty(t, kind, threads, 30, c.fault, {{5, 17}});
-      EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
-      EXPECT_EQ(o.result.failure.node, 5);
-      EXPECT_EQ(o.result.failure.round, 17);
-      EXPECT_EQ(o.result.failure.kind, c.kind);
-      EXPECT_EQ(o.result.failure.message, c.message);
-      // The trace so far is kept: exactly rounds 0..16, in order, with the right values.
-      EXPECT_EQ(o.result.last_reported_round, 16);
-      EXPECT_TRUE(o.recorder.in_order);
-      EXPECT_EQ(o.recorder.rows, ref);
+  // The TBB engine with tasks (from round 1) and with every round on the calling thread.
+  for (double inline_seconds : {0.0, 1e9}) {
+    g_inline_seconds = inline_seconds;
+    SCOPED_TRACE("inline_round_seconds " + std::to_string(inline_seconds));
+    for (const rt::Topology& t : FaultTopologies()) {
+      const auto ref = Reference(t, 16);
+      for (const auto& [kind, threads] :
+           std::vector<std::pair<rt::EngineKind, int>>{{rt::EngineKind::kSerial, 0},
+                                                       {rt::EngineKind::kTbb, 1},
+                                                       {rt::EngineKind::kTbb, 2},
+                                                       {rt::EngineKind::kTbb, 4}}) {
+        SCOPED_TRACE(std::string(rt::ToString(kind)) + " threads " + std::to_string(threads) +
+                     " nodes " + std::to_string(t.num_nodes()));
+        const auto o = RunFaulty(t, kind, threads, 30, c.fault, {{5, 17}});
+        EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
+        EXPECT_EQ(o.result.failure.node, 5);
+        EXPECT_EQ(o.result.failure.round, 17);
+        EXPECT_EQ(o.result.failure.kind, c.kind);
+        EXPECT_EQ(o.result.failure.message, c.message);
+        // The trace so far is kept: exactly rounds 0..16, in order, with the right values.
+        EXPECT_EQ(o.result.last_reported_round, 16);
+        EXPECT_TRUE(o.recorder.in_order);
+        EXPECT_EQ(o.recorder.rows, ref);
+      }
     }
   }
+  g_inline_seconds = 0.0;
 }
 INSTANTIATE_TEST_SUITE_P(Kinds, EngineFaults,
                          ::testing::Range(0, static_cast<int>(std::size(kFaultCases))));

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -105,6 +106,10 @@ void ValidateRun(std::span<NodeProgram* const> programs, const Topology& topolog
   if (options.threads < 0) throw std::invalid_argument("threads must be >= 0");
   if (options.channel_capacity < 2) throw std::invalid_argument("channel_capacity must be >= 2");
   if (options.report_window < 0) throw std::invalid_argument("report_window must be >= 0");
+  if (!(options.inline_round_seconds >= 0.0) || !std::isfinite(options.inline_round_seconds)) {
+    throw std::invalid_argument("inline_round_seconds must be finite and >= 0, got " +
+                                std::to_string(options.inline_round_seconds));
+  }
 }
 
 Wiring::Wiring(const std::vector<std::size_t>& max_message, std::size_t width,

@@ -13,8 +13,15 @@
 // order. With one node per batch this is the node-level dataflow above; larger batches amortise
 // the task, counter and notification costs over nodes whose round is tiny (a batch is at most
 // one round ahead of a neighbouring batch, so the two-message bound still holds). The batch size
-// comes from round 0's cost, measured on the calling thread; it changes the schedule only, never
-// a node's inputs, so the bits are those of the serial engine for every batch size.
+// comes from the cost of the last round run on the calling thread (below); it changes the
+// schedule only, never a node's inputs, so the bits are those of the serial engine for every
+// batch size.
+//
+// Cheap rounds never become tasks: round 0, and every later round while rounds take less than
+// EngineOptions::inline_round_seconds, run on the calling thread in node order (the serial
+// engine's loop). A round of a few microseconds costs more in spawns, counters and wake-ups
+// than a second thread can save. Once rounds are measured above the limit (see
+// kInlineSureFactor), the run turns to tasks from the next round on, for good.
 //
 // Reports go to a ring of `window` round slots. The last node to report round r makes the round
 // complete; completed rounds are handed to the sink strictly in order by whichever thread holds
@@ -37,6 +44,7 @@
 #include <utility>
 #include <vector>
 
+#include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
@@ -61,6 +69,16 @@ constexpr double kBatchSeconds = 20e-6;
 // ... while keeping at least this many batches per thread (when there are enough nodes), so that
 // work stealing can balance uneven nodes.
 constexpr int kBatchesPerThread = 8;
+// Inline rounds: a single measurement this many times above EngineOptions::inline_round_seconds
+// turns the run to tasks at once; one between 1 and this many times the limit must be confirmed
+// by the next measurement (a first, cold round or a timer interrupt can take tens of
+// microseconds on its own).
+constexpr double kInlineSureFactor = 8.0;
+// On one thread, tasks can only win by running a batch's nodes while their channels are in
+// cache, which pays on larger rounds only (bench_engine EngineScaling: tasks on one thread were
+// 1.1x slower than the calling thread at about 13 us per round, faster from about 60 us): the
+// limit is this many times higher there.
+constexpr double kOneThreadFactor = 4.0;
 
 // Breadth-first search from s: the eccentricity of s and a node at that distance, or
 // eccentricity -1 when some node is unreachable.
@@ -139,52 +157,44 @@ class TbbRun {
   }
 
   EngineResult Execute() {
-    // Round 0 runs on the calling thread: Start, broadcast, report. Its duration sizes the
-    // batches.
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n_; ++i) {
-      NodeFailure failure;
-      bool ok = ComputeRound(*programs_[i], i, 0, wiring_, failure);
-      if (ok) {
-        wiring_.Broadcast(i);
-        ok = ReportRound(*programs_[i], i, 0, Row(0, i), finite_report_[i], failure);
+    // Rounds run on the calling thread, in node order, while they are cheap (see
+    // EngineOptions::inline_round_seconds); round 0 always does, and its cost (or the cost of the
+    // round that ended the inline phase) sizes the batches.
+    const int workers = options_.threads > 0 ? options_.threads : tbb::info::default_concurrency();
+    const double limit = options_.inline_round_seconds * (workers == 1 ? kOneThreadFactor : 1.0);
+    std::int64_t r = 0;  // the next round to run
+    double per_round = 0.0;
+    bool was_slow = false;
+    for (;;) {
+      const std::int64_t group =
+          std::min(r <= 1 ? 1 : InlineGroup(per_round, limit), options_.last_round - r + 1);
+      const auto t0 = std::chrono::steady_clock::now();
+      for (std::int64_t k = 0; k < group; ++k, ++r) {
+        if (!RunRoundInline(r)) return Finish();
       }
-      if (!ok) {
-        EngineResult r;
-        r.outcome = EngineOutcome::kFailed;
-        r.failure = std::move(failure);
-        return r;
-      }
+      per_round = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                  static_cast<double>(group);
+      if (r > options_.last_round) return Finish();
+      // One slow measurement may be a cold first round or an interrupt; a second in a row, or
+      // one far above the limit, is the work itself.
+      const bool slow = per_round >= limit;
+      if (per_round >= kInlineSureFactor * limit || (slow && was_slow)) break;
+      was_slow = slow;
     }
-    const double round0 =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    slots_[0].count.store(n_, std::memory_order_relaxed);
-    OnRoundComplete(0);
 
-    if (options_.last_round >= 1 && !sink_stopped_.load() && !sink_error_) {
-      const int threads = options_.threads > 0 ? options_.threads : tbb::task_arena::automatic;
-      tbb::task_arena arena(threads);
-      arena.initialize();
-      MakeBatches(options_.batch_nodes > 0 ? options_.batch_nodes
-                                           : AutoBatch(round0, arena.max_concurrency()));
-      arena.execute([&] {
-        for (int b = 0; b < batches_; ++b) Spawn(b, 1);
-        group_.wait();
-      });
-    }
-    if (sink_error_) std::rethrow_exception(sink_error_);
-
-    EngineResult result;
-    result.last_reported_round = last_emitted_;
-    if (failed_) {
-      result.outcome = EngineOutcome::kFailed;
-      result.failure = failure_;
-    } else if (cancelled_.load()) {
-      result.outcome = EngineOutcome::kCancelled;
-    } else if (sink_stopped_.load()) {
-      result.outcome = EngineOutcome::kStopped;
-    }
-    return result;
+    // Tasks from round r on.
+    const int threads = options_.threads > 0 ? options_.threads : tbb::task_arena::automatic;
+    tbb::task_arena arena(threads);
+    arena.initialize();
+    MakeBatches(options_.batch_nodes > 0 ? options_.batch_nodes
+                                         : AutoBatch(per_round, arena.max_concurrency()),
+                r);
+    first_task_round_ = r;
+    arena.execute([&] {
+      for (int b = 0; b < batches_; ++b) Spawn(b, r);
+      group_.wait();
+    });
+    return Finish();
   }
 
  private:
@@ -199,22 +209,84 @@ class TbbRun {
     std::vector<int> parked;             // batches waiting for this slot
   };
 
-  // Nodes per batch: enough for kBatchSeconds of round-0 work, but at most n / (kBatchesPerThread
-  // threads) (at least 1). Round 0 (Start) can be far cheaper than a later round (a consensus
-  // node's Start is one data pass, its Step about 40), so the cap, not the estimate, guards the
-  // parallelism: there are always at least kBatchesPerThread batches per thread when n allows.
-  int AutoBatch(double round0_seconds, int threads) const {
-    const double per_node = round0_seconds / n_;
+  // Round r of every node on the calling thread, in node order (the serial engine's schedule),
+  // then handed to the sink. False when the run ends here: a fault (recorded), a cancellation
+  // or the sink's stop.
+  bool RunRoundInline(std::int64_t r) {
+    if (r > 0 && options_.stop != nullptr && options_.stop->stop_requested()) {
+      cancelled_.store(true);
+      return false;
+    }
+    const int row = static_cast<int>(r % window_);
+    for (int i = 0; i < n_; ++i) {
+      NodeFailure failure;
+      bool ok = ComputeRound(*programs_[i], i, r, wiring_, failure);
+      if (ok) {
+        wiring_.Broadcast(i);
+        ok = ReportRound(*programs_[i], i, r, Row(row, i), finite_report_[i], failure);
+      }
+      if (!ok) {
+        RecordFailure(std::move(failure));  // the first in node order is the lowest node
+        return false;
+      }
+    }
+    // Straight to the sink, as on the serial engine (no task is running, so no lock is needed
+    // and an exception from the sink leaves Execute() as it is). The slot is left as the
+    // emitter would leave it, for the tasks that may follow.
+    const bool go_on = sink_.OnRound(r, ReportTable(Row(row, 0).data(), n_, width_));
+    slots_[row].owner.store(r + window_, std::memory_order_relaxed);
+    last_emitted_ = r;
+    next_emit_ = r + 1;
+    if (!go_on) {
+      sink_stopped_.store(true);
+      AtomicMin(stop_round_, r);
+    }
+    return go_on;
+  }
+
+  // Rounds between two clock reads in the inline phase: about `limit` of work at the last
+  // measured cost (at most 64 rounds), so that an interrupt of a few microseconds does not lift
+  // a group of tiny rounds over the limit, a clock read (tens of ns) stays small against rounds
+  // of a few hundred ns, and a run whose rounds grow expensive still turns to tasks soon.
+  static std::int64_t InlineGroup(double per_round, double limit) {
+    if (!(per_round > 0.0)) return 1;
+    return static_cast<std::int64_t>(std::clamp(limit / per_round, 1.0, 64.0));
+  }
+
+  EngineResult Finish() {
+    if (sink_error_) std::rethrow_exception(sink_error_);
+    EngineResult result;
+    result.last_reported_round = last_emitted_;
+    result.first_task_round = first_task_round_;
+    if (failed_) {
+      result.outcome = EngineOutcome::kFailed;
+      result.failure = failure_;
+    } else if (cancelled_.load()) {
+      result.outcome = EngineOutcome::kCancelled;
+    } else if (sink_stopped_.load()) {
+      result.outcome = EngineOutcome::kStopped;
+    }
+    return result;
+  }
+
+  // Nodes per batch: enough for kBatchSeconds of work at the measured cost per round, but at
+  // most n / (kBatchesPerThread threads) (at least 1). The measured round can be far cheaper than
+  // a later one (round 0: a consensus node's Start is one data pass, its Step about 20), so the
+  // cap, not the estimate, guards the parallelism: there are always at least kBatchesPerThread
+  // batches per thread when n allows.
+  int AutoBatch(double round_seconds, int threads) const {
+    const double per_node = round_seconds / n_;
     const double want = per_node > 0 ? std::ceil(kBatchSeconds / per_node) : n_;
     const int cap = std::max(1, n_ / (kBatchesPerThread * std::max(1, threads)));
     return static_cast<int>(std::clamp<double>(want, 1.0, cap));
   }
 
   // Batch b holds nodes [b * size, min(n, (b + 1) * size)); its neighbours are the other
-  // batches holding a neighbour of one of its nodes (each once). Counters start armed for
-  // round 2: neighbouring batches plus the batch's own round 1 (round 1 is spawned directly
-  // after round 0; its counter is armed when it starts).
-  void MakeBatches(int size) {
+  // batches holding a neighbour of one of its nodes (each once). Every batch's round `first` is
+  // spawned directly (all of round first - 1 is done); the counters start armed for round
+  // first + 1: neighbouring batches plus the batch's own round `first` (the counter of round
+  // first + 2 is armed when round `first` starts).
+  void MakeBatches(int size, std::int64_t first) {
     batch_size_ = std::clamp(size, 1, std::max(1, n_));
     batches_ = (n_ + batch_size_ - 1) / batch_size_;
     batch_neighbors_.assign(batches_, {});
@@ -233,8 +305,8 @@ class TbbRun {
     }
     pending_ = std::make_unique<Pending[]>(batches_);
     for (int b = 0; b < batches_; ++b) {
-      pending_[b].count[0].store(Degree(b) + 1, std::memory_order_relaxed);
-      pending_[b].count[1].store(0, std::memory_order_relaxed);
+      pending_[b].count[(first + 1) % 2].store(Degree(b) + 1, std::memory_order_relaxed);
+      pending_[b].count[first % 2].store(0, std::memory_order_relaxed);
     }
   }
   int First(int b) const { return b * batch_size_; }
@@ -373,6 +445,7 @@ class TbbRun {
   Wiring wiring_;
   const std::size_t width_;
   const int window_;
+  std::int64_t first_task_round_ = -1;
   int batch_size_ = 1;
   int batches_ = 0;
   std::vector<std::vector<int>> batch_neighbors_;

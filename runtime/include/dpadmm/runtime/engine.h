@@ -85,6 +85,15 @@ struct EngineOptions {
   // TBB: consecutive nodes run as one task per round (a batch); 0 = automatic (from round 0's
   // cost: about 20 us of work per task, and at least 8 tasks per thread when the round allows).
   int batch_nodes = 0;
+  // TBB: while rounds take less than this (wall seconds per round, measured on the calling
+  // thread), they run on the calling thread in node order, the serial engine's schedule (same
+  // bits): tasks, counters and wake-ups would cost more than two threads save on so little work.
+  // Two measurements in a row at or above it, or one at or above 8 times it, turn the run to
+  // tasks for good (rounds 0 and 1 are measured one by one, later rounds in groups of about
+  // this much work, at most 64 rounds). On one thread the limit is 4 times this (tasks there
+  // only win on rounds long enough for a batch's cache locality to pay). 0 = tasks from round 1
+  // on (round 0 always runs on the calling thread).
+  double inline_round_seconds = 10e-6;
   std::size_t channel_capacity = 4;  // messages per directed edge (>= 2)
   const StopToken* stop = nullptr;
   // MPI: node_ranks[i] is the rank hosting node i; empty = contiguous blocks (mpi.h).
@@ -128,6 +137,9 @@ struct [[nodiscard]] EngineResult {
   EngineOutcome outcome = EngineOutcome::kCompleted;
   std::int64_t last_reported_round = -1;
   NodeFailure failure;  // valid when outcome == kFailed
+  // TBB: the first round that ran as tasks; -1 when every round ran on the calling thread
+  // (always -1 on the serial and MPI engines). The schedule only: it never changes a bit.
+  std::int64_t first_task_round = -1;
 };
 
 // programs[i] runs node i (kMpi: this rank's nodes only, see RunMpi in mpi.h). Throws
