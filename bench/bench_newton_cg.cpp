@@ -11,6 +11,12 @@
 //                            an ADMM run), fresh solver per iteration, CPU time per sequence.
 //                            Counters: the choice made (cholesky = 1 or 0), Newton steps.
 //
+//   RowStorage/d/density/mode  the solver's row storage (NewtonOptions::row_storage) on a dense
+//                            node of 2000 rows whose entries are nonzero with probability
+//                            density / 100 (the input is dense; the solver stores it): mode 0:
+//                            dense forced, 1: CSR forced, 2: the cost model's pick. Same
+//                            sequence of 10 warm-started solves; counter csr = the storage used.
+//
 // Run: bench_newton_cg --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -18,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/data/generators.h"
@@ -76,6 +83,71 @@ void NewtonDirection(benchmark::State& state) {
   state.counters["steps_per_solve"] =
       static_cast<double>(steps) / static_cast<double>(std::max<std::int64_t>(solves, 1));
 }
+
+// Dense rows, entry (r, c) nonzero with probability density / 100 (a fixed hash of r and c),
+// values and labels from a fixed generator, rows scaled to norm <= 1.
+const Dataset& DenseData(std::int64_t d, int density) {
+  static std::map<std::pair<std::int64_t, int>, std::unique_ptr<Dataset>> cache;
+  auto& slot = cache[{d, density}];
+  if (!slot) {
+    std::uint64_t state = 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(d * 1000 + density);
+    const auto next = [&state] {  // splitmix64
+      std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      return z ^ (z >> 31);
+    };
+    const auto uniform = [&] { return static_cast<double>(next() >> 11) * 0x1.0p-53; };
+    dpadmm::DenseRows x = dpadmm::DenseRows::Zero(kRows, d);
+    Eigen::VectorXd y(kRows);
+    for (std::int64_t r = 0; r < kRows; ++r) {
+      double margin = 0.0;
+      for (std::int64_t c = 0; c < d; ++c) {
+        if (uniform() * 100.0 < density) {
+          x(r, c) = 2.0 * uniform() - 1.0;
+          margin += (c % 2 == 0 ? 1.0 : -1.0) * x(r, c);
+        }
+      }
+      y[r] = (margin + 0.3 * (2.0 * uniform() - 1.0)) >= 0.0 ? 1.0 : -1.0;
+    }
+    slot = std::make_unique<Dataset>();
+    slot->x = std::move(x);
+    slot->y = std::move(y);
+    slot->Scale(1.0 / slot->MaxRowNorm());
+  }
+  return *slot;
+}
+
+void RowStorage(benchmark::State& state) {
+  const std::int64_t d = state.range(0);
+  const int density = static_cast<int>(state.range(1));
+  const int mode = static_cast<int>(state.range(2));
+  const Dataset& data = DenseData(d, density);
+  dpadmm::NewtonOptions o;
+  using S = dpadmm::NewtonOptions::RowStorage;
+  o.row_storage = mode == 0 ? S::kDense : mode == 1 ? S::kCsr : S::kAuto;
+  Eigen::VectorXd g0 = Eigen::VectorXd::LinSpaced(d, -1.0, 1.0);
+  bool csr = false;
+  for (auto _ : state) {
+    state.PauseTiming();
+    dpadmm::LocalSolver solver(data, kWeight, dpadmm::Loss{}, o);
+    csr = solver.StoresCsr();
+    Eigen::VectorXd f = Eigen::VectorXd::Zero(d);
+    solver.MeanLoss(f);
+    state.ResumeTiming();
+    for (int t = 0; t < kSolves; ++t) {
+      const Eigen::VectorXd g = (1.0 + 0.05 * t) * g0;
+      (void)solver.Solve(kA, g, f);
+    }
+    benchmark::DoNotOptimize(f.data());
+  }
+  state.counters["csr"] = csr ? 1.0 : 0.0;
+}
+
+BENCHMARK(RowStorage)
+    ->ArgNames({"d", "density", "mode"})
+    ->ArgsProduct({{20, 100, 500}, {5, 15, 30, 50, 75, 100}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK(NewtonDirection)
     ->ArgNames({"d", "mode"})

@@ -189,6 +189,14 @@ NewtonOptions Tight() {
   return o;
 }
 
+// `o` with the solver's rows stored as the input's are (dense or CSR), for the tests about one
+// storage's kernels (the cost model would otherwise store both inputs of a test the same way).
+NewtonOptions Keep(const Dataset& data, NewtonOptions o = {}) {
+  o.row_storage =
+      data.is_sparse() ? NewtonOptions::RowStorage::kCsr : NewtonOptions::RowStorage::kDense;
+  return o;
+}
+
 // --- Options and inputs ------------------------------------------------------------------
 
 TEST(NewtonOptionsTest, DefaultsValidate) { EXPECT_NO_THROW(NewtonOptions{}.Validate()); }
@@ -279,7 +287,7 @@ class LocalSolverCaseTest : public ::testing::TestWithParam<Case> {
 
 TEST_P(LocalSolverCaseTest, LossAndGradientMatchReferenceAndFiniteDifferences) {
   const Problem p = MakeProblem(3, 60, 7, 0.6);
-  LocalSolver solver(data(p), p.weights, loss());
+  LocalSolver solver(data(p), p.weights, loss(), Keep(data(p)));
   Stream s(33, 0, 0, Purpose::kGenerateData);
   Eigen::VectorXd f(7);
   for (int c = 0; c < 7; ++c) f[c] = 2.0 * s.Normal();
@@ -312,7 +320,7 @@ TEST_P(LocalSolverCaseTest, LossAndGradientMatchReferenceAndFiniteDifferences) {
 TEST_P(LocalSolverCaseTest, SolutionIsOptimalAndReportIsExact) {
   const Problem p = MakeProblem(4, 80, 6, 0.7);
   const double a = 0.3;
-  LocalSolver solver(data(p), p.weights, loss(), Tight());
+  LocalSolver solver(data(p), p.weights, loss(), Keep(data(p), Tight()));
   Eigen::VectorXd f = Eigen::VectorXd::Zero(6);
   const SolveReport report = solver.Solve(a, p.g, f);
   ASSERT_EQ(report.status, SolveStatus::kConverged) << ToString(report.status);
@@ -336,7 +344,7 @@ TEST_P(LocalSolverCaseTest, SolutionIsOptimalAndReportIsExact) {
 TEST_P(LocalSolverCaseTest, WarmStartAtTheOptimumTakesAtMostOneStep) {
   const Problem p = MakeProblem(5, 80, 6, 0.7);
   const double a = 0.5;
-  LocalSolver solver(data(p), p.weights, loss());
+  LocalSolver solver(data(p), p.weights, loss(), Keep(data(p)));
   Eigen::VectorXd f = Eigen::VectorXd::Zero(6);
   ASSERT_EQ(solver.Solve(a, p.g, f).status, SolveStatus::kConverged);
   // Same solver (its state at f is kept): nothing to do.
@@ -346,7 +354,7 @@ TEST_P(LocalSolverCaseTest, WarmStartAtTheOptimumTakesAtMostOneStep) {
   EXPECT_EQ(report.iterations, 0);
   EXPECT_EQ(again, f);
   // A fresh solver starting there.
-  LocalSolver fresh(data(p), p.weights, loss());
+  LocalSolver fresh(data(p), p.weights, loss(), Keep(data(p)));
   report = fresh.Solve(a, p.g, again);
   EXPECT_EQ(report.status, SolveStatus::kConverged);
   EXPECT_LE(report.iterations, 1);
@@ -395,8 +403,8 @@ TEST(LocalSolverTest, EqualWeightsMatchTheReferenceAtAnyScale) {
 TEST(LocalSolverTest, DenseAndSparseStorageGiveTheSameSolution) {
   const Problem p = MakeProblem(6, 200, 30, 0.2);
   for (const Loss& loss : {Logistic(), SmoothHinge()}) {
-    LocalSolver dense(p.dense, p.weights, loss, Tight());
-    LocalSolver sparse(p.sparse, p.weights, loss, Tight());
+    LocalSolver dense(p.dense, p.weights, loss, Keep(p.dense, Tight()));
+    LocalSolver sparse(p.sparse, p.weights, loss, Keep(p.sparse, Tight()));
     Eigen::VectorXd fd = Eigen::VectorXd::Zero(30);
     Eigen::VectorXd fs = Eigen::VectorXd::Zero(30);
     const SolveReport rd = dense.Solve(0.2, p.g, fd);
@@ -414,8 +422,9 @@ TEST(LocalSolverTest, CholeskyAndConjugateGradientAgree) {
     const Problem p = MakeProblem(7, 400, 150, 0.1);
     NewtonOptions cg = Tight();
     cg.dense_hessian_max_dim = 0;  // force the matrix-free path
-    LocalSolver chol(sparse ? p.sparse : p.dense, p.weights, Logistic(), Tight());
-    LocalSolver matrix_free(sparse ? p.sparse : p.dense, p.weights, Logistic(), cg);
+    const Dataset& data = sparse ? p.sparse : p.dense;
+    LocalSolver chol(data, p.weights, Logistic(), Keep(data, Tight()));
+    LocalSolver matrix_free(data, p.weights, Logistic(), Keep(data, cg));
     Eigen::VectorXd f1 = Eigen::VectorXd::Zero(150);
     Eigen::VectorXd f2 = Eigen::VectorXd::Zero(150);
     const SolveReport r1 = chol.Solve(0.05, p.g, f1);
@@ -451,6 +460,52 @@ TEST(LocalSolverTest, CostModelChoosesTheNewtonDirection) {
     const SolveReport r = solver.Solve(0.5, p.g, f);
     ASSERT_EQ(r.status, SolveStatus::kConverged) << c.cols;
     EXPECT_EQ(r.hessian_factorizations > 0, c.expect_cholesky) << c.cols << " " << c.cost_model;
+  }
+}
+
+// The rows' storage (NewtonOptions::row_storage): the cost model stores sparse-looking rows as
+// CSR and dense-looking rows dense whatever the input's own storage, and a forced storage is
+// kept. Where the storage is the same, the input's storage does not change a bit.
+TEST(LocalSolverTest, RowStorageFollowsTheCostModelNotTheInput) {
+  struct StorageCase {
+    int cols;
+    double density;
+    bool expect_csr;
+  };
+  for (const StorageCase c : {StorageCase{100, 0.13, true}, StorageCase{20, 0.1, true},
+                              StorageCase{20, 1.0, false}, StorageCase{100, 0.9, false}}) {
+    const Problem p = MakeProblem(31, 300, c.cols, c.density);
+    for (const Dataset* data : {&p.dense, &p.sparse}) {
+      LocalSolver automatic(*data, p.weights, Logistic());
+      EXPECT_EQ(automatic.StoresCsr(), c.expect_csr)
+          << c.cols << " columns, density " << c.density << ", input " << data->name;
+      NewtonOptions o;
+      o.row_storage = NewtonOptions::RowStorage::kDense;
+      EXPECT_FALSE(LocalSolver(*data, p.weights, Logistic(), o).StoresCsr());
+      o.row_storage = NewtonOptions::RowStorage::kCsr;
+      EXPECT_TRUE(LocalSolver(*data, p.weights, Logistic(), o).StoresCsr());
+    }
+  }
+}
+
+TEST(LocalSolverTest, TheInputsStorageChangesNoBitOfAStorage) {
+  const Problem p = MakeProblem(32, 250, 40, 0.3);
+  for (auto storage : {NewtonOptions::RowStorage::kDense, NewtonOptions::RowStorage::kCsr}) {
+    for (const Loss& loss : {Logistic(), SmoothHinge()}) {
+      NewtonOptions o;
+      o.row_storage = storage;
+      LocalSolver from_dense(p.dense, p.weights, loss, o);
+      LocalSolver from_sparse(p.sparse, p.weights, loss, o);
+      Eigen::VectorXd f1 = Eigen::VectorXd::Zero(40);
+      Eigen::VectorXd f2 = Eigen::VectorXd::Zero(40);
+      const SolveReport r1 = from_dense.Solve(0.3, p.g, f1);
+      const SolveReport r2 = from_sparse.Solve(0.3, p.g, f2);
+      ASSERT_EQ(r1.status, SolveStatus::kConverged);
+      EXPECT_EQ(r1.iterations, r2.iterations);
+      EXPECT_EQ(r1.loss_sum, r2.loss_sum);  // bit for bit
+      EXPECT_EQ(f1, f2) << loss.Name()
+                        << (storage == NewtonOptions::RowStorage::kCsr ? " csr" : " dense");
+    }
   }
 }
 
@@ -517,7 +572,7 @@ TEST(LocalSolverTest, TiledCholeskyMatchesEigenFactorisation) {
   one.hessian_reuse_ratio = 0.0;
   one.armijo_c = 1e-4;
   one.newton_cost_model = false;  // the Cholesky path, whichever the cost model would pick
-  LocalSolver solver(p.dense, p.weights, Logistic(), one);
+  LocalSolver solver(p.dense, p.weights, Logistic(), Keep(p.dense, one));
   Eigen::VectorXd f = Eigen::VectorXd::Zero(200);
   const SolveReport report = solver.Solve(a, p.g, f);
   ASSERT_EQ(report.iterations, 1);
@@ -567,7 +622,8 @@ TEST(LocalSolverTest, ZeroDataWeightGivesMinusGOverA) {
     for (std::int64_t max_dim : {std::int64_t{2048}, std::int64_t{0}}) {
       NewtonOptions o;
       o.dense_hessian_max_dim = max_dim;
-      LocalSolver solver(sparse ? p.sparse : p.dense, 0.0, Logistic(), o);
+      LocalSolver solver(sparse ? p.sparse : p.dense, 0.0, Logistic(),
+                         Keep(sparse ? p.sparse : p.dense, o));
       Eigen::VectorXd f = Eigen::VectorXd::Zero(8);
       const double a = 1.7;
       const SolveReport report = solver.Solve(a, p.g, f);
@@ -722,7 +778,8 @@ TEST_P(LocalSolverAllocationTest, SolveAndEvaluationsDoNotAllocate) {
   o.dense_hessian_max_dim = c.dense_hessian_max_dim;
   o.newton_cost_model = false;  // each case's path, whichever the cost model would pick
   for (const Loss& loss : {Logistic(), SmoothHinge()}) {
-    LocalSolver solver(c.sparse ? p.sparse : p.dense, p.weights, loss, o);
+    LocalSolver solver(c.sparse ? p.sparse : p.dense, p.weights, loss,
+                       Keep(c.sparse ? p.sparse : p.dense, o));
     Eigen::VectorXd f = Eigen::VectorXd::Zero(c.cols);
     ASSERT_NE(solver.Solve(0.3, p.g, f).status, SolveStatus::kNonFinite);  // first call
 

@@ -278,46 +278,65 @@ struct LocalSolver::Impl {
   // Brings (m, dl, ddl, loss_sum, data_grad) to the point f.
   void EnsureState(const Eigen::VectorXd& f);
 
-  // The cost model choosing the Newton direction (NewtonOptions::newton_cost_model).
-  bool CholeskyPays() const;
-
   SolveReport Solve(double a, const Eigen::VectorXd& g, Eigen::VectorXd& f);
 };
 
-bool LocalSolver::Impl::CholeskyPays() const {
-  // Estimated time per Newton step, in units of one scalar multiply-add of a sparse kernel
-  // (the data passes both modes share are left out):
-  //   Cholesky: (form the Hessian + factorise) / (steps per factor) + two triangular solves;
-  //   CG:       iterations x (one Hessian-vector product = two passes, + vector updates).
-  // Forming the Hessian costs nnz_r (nnz_r + 1) / 2 per row (sparse) or, for dense rows,
-  // d (d + 1) / 2 per row at the speed of Eigen's blocked rank update; the factorisation
-  // d^3 / 3 at blocked speed. A factor serves about four steps with hessian_reuse_ratio > 0
-  // (Adult: 1.9 factorisations per 18.9 steps; four is the cautious figure), one without.
-  // CG takes, on the consensus problems measured (bench_newton_cg), 10-30 iterations per step.
-  // The constants come from bench_newton_cg on an x86-64 core; the choice is fixed for a given
-  // solver (data shape and options), so results do not depend on the machine.
+namespace {
+
+// Estimated time per Newton step, in units of one scalar multiply-add of a sparse kernel, for
+// rows stored one way (`csr`), with `row_nnz` the nonzeros of each row:
+//   data passes: one per step (the fused margins-and-gradient pass) plus about one more for the
+//                line search's trial point and the Hessian-vector work the steps share;
+//   Cholesky:    (form the Hessian + factorise) / (steps per factor) + two triangular solves;
+//   CG:          iterations x (one Hessian-vector product = two passes, + vector updates).
+// A pass costs nnz (CSR) or n d / 2 (dense: Eigen's vectorised products run about twice as fast
+// per entry). Forming the Hessian costs nnz_r (nnz_r + 1) / 2 per row (CSR) or, for dense rows,
+// d (d + 1) / 2 per row at the speed of Eigen's blocked rank update; the factorisation d^3 / 3
+// at blocked speed. A factor serves about four steps with hessian_reuse_ratio > 0 (Adult: 1.9
+// factorisations per 18.9 steps; four is the cautious figure), one without. CG takes, on the
+// consensus problems measured (bench_newton_cg), 10-30 iterations per step. The constants come
+// from bench_newton_cg and bench_local_solver's RowStorage on an x86-64 core; the choices are
+// fixed for a given solver (data shape and options), so results do not depend on the machine.
+struct StepCost {
+  double passes = 0.0;    // the data passes every step makes
+  double cholesky = 0.0;  // the Newton direction by Cholesky
+  double cg = 0.0;        // the Newton direction by CG
+};
+
+StepCost EstimateStepCost(bool csr, std::int64_t n, std::int64_t d,
+                          const std::vector<std::int64_t>& row_nnz, const NewtonOptions& opt) {
   constexpr double kBlockedSpeedup = 4.0;  // blocked dense kernels vs scalar sparse loops
   constexpr double kCgIterations = 20.0;
+  constexpr double kPassesPerStep = 2.0;
   const double dd = static_cast<double>(d);
   double form = 0.0;
-  double nnz = 0.0;
-  if (sparse) {
-    for (std::int64_t r = 0; r < n; ++r) {
-      const double k = static_cast<double>(row_ptr[r + 1] - row_ptr[r]);
-      form += 0.5 * k * (k + 1.0);
+  double pass = 0.0;
+  if (csr) {
+    for (std::int64_t k : row_nnz) {
+      const double kk = static_cast<double>(k);
+      form += 0.5 * kk * (kk + 1.0);
+      pass += kk;
     }
-    nnz = static_cast<double>(values.size());
   } else {
     form = static_cast<double>(n) * 0.5 * dd * (dd + 1.0) / kBlockedSpeedup;
-    nnz = static_cast<double>(n) * dd / 2.0;  // a dense product runs about twice as fast
+    pass = static_cast<double>(n) * dd / 2.0;
   }
   const double factorise = dd * dd * dd / 3.0 / kBlockedSpeedup;
   const double steps_per_factor = opt.hessian_reuse_ratio > 0.0 ? 4.0 : 1.0;
-  const double cholesky = (form + factorise) / steps_per_factor + 2.0 * dd * dd;
-  const double cg =
-      std::min(kCgIterations, static_cast<double>(opt.max_cg_iterations)) * (2.0 * nnz + 6.0 * dd);
-  return cholesky <= cg;
+  StepCost c;
+  c.passes = kPassesPerStep * pass;
+  c.cholesky = (form + factorise) / steps_per_factor + 2.0 * dd * dd;
+  c.cg =
+      std::min(kCgIterations, static_cast<double>(opt.max_cg_iterations)) * (2.0 * pass + 6.0 * dd);
+  return c;
 }
+
+// Whether the Newton direction is Cholesky (else CG) for rows stored this way.
+bool UsesCholesky(const StepCost& c, std::int64_t d, const NewtonOptions& opt) {
+  return d <= opt.dense_hessian_max_dim && (!opt.newton_cost_model || c.cholesky <= c.cg);
+}
+
+}  // namespace
 
 LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_in,
                         NewtonOptions options)
@@ -349,37 +368,73 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     }
   }
 
-  if (const auto* s = std::get_if<SparseRows>(&data.x)) {
-    sparse = true;
-    if (d > std::numeric_limits<std::int32_t>::max()) {
-      throw InputError("LocalSolver: too many columns (" + std::to_string(d) + ")");
-    }
-    row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
-    col_idx.reserve(static_cast<std::size_t>(s->nonZeros()));
-    values.reserve(static_cast<std::size_t>(s->nonZeros()));
-    std::vector<std::pair<std::int32_t, double>> row;
+  // The input's values must be finite (explicit zeros of sparse input are dropped, so they are
+  // not checked), and its nonzeros per row feed the storage cost model.
+  const auto* sparse_in = std::get_if<SparseRows>(&data.x);
+  const auto* dense_in = std::get_if<DenseRows>(&data.x);
+  std::vector<std::int64_t> row_nnz(static_cast<std::size_t>(n), 0);
+  if (sparse_in != nullptr) {
     for (std::int64_t r = 0; r < n; ++r) {
-      row.clear();
-      for (SparseRows::InnerIterator it(*s, r); it; ++it) {
+      for (SparseRows::InnerIterator it(*sparse_in, r); it; ++it) {
         if (it.value() == 0.0) continue;
         if (!std::isfinite(it.value())) {
           throw InputError("LocalSolver: row " + std::to_string(r) + " has a non-finite value");
         }
-        row.emplace_back(static_cast<std::int32_t>(it.col()), data.y[r] * it.value());
+        ++row_nnz[static_cast<std::size_t>(r)];
       }
-      std::sort(row.begin(), row.end(),
-                [](const auto& u, const auto& v) { return u.first < v.first; });
-      for (const auto& [c, v] : row) {
-        col_idx.push_back(c);
-        values.push_back(v);
-      }
-      row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(col_idx.size());
     }
+  } else {
+    if (!dense_in->allFinite()) throw InputError("LocalSolver: data has a non-finite value");
+    for (std::int64_t r = 0; r < n; ++r) {
+      row_nnz[static_cast<std::size_t>(r)] = (dense_in->row(r).array() != 0.0).count();
+    }
+  }
+  switch (opt.row_storage) {
+    case NewtonOptions::RowStorage::kDense: sparse = false; break;
+    case NewtonOptions::RowStorage::kCsr: sparse = true; break;
+    case NewtonOptions::RowStorage::kAuto: {
+      const auto per_step = [&](bool csr) {
+        const StepCost c = EstimateStepCost(csr, n, d, row_nnz, opt);
+        return c.passes + (UsesCholesky(c, d, opt) ? c.cholesky : c.cg);
+      };
+      sparse = per_step(true) < per_step(false);
+      break;
+    }
+  }
+
+  if (sparse) {
     if (n > std::numeric_limits<std::int32_t>::max()) {
       throw InputError("LocalSolver: too many rows (" + std::to_string(n) + ")");
     }
     if (d > std::numeric_limits<std::int32_t>::max() / 4) {
       throw InputError("LocalSolver: too many columns (" + std::to_string(d) + ")");
+    }
+    std::int64_t total = 0;
+    for (std::int64_t k : row_nnz) total += k;
+    row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+    col_idx.reserve(static_cast<std::size_t>(total));
+    values.reserve(static_cast<std::size_t>(total));
+    std::vector<std::pair<std::int32_t, double>> row;
+    for (std::int64_t r = 0; r < n; ++r) {
+      row.clear();
+      if (sparse_in != nullptr) {
+        for (SparseRows::InnerIterator it(*sparse_in, r); it; ++it) {
+          if (it.value() == 0.0) continue;
+          row.emplace_back(static_cast<std::int32_t>(it.col()), data.y[r] * it.value());
+        }
+        std::sort(row.begin(), row.end(),
+                  [](const auto& u, const auto& v) { return u.first < v.first; });
+      } else {
+        for (std::int64_t c = 0; c < d; ++c) {
+          const double v = (*dense_in)(r, c);
+          if (v != 0.0) row.emplace_back(static_cast<std::int32_t>(c), data.y[r] * v);
+        }
+      }
+      for (const auto& [c, v] : row) {
+        col_idx.push_back(c);
+        values.push_back(v);
+      }
+      row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(col_idx.size());
     }
     std::vector<std::int64_t> count(static_cast<std::size_t>(d), 0);
     for (std::int32_t c : col_idx) ++count[static_cast<std::size_t>(c)];
@@ -393,12 +448,16 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     }
     acc4.assign(static_cast<std::size_t>(4 * d), 0.0);
   } else {
-    dense = std::get<DenseRows>(data.x);
-    if (!dense.allFinite()) throw InputError("LocalSolver: data has a non-finite value");
+    if (dense_in != nullptr) {
+      dense = *dense_in;
+    } else {
+      dense = DenseRows(*sparse_in);
+    }
     for (std::int64_t r = 0; r < n; ++r) dense.row(r) *= data.y[r];
   }
 
-  use_cholesky = d <= opt.dense_hessian_max_dim && (!opt.newton_cost_model || CholeskyPays());
+  use_cholesky = UsesCholesky(EstimateStepCost(sparse, n, d, row_nnz, opt), d, opt);
+
   for (Eigen::ArrayXd* v : {&m, &dl, &ddl, &mt, &dlt, &ddlt, &q, &sample_tmp}) v->setZero(n);
   for (Eigen::VectorXd* v : {&data_grad, &state_f, &trial_grad, &ft, &grad, &step, &precond, &cg_r,
                              &cg_z, &cg_dir, &cg_hd}) {
@@ -796,6 +855,7 @@ LocalSolver& LocalSolver::operator=(LocalSolver&&) noexcept = default;
 
 std::int64_t LocalSolver::dim() const { return impl_->d; }
 std::int64_t LocalSolver::rows() const { return impl_->n; }
+bool LocalSolver::StoresCsr() const { return impl_->sparse; }
 const Loss& LocalSolver::loss() const { return impl_->loss; }
 
 SolveReport LocalSolver::Solve(double a, const Eigen::VectorXd& g, Eigen::VectorXd& f) {

@@ -46,6 +46,14 @@ struct NewtonOptions {
   // Hessian, amortised over the steps that reuse its factor, and factorising it) is below that
   // of CG's Hessian-vector products; false: Cholesky up to dense_hessian_max_dim (forcing).
   bool newton_cost_model = true;
+  // How the solver stores its copy of the rows: kAuto lets a cost model choose (CSR when the
+  // estimated time per Newton step, data passes plus the Newton direction, is lower than with
+  // dense rows; it depends on the data's shape and nonzeros only, never on the machine), kDense
+  // and kCsr force one (benchmarks and tests). The input's own storage does not decide: dense
+  // rows with many zeros can be stored as CSR, sparse rows with few zeros as dense. The stored
+  // values are the same; the summation orders, hence the last bits, are those of the storage.
+  enum class RowStorage { kAuto, kDense, kCsr };
+  RowStorage row_storage = RowStorage::kAuto;
   int max_cg_iterations = 250;  // per Newton step (CG mode)
   // Cholesky mode, in [0, 1): the last factor (from an earlier step or call with the same a) is
   // reused while every full step made with it cuts ||grad|| by at least this factor; otherwise
@@ -89,6 +97,8 @@ class LocalSolver {
   std::int64_t dim() const;
   std::int64_t rows() const;
   const Loss& loss() const;
+  // How the solver stores its rows (NewtonOptions::row_storage): true = CSR, false = dense.
+  bool StoresCsr() const;
 
   // Minimises the objective above; `f` is the warm start on entry and the solution on exit
   // (an empty f means a cold start from 0). Outcomes are reported, never thrown: non-finite a,
