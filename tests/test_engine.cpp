@@ -584,6 +584,12 @@ const FaultCase kFaultCases[] = {
      "node 5, round 17: non-finite report[1] = nan"},
 };
 
+// The serial engine and the TBB engine on 1, 2 and 4 threads.
+const std::pair<rt::EngineKind, int> kEveryEngine[] = {{rt::EngineKind::kSerial, 0},
+                                                       {rt::EngineKind::kTbb, 1},
+                                                       {rt::EngineKind::kTbb, 2},
+                                                       {rt::EngineKind::kTbb, 4}};
+
 std::vector<rt::Topology> FaultTopologies() { return {Ring(12), Star(9), Complete(7), Ring(40)}; }
 
 }  // namespace
@@ -598,11 +604,7 @@ TEST_P(EngineFaults, EndTheRunNamingNodeRoundAndKindOnEveryEngine) {
     SCOPED_TRACE("inline_round_seconds " + std::to_string(inline_seconds));
     for (const rt::Topology& t : FaultTopologies()) {
       const auto ref = Reference(t, 16);
-      for (const auto& [kind, threads] :
-           std::vector<std::pair<rt::EngineKind, int>>{{rt::EngineKind::kSerial, 0},
-                                                       {rt::EngineKind::kTbb, 1},
-                                                       {rt::EngineKind::kTbb, 2},
-                                                       {rt::EngineKind::kTbb, 4}}) {
+      for (const auto& [kind, threads] : kEveryEngine) {
         SCOPED_TRACE(std::string(rt::ToString(kind)) + " threads " + std::to_string(threads) +
                      " nodes " + std::to_string(t.num_nodes()));
         const auto o = RunFaulty(t, kind, threads, 30, c.fault, {{5, 17}});
@@ -627,11 +629,7 @@ TEST(EngineFaults, LowestRoundThenNodeWinsAmongSeveralFaults) {
   // Faults at (9, 12), (3, 12) and (1, 13): (3, 12) is reported whatever the schedule.
   const rt::Topology t = Ring(16);
   for (Fault fault : {Fault::kThrow, Fault::kNaNMessage, Fault::kThrowInReport}) {
-    for (const auto& [kind, threads] :
-         std::vector<std::pair<rt::EngineKind, int>>{{rt::EngineKind::kSerial, 0},
-                                                     {rt::EngineKind::kTbb, 1},
-                                                     {rt::EngineKind::kTbb, 2},
-                                                     {rt::EngineKind::kTbb, 4}}) {
+    for (const auto& [kind, threads] : kEveryEngine) {
       for (int rep = 0; rep < 5; ++rep) {
         const auto o = RunFaulty(t, kind, threads, 30, fault, {{9, 12}, {3, 12}, {1, 13}});
         EXPECT_EQ(o.result.outcome, rt::EngineOutcome::kFailed);
@@ -784,11 +782,7 @@ TEST(EngineFaults, SinkExceptionIsRethrownAfterTheRunStops) {
   for (const rt::Topology& t : FaultTopologies()) {
     const auto ref = Reference(t, 30);
     for (std::int64_t at : {0, 1, 9, 30}) {
-      for (const auto& [kind, threads] :
-           std::vector<std::pair<rt::EngineKind, int>>{{rt::EngineKind::kSerial, 0},
-                                                       {rt::EngineKind::kTbb, 1},
-                                                       {rt::EngineKind::kTbb, 2},
-                                                       {rt::EngineKind::kTbb, 4}}) {
+      for (const auto& [kind, threads] : kEveryEngine) {
         SCOPED_TRACE(std::string(rt::ToString(kind)) + " threads " + std::to_string(threads) +
                      " at " + std::to_string(at));
         std::vector<std::unique_ptr<ToyProgram>> owned;
