@@ -26,6 +26,7 @@
 #include <memory>
 #include <utility>
 
+#include "dpadmm/core/random.h"
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/solver/local_solver.h"
@@ -84,20 +85,15 @@ void NewtonDirection(benchmark::State& state) {
       static_cast<double>(steps) / static_cast<double>(std::max<std::int64_t>(solves, 1));
 }
 
-// Dense rows, entry (r, c) nonzero with probability density / 100 (a fixed hash of r and c),
-// values and labels from a fixed generator, rows scaled to norm <= 1.
+// Dense rows, entry (r, c) nonzero with probability density / 100, values and labels from the
+// project's data stream (seeded by d and the density), rows scaled to norm <= 1.
 const Dataset& DenseData(std::int64_t d, int density) {
   static std::map<std::pair<std::int64_t, int>, std::unique_ptr<Dataset>> cache;
   auto& slot = cache[{d, density}];
   if (!slot) {
-    std::uint64_t state = 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(d * 1000 + density);
-    const auto next = [&state] {  // splitmix64
-      std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      return z ^ (z >> 31);
-    };
-    const auto uniform = [&] { return static_cast<double>(next() >> 11) * 0x1.0p-53; };
+    dpadmm::Stream s(static_cast<std::uint64_t>(d), static_cast<std::uint64_t>(density), 0,
+                     dpadmm::Purpose::kGenerateData);
+    const auto uniform = [&s] { return s.Uniform(); };
     dpadmm::DenseRows x = dpadmm::DenseRows::Zero(kRows, d);
     Eigen::VectorXd y(kRows);
     for (std::int64_t r = 0; r < kRows; ++r) {

@@ -295,8 +295,9 @@ namespace {
 // at blocked speed. A factor serves about four steps with hessian_reuse_ratio > 0 (Adult: 1.9
 // factorisations per 18.9 steps; four is the cautious figure), one without. CG takes, on the
 // consensus problems measured (bench_newton_cg), 10-30 iterations per step. The constants come
-// from bench_newton_cg and bench_local_solver's RowStorage on an x86-64 core; the choices are
-// fixed for a given solver (data shape and options), so results do not depend on the machine.
+// from bench_newton_cg (NewtonDirection, and RowStorage for the storage) on an x86-64 core; the
+// choices are fixed for a given solver (data shape and options), so results do not depend on
+// the machine.
 struct StepCost {
   double passes = 0.0;    // the data passes every step makes
   double cholesky = 0.0;  // the Newton direction by Cholesky
