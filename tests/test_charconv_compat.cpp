@@ -8,6 +8,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -71,6 +73,22 @@ TEST(CharconvCompat, FormatsLikeStdToChars) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (int k = 0; k < 20000; ++k) values.push_back(unit(rng));
   for (int k = 0; k < 2000; ++k) values.push_back(std::floor(unit(rng) * 1e6) / 64.0);
+  // Every power of two and its two neighbours: the one asymmetric rounding interval, which
+  // the formatter's shortcut (a binary search over the digit count) must not be used for.
+  for (int e = -1074; e <= 1023; ++e) {
+    const double p = std::ldexp(1.0, e);
+    values.push_back(p);
+    values.push_back(std::nextafter(p, 0.0));
+    values.push_back(std::nextafter(p, std::numeric_limits<double>::infinity()));
+  }
+  // Short decimals (1 to 17 digits), where the fewest digits are anywhere in the range.
+  for (int digits = 1; digits <= 17; ++digits) {
+    for (int k = 0; k < 200; ++k) {
+      char text[40];
+      std::snprintf(text, sizeof(text), "%.*e", digits - 1, std::ldexp(unit(rng), k % 40 - 20));
+      values.push_back(std::strtod(text, nullptr));
+    }
+  }
   for (double v : values)
     ASSERT_EQ(Fallback(v), Std(v)) << "bits " << std::bit_cast<std::uint64_t>(v);
   EXPECT_EQ(Fallback(std::numeric_limits<double>::infinity()), "inf");
