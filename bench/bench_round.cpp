@@ -24,8 +24,9 @@
 // Each runs at two Newton tolerances (argument tol_exp: gradient_tolerance = 10^-tol_exp): 10,
 // the library's default, and 4, a looser inner solve. AdultRoundSerial's counters objective
 // and objective_change are the 41-round run's final consensus objective F and (F - F_10) /
-// F_10 against the same run at the default tolerance (bench/liblinear_side_by_side.py checks
-// on the same problem that both reach the optimum to 1e-6 in the same rounds).
+// F_10 against the same run at the default tolerance. bench/liblinear_side_by_side.py checks,
+// on the same data, C and rho (eta 0.05, its own partition), that both tolerances reach the
+// optimum to 1e-6 in the same rounds.
 //
 // Run: bench_round --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 // Needs ../shared/data/adult (or DPADMM_DATA=<dir>); skipped with a message otherwise.
