@@ -39,8 +39,8 @@ asan_test() {
   # libopen-pal and unloaded modules, which a suppression cannot name); every other ASan and
   # UBSan check stays on for them.
   # cli.out_of_memory_names_input is excluded: it checks that a failed allocation (std::bad_alloc)
-  # ends the run with exit 2, and ASan's operator new reports out of memory and stops the
-  # process instead of throwing; the release build runs it.
+  # ends the run with exit 2 under an address-space limit (ulimit -v), which ASan's shadow
+  # memory cannot start under; the release build runs it.
   (cd build-asan &&
    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

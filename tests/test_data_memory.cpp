@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // The memory-saving data paths must give the bits of the paths they replace: Unpartition (the
-// training rows rebuilt from the nodes' slices) and Experiment::train() of a consensus
-// experiment (which keeps only the slices).
+// training rows rebuilt from the nodes' slices), Experiment::train() of a consensus experiment
+// (which keeps only the slices), the intercept column written in place; moving a data set must
+// not copy its rows.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/preprocessing.h"
 #include "dpadmm/experiment/run.h"
+#include "dpadmm/solver/local_solver.h"
 
 namespace {
 
@@ -75,4 +80,114 @@ TEST(DataMemory, ConsensusTrainIsRebuiltFromTheSlices) {
   EXPECT_EQ(train.y, split.train.y);
   EXPECT_EQ(std::get<DenseRows>(train.x), std::get<DenseRows>(split.train.x));
   EXPECT_EQ(&e.train(), &train);  // rebuilt once
+}
+
+namespace {
+
+SparseRows TripletReference(const SparseRows& x, double value) {
+  std::vector<Eigen::Triplet<double, std::int64_t>> entries;
+  for (Eigen::Index r = 0; r < x.outerSize(); ++r) {
+    for (SparseRows::InnerIterator it(x, r); it; ++it)
+      entries.emplace_back(r, it.col(), it.value());
+    entries.emplace_back(r, x.cols(), value);
+  }
+  SparseRows out(x.rows(), x.cols() + 1);
+  out.setFromTriplets(entries.begin(), entries.end());
+  return out;
+}
+
+Dataset SmallSparse() {
+  dpadmm::SparseHighDimOptions o;
+  o.rows = 300;
+  o.dims = 80;
+  o.informative = 10;
+  o.nnz_per_row = 7;
+  return dpadmm::GenerateSparseHighDim(o, 11);
+}
+
+}  // namespace
+
+// Eigen's SparseMatrix has no move operations (std::move of one copies it): moving a Dataset
+// must hand its arrays over, not copy them, and leave the source empty.
+TEST(DataMemory, MovingADatasetHandsOverItsArrays) {
+  Dataset a = SmallSparse();
+  const double* values = std::get<SparseRows>(a.x).valuePtr();
+  const double* labels = a.y.data();
+  Dataset b(std::move(a));
+  ASSERT_TRUE(b.is_sparse());
+  EXPECT_EQ(std::get<SparseRows>(b.x).valuePtr(), values);
+  EXPECT_EQ(b.y.data(), labels);
+  EXPECT_EQ(b.rows(), 300);
+  EXPECT_EQ(a.rows(), 0);  // NOLINT(bugprone-use-after-move): the moved-from state is specified
+  Dataset c = dpadmm::GenerateTwonorm(50, 3, 4);
+  c = std::move(b);
+  EXPECT_EQ(std::get<SparseRows>(c.x).valuePtr(), values);
+  EXPECT_EQ(b.rows(), 0);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(b.y.size(), 0);
+
+  Dataset dense = dpadmm::GenerateTwonorm(50, 3, 4);
+  const double* dense_values = std::get<DenseRows>(dense.x).data();
+  std::vector<Dataset> grown;
+  grown.push_back(std::move(c));
+  grown.push_back(std::move(dense));
+  grown.reserve(grown.capacity() * 4);  // reallocation moves (noexcept), never copies
+  EXPECT_EQ(std::get<SparseRows>(grown[0].x).valuePtr(), values);
+  EXPECT_EQ(std::get<DenseRows>(grown[1].x).data(), dense_values);
+  static_assert(std::is_nothrow_move_constructible_v<Dataset>);
+}
+
+TEST(DataMemory, BracedConstructionTakesTheRows) {
+  const Dataset all = SmallSparse();
+  SparseRows rows = std::get<SparseRows>(all.x);
+  const Dataset d{std::move(rows), all.y, "memory"};
+  EXPECT_EQ(d.name, "memory");
+  ExpectSameSparse(std::get<SparseRows>(d.x), std::get<SparseRows>(all.x));
+  const Dataset dense{DenseRows::Ones(3, 2), Eigen::VectorXd::Ones(3)};
+  EXPECT_FALSE(dense.is_sparse());
+  EXPECT_EQ(dense.cols(), 2);
+}
+
+// The intercept column is written straight into the widened rows; the result is the one the
+// triplet path gives, also for rows whose columns are out of order.
+TEST(DataMemory, InterceptColumnEqualsTheTripletPath) {
+  Dataset d = SmallSparse();
+  const SparseRows expected = TripletReference(std::get<SparseRows>(d.x), 0.25);
+  dpadmm::AddBiasFeature(d, 0.25);
+  ExpectSameSparse(std::get<SparseRows>(d.x), expected);
+
+  Dataset shuffled = SmallSparse();
+  auto& x = std::get<SparseRows>(shuffled.x);
+  std::swap(x.innerIndexPtr()[0], x.innerIndexPtr()[1]);  // row 0's first two columns swapped
+  std::swap(x.valuePtr()[0], x.valuePtr()[1]);
+  const SparseRows expected_sorted = TripletReference(x, 1.0);
+  dpadmm::AddBiasFeature(shuffled);
+  ExpectSameSparse(std::get<SparseRows>(shuffled.x), expected_sorted);
+  const auto& w = std::get<SparseRows>(shuffled.x);
+  EXPECT_LT(w.innerIndexPtr()[0], w.innerIndexPtr()[1]);
+}
+
+// A data set wider than a solver takes is refused once loaded, naming the data, before any
+// per-column array is allocated.
+TEST(DataMemory, TooManyColumnsAreRefusedNamingTheData) {
+  SparseRows x(4, dpadmm::LocalSolver::kMaxColumns + 1);
+  x.insert(0, 0) = 1.0;
+  x.insert(1, 0) = 2.0;
+  x.insert(2, 0) = 1.0;
+  x.insert(3, 0) = 3.0;
+  x.makeCompressed();
+  Eigen::VectorXd y(4);
+  y << 1, -1, 1, -1;
+  const Dataset train{x, y, "wide.libsvm"};
+  dpadmm::RunSpec spec;
+  spec.graph.nodes = 2;
+  spec.iterations = 1;
+  try {
+    dpadmm::Experiment e(spec, train, train);
+    FAIL() << "no error";
+  } catch (const dpadmm::InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("wide.libsvm: 53687091", 0), 0u) << what;
+    EXPECT_NE(what.find(" columns"), std::string::npos) << what;
+    EXPECT_NE(what.find("above the limit of 536870911"), std::string::npos) << what;
+  }
 }

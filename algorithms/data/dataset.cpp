@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "dpadmm/core/error.h"
 
@@ -33,26 +34,62 @@ SparseRows SparseSubset(const SparseRows& x, const std::vector<std::int64_t>& ro
     compressed.makeCompressed();
     return SparseSubset(compressed, rows);
   }
-  std::vector<std::int64_t> outer(rows.size() + 1, 0);
+  SparseRows out(static_cast<Eigen::Index>(rows.size()), x.cols());
+  std::int64_t* outer = out.outerIndexPtr();
+  outer[0] = 0;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     CheckRowIndex(rows[k], x.rows());
     outer[k + 1] = outer[k] + x.outerIndexPtr()[rows[k] + 1] - x.outerIndexPtr()[rows[k]];
   }
-  std::vector<std::int64_t> inner(static_cast<std::size_t>(outer.back()));
-  std::vector<double> values(inner.size());
+  out.resizeNonZeros(static_cast<Eigen::Index>(outer[rows.size()]));
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const std::int64_t begin = x.outerIndexPtr()[rows[k]];
     const std::int64_t count = outer[k + 1] - outer[k];
-    std::copy_n(x.innerIndexPtr() + begin, count, inner.begin() + outer[k]);
-    std::copy_n(x.valuePtr() + begin, count, values.begin() + outer[k]);
+    std::copy_n(x.innerIndexPtr() + begin, count, out.innerIndexPtr() + outer[k]);
+    std::copy_n(x.valuePtr() + begin, count, out.valuePtr() + outer[k]);
   }
-  return Eigen::Map<const SparseRows>(static_cast<Eigen::Index>(rows.size()), x.cols(),
-                                      outer.back(), outer.data(), inner.data(), values.data());
+  return out;
+}
+
+// Moves `rows` (either kind) into d.x without copying them.
+void TakeRows(Dataset& d, std::variant<DenseRows, SparseRows>& rows) noexcept {
+  if (auto* s = std::get_if<SparseRows>(&rows)) {
+    d.SetRows(std::move(*s));
+  } else {
+    d.SetRows(std::move(std::get<DenseRows>(rows)));
+  }
 }
 
 std::string Where(const Dataset& d) { return d.name.empty() ? "dataset" : d.name; }
 
 }  // namespace
+
+Dataset::Dataset(std::variant<DenseRows, SparseRows> rows, Eigen::VectorXd labels,
+                 std::string set_name)
+    : y(std::move(labels)), name(std::move(set_name)) {
+  TakeRows(*this, rows);
+}
+
+Dataset::Dataset(Dataset&& other) noexcept : y(std::move(other.y)), name(std::move(other.name)) {
+  TakeRows(*this, other.x);
+}
+
+Dataset& Dataset::operator=(Dataset&& other) noexcept {
+  if (this == &other) return *this;
+  y = std::move(other.y);
+  other.y.resize(0);
+  name = std::move(other.name);
+  TakeRows(*this, other.x);
+  return *this;
+}
+
+void Dataset::SetRows(SparseRows&& rows) noexcept {
+  // emplace frees the rows held so far; the swap then takes `rows`' arrays and leaves it the
+  // fresh empty matrix.
+  x.emplace<SparseRows>().swap(rows);
+}
+
+void Dataset::SetRows(DenseRows&& rows) noexcept { x.emplace<DenseRows>(std::move(rows)); }
 
 std::int64_t Dataset::rows() const {
   return VisitRows(*this, [](const auto& m) { return static_cast<std::int64_t>(m.rows()); });
@@ -96,9 +133,9 @@ Dataset Dataset::Subset(const std::vector<std::int64_t>& rows) const {
     out.y[static_cast<Eigen::Index>(k)] = y[rows[k]];
   }
   if (const auto* s = std::get_if<SparseRows>(&x)) {
-    out.x = SparseSubset(*s, rows);
+    out.SetRows(SparseSubset(*s, rows));
   } else {
-    out.x = DenseSubset(std::get<DenseRows>(x), rows);
+    out.SetRows(DenseSubset(std::get<DenseRows>(x), rows));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,7 @@ Dataset GenerateDense(const char* name, std::int64_t rows, std::int64_t dims, st
     d.y[r] = RandomSign(s);
     row_fn(s, d.y[r], x.row(r));
   }
-  d.x = std::move(x);
+  d.SetRows(std::move(x));
   d.name = name;
   return d;
 }
@@ -52,6 +53,11 @@ void ValidateOptions(const SparseHighDimOptions& o) {
   RequirePositive(name, "nnz_per_row", o.nnz_per_row);
   if (o.informative > o.dims || o.nnz_per_row > o.dims) {
     throw InputError(std::string(name) + ": informative and nnz_per_row must be <= dims");
+  }
+  // rows x nnz_per_row entries of 16 bytes must have a size in bytes.
+  if (o.nnz_per_row > std::numeric_limits<std::int64_t>::max() / 16 / o.rows) {
+    throw InputError(std::string(name) + ": rows x nnz_per_row (" + std::to_string(o.rows) + " x " +
+                     std::to_string(o.nnz_per_row) + ") entries are too many");
   }
   if (!(o.flip_probability >= 0.0 && o.flip_probability <= 0.5)) {
     throw InputError(std::string(name) + ": flip_probability must be in [0, 0.5], got " +
@@ -98,12 +104,18 @@ Dataset GenerateSparseHighDim(const SparseHighDimOptions& o, std::uint64_t seed)
   Stream hyperplane(seed, 0, kSparseHyperplane, Purpose::kGenerateData);
   for (auto& v : w) v = hyperplane.Normal();
 
-  std::vector<std::int64_t> outer{0}, inner, columns;
-  std::vector<double> values;
+  // Every row has exactly nnz_per_row entries: the CSR arrays are sized once and written in
+  // place.
+  SparseRows x(o.rows, o.dims);
+  x.resizeNonZeros(static_cast<Eigen::Index>(o.rows * o.nnz_per_row));
+  std::int64_t* outer = x.outerIndexPtr();
+  std::int64_t* inner = x.innerIndexPtr();
+  double* values = x.valuePtr();
+  std::vector<std::int64_t> columns;
   std::vector<char> marks(static_cast<std::size_t>(o.dims), 0);
   Eigen::VectorXd y(o.rows);
-  inner.reserve(static_cast<std::size_t>(o.rows * o.nnz_per_row));
-  values.reserve(inner.capacity());
+  std::int64_t at = 0;
+  outer[0] = 0;
   for (std::int64_t r = 0; r < o.rows; ++r) {
     Stream s(seed, static_cast<std::uint64_t>(r), kSparseRows, Purpose::kGenerateData);
     SampleColumns(s, o.dims, o.nnz_per_row, marks, columns);
@@ -111,19 +123,17 @@ Dataset GenerateSparseHighDim(const SparseHighDimOptions& o, std::uint64_t seed)
     for (std::int64_t c : columns) {
       const double v = s.Normal();
       if (c < o.informative) margin += w[c] * v;
-      inner.push_back(c);
-      values.push_back(v);
+      inner[at] = c;
+      values[at++] = v;
     }
-    outer.push_back(static_cast<std::int64_t>(inner.size()));
+    outer[r + 1] = at;
     // A row without informative features gets a random label.
     double label = margin > 0.0 ? 1.0 : margin < 0.0 ? -1.0 : RandomSign(s);
     if (s.Uniform() < o.flip_probability) label = -label;
     y[r] = label;
   }
   Dataset d;
-  d.x = SparseRows(Eigen::Map<const SparseRows>(o.rows, o.dims,
-                                                static_cast<Eigen::Index>(values.size()),
-                                                outer.data(), inner.data(), values.data()));
+  d.SetRows(std::move(x));
   d.y = std::move(y);
   d.name = "sparse-high-dim";
   return d;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -266,15 +267,18 @@ constexpr std::array<int, 6> kAdultNumeric = {0, 2, 4, 10, 11, 12};
 constexpr std::array<int, 8> kAdultCategorical = {1, 3, 5, 6, 7, 8, 9, 13};
 constexpr int kAdultLabel = 14;
 
+// One complete record. Its categories are stored as indices into the file's own list of the
+// names seen (AdultFile::names), so the file's text can go once it is parsed.
 struct AdultRecord {
   std::array<double, kAdultNumeric.size()> numeric;
-  std::array<std::string_view, kAdultCategorical.size()> categories;
+  std::array<std::int32_t, kAdultCategorical.size()> category;
   double label;
 };
 
 struct AdultFile {
   std::string path;
-  std::string text;  // the records' string_views point into it
+  // Per categorical attribute, its categories in the order first seen in this file's records.
+  std::array<std::vector<std::string>, kAdultCategorical.size()> names;
   std::vector<AdultRecord> records;
 };
 
@@ -291,8 +295,13 @@ double AdultLabel(std::string_view token, const std::string& path, long long lin
 // and counted (`records_in_file`).
 void ReadAdultFile(AdultFile& f, const std::span<const std::int64_t>* keep = nullptr,
                    std::int64_t* records_in_file = nullptr) {
-  f.text = internal::ReadWholeFile(f.path);
-  LineReader lines(f.text);
+  const std::string text = internal::ReadWholeFile(f.path);
+  // Every record is a line: the line count bounds the records (no growth slack).
+  f.records.reserve(keep != nullptr
+                        ? keep->size()
+                        : static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n') + 1));
+  std::array<std::map<std::string, std::int32_t, std::less<>>, kAdultCategorical.size()> ids;
+  LineReader lines(text);
   std::string_view line;
   std::vector<std::string_view> fields;
   bool any = false;
@@ -319,12 +328,19 @@ void ReadAdultFile(AdultFile& f, const std::span<const std::int64_t>* keep = nul
     for (std::size_t k = 0; k < kAdultNumeric.size(); ++k) {
       r.numeric[k] = ParseFiniteDouble(fields[kAdultNumeric[k]], f.path, lines.number(), "value");
     }
-    for (std::size_t k = 0; k < kAdultCategorical.size(); ++k) {
-      r.categories[k] = fields[kAdultCategorical[k]];
-    }
     r.label = AdultLabel(fields[kAdultLabel], f.path, lines.number());
+    for (std::size_t k = 0; k < kAdultCategorical.size(); ++k) {
+      const std::string_view name = fields[kAdultCategorical[k]];
+      auto it = ids[k].find(name);
+      if (it == ids[k].end()) {
+        it = ids[k].emplace(std::string(name), static_cast<std::int32_t>(f.names[k].size())).first;
+        f.names[k].emplace_back(name);
+      }
+      r.category[k] = it->second;
+    }
     f.records.push_back(r);
   }
+  f.records.shrink_to_fit();
   if (!any) RequireRows(f.path, 0);
   if (keep != nullptr) {
     if (record == 0) ThrowAt(f.path, 0, "no complete rows (every row has a '?')");
@@ -347,6 +363,17 @@ struct AdultEncoding {
   std::int64_t cols = 0;
 };
 
+// Each categorical attribute's categories in the records of both files, sorted by byte value.
+std::array<std::set<std::string_view>, kAdultCategorical.size()> CategoriesOf(
+    const AdultFile& train, const AdultFile& test) {
+  std::array<std::set<std::string_view>, kAdultCategorical.size()> seen;
+  for (const AdultFile* f : {&train, &test}) {
+    for (std::size_t k = 0; k < seen.size(); ++k)
+      seen[k].insert(f->names[k].begin(), f->names[k].end());
+  }
+  return seen;
+}
+
 // The encoding's inputs from one holder's records (numeric ranges and category sets), as
 // doubles for an exchange between holders: 6 minima, 6 maxima, then per categorical attribute
 // its category count and each category as (length, bytes...).
@@ -354,14 +381,13 @@ std::vector<double> AdultSchemaOf(const AdultFile& train, const AdultFile& test)
   std::array<double, kAdultNumeric.size()> lo, hi;
   lo.fill(std::numeric_limits<double>::infinity());
   hi.fill(-std::numeric_limits<double>::infinity());
-  std::array<std::set<std::string_view>, kAdultCategorical.size()> seen;
+  const auto seen = CategoriesOf(train, test);
   for (const AdultFile* f : {&train, &test}) {
     for (const AdultRecord& r : f->records) {
       for (std::size_t k = 0; k < r.numeric.size(); ++k) {
         lo[k] = std::min(lo[k], r.numeric[k]);
         hi[k] = std::max(hi[k], r.numeric[k]);
       }
-      for (std::size_t k = 0; k < r.categories.size(); ++k) seen[k].insert(r.categories[k]);
     }
   }
   std::vector<double> out(lo.begin(), lo.end());
@@ -413,14 +439,13 @@ AdultEncoding MakeAdultEncoding(const AdultFile& train, const AdultFile& test) {
   AdultEncoding e;
   e.min.fill(std::numeric_limits<double>::infinity());
   e.max.fill(-std::numeric_limits<double>::infinity());
-  std::array<std::set<std::string_view>, kAdultCategorical.size()> seen;
+  const auto seen = CategoriesOf(train, test);
   for (const AdultFile* f : {&train, &test}) {
     for (const AdultRecord& r : f->records) {
       for (std::size_t k = 0; k < r.numeric.size(); ++k) {
         e.min[k] = std::min(e.min[k], r.numeric[k]);
         e.max[k] = std::max(e.max[k], r.numeric[k]);
       }
-      for (std::size_t k = 0; k < r.categories.size(); ++k) seen[k].insert(r.categories[k]);
     }
   }
   e.cols = static_cast<std::int64_t>(kAdultNumeric.size());
@@ -446,36 +471,64 @@ AdultEncoding EncodingOf(const AdultSchema& m) {
   return e;
 }
 
-Dataset EncodeAdult(const AdultFile& f, const AdultEncoding& e) {
-  std::vector<std::int64_t> outer{0}, inner;
-  std::vector<double> values;
-  Eigen::VectorXd y(static_cast<Eigen::Index>(f.records.size()));
-  for (std::size_t i = 0; i < f.records.size(); ++i) {
-    const AdultRecord& r = f.records[i];
-    for (std::size_t k = 0; k < r.numeric.size(); ++k) {
-      const double range = e.max[k] - e.min[k];
-      double scaled = range > 0.0 ? (r.numeric[k] - e.min[k]) / range : 0.0;
-      if (std::isinf(range)) {
-        // max - min beyond the double range (e.g. -1e308 and 1e308) would give inf / inf = NaN:
-        // scale with halved operands instead (the same ratio, up to rounding).
-        scaled = (r.numeric[k] / 2 - e.min[k] / 2) / (e.max[k] / 2 - e.min[k] / 2);
-      }
-      if (scaled != 0.0) {
-        inner.push_back(static_cast<std::int64_t>(k));
-        values.push_back(scaled);
-      }
-    }
-    for (std::size_t k = 0; k < r.categories.size(); ++k) {
-      const auto& c = e.categories[k];
-      const auto it = std::lower_bound(c.begin(), c.end(), r.categories[k]);
-      inner.push_back(e.offset[k] + (it - c.begin()));
-      values.push_back(1.0);
-    }
-    outer.push_back(static_cast<std::int64_t>(inner.size()));
-    y[static_cast<Eigen::Index>(i)] = r.label;
+// Numeric attribute k of a record, min-max scaled to [0, 1] over both files.
+double ScaledNumeric(const AdultEncoding& e, std::size_t k, double v) {
+  const double range = e.max[k] - e.min[k];
+  if (std::isinf(range)) {
+    // max - min beyond the double range (e.g. -1e308 and 1e308) would give inf / inf = NaN:
+    // scale with halved operands instead (the same ratio, up to rounding).
+    return (v / 2 - e.min[k] / 2) / (e.max[k] / 2 - e.min[k] / 2);
   }
+  return range > 0.0 ? (v - e.min[k]) / range : 0.0;
+}
+
+// The records as CSR rows (numeric columns, then one column per category), written straight
+// into the result; the records are freed once encoded.
+Dataset EncodeAdult(AdultFile& f, const AdultEncoding& e) {
+  // Column of each of this file's category indices.
+  std::array<std::vector<std::int64_t>, kAdultCategorical.size()> column;
+  for (std::size_t k = 0; k < column.size(); ++k) {
+    const auto& c = e.categories[k];
+    for (const std::string& name : f.names[k]) {
+      const auto it = std::lower_bound(c.begin(), c.end(), std::string_view(name));
+      column[k].push_back(e.offset[k] + (it - c.begin()));
+    }
+  }
+  const auto rows = static_cast<Eigen::Index>(f.records.size());
+  SparseRows x(rows, e.cols);
+  std::int64_t* outer = x.outerIndexPtr();
+  outer[0] = 0;
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const AdultRecord& r = f.records[static_cast<std::size_t>(i)];
+    std::int64_t count = static_cast<std::int64_t>(r.category.size());
+    for (std::size_t k = 0; k < r.numeric.size(); ++k) {
+      count += ScaledNumeric(e, k, r.numeric[k]) != 0.0 ? 1 : 0;
+    }
+    outer[i + 1] = outer[i] + count;
+  }
+  x.resizeNonZeros(static_cast<Eigen::Index>(outer[rows]));
+  std::int64_t* inner = x.innerIndexPtr();
+  double* values = x.valuePtr();
+  Eigen::VectorXd y(rows);
+  std::int64_t at = 0;
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const AdultRecord& r = f.records[static_cast<std::size_t>(i)];
+    for (std::size_t k = 0; k < r.numeric.size(); ++k) {
+      const double scaled = ScaledNumeric(e, k, r.numeric[k]);
+      if (scaled != 0.0) {
+        inner[at] = static_cast<std::int64_t>(k);
+        values[at++] = scaled;
+      }
+    }
+    for (std::size_t k = 0; k < r.category.size(); ++k) {
+      inner[at] = column[k][static_cast<std::size_t>(r.category[k])];
+      values[at++] = 1.0;
+    }
+    y[i] = r.label;
+  }
+  std::vector<AdultRecord>().swap(f.records);
   Dataset d;
-  d.x = MakeSparse(e.cols, outer, inner, values);
+  d.SetRows(std::move(x));
   d.y = std::move(y);
   d.name = FileName(f.path);
   return d;
@@ -502,7 +555,7 @@ Dataset LoadLibsvm(const std::string& path, std::int64_t num_features) {
   }
   RequireRows(path, labels.size());
   Dataset d;
-  d.x = MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values);
+  d.SetRows(MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values));
   d.y = labels.Finish();
   d.name = FileName(path);
   return d;
@@ -763,7 +816,8 @@ AdultData LoadAdultRows(const std::string& train_path, const std::string& test_p
   mine.insert(mine.begin(), static_cast<double>(mine.size()));
   const AdultSchema schema = MergeAdultSchemas(gather ? gather(std::move(mine)) : mine, train_path);
   const AdultEncoding encoding = EncodingOf(schema);
-  return AdultData{EncodeAdult(train, encoding), EncodeAdult(test, encoding)};
+  Dataset train_rows = EncodeAdult(train, encoding);
+  return AdultData{std::move(train_rows), EncodeAdult(test, encoding)};
 }
 
 AdultData LoadAdult(const std::string& train_path, const std::string& test_path) {
@@ -772,7 +826,8 @@ AdultData LoadAdult(const std::string& train_path, const std::string& test_path)
   ReadAdultFile(train);
   ReadAdultFile(test);
   const AdultEncoding encoding = MakeAdultEncoding(train, test);
-  return AdultData{EncodeAdult(train, encoding), EncodeAdult(test, encoding)};
+  Dataset train_rows = EncodeAdult(train, encoding);
+  return AdultData{std::move(train_rows), EncodeAdult(test, encoding)};
 }
 
 Dataset LoadCsv(const std::string& path, int label_column, char delimiter, bool has_header) {

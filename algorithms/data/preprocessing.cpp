@@ -337,7 +337,7 @@ Dataset Unpartition(const std::vector<Dataset>& slices, const Partition& partiti
       const auto [i, k] = source[static_cast<std::size_t>(r)];
       x.row(r) = std::get<DenseRows>(slices[static_cast<std::size_t>(i)].x).row(k);
     }
-    out.x = std::move(x);
+    out.SetRows(std::move(x));
     return out;
   }
   std::vector<const SparseRows*> parts;
@@ -369,7 +369,7 @@ Dataset Unpartition(const std::vector<Dataset>& slices, const Partition& partiti
     std::copy_n(s.innerIndexPtr() + begin, count, x.innerIndexPtr() + outer[r]);
     std::copy_n(s.valuePtr() + begin, count, x.valuePtr() + outer[r]);
   }
-  out.x = std::move(x);
+  out.SetRows(std::move(x));
   return out;
 }
 
@@ -472,6 +472,45 @@ void AddBiasFeature(Dataset& data, double value) {
     return;
   }
   auto& sparse = std::get<SparseRows>(data.x);
+  sparse.makeCompressed();
+  const std::int64_t rows = sparse.rows();
+  const std::int64_t cols = sparse.cols();
+  const std::int64_t* outer = sparse.outerIndexPtr();
+  const std::int64_t* inner = sparse.innerIndexPtr();
+  bool increasing = true;  // every row's columns strictly increasing (Eigen's own invariant)
+  for (std::int64_t r = 0; r < rows && increasing; ++r) {
+    for (std::int64_t k = outer[r] + 1; k < outer[r + 1]; ++k) {
+      if (inner[k] <= inner[k - 1]) {
+        increasing = false;
+        break;
+      }
+    }
+  }
+  if (increasing) {
+    // Row by row into the widened arrays: the row's entries, then the intercept's (its column
+    // is the last, so the columns stay increasing). The result is the triplet path's, below.
+    SparseRows widened(rows, cols + 1);
+    widened.resizeNonZeros(sparse.nonZeros() + rows);
+    std::int64_t* wo = widened.outerIndexPtr();
+    std::int64_t* wi = widened.innerIndexPtr();
+    double* wv = widened.valuePtr();
+    wo[0] = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t begin = outer[r];
+      const std::int64_t count = outer[r + 1] - begin;
+      std::int64_t at = wo[r];
+      std::copy_n(inner + begin, count, wi + at);
+      std::copy_n(sparse.valuePtr() + begin, count, wv + at);
+      at += count;
+      wi[at] = cols;
+      wv[at] = value;
+      wo[r + 1] = at + 1;
+    }
+    data.SetRows(std::move(widened));
+    return;
+  }
+  // Rows out of column order (only arrays written through Eigen's raw pointers): triplets sort
+  // them and sum repeated columns.
   std::vector<Eigen::Triplet<double, std::int64_t>> entries;
   entries.reserve(static_cast<std::size_t>(sparse.nonZeros() + sparse.rows()));
   for (std::int64_t r = 0; r < sparse.outerSize(); ++r) {
@@ -481,7 +520,7 @@ void AddBiasFeature(Dataset& data, double value) {
   }
   SparseRows widened(sparse.rows(), sparse.cols() + 1);
   widened.setFromTriplets(entries.begin(), entries.end());
-  sparse = std::move(widened);
+  data.SetRows(std::move(widened));
 }
 
 }  // namespace dpadmm

@@ -609,9 +609,15 @@ void ConsensusDriver::Prepare() {
   hosted = HostedNodes(*this, graph.num_nodes());
   // Under MPI a rank keeps the rows of the nodes it hosts only (the others' slices stay empty);
   // from a LIBSVM file it reads only those rows.
+  // In one process the slices are copied out of `train` after the centralized optimum is
+  // solved (below), so that its solver's copy of the rows and the slices are never held at once;
+  // dp-bounds (which maps `train` by the bounds the slices release) and PDML (whose labels are
+  // randomized from the slices) need them first.
+  const bool slices_late =
+      !rowwise && !mpi && info.scaling != Scaling::kDpBounds && algorithm != Algorithm::kPdml;
   if (rowwise) {
     slices_ = LoadHostedSlices(*this, partition);
-  } else {
+  } else if (!slices_late) {
     slices_.resize(partition.size());
     for (int i : hosted) slices_[i] = train.Subset(partition[i]);
     if (info.scaling == Scaling::kDpBounds) PrepareRowsPerNode(*this, slices_);
@@ -685,8 +691,12 @@ void ConsensusDriver::Prepare() {
     if (!info.privacy_claim.empty()) info.privacy_claim += "; " + bounds;
   }
 
-  // After the slices (dp-bounds maps `train` by the bounds the slices released).
+  // After the slices under dp-bounds (which maps `train` by the bounds the slices released).
   SolveOptimum();
+  if (slices_late) {
+    slices_.resize(partition.size());
+    for (int i : hosted) slices_[i] = train.Subset(partition[i]);
+  }
   // Memory: the experiment keeps the slices only; `train` is rebuilt from them if asked for
   // (Train()). Under MPI a rank keeps its own nodes' slices only, and no `train`.
   train_name_ = train.name;
@@ -861,7 +871,11 @@ void ConsensusDriver::CheckRowBound() const {
   // the rows as they are, and a run whose rows exceed the bound is refused rather than given an
   // epsilon that does not hold.
   double max_norm = 0.0;
-  for (int i : hosted) max_norm = std::max(max_norm, slices_[i].MaxRowNorm());
+  if (slices_.empty()) {
+    max_norm = train.MaxRowNorm();  // slices not yet copied out: every row is some node's
+  } else {
+    for (int i : hosted) max_norm = std::max(max_norm, slices_[i].MaxRowNorm());
+  }
   if (mpi) {
     for (double v : runtime::MpiAllgather(std::vector<double>{max_norm}, mpi->comm))
       max_norm = std::max(max_norm, v);

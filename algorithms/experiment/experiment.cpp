@@ -15,6 +15,7 @@
 #include "dpadmm/experiment/mpi_run.h"
 #include "dpadmm/privacy/bounds_release.h"
 #include "dpadmm/runtime/mpi.h"
+#include "dpadmm/solver/local_solver.h"
 #include "experiment/driver.h"
 #include "experiment/mpi_support.h"
 #include "experiment/spec_internal.h"
@@ -221,6 +222,15 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     if (train.rows() == 0) throw InputError("training data has no rows");
     d->train = std::move(train);
     d->test = std::move(test);
+    // A size only the data reveals (a huge feature index): refused before any array of one
+    // entry per column is allocated.
+    const std::int64_t columns = d->train.cols() + (spec.data.add_bias ? 1 : 0);
+    if (columns > LocalSolver::kMaxColumns) {
+      throw InputError((d->train.name.empty() ? std::string("training data") : d->train.name) +
+                       ": " + std::to_string(columns) + " columns" +
+                       (spec.data.add_bias ? " with the intercept" : "") + ", above the limit of " +
+                       std::to_string(LocalSolver::kMaxColumns));
+    }
     // dp-bounds: each node prepares its own rows once the partition is known (the driver's
     // Prepare, PrepareRowsPerNode); the other maps are per record or global-max-norm.
     if (info.scaling != Scaling::kDpBounds) {

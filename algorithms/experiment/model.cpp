@@ -188,9 +188,9 @@ void Model::PrepareRows(Dataset& rows) const {
   const bool public_bounds = prep_.scaling == Scaling::kPublicBounds;
   if (public_bounds && rows.is_sparse() != prep_.sparse_rows) {
     if (prep_.sparse_rows) {
-      rows.x = SparseRows(std::get<DenseRows>(rows.x).sparseView());
+      rows.SetRows(SparseRows(std::get<DenseRows>(rows.x).sparseView()));
     } else {
-      rows.x = DenseRows(std::get<SparseRows>(rows.x));
+      rows.SetRows(DenseRows(std::get<SparseRows>(rows.x)));
     }
   }
   if (intercept_ && !public_bounds) AddBiasFeature(rows);
@@ -224,7 +224,7 @@ Eigen::VectorXd Scores(const Dataset& prepared, const Eigen::VectorXd& w) {
 Dataset Unlabelled(auto rows) {
   Dataset d;
   d.y = Eigen::VectorXd::Zero(rows.rows());
-  d.x = std::move(rows);
+  d.SetRows(std::move(rows));
   return d;
 }
 

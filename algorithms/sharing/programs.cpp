@@ -61,7 +61,7 @@ Dataset ColumnBlock(const Dataset& data, std::int64_t begin, std::int64_t count)
     SparseRows b(s->rows(), count);
     b.setFromTriplets(entries.begin(), entries.end());
     b.makeCompressed();
-    out.x = std::move(b);
+    out.SetRows(std::move(b));
   } else {
     out.x = DenseRows(std::get<DenseRows>(data.x).middleCols(begin, count));
   }

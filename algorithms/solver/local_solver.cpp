@@ -403,12 +403,14 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     }
   }
 
+  if (d > kMaxColumns) {
+    throw InputError((data.name.empty() ? std::string("LocalSolver") : data.name) + ": " +
+                     std::to_string(d) + " columns, above the limit of " +
+                     std::to_string(kMaxColumns));
+  }
   if (sparse) {
     if (n > std::numeric_limits<std::int32_t>::max()) {
       throw InputError("LocalSolver: too many rows (" + std::to_string(n) + ")");
-    }
-    if (d > std::numeric_limits<std::int32_t>::max() / 4) {
-      throw InputError("LocalSolver: too many columns (" + std::to_string(d) + ")");
     }
     std::int64_t total = 0;
     for (std::int64_t k : row_nnz) total += k;

@@ -462,15 +462,32 @@ TABLE
     expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --max-memory 0
     [ ! -e dpadmm-trace.csv.partial ] || fail "a .partial file was left"
     ;;
-  out_of_memory_names_input)
-    # A size only the data file reveals (feature index 2e9) is not seen by the estimate: the
-    # failed allocation ends the run with exit 2 and names the input.
+  huge_feature_index_names_input)
+    # A size only the data file reveals (feature index 2e9) is not seen by the estimate before
+    # the run: it is refused once the data is loaded, before any per-column array is allocated,
+    # with exit 2 and the file named.
     printf '1 1:1 2000000000:1\n-1 1:2\n1 1:1\n-1 1:3\n' >huge_index.libsvm
-    expect 2 'out of memory while running on --data libsvm --train huge_index\.libsvm' -- \
+    start=$(date +%s)
+    expect 2 'huge_index\.libsvm: 2000000000 columns, above the limit of 536870911' -- \
       "$DPADMM" run --data libsvm --train huge_index.libsvm --test huge_index.libsvm --nodes 2 \
       --topology complete --quiet
     one_error_line
+    expect 2 'huge_index\.libsvm: 2000000001 columns with the intercept, above the limit' -- \
+      "$DPADMM" run --data libsvm --train huge_index.libsvm --bias --quiet
+    one_error_line
+    [ $(($(date +%s) - start)) -le 10 ] || fail "the column check took more than 10 s"
     [ -z "$(ls)" ] || [ "$(ls | grep -v -e '^out.txt$' -e '^err.txt$' -e '^huge_index')" = "" ] ||
+      fail "files left: $(ls)"
+    ;;
+  out_of_memory_names_input)
+    # An allocation that fails (std::bad_alloc; here under a 1 GB address-space limit, with the
+    # estimate's limit off) ends the run with exit 2 and names the input.
+    (ulimit -v 1000000
+     expect 2 'out of memory while running on --data twonorm --rows 2000000 --dims 100' -- \
+       "$DPADMM" run --data twonorm --rows 2000000 --dims 100 --nodes 2 --quiet --max-memory 0) ||
+      exit 1
+    one_error_line
+    [ -z "$(ls)" ] || [ "$(ls | grep -v -e '^out.txt$' -e '^err.txt$')" = "" ] ||
       fail "files left: $(ls)"
     ;;
   same_output_path)

@@ -21,6 +21,23 @@ struct Dataset {
   Eigen::VectorXd y;                      // labels, each exactly -1.0 or +1.0
   std::string name;
 
+  // Moving a Dataset moves its rows. Eigen 3.4's SparseMatrix has neither a move constructor nor
+  // a move assignment: std::move of one makes a deep copy, so a variant (or a defaulted move of
+  // this struct) would copy sparse rows on every move and hold both copies until the source
+  // dies. These swap the rows instead.
+  Dataset() = default;
+  // Dataset{rows, labels, name}, as for the plain struct this was.
+  Dataset(std::variant<DenseRows, SparseRows> rows, Eigen::VectorXd labels, std::string name = {});
+  Dataset(const Dataset&) = default;
+  Dataset& operator=(const Dataset&) = default;
+  Dataset(Dataset&& other) noexcept;
+  Dataset& operator=(Dataset&& other) noexcept;
+  ~Dataset() = default;
+
+  // Makes `rows` this set's rows without copying them (`rows` is left empty).
+  void SetRows(SparseRows&& rows) noexcept;
+  void SetRows(DenseRows&& rows) noexcept;
+
   std::int64_t rows() const;
   std::int64_t cols() const;
   bool is_sparse() const { return std::holds_alternative<SparseRows>(x); }

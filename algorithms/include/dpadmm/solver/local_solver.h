@@ -83,6 +83,9 @@ struct [[nodiscard]] SolveReport {
 
 class LocalSolver {
  public:
+  // The most columns a solver takes: its X~^T s accumulators (4 per column) are indexed by
+  // 32-bit integers. More columns is an InputError (naming the data set).
+  static constexpr std::int64_t kMaxColumns = 536870911;  // INT32_MAX / 4
   // Copies the rows (labels folded in: row n becomes y_n x_n). `weights` has one entry per row.
   // Throws InputError for a label or weight count that does not match the rows, a negative or
   // non-finite weight, a non-finite value, huber_h <= 0, or invalid options.
