@@ -8,7 +8,9 @@
 #include <utility>
 
 #include "dpadmm/core/error.h"
+#include "dpadmm/data/generators.h"
 #include "dpadmm/data/loaders.h"
+#include "dpadmm/experiment/choices.h"
 
 namespace dpadmm {
 namespace {
@@ -57,22 +59,37 @@ TrainTest LoadDataSource(const DataSpec& d, std::uint64_t seed) {
     AdultData a = LoadAdult(d.train_path, d.test_path);
     return {std::move(a.train), std::move(a.test)};
   }
+  if (IsGenerated(d.source)) {
+    // The split's two parts are generated directly (row r is the same row either way), so the
+    // whole set and its two parts are never held at once.
+    const auto generate = [&](const RowIds* ids) {
+      switch (d.source) {
+        case DataSource::kTwonorm: return GenerateTwonorm(d.rows, seed, d.dims, ids);
+        case DataSource::kRingnorm: return GenerateRingnorm(d.rows, seed, d.dims, ids);
+        default: {
+          SparseHighDimOptions sparse;
+          sparse.rows = d.rows;
+          sparse.dims = d.dims;
+          sparse.informative = std::min<std::int64_t>(d.sparse_informative, d.dims);
+          sparse.nnz_per_row = std::min<std::int64_t>(d.sparse_nnz_per_row, d.dims);
+          sparse.flip_probability = d.sparse_flip_probability;
+          return GenerateSparseHighDim(sparse, seed, ids);
+        }
+      }
+    };
+    const RowIds none;
+    generate(&none);  // the generator's own checks first (rows, dims, ...), as for the whole set
+    const SplitRows split = SplitRowIds(d.rows, d.test_fraction, seed);
+    Dataset test = generate(&split.test);
+    return {generate(&split.train), std::move(test)};
+  }
   Dataset all;
   Dataset test;
   bool has_test = false;
   switch (d.source) {
-    case DataSource::kTwonorm: all = GenerateTwonorm(d.rows, seed, d.dims); break;
-    case DataSource::kRingnorm: all = GenerateRingnorm(d.rows, seed, d.dims); break;
-    case DataSource::kSparse: {
-      SparseHighDimOptions sparse;
-      sparse.rows = d.rows;
-      sparse.dims = d.dims;
-      sparse.informative = std::min<std::int64_t>(d.sparse_informative, d.dims);
-      sparse.nnz_per_row = std::min<std::int64_t>(d.sparse_nnz_per_row, d.dims);
-      sparse.flip_probability = d.sparse_flip_probability;
-      all = GenerateSparseHighDim(sparse, seed);
-      break;
-    }
+    case DataSource::kTwonorm:
+    case DataSource::kRingnorm:
+    case DataSource::kSparse: break;  // handled above
     case DataSource::kLibsvm:
       all = LoadLibsvm(d.train_path, d.num_features);
       if (!d.test_path.empty()) {

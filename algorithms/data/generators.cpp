@@ -26,19 +26,36 @@ void RequirePositive(const char* generator, const char* field, std::int64_t valu
 
 double RandomSign(Stream& s) { return (s.NextU64() >> 63) != 0 ? 1.0 : -1.0; }
 
+// The number of rows to make, and the id of the k-th: all `rows`, or the listed ones.
+std::int64_t CountRows(const char* generator, std::int64_t rows, const RowIds* ids) {
+  if (ids == nullptr) return rows;
+  for (std::int64_t id : *ids) {
+    if (id < 0 || id >= rows) {
+      throw InputError(std::string(generator) + ": row " + std::to_string(id) +
+                       " requested of a set of " + std::to_string(rows));
+    }
+  }
+  return static_cast<std::int64_t>(ids->size());
+}
+
+std::int64_t RowId(const RowIds* ids, std::int64_t k) {
+  return ids == nullptr ? k : (*ids)[static_cast<std::size_t>(k)];
+}
+
 // Fills a dense data set whose row r is produced by row_fn(stream, label, row).
 template <class RowFn>
 Dataset GenerateDense(const char* name, std::int64_t rows, std::int64_t dims, std::uint64_t seed,
-                      Kind kind, RowFn row_fn) {
+                      Kind kind, const RowIds* ids, RowFn row_fn) {
   RequirePositive(name, "rows", rows);
   RequirePositive(name, "dims", dims);
+  const std::int64_t count = CountRows(name, rows, ids);
   Dataset d;
-  DenseRows x(rows, dims);
-  d.y.resize(rows);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    Stream s(seed, static_cast<std::uint64_t>(r), kind, Purpose::kGenerateData);
-    d.y[r] = RandomSign(s);
-    row_fn(s, d.y[r], x.row(r));
+  DenseRows x(count, dims);
+  d.y.resize(count);
+  for (std::int64_t k = 0; k < count; ++k) {
+    Stream s(seed, static_cast<std::uint64_t>(RowId(ids, k)), kind, Purpose::kGenerateData);
+    d.y[k] = RandomSign(s);
+    row_fn(s, d.y[k], x.row(k));
   }
   d.SetRows(std::move(x));
   d.name = name;
@@ -82,42 +99,46 @@ void SampleColumns(Stream& s, std::int64_t n, std::int64_t k, std::vector<char>&
 
 }  // namespace
 
-Dataset GenerateTwonorm(std::int64_t rows, std::uint64_t seed, std::int64_t dims) {
-  return GenerateDense("twonorm", rows, dims, seed, kTwonorm,
+Dataset GenerateTwonorm(std::int64_t rows, std::uint64_t seed, std::int64_t dims,
+                        const RowIds* ids) {
+  return GenerateDense("twonorm", rows, dims, seed, kTwonorm, ids,
                        [dims](Stream& s, double label, auto row) {
                          const double a = 2.0 / std::sqrt(static_cast<double>(dims));
                          for (auto& v : row) v = label * a + s.Normal();
                        });
 }
 
-Dataset GenerateRingnorm(std::int64_t rows, std::uint64_t seed, std::int64_t dims) {
-  return GenerateDense("ringnorm", rows, dims, seed, kRingnorm,
+Dataset GenerateRingnorm(std::int64_t rows, std::uint64_t seed, std::int64_t dims,
+                         const RowIds* ids) {
+  return GenerateDense("ringnorm", rows, dims, seed, kRingnorm, ids,
                        [dims](Stream& s, double label, auto row) {
                          const double a = 1.0 / std::sqrt(static_cast<double>(dims));
                          for (auto& v : row) v = label > 0 ? 2.0 * s.Normal() : a + s.Normal();
                        });
 }
 
-Dataset GenerateSparseHighDim(const SparseHighDimOptions& o, std::uint64_t seed) {
+Dataset GenerateSparseHighDim(const SparseHighDimOptions& o, std::uint64_t seed,
+                              const RowIds* ids) {
   ValidateOptions(o);
+  const std::int64_t count = CountRows("GenerateSparseHighDim", o.rows, ids);
   Eigen::VectorXd w(o.informative);
   Stream hyperplane(seed, 0, kSparseHyperplane, Purpose::kGenerateData);
   for (auto& v : w) v = hyperplane.Normal();
 
   // Every row has exactly nnz_per_row entries: the CSR arrays are sized once and written in
   // place.
-  SparseRows x(o.rows, o.dims);
-  x.resizeNonZeros(static_cast<Eigen::Index>(o.rows * o.nnz_per_row));
+  SparseRows x(count, o.dims);
+  x.resizeNonZeros(static_cast<Eigen::Index>(count * o.nnz_per_row));
   std::int64_t* outer = x.outerIndexPtr();
   std::int64_t* inner = x.innerIndexPtr();
   double* values = x.valuePtr();
   std::vector<std::int64_t> columns;
-  std::vector<char> marks(static_cast<std::size_t>(o.dims), 0);
-  Eigen::VectorXd y(o.rows);
+  std::vector<char> marks(static_cast<std::size_t>(count > 0 ? o.dims : 0), 0);
+  Eigen::VectorXd y(count);
   std::int64_t at = 0;
   outer[0] = 0;
-  for (std::int64_t r = 0; r < o.rows; ++r) {
-    Stream s(seed, static_cast<std::uint64_t>(r), kSparseRows, Purpose::kGenerateData);
+  for (std::int64_t r = 0; r < count; ++r) {
+    Stream s(seed, static_cast<std::uint64_t>(RowId(ids, r)), kSparseRows, Purpose::kGenerateData);
     SampleColumns(s, o.dims, o.nnz_per_row, marks, columns);
     double margin = 0.0;
     for (std::int64_t c : columns) {

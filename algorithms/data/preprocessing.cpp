@@ -276,12 +276,11 @@ void ScaleByPublicBounds(Dataset& data, const FeatureBounds& bounds, std::int64_
   }
 }
 
-TrainTest SplitTrainTest(const Dataset& all, double test_fraction, std::uint64_t seed) {
+SplitRows SplitRowIds(std::int64_t rows, double test_fraction, std::uint64_t seed) {
   if (!(test_fraction > 0.0 && test_fraction < 1.0)) {
     throw InputError("SplitTrainTest: test_fraction must be in (0, 1), got " +
                      std::to_string(test_fraction));
   }
-  const std::int64_t rows = all.rows();
   const auto n_test =
       static_cast<std::int64_t>(std::llround(test_fraction * static_cast<double>(rows)));
   if (n_test == 0 || n_test == rows) {
@@ -290,11 +289,17 @@ TrainTest SplitTrainTest(const Dataset& all, double test_fraction, std::uint64_t
   }
   Stream s(seed, 0, 0, Purpose::kSplit);
   std::vector<std::int64_t> order = ShuffledRange(rows, s);
-  std::vector<std::int64_t> test(order.begin(), order.begin() + n_test);
-  std::vector<std::int64_t> train(order.begin() + n_test, order.end());
-  std::sort(test.begin(), test.end());
-  std::sort(train.begin(), train.end());
-  return TrainTest{all.Subset(train), all.Subset(test)};
+  SplitRows out;
+  out.test.assign(order.begin(), order.begin() + n_test);
+  out.train.assign(order.begin() + n_test, order.end());
+  std::sort(out.test.begin(), out.test.end());
+  std::sort(out.train.begin(), out.train.end());
+  return out;
+}
+
+TrainTest SplitTrainTest(const Dataset& all, double test_fraction, std::uint64_t seed) {
+  const SplitRows rows = SplitRowIds(all.rows(), test_fraction, seed);
+  return TrainTest{all.Subset(rows.train), all.Subset(rows.test)};
 }
 
 Dataset Unpartition(const std::vector<Dataset>& slices, const Partition& partition) {

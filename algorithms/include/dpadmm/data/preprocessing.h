@@ -72,6 +72,12 @@ struct TrainTest {
 // Seeded random split: round(test_fraction * rows) rows go to test, the rest to train, each
 // keeping the original relative order. 0 < test_fraction < 1.
 TrainTest SplitTrainTest(const Dataset& all, double test_fraction, std::uint64_t seed);
+// The row ids SplitTrainTest puts in each set (increasing), for a set of `rows` rows.
+struct SplitRows {
+  std::vector<std::int64_t> train;
+  std::vector<std::int64_t> test;
+};
+SplitRows SplitRowIds(std::int64_t rows, double test_fraction, std::uint64_t seed);
 
 // partition[i] = the training rows node i holds (sorted). Every row belongs to exactly one node
 // and every node holds at least one row (else InputError).
