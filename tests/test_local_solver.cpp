@@ -735,6 +735,78 @@ TEST(LocalSolverTest, StateCarriedBetweenCallsMatchesAFreshSolver) {
   }
 }
 
+// Reading the caller's CSR rows in place (NewtonOptions::borrow_rows) gives the bits of the
+// copy, for every path (fused equal-weight logistic, per-sample weights, smooth hinge,
+// Cholesky and CG); rows it cannot read in place are copied.
+TEST(LocalSolverTest, RowsReadInPlaceGiveTheCopysBits) {
+  const Problem p = MakeProblem(21, 300, 40, 0.15);
+  NewtonOptions copy;
+  copy.row_storage = NewtonOptions::RowStorage::kCsr;
+  NewtonOptions in_place = copy;
+  in_place.borrow_rows = true;
+  for (const bool cg : {false, true}) {
+    for (const Loss loss : {Logistic(), SmoothHinge()}) {
+      for (const bool equal_weights : {true, false}) {
+        NewtonOptions a = copy;
+        NewtonOptions b = in_place;
+        if (cg) a.dense_hessian_max_dim = b.dense_hessian_max_dim = 0;
+        const Eigen::VectorXd w =
+            equal_weights ? Eigen::VectorXd::Constant(p.weights.size(), 0.7) : p.weights;
+        LocalSolver copied(p.sparse, w, loss, a);
+        LocalSolver borrowed(p.sparse, w, loss, b);
+        EXPECT_FALSE(copied.ReadsRowsInPlace());
+        ASSERT_TRUE(borrowed.ReadsRowsInPlace());
+        Eigen::VectorXd f1 = Eigen::VectorXd::Zero(40);
+        Eigen::VectorXd f2 = f1;
+        for (int round = 0; round < 3; ++round) {
+          const Eigen::VectorXd g = p.g * (1.0 + round);
+          const SolveReport r1 = copied.Solve(0.5, g, f1);
+          const SolveReport r2 = borrowed.Solve(0.5, g, f2);
+          ASSERT_EQ(r1.iterations, r2.iterations);
+          ASSERT_EQ(r1.objective, r2.objective);
+          for (int c = 0; c < 40; ++c) ASSERT_EQ(f1[c], f2[c]) << "cg " << cg << " column " << c;
+        }
+        Eigen::VectorXd g1, g2;
+        EXPECT_EQ(copied.LossAndGradient(f1, g1), borrowed.LossAndGradient(f2, g2));
+        EXPECT_EQ(g1, g2);
+      }
+    }
+  }
+  // Rows it cannot read in place: not compressed, a stored zero, labels not +-1.
+  Dataset uncompressed = p.sparse;
+  std::get<SparseRows>(uncompressed.x).uncompress();
+  EXPECT_FALSE(LocalSolver(uncompressed, 1.0, Logistic(), in_place).ReadsRowsInPlace());
+  Dataset stored_zero = p.sparse;
+  std::get<SparseRows>(stored_zero.x).valuePtr()[0] = 0.0;
+  EXPECT_FALSE(LocalSolver(stored_zero, 1.0, Logistic(), in_place).ReadsRowsInPlace());
+  Dataset scaled_labels = p.sparse;
+  scaled_labels.y *= 2.0;
+  EXPECT_FALSE(LocalSolver(scaled_labels, 1.0, Logistic(), in_place).ReadsRowsInPlace());
+  // Labels other than +-1 are folded into the copied values (y x, as before this option); unit
+  // labels are applied on the fly. Both give the same bits: rows 2x with labels y against rows
+  // x with labels 2y (the same products y 2x), through every kernel.
+  Dataset doubled_rows = p.sparse;
+  std::get<SparseRows>(doubled_rows.x) *= 2.0;
+  for (const bool cg : {false, true}) {
+    NewtonOptions a = copy;
+    NewtonOptions b = in_place;
+    if (cg) a.dense_hessian_max_dim = b.dense_hessian_max_dim = 0;
+    for (const Eigen::VectorXd& w :
+         {Eigen::VectorXd(Eigen::VectorXd::Constant(300, 0.7)), p.weights}) {
+      Eigen::VectorXd f1 = Eigen::VectorXd::Zero(40);
+      Eigen::VectorXd f2 = f1;
+      LocalSolver folded(scaled_labels, w, Logistic(), a);
+      LocalSolver on_the_fly(doubled_rows, w, Logistic(), b);
+      ASSERT_TRUE(on_the_fly.ReadsRowsInPlace());
+      const SolveReport r1 = folded.Solve(0.5, p.g, f1);
+      const SolveReport r2 = on_the_fly.Solve(0.5, p.g, f2);
+      EXPECT_EQ(r1.iterations, r2.iterations);
+      EXPECT_EQ(r1.objective, r2.objective);
+      for (int c = 0; c < 40; ++c) EXPECT_EQ(f1[c], f2[c]) << "cg " << cg << " column " << c;
+    }
+  }
+}
+
 // --- Allocation-free solves ---------------------------------------------------------------
 
 TEST(LocalSolverTest, AllocationCounterSeesEigenAllocations) {

@@ -577,6 +577,7 @@ void ConsensusDriver::SolveOptimum() {
     }
     NewtonOptions newton = s.newton;
     newton.max_iterations = std::max(newton.max_iterations, 200);
+    newton.borrow_rows = true;  // `train` outlives `central`
     LocalSolver central(train, weights, s.loss, newton);
     optimum = Eigen::VectorXd::Zero(train.cols());
     const double rho_total =
@@ -741,8 +742,10 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
       q.decay = pp.decay;
       q.max_debias_weight = PdmlMaxDebiasWeight(pp);
       q.noise_seed = s.noise_seed;
+      NewtonOptions newton = s.newton;
+      newton.borrow_rows = false;  // `reported` is a temporary
       nodes.push_back(std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i),
-                                                 s.loss, s.newton, q, std::move(f0)));
+                                                 s.loss, newton, q, std::move(f0)));
     } else {
       ConsensusNodeParams p;
       p.variant = VariantOf(algorithm);
@@ -759,8 +762,11 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
       p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
       // dp-bounds: the bounds release was paid first (ValidateSpec refused a budget it uses up).
       if (p.privacy_budget > 0.0) p.privacy_budget -= info.dp_bounds.epsilon;
+      // The node's solver reads its slice in place: the slices outlive the run's nodes.
+      NewtonOptions newton = s.newton;
+      newton.borrow_rows = true;
       nodes.push_back(
-          MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, s.newton, p, std::move(f0)));
+          MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, newton, p, std::move(f0)));
     }
     programs.push_back(nodes.back().get());
   }

@@ -15,7 +15,7 @@
 //    loop vectorises (same bits at any vector width) and one log per 64 samples, then the
 //    block's rows scattered into X~^T L' (four accumulators per column, in the order of the
 //    column dot product it replaced: Impl::slot), so a step reads the data once;
-//  * forming the Hessian (O(nnz_row^2) per row, from the CSR copy) and factorising it costs
+//  * forming the Hessian (O(nnz_row^2) per row, from the CSR rows) and factorising it costs
 //    about two steps, so the factor is reused while it keeps working (hessian_reuse_ratio);
 //  * the state at the returned f is kept: a solve warm-started from the previous solution
 //    starts without a data pass.
@@ -202,14 +202,24 @@ const char* ToString(SolveStatus s) {
 struct LocalSolver::Impl {
   Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_in, NewtonOptions options);
 
-  // --- Data: row n holds y_n x_n, dense or CSR (column indices sorted within a row). ---
+  // --- Data: the rows y_n x_n, dense (a copy, labels folded in) or CSR (column indices sorted
+  // within a row; values x_n or y_n x_n, see csr_values). ---
   std::int64_t n = 0;
   std::int64_t d = 0;
   bool sparse = false;
   DenseRows dense;
   std::vector<std::int64_t> row_ptr;
   std::vector<std::int32_t> col_idx;
-  std::vector<double> values;
+  std::vector<double> values;  // the CSR values when they are copied (else empty)
+  // The CSR values: `values`, or the caller's rows read in place (NewtonOptions::borrow_rows).
+  // With unit labels (every y_n = +-1) they are x, not y x: y_n multiplies row n's product and
+  // the weights it scatters, which gives the bits of y x exactly (a sign flip is exact, and
+  // rounding to nearest is symmetric), and no copy of the data needs the labels folded in.
+  // Otherwise they are y x (a copy) and label_sign is empty.
+  const double* csr_values = nullptr;
+  bool rows_in_place = false;
+  Eigen::ArrayXd label_sign;              // y, when the labels are applied on the fly
+  mutable Eigen::ArrayXd signed_weights;  // y .* s of MultiplyTransposed's s
   // X~^T s is scattered row by row from the CSR copy (no second copy by column), into four
   // accumulators per column: entry k of the CSR copy adds to accumulator slot[k] = 4 c + t,
   // where t is the entry's position among column c's entries, mod 4, for the first multiple
@@ -332,6 +342,20 @@ StepCost EstimateStepCost(bool csr, std::int64_t n, std::int64_t d,
   return c;
 }
 
+// Whether `x` can be read in place as the solver's CSR: compressed, no stored zeros (`stored`
+// counts the nonzeros, so that is nonZeros() == stored), columns increasing within each row.
+bool CsrInPlace(const SparseRows& x, std::int64_t stored) {
+  if (!x.isCompressed() || x.nonZeros() != stored) return false;
+  const std::int64_t* outer = x.outerIndexPtr();
+  const std::int64_t* inner = x.innerIndexPtr();
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    for (std::int64_t k = outer[r] + 1; k < outer[r + 1]; ++k) {
+      if (inner[k] <= inner[k - 1]) return false;
+    }
+  }
+  return true;
+}
+
 // Whether the Newton direction is Cholesky (else CG) for rows stored this way.
 bool UsesCholesky(const StepCost& c, std::int64_t d, const NewtonOptions& opt) {
   return d <= opt.dense_hessian_max_dim && (!opt.newton_cost_model || c.cholesky <= c.cg);
@@ -414,31 +438,41 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     }
     std::int64_t total = 0;
     for (std::int64_t k : row_nnz) total += k;
+    const bool unit_labels = (data.y.array().abs() == 1.0).all();
+    const bool borrow =
+        opt.borrow_rows && unit_labels && sparse_in != nullptr && CsrInPlace(*sparse_in, total);
+    if (unit_labels) {
+      label_sign = data.y.array();
+      signed_weights.setZero(n);
+    }
     row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
     col_idx.reserve(static_cast<std::size_t>(total));
-    values.reserve(static_cast<std::size_t>(total));
+    if (!borrow) values.reserve(static_cast<std::size_t>(total));
     std::vector<std::pair<std::int32_t, double>> row;
     for (std::int64_t r = 0; r < n; ++r) {
       row.clear();
+      const double fold = unit_labels ? 1.0 : data.y[r];
       if (sparse_in != nullptr) {
         for (SparseRows::InnerIterator it(*sparse_in, r); it; ++it) {
           if (it.value() == 0.0) continue;
-          row.emplace_back(static_cast<std::int32_t>(it.col()), data.y[r] * it.value());
+          row.emplace_back(static_cast<std::int32_t>(it.col()), fold * it.value());
         }
         std::sort(row.begin(), row.end(),
                   [](const auto& u, const auto& v) { return u.first < v.first; });
       } else {
         for (std::int64_t c = 0; c < d; ++c) {
           const double v = (*dense_in)(r, c);
-          if (v != 0.0) row.emplace_back(static_cast<std::int32_t>(c), data.y[r] * v);
+          if (v != 0.0) row.emplace_back(static_cast<std::int32_t>(c), fold * v);
         }
       }
       for (const auto& [c, v] : row) {
         col_idx.push_back(c);
-        values.push_back(v);
+        if (!borrow) values.push_back(v);
       }
       row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(col_idx.size());
     }
+    csr_values = borrow ? sparse_in->valuePtr() : values.data();
+    rows_in_place = borrow;
     std::vector<std::int64_t> count(static_cast<std::size_t>(d), 0);
     for (std::int32_t c : col_idx) ++count[static_cast<std::size_t>(c)];
     std::vector<std::int64_t> seen(static_cast<std::size_t>(d), 0);
@@ -482,11 +516,8 @@ void LocalSolver::Impl::Multiply(const Eigen::VectorXd& v, Eigen::ArrayXd& out) 
   // By row (CSR, columns ascending): out_r = sum_k v_{c_k} X~(r, c_k), added in column order
   // from 0. The rows are independent, so several are in flight at once; v (d doubles) stays in
   // L1 while the rows stream.
-  const double* val = values.data();
-  const std::int32_t* idx = col_idx.data();
-  const double* vp = v.data();
-  double* o = out.data();
-  RowDots(val, idx, row_ptr.data(), n, vp, o);
+  RowDots(csr_values, col_idx.data(), row_ptr.data(), n, v.data(), out.data());
+  if (label_sign.size() > 0) out *= label_sign;
 }
 
 void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::VectorXd& out) const {
@@ -494,8 +525,13 @@ void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::Vecto
     out.noalias() = dense.transpose() * s.matrix();
     return;
   }
+  const double* weights = s.data();
+  if (label_sign.size() > 0) {
+    signed_weights = label_sign * s;
+    weights = signed_weights.data();
+  }
   std::fill(acc4.begin(), acc4.end(), 0.0);
-  ScatterRows(values.data(), slot.data(), row_ptr.data(), n, s.data(), acc4.data());
+  ScatterRows(csr_values, slot.data(), row_ptr.data(), n, weights, acc4.data());
   GatherColumns(acc4.data(), d, out.data());
 }
 
@@ -547,24 +583,34 @@ double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
                                                   Eigen::ArrayXd* product, Eigen::ArrayXd& z,
                                                   Eigen::ArrayXd& d1, Eigen::ArrayXd& d2,
                                                   Eigen::VectorXd& gradient) const {
-  const double* val = values.data();
+  const double* val = csr_values;
   const std::int32_t* idx = col_idx.data();
   const double* vp = v.data();
   const std::int64_t* rp = row_ptr.data();
+  const double* sign = label_sign.size() > 0 ? label_sign.data() : nullptr;
   double* zp = z.data();
   detail::LogisticSums sums;
   std::fill(acc4.begin(), acc4.end(), 0.0);
+  double signed_d1[kLogBlock];
   for (std::int64_t b = 0; b < n; b += kLogBlock) {
     const std::int64_t len = std::min(kLogBlock, n - b);
     double* xv = zp + b;
     RowDots(val, idx, rp + b, len, vp, xv);
+    if (sign != nullptr) {
+      for (std::int64_t j = 0; j < len; ++j) xv[j] *= sign[b + j];
+    }
     if (product != nullptr) std::copy(xv, xv + len, product->data() + b);
     if (base != nullptr) {
       const double* bp = base->data() + b;
       for (std::int64_t j = 0; j < len; ++j) xv[j] = bp[j] + xv[j];
     }
     detail::LogisticBlock(zp + b, len, w[0], d1.data() + b, d2.data() + b, sums);
-    ScatterRows(val, slot.data(), rp + b, len, d1.data() + b, acc4.data());
+    const double* weights = d1.data() + b;
+    if (sign != nullptr) {
+      for (std::int64_t j = 0; j < len; ++j) signed_d1[j] = sign[b + j] * weights[j];
+      weights = signed_d1;
+    }
+    ScatterRows(val, slot.data(), rp + b, len, weights, acc4.data());
   }
   GatherColumns(acc4.data(), d, gradient.data());
   return sums.Total(n > 0 ? w[0] : 0.0);
@@ -590,8 +636,9 @@ void LocalSolver::Impl::FormHessian(double a) {
     // Lower triangle, column-major: entry (k, j), k >= j, is h[j * d + k]. Column indices are
     // sorted within a row, so idx[k] >= idx[p] for k >= p. Four columns p..p+3 are updated
     // together so that each (idx[k], val[k]) is loaded once per four updates.
+    // Raw or label-folded values give the same products: y_n^2 = 1.
     double* h = factor.data();
-    const double* val = values.data();
+    const double* val = csr_values;
     const std::int32_t* idx = col_idx.data();
     for (std::int64_t r = 0; r < n; ++r) {
       const double s = ddl[r];
@@ -660,7 +707,7 @@ void LocalSolver::Impl::ConjugateGradientStep(double a, double grad_norm) {
       const double s = ddl[r];
       if (s == 0.0) continue;
       for (std::int64_t p = row_ptr[r], e = row_ptr[r + 1]; p < e; ++p) {
-        precond[col_idx[p]] += s * values[p] * values[p];
+        precond[col_idx[p]] += s * csr_values[p] * csr_values[p];
       }
     }
   } else {
@@ -859,6 +906,7 @@ LocalSolver& LocalSolver::operator=(LocalSolver&&) noexcept = default;
 std::int64_t LocalSolver::dim() const { return impl_->d; }
 std::int64_t LocalSolver::rows() const { return impl_->n; }
 bool LocalSolver::StoresCsr() const { return impl_->sparse; }
+bool LocalSolver::ReadsRowsInPlace() const { return impl_->rows_in_place; }
 const Loss& LocalSolver::loss() const { return impl_->loss; }
 
 SolveReport LocalSolver::Solve(double a, const Eigen::VectorXd& g, Eigen::VectorXd& f) {
