@@ -120,11 +120,13 @@ inline double RowDot(const double* val, const std::int32_t* idx, std::int64_t be
   return acc;
 }
 
-// out[j] = RowDot of row j (row_ptr[j] .. row_ptr[j + 1]) for j < rows. Four rows at a time,
+// out[j] = RowDot of row j (row_ptr[j] .. row_ptr[j + 1]) for j < rows, times sign[j] when
+// `sign` is not null (the labels applied on the fly: Impl::csr_values). Four rows at a time,
 // each with its own accumulator in its own order: a row's sum is a chain of dependent adds, and
 // four chains in one loop keep the adder busy.
-inline void RowDots(const double* val, const std::int32_t* idx, const std::int64_t* row_ptr,
-                    std::int64_t rows, const double* v, double* out) {
+template <bool kSigned>
+inline void RowDotsOf(const double* val, const std::int32_t* idx, const std::int64_t* row_ptr,
+                      std::int64_t rows, const double* v, const double* sign, double* out) {
   std::int64_t j = 0;
   for (; j + 4 <= rows; j += 4) {
     const std::int64_t b0 = row_ptr[j], b1 = row_ptr[j + 1], b2 = row_ptr[j + 2];
@@ -141,21 +143,50 @@ inline void RowDots(const double* val, const std::int32_t* idx, const std::int64
     for (std::int64_t k = b1 + common; k < b2; ++k) a1 += v[idx[k]] * val[k];
     for (std::int64_t k = b2 + common; k < b3; ++k) a2 += v[idx[k]] * val[k];
     for (std::int64_t k = b3 + common; k < e3; ++k) a3 += v[idx[k]] * val[k];
+    if constexpr (kSigned) {
+      a0 *= sign[j];
+      a1 *= sign[j + 1];
+      a2 *= sign[j + 2];
+      a3 *= sign[j + 3];
+    }
     out[j] = a0;
     out[j + 1] = a1;
     out[j + 2] = a2;
     out[j + 3] = a3;
   }
-  for (; j < rows; ++j) out[j] = RowDot(val, idx, row_ptr[j], row_ptr[j + 1], v);
+  for (; j < rows; ++j) {
+    const double a = RowDot(val, idx, row_ptr[j], row_ptr[j + 1], v);
+    out[j] = kSigned ? a * sign[j] : a;
+  }
 }
 
-// acc[slot[k]] += val[k] s_r for the entries k of rows [0, rows) (row_ptr relative to the
-// block), rows in increasing order: X~^T s into four accumulators per column (Impl::slot).
-inline void ScatterRows(const double* val, const std::int32_t* slot, const std::int64_t* row_ptr,
-                        std::int64_t rows, const double* s, double* acc) {
+inline void RowDots(const double* val, const std::int32_t* idx, const std::int64_t* row_ptr,
+                    std::int64_t rows, const double* v, const double* sign, double* out) {
+  if (sign != nullptr) {
+    RowDotsOf<true>(val, idx, row_ptr, rows, v, sign, out);
+  } else {
+    RowDotsOf<false>(val, idx, row_ptr, rows, v, sign, out);
+  }
+}
+
+// acc[slot[k]] += val[k] (s_r sign_r) (sign null: val[k] s_r) for the entries k of rows
+// [0, rows) (row_ptr relative to the block), rows in increasing order: X~^T s into four
+// accumulators per column (Impl::slot).
+template <bool kSigned>
+inline void ScatterRowsOf(const double* val, const std::int32_t* slot, const std::int64_t* row_ptr,
+                          std::int64_t rows, const double* s, const double* sign, double* acc) {
   for (std::int64_t r = 0; r < rows; ++r) {
-    const double sr = s[r];
+    const double sr = kSigned ? s[r] * sign[r] : s[r];
     for (std::int64_t k = row_ptr[r], e = row_ptr[r + 1]; k < e; ++k) acc[slot[k]] += val[k] * sr;
+  }
+}
+
+inline void ScatterRows(const double* val, const std::int32_t* slot, const std::int64_t* row_ptr,
+                        std::int64_t rows, const double* s, const double* sign, double* acc) {
+  if (sign != nullptr) {
+    ScatterRowsOf<true>(val, slot, row_ptr, rows, s, sign, acc);
+  } else {
+    ScatterRowsOf<false>(val, slot, row_ptr, rows, s, sign, acc);
   }
 }
 
@@ -218,8 +249,8 @@ struct LocalSolver::Impl {
   // Otherwise they are y x (a copy) and label_sign is empty.
   const double* csr_values = nullptr;
   bool rows_in_place = false;
-  Eigen::ArrayXd label_sign;              // y, when the labels are applied on the fly
-  mutable Eigen::ArrayXd signed_weights;  // y .* s of MultiplyTransposed's s
+  Eigen::ArrayXd label_sign;  // y, when the labels are applied on the fly
+  const double* sign() const { return label_sign.size() > 0 ? label_sign.data() : nullptr; }
   // X~^T s is scattered row by row from the CSR copy (no second copy by column), into four
   // accumulators per column: entry k of the CSR copy adds to accumulator slot[k] = 4 c + t,
   // where t is the entry's position among column c's entries, mod 4, for the first multiple
@@ -443,7 +474,6 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
         opt.borrow_rows && unit_labels && sparse_in != nullptr && CsrInPlace(*sparse_in, total);
     if (unit_labels) {
       label_sign = data.y.array();
-      signed_weights.setZero(n);
     }
     row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
     col_idx.reserve(static_cast<std::size_t>(total));
@@ -516,8 +546,7 @@ void LocalSolver::Impl::Multiply(const Eigen::VectorXd& v, Eigen::ArrayXd& out) 
   // By row (CSR, columns ascending): out_r = sum_k v_{c_k} X~(r, c_k), added in column order
   // from 0. The rows are independent, so several are in flight at once; v (d doubles) stays in
   // L1 while the rows stream.
-  RowDots(csr_values, col_idx.data(), row_ptr.data(), n, v.data(), out.data());
-  if (label_sign.size() > 0) out *= label_sign;
+  RowDots(csr_values, col_idx.data(), row_ptr.data(), n, v.data(), sign(), out.data());
 }
 
 void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::VectorXd& out) const {
@@ -525,13 +554,8 @@ void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::Vecto
     out.noalias() = dense.transpose() * s.matrix();
     return;
   }
-  const double* weights = s.data();
-  if (label_sign.size() > 0) {
-    signed_weights = label_sign * s;
-    weights = signed_weights.data();
-  }
   std::fill(acc4.begin(), acc4.end(), 0.0);
-  ScatterRows(csr_values, slot.data(), row_ptr.data(), n, weights, acc4.data());
+  ScatterRows(csr_values, slot.data(), row_ptr.data(), n, s.data(), sign(), acc4.data());
   GatherColumns(acc4.data(), d, out.data());
 }
 
@@ -587,30 +611,22 @@ double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
   const std::int32_t* idx = col_idx.data();
   const double* vp = v.data();
   const std::int64_t* rp = row_ptr.data();
-  const double* sign = label_sign.size() > 0 ? label_sign.data() : nullptr;
+  const double* sg = sign();
   double* zp = z.data();
   detail::LogisticSums sums;
   std::fill(acc4.begin(), acc4.end(), 0.0);
-  double signed_d1[kLogBlock];
   for (std::int64_t b = 0; b < n; b += kLogBlock) {
     const std::int64_t len = std::min(kLogBlock, n - b);
+    const double* block_sign = sg != nullptr ? sg + b : nullptr;
     double* xv = zp + b;
-    RowDots(val, idx, rp + b, len, vp, xv);
-    if (sign != nullptr) {
-      for (std::int64_t j = 0; j < len; ++j) xv[j] *= sign[b + j];
-    }
+    RowDots(val, idx, rp + b, len, vp, block_sign, xv);
     if (product != nullptr) std::copy(xv, xv + len, product->data() + b);
     if (base != nullptr) {
       const double* bp = base->data() + b;
       for (std::int64_t j = 0; j < len; ++j) xv[j] = bp[j] + xv[j];
     }
     detail::LogisticBlock(zp + b, len, w[0], d1.data() + b, d2.data() + b, sums);
-    const double* weights = d1.data() + b;
-    if (sign != nullptr) {
-      for (std::int64_t j = 0; j < len; ++j) signed_d1[j] = sign[b + j] * weights[j];
-      weights = signed_d1;
-    }
-    ScatterRows(val, slot.data(), rp + b, len, weights, acc4.data());
+    ScatterRows(val, slot.data(), rp + b, len, d1.data() + b, block_sign, acc4.data());
   }
   GatherColumns(acc4.data(), d, gradient.data());
   return sums.Total(n > 0 ? w[0] : 0.0);
