@@ -91,6 +91,18 @@ void Dataset::SetRows(SparseRows&& rows) noexcept {
 
 void Dataset::SetRows(DenseRows&& rows) noexcept { x.emplace<DenseRows>(std::move(rows)); }
 
+bool ColumnsIncreasing(const SparseRows& x) {
+  if (!x.isCompressed()) return false;
+  const std::int64_t* outer = x.outerIndexPtr();
+  const std::int64_t* inner = x.innerIndexPtr();
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    for (std::int64_t k = outer[r] + 1; k < outer[r + 1]; ++k) {
+      if (inner[k] <= inner[k - 1]) return false;
+    }
+  }
+  return true;
+}
+
 std::int64_t Dataset::rows() const {
   return VisitRows(*this, [](const auto& m) { return static_cast<std::int64_t>(m.rows()); });
 }

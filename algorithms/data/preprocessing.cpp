@@ -482,16 +482,7 @@ void AddBiasFeature(Dataset& data, double value) {
   const std::int64_t cols = sparse.cols();
   const std::int64_t* outer = sparse.outerIndexPtr();
   const std::int64_t* inner = sparse.innerIndexPtr();
-  bool increasing = true;  // every row's columns strictly increasing (Eigen's own invariant)
-  for (std::int64_t r = 0; r < rows && increasing; ++r) {
-    for (std::int64_t k = outer[r] + 1; k < outer[r + 1]; ++k) {
-      if (inner[k] <= inner[k - 1]) {
-        increasing = false;
-        break;
-      }
-    }
-  }
-  if (increasing) {
+  if (ColumnsIncreasing(sparse)) {
     // Row by row into the widened arrays: the row's entries, then the intercept's (its column
     // is the last, so the columns stay increasing). The result is the triplet path's, below.
     SparseRows widened(rows, cols + 1);

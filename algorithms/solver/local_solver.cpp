@@ -373,18 +373,10 @@ StepCost EstimateStepCost(bool csr, std::int64_t n, std::int64_t d,
   return c;
 }
 
-// Whether `x` can be read in place as the solver's CSR: compressed, no stored zeros (`stored`
-// counts the nonzeros, so that is nonZeros() == stored), columns increasing within each row.
+// Whether `x` can be read in place as the solver's CSR: compressed with columns increasing, and
+// no stored zeros (`stored` counts the nonzeros).
 bool CsrInPlace(const SparseRows& x, std::int64_t stored) {
-  if (!x.isCompressed() || x.nonZeros() != stored) return false;
-  const std::int64_t* outer = x.outerIndexPtr();
-  const std::int64_t* inner = x.innerIndexPtr();
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    for (std::int64_t k = outer[r] + 1; k < outer[r + 1]; ++k) {
-      if (inner[k] <= inner[k - 1]) return false;
-    }
-  }
-  return true;
+  return x.nonZeros() == stored && ColumnsIncreasing(x);
 }
 
 // Whether the Newton direction is Cholesky (else CG) for rows stored this way.

@@ -58,6 +58,11 @@ struct Dataset {
   void Validate() const;
 };
 
+// Whether every row of compressed `x` stores its columns in strictly increasing order (Eigen's
+// own invariant, which only writes through its raw pointers can break). False if `x` is not
+// compressed.
+bool ColumnsIncreasing(const SparseRows& x);
+
 // Calls fn(const DenseRows&) or fn(const SparseRows&).
 template <class Fn>
 decltype(auto) VisitRows(const Dataset& d, Fn&& fn) {
