@@ -735,28 +735,29 @@ TEST(LocalSolverTest, StateCarriedBetweenCallsMatchesAFreshSolver) {
   }
 }
 
-// Reading the caller's CSR rows in place (NewtonOptions::borrow_rows) gives the bits of the
-// copy, for every path (fused equal-weight logistic, per-sample weights, smooth hinge,
-// Cholesky and CG); rows it cannot read in place are copied.
-TEST(LocalSolverTest, RowsReadInPlaceGiveTheCopysBits) {
-  const Problem p = MakeProblem(21, 300, 40, 0.15);
-  NewtonOptions copy;
-  copy.row_storage = NewtonOptions::RowStorage::kCsr;
-  NewtonOptions in_place = copy;
-  in_place.borrow_rows = true;
+// Solvers reading `data`'s rows in place (NewtonOptions::borrow_rows) and copying them, with
+// the rows stored as `storage`, give the same bits on every path: Cholesky and CG, logistic
+// and smooth hinge, equal weights (the fused logistic pass of CSR) and per-sample weights.
+void ExpectRowsReadInPlaceGiveTheCopysBits(const Problem& p, const Dataset& data,
+                                           NewtonOptions::RowStorage storage) {
+  const auto d = static_cast<int>(data.cols());
   for (const bool cg : {false, true}) {
     for (const Loss loss : {Logistic(), SmoothHinge()}) {
       for (const bool equal_weights : {true, false}) {
-        NewtonOptions a = copy;
-        NewtonOptions b = in_place;
-        if (cg) a.dense_hessian_max_dim = b.dense_hessian_max_dim = 0;
+        NewtonOptions a;
+        a.row_storage = storage;
+        if (cg) a.dense_hessian_max_dim = 0;
+        NewtonOptions b = a;
+        b.borrow_rows = true;
         const Eigen::VectorXd w =
             equal_weights ? Eigen::VectorXd::Constant(p.weights.size(), 0.7) : p.weights;
-        LocalSolver copied(p.sparse, w, loss, a);
-        LocalSolver borrowed(p.sparse, w, loss, b);
+        LocalSolver copied(data, w, loss, a);
+        LocalSolver borrowed(data, w, loss, b);
+        ASSERT_EQ(copied.StoresCsr(), storage == NewtonOptions::RowStorage::kCsr);
+        ASSERT_EQ(borrowed.StoresCsr(), copied.StoresCsr());
         EXPECT_FALSE(copied.ReadsRowsInPlace());
         ASSERT_TRUE(borrowed.ReadsRowsInPlace());
-        Eigen::VectorXd f1 = Eigen::VectorXd::Zero(40);
+        Eigen::VectorXd f1 = Eigen::VectorXd::Zero(d);
         Eigen::VectorXd f2 = f1;
         for (int round = 0; round < 3; ++round) {
           const Eigen::VectorXd g = p.g * (1.0 + round);
@@ -764,14 +765,26 @@ TEST(LocalSolverTest, RowsReadInPlaceGiveTheCopysBits) {
           const SolveReport r2 = borrowed.Solve(0.5, g, f2);
           ASSERT_EQ(r1.iterations, r2.iterations);
           ASSERT_EQ(r1.objective, r2.objective);
-          for (int c = 0; c < 40; ++c) ASSERT_EQ(f1[c], f2[c]) << "cg " << cg << " column " << c;
+          for (int c = 0; c < d; ++c) ASSERT_EQ(f1[c], f2[c]) << "cg " << cg << " column " << c;
         }
         Eigen::VectorXd g1, g2;
         EXPECT_EQ(copied.LossAndGradient(f1, g1), borrowed.LossAndGradient(f2, g2));
         EXPECT_EQ(g1, g2);
+        EXPECT_EQ(copied.MeanLoss(f1), borrowed.MeanLoss(f2));
       }
     }
   }
+}
+
+// Reading the caller's CSR rows in place (NewtonOptions::borrow_rows) gives the bits of the
+// copy, for every path; rows it cannot read in place are copied.
+TEST(LocalSolverTest, RowsReadInPlaceGiveTheCopysBits) {
+  const Problem p = MakeProblem(21, 300, 40, 0.15);
+  ExpectRowsReadInPlaceGiveTheCopysBits(p, p.sparse, NewtonOptions::RowStorage::kCsr);
+  NewtonOptions copy;
+  copy.row_storage = NewtonOptions::RowStorage::kCsr;
+  NewtonOptions in_place = copy;
+  in_place.borrow_rows = true;
   // Rows it cannot read in place: not compressed, a stored zero, labels not +-1.
   Dataset uncompressed = p.sparse;
   std::get<SparseRows>(uncompressed.x).uncompress();
@@ -805,6 +818,22 @@ TEST(LocalSolverTest, RowsReadInPlaceGiveTheCopysBits) {
       for (int c = 0; c < 40; ++c) EXPECT_EQ(f1[c], f2[c]) << "cg " << cg << " column " << c;
     }
   }
+}
+
+// Dense rows read in place (NewtonOptions::borrow_rows) give the bits of the copy with the labels
+// folded in, on every dense path: X~ v and X~^T s with y applied on the fly, the Hessian formed
+// in several chunks of rows (300 rows, 128 per chunk) without labels, and CG's preconditioner.
+TEST(LocalSolverTest, DenseRowsReadInPlaceGiveTheCopysBits) {
+  const Problem p = MakeProblem(22, 300, 24, 0.8);
+  ExpectRowsReadInPlaceGiveTheCopysBits(p, p.dense, NewtonOptions::RowStorage::kDense);
+  NewtonOptions in_place;
+  in_place.row_storage = NewtonOptions::RowStorage::kDense;
+  in_place.borrow_rows = true;
+  // Labels other than +-1, and sparse input stored dense, are copied.
+  Dataset scaled_labels = p.dense;
+  scaled_labels.y *= 2.0;
+  EXPECT_FALSE(LocalSolver(scaled_labels, 1.0, Logistic(), in_place).ReadsRowsInPlace());
+  EXPECT_FALSE(LocalSolver(p.sparse, 1.0, Logistic(), in_place).ReadsRowsInPlace());
 }
 
 // --- Allocation-free solves ---------------------------------------------------------------

@@ -302,6 +302,69 @@ TrainTest SplitTrainTest(const Dataset& all, double test_fraction, std::uint64_t
   return TrainTest{all.Subset(rows.train), all.Subset(rows.test)};
 }
 
+std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition) {
+  std::vector<Dataset> slices(partition.size());
+  const std::int64_t n = data.rows();
+  // order[k] = the row that goes to position k: the parts one after another.
+  std::vector<std::int64_t> order;
+  bool covers = !data.is_sparse() && data.y.size() == n;
+  if (covers) {
+    order.reserve(static_cast<std::size_t>(n));
+    for (const auto& part : partition) order.insert(order.end(), part.begin(), part.end());
+    std::vector<char> seen(static_cast<std::size_t>(n), 0);
+    covers = static_cast<std::int64_t>(order.size()) == n;
+    for (std::size_t k = 0; covers && k < order.size(); ++k) {
+      const std::int64_t r = order[k];
+      covers = r >= 0 && r < n && seen[static_cast<std::size_t>(r)] == 0;
+      if (covers) seen[static_cast<std::size_t>(r)] = 1;
+    }
+  }
+  if (!covers) {
+    for (std::size_t i = 0; i < partition.size(); ++i) slices[i] = data.Subset(partition[i]);
+    data = Dataset{};
+    return slices;
+  }
+  DenseRows& x = std::get<DenseRows>(data.x);
+  // Rows permuted in place along the permutation's cycles: position j takes row order[j].
+  // Row-major: row r is the d values from x.data() + r d.
+  std::vector<char> placed(static_cast<std::size_t>(n), 0);
+  const auto d = static_cast<std::size_t>(x.cols());
+  std::vector<double> held(d);
+  const auto row = [&x, d](std::int64_t r) { return x.data() + static_cast<std::size_t>(r) * d; };
+  for (std::int64_t k = 0; k < n; ++k) {
+    if (placed[static_cast<std::size_t>(k)] != 0) continue;
+    placed[static_cast<std::size_t>(k)] = 1;
+    if (order[static_cast<std::size_t>(k)] == k) continue;
+    std::copy_n(row(k), d, held.data());
+    std::int64_t j = k;
+    for (std::int64_t from = order[static_cast<std::size_t>(j)]; from != k;
+         from = order[static_cast<std::size_t>(j)]) {
+      std::copy_n(row(from), d, row(j));
+      j = from;
+      placed[static_cast<std::size_t>(j)] = 1;
+    }
+    std::copy_n(held.data(), d, row(j));
+  }
+  std::int64_t end = n;
+  for (std::size_t i = partition.size(); i-- > 0;) {
+    const auto size = static_cast<std::int64_t>(partition[i].size());
+    const std::int64_t begin = end - size;
+    Dataset& slice = slices[i];
+    slice.name = data.name;
+    slice.y.resize(size);
+    for (std::int64_t k = 0; k < size; ++k) slice.y[k] = data.y[order[begin + k]];
+    if (i == 0) {
+      slice.SetRows(std::move(x));  // the rows left are part 0's
+    } else {
+      slice.SetRows(DenseRows(x.bottomRows(size)));
+      x.conservativeResize(begin, Eigen::NoChange);  // row-major: a realloc that keeps the top
+    }
+    end = begin;
+  }
+  data = Dataset{};
+  return slices;
+}
+
 Dataset Unpartition(const std::vector<Dataset>& slices, const Partition& partition) {
   if (slices.size() != partition.size() || slices.empty()) {
     throw InputError("Unpartition: " + std::to_string(slices.size()) + " slices for " +

@@ -610,8 +610,8 @@ void ConsensusDriver::Prepare() {
   hosted = HostedNodes(*this, graph.num_nodes());
   // Under MPI a rank keeps the rows of the nodes it hosts only (the others' slices stay empty);
   // from a LIBSVM file it reads only those rows.
-  // In one process the slices are copied out of `train` after the centralized optimum is
-  // solved (below), so that its solver's copy of the rows and the slices are never held at once;
+  // In one process the slices are split off `train` after the centralized optimum is solved
+  // (below), so that the optimum's solver and the slices are never held at once;
   // dp-bounds (which maps `train` by the bounds the slices release) and PDML (whose labels are
   // randomized from the slices) need them first.
   const bool slices_late =
@@ -694,13 +694,14 @@ void ConsensusDriver::Prepare() {
 
   // After the slices under dp-bounds (which maps `train` by the bounds the slices released).
   SolveOptimum();
-  if (slices_late) {
-    slices_.resize(partition.size());
-    for (int i : hosted) slices_[i] = train.Subset(partition[i]);
-  }
   // Memory: the experiment keeps the slices only; `train` is rebuilt from them if asked for
   // (Train()). Under MPI a rank keeps its own nodes' slices only, and no `train`.
   train_name_ = train.name;
+  if (slices_late) {
+    // Every node is hosted here (one process): `train` is consumed as it is split (dense rows
+    // without a second copy of the whole set).
+    slices_ = SplitByPartition(std::move(train), partition);
+  }
   train = Dataset{};
   train_released_ = !mpi;
 }

@@ -37,6 +37,7 @@ Baseline SolveBaseline(const Dataset& train, const Dataset& test, double lambda,
   NewtonOptions newton;
   newton.max_iterations = 200;
   newton.gradient_tolerance = 1e-12;
+  newton.borrow_rows = true;  // `train` outlives `solver`
   LocalSolver solver(train, 1.0 / static_cast<double>(train.rows()), Loss{}, newton);
   f = Eigen::VectorXd::Zero(train.cols());
   const SolveReport r = solver.Solve(lambda, Eigen::VectorXd::Zero(train.cols()), f);

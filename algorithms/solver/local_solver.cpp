@@ -233,12 +233,19 @@ const char* ToString(SolveStatus s) {
 struct LocalSolver::Impl {
   Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_in, NewtonOptions options);
 
-  // --- Data: the rows y_n x_n, dense (a copy, labels folded in) or CSR (column indices sorted
-  // within a row; values x_n or y_n x_n, see csr_values). ---
+  // --- Data: the rows y_n x_n, dense or CSR (column indices sorted within a row). Dense rows
+  // are `dense_rows()`: a copy with the labels folded in, or (NewtonOptions::borrow_rows, labels
+  // +-1) the caller's rows read in place, with y_n applied on the fly as for CSR (see csr_values).
+  // ---
   std::int64_t n = 0;
   std::int64_t d = 0;
   bool sparse = false;
-  DenseRows dense;
+  DenseRows dense;                            // the copy (empty when read in place)
+  const DenseRows* dense_in_place = nullptr;  // the caller's rows
+  const DenseRows& dense_rows() const {
+    return dense_in_place != nullptr ? *dense_in_place : dense;
+  }
+  mutable Eigen::ArrayXd signed_tmp;  // y .* s for X~^T s from rows read in place
   std::vector<std::int64_t> row_ptr;
   std::vector<std::int32_t> col_idx;
   std::vector<double> values;  // the CSR values when they are copied (else empty)
@@ -506,6 +513,15 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
       slot[k] = static_cast<std::int32_t>(4 * static_cast<std::int64_t>(c) + lane);
     }
     acc4.assign(static_cast<std::size_t>(4 * d), 0.0);
+  } else if (opt.borrow_rows && dense_in != nullptr && (data.y.array().abs() == 1.0).all()) {
+    // y_n applied on the fly, which gives the bits of y x exactly (as for CSR above): in X~ v
+    // and X~^T s it multiplies a row's product and the weight a row scatters; the Hessian and the
+    // preconditioner need no labels, because y_n^2 = 1 (both use products of two entries of one
+    // row, or squares).
+    dense_in_place = dense_in;
+    rows_in_place = true;
+    label_sign = data.y.array();
+    signed_tmp.setZero(n);
   } else {
     if (dense_in != nullptr) {
       dense = *dense_in;
@@ -532,7 +548,8 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
 
 void LocalSolver::Impl::Multiply(const Eigen::VectorXd& v, Eigen::ArrayXd& out) const {
   if (!sparse) {
-    out.matrix().noalias() = dense * v;
+    out.matrix().noalias() = dense_rows() * v;
+    if (dense_in_place != nullptr) out *= label_sign;
     return;
   }
   // By row (CSR, columns ascending): out_r = sum_k v_{c_k} X~(r, c_k), added in column order
@@ -543,7 +560,12 @@ void LocalSolver::Impl::Multiply(const Eigen::VectorXd& v, Eigen::ArrayXd& out) 
 
 void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::VectorXd& out) const {
   if (!sparse) {
-    out.noalias() = dense.transpose() * s.matrix();
+    if (dense_in_place != nullptr) {
+      signed_tmp = s * label_sign;
+      out.noalias() = dense_rows().transpose() * signed_tmp.matrix();
+    } else {
+      out.noalias() = dense.transpose() * s.matrix();
+    }
     return;
   }
   std::fill(acc4.begin(), acc4.end(), 0.0);
@@ -693,7 +715,7 @@ void LocalSolver::Impl::FormHessian(double a) {
     for (Index r0 = 0; r0 < n; r0 += rows) {
       const Index rb = std::min<Index>(rows, n - r0);
       chunk.topRows(rb).noalias() =
-          sample_tmp.segment(r0, rb).matrix().asDiagonal() * dense.middleRows(r0, rb);
+          sample_tmp.segment(r0, rb).matrix().asDiagonal() * dense_rows().middleRows(r0, rb);
       factor.selfadjointView<Eigen::Lower>().rankUpdate(chunk.topRows(rb).transpose());
     }
   }
@@ -720,7 +742,7 @@ void LocalSolver::Impl::ConjugateGradientStep(double a, double grad_norm) {
     }
   } else {
     for (std::int64_t r = 0; r < n; ++r) {
-      precond.array() += ddl[r] * dense.row(r).transpose().array().square();
+      precond.array() += ddl[r] * dense_rows().row(r).transpose().array().square();
     }
   }
   // Forcing term: stop at ||H step + grad|| <= min(0.5, sqrt(||grad||)) ||grad||, which keeps

@@ -104,6 +104,13 @@ Partition LoadPartition(const std::string& path, std::int64_t rows, int nodes);
 // cover every row exactly once.
 Dataset Unpartition(const std::vector<Dataset>& slices, const Partition& partition);
 
+// slices[i] = data.Subset(partition[i]) for every part, the same bits, consuming `data` (left
+// empty). Dense rows that the partition covers exactly once are reordered in place into the
+// parts' order and handed out block by block from the end, `data`'s storage shrinking behind
+// each block (the first part keeps it), so at most one part is held beside the whole set.
+// Otherwise the parts are copied and `data` is freed after them. Throws as Subset does.
+std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition);
+
 // Appends a column holding `value` to every row (an intercept feature; sparse rows store it).
 void AddBiasFeature(Dataset& data, double value = 1.0);
 

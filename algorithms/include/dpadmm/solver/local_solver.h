@@ -61,10 +61,11 @@ struct NewtonOptions {
   // about as much as two such steps (Adult-like data), so a warm-started solve typically takes
   // one or no factorisation. 0 = a fresh Hessian every step (plain damped Newton).
   double hessian_reuse_ratio = 0.01;
-  // true: a solver storing CSR rows reads the values of the caller's rows in place instead of
-  // copying them, when they allow it (sparse input, compressed, columns increasing within each
-  // row, no stored zeros, every label exactly -1 or +1; anything else is copied as with false).
-  // The Dataset must then outlive the solver, unchanged. Same results and bits either way.
+  // true: the solver reads the caller's rows in place instead of copying them, when they allow
+  // it (every label exactly -1 or +1, and: dense rows stored dense; or sparse rows stored CSR,
+  // compressed, columns increasing within each row, no stored zeros; CSR keeps its own 32-bit
+  // column indices). Anything else is copied as with false. The Dataset must then outlive the
+  // solver, unchanged. Same results and bits either way.
   bool borrow_rows = false;
   void Validate() const;  // throws InputError naming the field
 };
@@ -92,9 +93,9 @@ class LocalSolver {
   // 32-bit integers. More columns is an InputError (naming the data set).
   static constexpr std::int64_t kMaxColumns = 536870911;  // INT32_MAX / 4
   // Copies the rows (the problem's rows are y_n x_n; with labels +-1 the labels are applied on
-  // the fly, else folded into the copy), or with NewtonOptions::borrow_rows reads CSR values in
-  // place (the column indices are always copied, as 32-bit integers). `weights` has one entry
-  // per row.
+  // the fly, else folded into the copy), or with NewtonOptions::borrow_rows reads them in place
+  // (dense rows, or CSR values: CSR column indices are always copied, as 32-bit integers).
+  // `weights` has one entry per row.
   // Throws InputError for a label or weight count that does not match the rows, a negative or
   // non-finite weight, a non-finite value, huber_h <= 0, or invalid options.
   LocalSolver(const Dataset& data, const Eigen::VectorXd& weights, Loss loss,
