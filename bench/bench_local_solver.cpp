@@ -68,7 +68,7 @@ Dataset SyntheticAdult(std::int64_t rows, std::uint64_t seed) {
   const std::vector<int> blocks = {9, 16, 7, 15, 6, 5, 2, 38};
   const int cols = 104;
   dpadmm::Stream s(seed, 0, 0, dpadmm::Purpose::kGenerateData);
-  std::vector<Eigen::Triplet<double, std::int64_t>> entries;
+  std::vector<Eigen::Triplet<double, dpadmm::SparseIndex>> entries;
   Eigen::VectorXd truth(cols);
   for (int c = 0; c < cols; ++c) truth[c] = s.Normal();
   Eigen::VectorXd y(rows);

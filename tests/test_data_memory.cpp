@@ -86,7 +86,7 @@ TEST(DataMemory, ConsensusTrainIsRebuiltFromTheSlices) {
 namespace {
 
 SparseRows TripletReference(const SparseRows& x, double value) {
-  std::vector<Eigen::Triplet<double, std::int64_t>> entries;
+  std::vector<Eigen::Triplet<double, dpadmm::SparseIndex>> entries;
   for (Eigen::Index r = 0; r < x.outerSize(); ++r) {
     for (SparseRows::InnerIterator it(x, r); it; ++it)
       entries.emplace_back(r, it.col(), it.value());
@@ -294,4 +294,27 @@ TEST(DataMemory, SplitByPartitionGivesTheSubsets) {
   Dataset out_of_range = dense;
   EXPECT_THROW((void)dpadmm::SplitByPartition(std::move(out_of_range), {{0, 131}}),
                std::out_of_range);
+}
+
+// Sparse rows have 32-bit indices: more stored entries or columns than 2^31 - 1 are refused
+// before anything is allocated, naming what was asked for.
+TEST(DataMemory, SparseRowsAboveTheIndexLimitAreRefused) {
+  EXPECT_NO_THROW(dpadmm::CheckSparseSize(dpadmm::kMaxSparseIndex, dpadmm::kMaxSparseIndex, "x"));
+  try {
+    dpadmm::CheckSparseSize(dpadmm::kMaxSparseIndex + 1, 10, "big.libsvm");
+    ADD_FAILURE() << "no error";
+  } catch (const dpadmm::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("big.libsvm: 2147483648 stored entries, above the limit"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(dpadmm::CheckSparseSize(1, dpadmm::kMaxSparseIndex + 1, "x"), dpadmm::InputError);
+  dpadmm::SparseHighDimOptions o = SmallSparseOptions();
+  o.rows = 1000000;
+  o.dims = 3000;
+  o.nnz_per_row = 3000;  // 3e9 entries
+  EXPECT_THROW((void)dpadmm::GenerateSparseHighDim(o, 1), dpadmm::InputError);
+  o = SmallSparseOptions();
+  o.dims = dpadmm::kMaxSparseIndex + 1;
+  EXPECT_THROW((void)dpadmm::GenerateSparseHighDim(o, 1), dpadmm::InputError);
 }

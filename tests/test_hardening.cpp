@@ -185,17 +185,23 @@ TEST(Hardening, EdgeListWithHugeNodeIdIsDisconnectedNotAnAllocation) {
 }
 
 // A LIBSVM feature index near 1e13 made the sparse matrix reserve min(rows * cols,
-// 2 max(rows, cols)) entries (terabytes) instead of the one entry it holds.
-// Corpus: tests/fuzz/corpus/libsvm/crash_huge_index.
+// 2 max(rows, cols)) entries (terabytes) instead of the one entry it holds. Sparse rows have
+// 32-bit column indices: such an index is refused naming the file and line, and one within the
+// limit stores only its entries. Corpus: tests/fuzz/corpus/libsvm/crash_huge_index.
 TEST(Hardening, LibsvmHugeFeatureIndexStoresOnlyItsEntries) {
-  const std::string path = test::WriteTempFile("huge.libsvm", "2 31313131231223:22\n1 1:1\n");
+  const std::string path = test::WriteTempFile("huge.libsvm", "2 2000000000:22\n1 1:1\n");
   const Dataset d = LoadLibsvm(path);
-  EXPECT_EQ(d.cols(), 31313131231223);
+  EXPECT_EQ(d.cols(), 2000000000);
   EXPECT_EQ(d.nonzeros(), 2);
   const auto& x = std::get<SparseRows>(d.x);
-  EXPECT_EQ(x.coeff(0, 31313131231222), 22.0);
+  EXPECT_EQ(x.coeff(0, 1999999999), 22.0);
   EXPECT_EQ(x.coeff(1, 0), 1.0);
   EXPECT_TRUE(x.isCompressed());
+  const std::string beyond = test::WriteTempFile("beyond.libsvm", "1 1:1\n2 31313131231223:22\n");
+  EXPECT_TRUE(ThrowsInputError([&] { (void)LoadLibsvm(beyond); },
+                               {beyond + ":2", "31313131231223", "limit of 2147483647"}));
+  const std::string edge = test::WriteTempFile("edge.libsvm", "1 2147483647:1\n-1 2147483648:1\n");
+  EXPECT_TRUE(ThrowsInputError([&] { (void)LoadLibsvm(edge); }, {edge + ":2", "2147483648"}));
 }
 
 // ---- Planted race (ThreadSanitizer self-test) -------------------------------------------------

@@ -176,14 +176,15 @@ TEST(Model, PredictOnRawRowsMatchesTheRunsTestErrorBitForBit) {
         EXPECT_EQ(model.Predict(std::span<const double>(row.data(), 8)), predicted[r]);
       }
     }
-    // Column-major and int-indexed sparse inputs give the same bits as the library's types
+    // Column-major and 64-bit-indexed sparse inputs give the same bits as the library's types
     // (dense and sparse products sum in different orders, so each is compared with its kind).
     const Eigen::VectorXd dense_scores = model.DecisionFunction(dense);
     EXPECT_TRUE(SameBits(model.DecisionFunction(Eigen::MatrixXd(dense)), dense_scores));
     EXPECT_TRUE(SameBits(model.DecisionFunction(dense.topRows(dense.rows())), dense_scores));
     const SparseRows sparse = dense.sparseView();
     const Eigen::VectorXd sparse_scores = model.DecisionFunction(sparse);
-    const Eigen::SparseMatrix<double, Eigen::RowMajor> sparse_int = dense.sparseView();
+    const Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t> sparse_int =
+        dense.sparseView();
     EXPECT_TRUE(SameBits(model.DecisionFunction(sparse_int), sparse_scores));
     EXPECT_TRUE(SameBits(t.raw_test.is_sparse() ? sparse_scores : dense_scores, scores));
     EXPECT_TRUE(SameBits(model.Predict(Eigen::MatrixXd(dense)), model.Predict(dense)));

@@ -28,23 +28,31 @@ DenseRows DenseSubset(const DenseRows& x, const std::vector<std::int64_t>& rows)
   return out;
 }
 
-SparseRows SparseSubset(const SparseRows& x, const std::vector<std::int64_t>& rows) {
+SparseRows SparseSubset(const SparseRows& x, const std::vector<std::int64_t>& rows,
+                        const std::string& where) {
   if (!x.isCompressed()) {
     SparseRows compressed = x;
     compressed.makeCompressed();
-    return SparseSubset(compressed, rows);
+    return SparseSubset(compressed, rows, where);
   }
+  // Repeated rows can make more entries than the source holds.
+  std::int64_t total = 0;
+  for (const std::int64_t r : rows) {
+    CheckRowIndex(r, x.rows());
+    total += x.outerIndexPtr()[r + 1] - x.outerIndexPtr()[r];
+  }
+  CheckSparseSize(total, x.cols(),
+                  where + ", a subset of " + std::to_string(rows.size()) + " rows");
   SparseRows out(static_cast<Eigen::Index>(rows.size()), x.cols());
-  std::int64_t* outer = out.outerIndexPtr();
+  SparseIndex* outer = out.outerIndexPtr();
   outer[0] = 0;
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    CheckRowIndex(rows[k], x.rows());
     outer[k + 1] = outer[k] + x.outerIndexPtr()[rows[k] + 1] - x.outerIndexPtr()[rows[k]];
   }
   out.resizeNonZeros(static_cast<Eigen::Index>(outer[rows.size()]));
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    const std::int64_t begin = x.outerIndexPtr()[rows[k]];
-    const std::int64_t count = outer[k + 1] - outer[k];
+    const SparseIndex begin = x.outerIndexPtr()[rows[k]];
+    const SparseIndex count = outer[k + 1] - outer[k];
     std::copy_n(x.innerIndexPtr() + begin, count, out.innerIndexPtr() + outer[k]);
     std::copy_n(x.valuePtr() + begin, count, out.valuePtr() + outer[k]);
   }
@@ -91,12 +99,21 @@ void Dataset::SetRows(SparseRows&& rows) noexcept {
 
 void Dataset::SetRows(DenseRows&& rows) noexcept { x.emplace<DenseRows>(std::move(rows)); }
 
+void CheckSparseSize(std::int64_t entries, std::int64_t cols, const std::string& what) {
+  const auto fail = [&what](std::int64_t n, const char* unit) {
+    throw InputError(what + ": " + std::to_string(n) + unit + ", above the limit of " +
+                     std::to_string(kMaxSparseIndex) + " of sparse rows");
+  };
+  if (entries > kMaxSparseIndex) fail(entries, " stored entries");
+  if (cols > kMaxSparseIndex) fail(cols, " columns");
+}
+
 bool ColumnsIncreasing(const SparseRows& x) {
   if (!x.isCompressed()) return false;
-  const std::int64_t* outer = x.outerIndexPtr();
-  const std::int64_t* inner = x.innerIndexPtr();
+  const SparseIndex* outer = x.outerIndexPtr();
+  const SparseIndex* inner = x.innerIndexPtr();
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    for (std::int64_t k = outer[r] + 1; k < outer[r + 1]; ++k) {
+    for (SparseIndex k = outer[r] + 1; k < outer[r + 1]; ++k) {
       if (inner[k] <= inner[k - 1]) return false;
     }
   }
@@ -145,7 +162,7 @@ Dataset Dataset::Subset(const std::vector<std::int64_t>& rows) const {
     out.y[static_cast<Eigen::Index>(k)] = y[rows[k]];
   }
   if (const auto* s = std::get_if<SparseRows>(&x)) {
-    out.SetRows(SparseSubset(*s, rows));
+    out.SetRows(SparseSubset(*s, rows, Where(*this)));
   } else {
     out.SetRows(DenseSubset(std::get<DenseRows>(x), rows));
   }

@@ -71,11 +71,13 @@ void ValidateOptions(const SparseHighDimOptions& o) {
   if (o.informative > o.dims || o.nnz_per_row > o.dims) {
     throw InputError(std::string(name) + ": informative and nnz_per_row must be <= dims");
   }
-  // rows x nnz_per_row entries of 16 bytes must have a size in bytes.
-  if (o.nnz_per_row > std::numeric_limits<std::int64_t>::max() / 16 / o.rows) {
+  // rows x nnz_per_row stored entries, and dims columns, within the limits of sparse rows.
+  if (o.nnz_per_row > kMaxSparseIndex / o.rows) {
     throw InputError(std::string(name) + ": rows x nnz_per_row (" + std::to_string(o.rows) + " x " +
-                     std::to_string(o.nnz_per_row) + ") entries are too many");
+                     std::to_string(o.nnz_per_row) + ") entries are too many (the limit of " +
+                     "sparse rows is " + std::to_string(kMaxSparseIndex) + ")");
   }
+  CheckSparseSize(0, o.dims, name);
   if (!(o.flip_probability >= 0.0 && o.flip_probability <= 0.5)) {
     throw InputError(std::string(name) + ": flip_probability must be in [0, 0.5], got " +
                      std::to_string(o.flip_probability));
@@ -129,13 +131,13 @@ Dataset GenerateSparseHighDim(const SparseHighDimOptions& o, std::uint64_t seed,
   // place.
   SparseRows x(count, o.dims);
   x.resizeNonZeros(static_cast<Eigen::Index>(count * o.nnz_per_row));
-  std::int64_t* outer = x.outerIndexPtr();
-  std::int64_t* inner = x.innerIndexPtr();
+  SparseIndex* outer = x.outerIndexPtr();
+  SparseIndex* inner = x.innerIndexPtr();
   double* values = x.valuePtr();
   std::vector<std::int64_t> columns;
   std::vector<char> marks(static_cast<std::size_t>(count > 0 ? o.dims : 0), 0);
   Eigen::VectorXd y(count);
-  std::int64_t at = 0;
+  SparseIndex at = 0;
   outer[0] = 0;
   for (std::int64_t r = 0; r < count; ++r) {
     Stream s(seed, static_cast<std::uint64_t>(RowId(ids, r)), kSparseRows, Purpose::kGenerateData);
@@ -144,7 +146,7 @@ Dataset GenerateSparseHighDim(const SparseHighDimOptions& o, std::uint64_t seed,
     for (std::int64_t c : columns) {
       const double v = s.Normal();
       if (c < o.informative) margin += w[c] * v;
-      inner[at] = c;
+      inner[at] = static_cast<SparseIndex>(c);
       values[at++] = v;
     }
     outer[r + 1] = at;

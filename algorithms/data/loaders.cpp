@@ -102,8 +102,10 @@ void RequireRows(const std::string& path, std::int64_t rows) {
 // arrays are copied in directly: assigning an Eigen::Map instead reserves
 // min(rows * cols, 2 max(rows, cols)) entries, so one LIBSVM index near 1e13 asked for
 // terabytes.
-SparseRows MakeSparse(std::int64_t cols, const std::vector<std::int64_t>& outer,
-                      const std::vector<std::int64_t>& inner, const std::vector<double>& values) {
+SparseRows MakeSparse(std::int64_t cols, const std::vector<SparseIndex>& outer,
+                      const std::vector<SparseIndex>& inner, const std::vector<double>& values,
+                      const std::string& path) {
+  CheckSparseSize(static_cast<std::int64_t>(values.size()), cols, path);
   SparseRows m(static_cast<Eigen::Index>(outer.size() - 1), cols);
   m.resizeNonZeros(static_cast<Eigen::Index>(values.size()));
   std::copy(outer.begin(), outer.end(), m.outerIndexPtr());
@@ -115,8 +117,8 @@ SparseRows MakeSparse(std::int64_t cols, const std::vector<std::int64_t>& outer,
 // ---- LIBSVM ----------------------------------------------------------------------------------
 
 struct SparseBuilder {
-  std::vector<std::int64_t> outer{0};
-  std::vector<std::int64_t> inner;
+  std::vector<SparseIndex> outer{0};
+  std::vector<SparseIndex> inner;
   std::vector<double> values;
   std::int64_t max_index = 0;  // largest 1-based index seen, explicit zeros included
 };
@@ -149,6 +151,11 @@ void ParseLibsvmEntries(const std::vector<std::string_view>& fields, std::int64_
               "feature index " + std::to_string(index) +
                   " is not greater than the previous index " + std::to_string(previous));
     }
+    if (index > kMaxSparseIndex) {
+      ThrowAt(path, line,
+              "feature index " + std::to_string(index) + " exceeds the limit of " +
+                  std::to_string(kMaxSparseIndex) + " columns of sparse rows");
+    }
     previous = index;
     b.max_index = std::max(b.max_index, index);
     if (keep_columns != nullptr &&
@@ -157,11 +164,16 @@ void ParseLibsvmEntries(const std::vector<std::string_view>& fields, std::int64_
     }
     const double value = ParseFiniteDouble(token.substr(colon + 1), path, line, "value");
     if (value != 0.0) {
-      b.inner.push_back(index - 1);
+      if (static_cast<std::int64_t>(b.inner.size()) == kMaxSparseIndex) {
+        ThrowAt(path, line,
+                "more than " + std::to_string(kMaxSparseIndex) +
+                    " stored entries, the limit of sparse rows");
+      }
+      b.inner.push_back(static_cast<SparseIndex>(index - 1));
       b.values.push_back(value);
     }
   }
-  b.outer.push_back(static_cast<std::int64_t>(b.inner.size()));
+  b.outer.push_back(static_cast<SparseIndex>(b.inner.size()));
 }
 
 // ---- Delimited tables (CSV, .asc) --------------------------------------------------------------
@@ -496,7 +508,7 @@ Dataset EncodeAdult(AdultFile& f, const AdultEncoding& e) {
   }
   const auto rows = static_cast<Eigen::Index>(f.records.size());
   SparseRows x(rows, e.cols);
-  std::int64_t* outer = x.outerIndexPtr();
+  SparseIndex* outer = x.outerIndexPtr();
   outer[0] = 0;
   for (Eigen::Index i = 0; i < rows; ++i) {
     const AdultRecord& r = f.records[static_cast<std::size_t>(i)];
@@ -504,10 +516,11 @@ Dataset EncodeAdult(AdultFile& f, const AdultEncoding& e) {
     for (std::size_t k = 0; k < r.numeric.size(); ++k) {
       count += ScaledNumeric(e, k, r.numeric[k]) != 0.0 ? 1 : 0;
     }
-    outer[i + 1] = outer[i] + count;
+    CheckSparseSize(outer[i] + count, e.cols, f.path);
+    outer[i + 1] = static_cast<SparseIndex>(outer[i] + count);
   }
   x.resizeNonZeros(static_cast<Eigen::Index>(outer[rows]));
-  std::int64_t* inner = x.innerIndexPtr();
+  SparseIndex* inner = x.innerIndexPtr();
   double* values = x.valuePtr();
   Eigen::VectorXd y(rows);
   std::int64_t at = 0;
@@ -516,12 +529,12 @@ Dataset EncodeAdult(AdultFile& f, const AdultEncoding& e) {
     for (std::size_t k = 0; k < r.numeric.size(); ++k) {
       const double scaled = ScaledNumeric(e, k, r.numeric[k]);
       if (scaled != 0.0) {
-        inner[at] = static_cast<std::int64_t>(k);
+        inner[at] = static_cast<SparseIndex>(k);
         values[at++] = scaled;
       }
     }
     for (std::size_t k = 0; k < r.category.size(); ++k) {
-      inner[at] = column[k][static_cast<std::size_t>(r.category[k])];
+      inner[at] = static_cast<SparseIndex>(column[k][static_cast<std::size_t>(r.category[k])]);
       values[at++] = 1.0;
     }
     y[i] = r.label;
@@ -555,7 +568,8 @@ Dataset LoadLibsvm(const std::string& path, std::int64_t num_features) {
   }
   RequireRows(path, labels.size());
   Dataset d;
-  d.SetRows(MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values));
+  d.SetRows(
+      MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values, path));
   d.y = labels.Finish();
   d.name = FileName(path);
   return d;
@@ -596,7 +610,7 @@ RowShare ReadLibsvmRows(const std::string& path, std::span<const std::int64_t> k
   share.rows_in_file = row;
   share.label_codes = labels.seen();
   share.data.x =
-      MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values);
+      MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values, path);
   share.data.y = labels.Raw();
   share.data.name = FileName(path);
   return share;
@@ -689,7 +703,7 @@ RowShare ReadLibsvmColumns(const std::string& path, const std::vector<char>& kee
   share.rows_in_file = rows;
   share.label_codes = labels.seen();
   share.data.x =
-      MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values);
+      MakeSparse(num_features > 0 ? num_features : b.max_index, b.outer, b.inner, b.values, path);
   share.data.y = read_labels ? labels.Raw() : Eigen::VectorXd::Zero(rows);
   share.data.name = FileName(path);
   return share;

@@ -426,9 +426,11 @@ Dataset Unpartition(const std::vector<Dataset>& slices, const Partition& partiti
     const SparseRows& s = *parts[static_cast<std::size_t>(i)];
     outer[r + 1] = outer[r] + s.outerIndexPtr()[k + 1] - s.outerIndexPtr()[k];
   }
+  CheckSparseSize(outer.back(), cols, slices[0].name.empty() ? "Unpartition" : slices[0].name);
   SparseRows x(rows, cols);
   x.resizeNonZeros(outer.back());
-  std::copy(outer.begin(), outer.end(), x.outerIndexPtr());
+  std::transform(outer.begin(), outer.end(), x.outerIndexPtr(),
+                 [](std::int64_t o) { return static_cast<SparseIndex>(o); });
   for (std::int64_t r = 0; r < rows; ++r) {
     const auto [i, k] = source[static_cast<std::size_t>(r)];
     const SparseRows& s = *parts[static_cast<std::size_t>(i)];
@@ -543,25 +545,27 @@ void AddBiasFeature(Dataset& data, double value) {
   sparse.makeCompressed();
   const std::int64_t rows = sparse.rows();
   const std::int64_t cols = sparse.cols();
-  const std::int64_t* outer = sparse.outerIndexPtr();
-  const std::int64_t* inner = sparse.innerIndexPtr();
+  CheckSparseSize(sparse.nonZeros() + rows, cols + 1,
+                  (data.name.empty() ? std::string("data") : data.name) + " with the intercept");
+  const SparseIndex* outer = sparse.outerIndexPtr();
+  const SparseIndex* inner = sparse.innerIndexPtr();
   if (ColumnsIncreasing(sparse)) {
     // Row by row into the widened arrays: the row's entries, then the intercept's (its column
     // is the last, so the columns stay increasing). The result is the triplet path's, below.
     SparseRows widened(rows, cols + 1);
     widened.resizeNonZeros(sparse.nonZeros() + rows);
-    std::int64_t* wo = widened.outerIndexPtr();
-    std::int64_t* wi = widened.innerIndexPtr();
+    SparseIndex* wo = widened.outerIndexPtr();
+    SparseIndex* wi = widened.innerIndexPtr();
     double* wv = widened.valuePtr();
     wo[0] = 0;
     for (std::int64_t r = 0; r < rows; ++r) {
-      const std::int64_t begin = outer[r];
-      const std::int64_t count = outer[r + 1] - begin;
-      std::int64_t at = wo[r];
+      const SparseIndex begin = outer[r];
+      const SparseIndex count = outer[r + 1] - begin;
+      SparseIndex at = wo[r];
       std::copy_n(inner + begin, count, wi + at);
       std::copy_n(sparse.valuePtr() + begin, count, wv + at);
       at += count;
-      wi[at] = cols;
+      wi[at] = static_cast<SparseIndex>(cols);
       wv[at] = value;
       wo[r + 1] = at + 1;
     }
@@ -570,12 +574,12 @@ void AddBiasFeature(Dataset& data, double value) {
   }
   // Rows out of column order (only arrays written through Eigen's raw pointers): triplets sort
   // them and sum repeated columns.
-  std::vector<Eigen::Triplet<double, std::int64_t>> entries;
+  std::vector<Eigen::Triplet<double, SparseIndex>> entries;
   entries.reserve(static_cast<std::size_t>(sparse.nonZeros() + sparse.rows()));
   for (std::int64_t r = 0; r < sparse.outerSize(); ++r) {
     for (SparseRows::InnerIterator it(sparse, r); it; ++it)
-      entries.emplace_back(r, it.col(), it.value());
-    entries.emplace_back(r, sparse.cols(), value);
+      entries.emplace_back(static_cast<SparseIndex>(r), it.col(), it.value());
+    entries.emplace_back(static_cast<SparseIndex>(r), static_cast<SparseIndex>(cols), value);
   }
   SparseRows widened(sparse.rows(), sparse.cols() + 1);
   widened.setFromTriplets(entries.begin(), entries.end());

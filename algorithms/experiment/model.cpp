@@ -262,13 +262,18 @@ Eigen::VectorXd Model::DecisionFunction(const SparseRows& x) const {
 }
 
 Eigen::VectorXd Model::DecisionFunction(
-    const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) const {
+    const Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>& x) const {
+  // Rows with 64-bit indices, as SparseRows had before; copied into SparseRows (32-bit).
+  CheckColumns(x.cols(), features());
+  CheckSparseSize(x.nonZeros(), x.cols(), "DecisionFunction");
   SparseRows rows(x.rows(), x.cols());
-  std::vector<Eigen::Triplet<double, std::int64_t>> entries;
+  std::vector<Eigen::Triplet<double, SparseIndex>> entries;
   entries.reserve(static_cast<std::size_t>(x.nonZeros()));
-  for (int r = 0; r < x.outerSize(); ++r) {
-    for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(x, r); it; ++it) {
-      entries.emplace_back(r, it.col(), it.value());
+  for (Eigen::Index r = 0; r < x.outerSize(); ++r) {
+    for (Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>::InnerIterator it(x, r); it;
+         ++it) {
+      entries.emplace_back(static_cast<SparseIndex>(r), static_cast<SparseIndex>(it.col()),
+                           it.value());
     }
   }
   rows.setFromTriplets(entries.begin(), entries.end());
@@ -294,7 +299,8 @@ Eigen::VectorXd Model::Predict(const Eigen::MatrixXd& x) const {
   return Signs(DecisionFunction(x));
 }
 Eigen::VectorXd Model::Predict(const SparseRows& x) const { return Signs(DecisionFunction(x)); }
-Eigen::VectorXd Model::Predict(const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) const {
+Eigen::VectorXd Model::Predict(
+    const Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>& x) const {
   return Signs(DecisionFunction(x));
 }
 
@@ -337,7 +343,8 @@ Eigen::VectorXd Model::PredictProba(const SparseRows& x) const {
   RequireProbability(*this);
   return Sigmoids(DecisionFunction(x));
 }
-Eigen::VectorXd Model::PredictProba(const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) const {
+Eigen::VectorXd Model::PredictProba(
+    const Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>& x) const {
   RequireProbability(*this);
   return Sigmoids(DecisionFunction(x));
 }

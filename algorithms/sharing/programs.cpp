@@ -50,11 +50,12 @@ Dataset ColumnBlock(const Dataset& data, std::int64_t begin, std::int64_t count)
   out.name = data.name;
   out.y = data.y;
   if (const auto* s = std::get_if<SparseRows>(&data.x)) {
-    std::vector<Eigen::Triplet<double, std::int64_t>> entries;
+    std::vector<Eigen::Triplet<double, SparseIndex>> entries;
     for (Eigen::Index r = 0; r < s->outerSize(); ++r) {
       for (SparseRows::InnerIterator it(*s, r); it; ++it) {
         if (it.col() >= begin && it.col() < begin + count) {
-          entries.emplace_back(r, it.col() - begin, it.value());
+          entries.emplace_back(static_cast<SparseIndex>(r),
+                               static_cast<SparseIndex>(it.col() - begin), it.value());
         }
       }
     }

@@ -247,8 +247,9 @@ struct LocalSolver::Impl {
   }
   mutable Eigen::ArrayXd signed_tmp;  // y .* s for X~^T s from rows read in place
   std::vector<std::int64_t> row_ptr;
-  std::vector<std::int32_t> col_idx;
-  std::vector<double> values;  // the CSR values when they are copied (else empty)
+  std::vector<std::int32_t> col_idx;  // the CSR column indices when they are copied (else empty)
+  const std::int32_t* csr_cols = nullptr;  // col_idx, or the caller's read in place
+  std::vector<double> values;              // the CSR values when they are copied (else empty)
   // The CSR values: `values`, or the caller's rows read in place (NewtonOptions::borrow_rows).
   // With unit labels (every y_n = +-1) they are x, not y x: y_n multiplies row n's product and
   // the weights it scatters, which gives the bits of y x exactly (a sign flip is exact, and
@@ -258,8 +259,8 @@ struct LocalSolver::Impl {
   bool rows_in_place = false;
   Eigen::ArrayXd label_sign;  // y, when the labels are applied on the fly
   const double* sign() const { return label_sign.size() > 0 ? label_sign.data() : nullptr; }
-  // X~^T s is scattered row by row from the CSR copy (no second copy by column), into four
-  // accumulators per column: entry k of the CSR copy adds to accumulator slot[k] = 4 c + t,
+  // X~^T s is scattered row by row from the CSR rows (no copy by column), into four
+  // accumulators per column: entry k of the CSR rows adds to accumulator slot[k] = 4 c + t,
   // where t is the entry's position among column c's entries, mod 4, for the first multiple
   // of four of them and 0 for the rest. That is the summation order of a column dot product
   // with four accumulators (acc_t += entries t, t + 4, ... ; the tail to acc_0; then
@@ -475,10 +476,15 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
       label_sign = data.y.array();
     }
     row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
-    col_idx.reserve(static_cast<std::size_t>(total));
-    if (!borrow) values.reserve(static_cast<std::size_t>(total));
+    if (!borrow) {
+      col_idx.reserve(static_cast<std::size_t>(total));
+      values.reserve(static_cast<std::size_t>(total));
+    }
     std::vector<std::pair<std::int32_t, double>> row;
-    for (std::int64_t r = 0; r < n; ++r) {
+    for (std::int64_t r = 0; r < n && borrow; ++r) {
+      row_ptr[static_cast<std::size_t>(r) + 1] = sparse_in->outerIndexPtr()[r + 1];
+    }
+    for (std::int64_t r = 0; r < n && !borrow; ++r) {
       row.clear();
       const double fold = unit_labels ? 1.0 : data.y[r];
       if (sparse_in != nullptr) {
@@ -496,18 +502,20 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
       }
       for (const auto& [c, v] : row) {
         col_idx.push_back(c);
-        if (!borrow) values.push_back(v);
+        values.push_back(v);
       }
       row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(col_idx.size());
     }
+    csr_cols = borrow ? sparse_in->innerIndexPtr() : col_idx.data();
     csr_values = borrow ? sparse_in->valuePtr() : values.data();
     rows_in_place = borrow;
     std::vector<std::int64_t> count(static_cast<std::size_t>(d), 0);
-    for (std::int32_t c : col_idx) ++count[static_cast<std::size_t>(c)];
+    const auto entries = static_cast<std::size_t>(total);
+    for (std::size_t k = 0; k < entries; ++k) ++count[static_cast<std::size_t>(csr_cols[k])];
     std::vector<std::int64_t> seen(static_cast<std::size_t>(d), 0);
-    slot.resize(col_idx.size());
-    for (std::size_t k = 0; k < col_idx.size(); ++k) {
-      const auto c = static_cast<std::size_t>(col_idx[k]);
+    slot.resize(entries);
+    for (std::size_t k = 0; k < entries; ++k) {
+      const auto c = static_cast<std::size_t>(csr_cols[k]);
       const std::int64_t pos = seen[c]++;
       const std::int64_t lane = pos < (count[c] / 4) * 4 ? pos % 4 : 0;
       slot[k] = static_cast<std::int32_t>(4 * static_cast<std::int64_t>(c) + lane);
@@ -555,7 +563,7 @@ void LocalSolver::Impl::Multiply(const Eigen::VectorXd& v, Eigen::ArrayXd& out) 
   // By row (CSR, columns ascending): out_r = sum_k v_{c_k} X~(r, c_k), added in column order
   // from 0. The rows are independent, so several are in flight at once; v (d doubles) stays in
   // L1 while the rows stream.
-  RowDots(csr_values, col_idx.data(), row_ptr.data(), n, v.data(), sign(), out.data());
+  RowDots(csr_values, csr_cols, row_ptr.data(), n, v.data(), sign(), out.data());
 }
 
 void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::VectorXd& out) const {
@@ -622,7 +630,7 @@ double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
                                                   Eigen::ArrayXd& d1, Eigen::ArrayXd& d2,
                                                   Eigen::VectorXd& gradient) const {
   const double* val = csr_values;
-  const std::int32_t* idx = col_idx.data();
+  const std::int32_t* idx = csr_cols;
   const double* vp = v.data();
   const std::int64_t* rp = row_ptr.data();
   const double* sg = sign();
@@ -669,7 +677,7 @@ void LocalSolver::Impl::FormHessian(double a) {
     // Raw or label-folded values give the same products: y_n^2 = 1.
     double* h = factor.data();
     const double* val = csr_values;
-    const std::int32_t* idx = col_idx.data();
+    const std::int32_t* idx = csr_cols;
     for (std::int64_t r = 0; r < n; ++r) {
       const double s = ddl[r];
       if (s == 0.0) continue;
@@ -737,7 +745,7 @@ void LocalSolver::Impl::ConjugateGradientStep(double a, double grad_norm) {
       const double s = ddl[r];
       if (s == 0.0) continue;
       for (std::int64_t p = row_ptr[r], e = row_ptr[r + 1]; p < e; ++p) {
-        precond[col_idx[p]] += s * csr_values[p] * csr_values[p];
+        precond[csr_cols[p]] += s * csr_values[p] * csr_values[p];
       }
     }
   } else {

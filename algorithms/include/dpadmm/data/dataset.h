@@ -14,7 +14,15 @@
 namespace dpadmm {
 
 using DenseRows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using SparseRows = Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>;
+// Sparse rows: CSR with 32-bit column indices and row offsets, 12 bytes per stored entry. So a
+// sparse set holds at most kMaxSparseIndex stored entries and columns (CheckSparseSize).
+using SparseIndex = std::int32_t;
+using SparseRows = Eigen::SparseMatrix<double, Eigen::RowMajor, SparseIndex>;
+inline constexpr std::int64_t kMaxSparseIndex = 2147483647;  // INT32_MAX
+
+// Throws InputError "<what>: <n> stored entries (or columns), above the limit of 2147483647 of
+// sparse rows" when sparse rows with `entries` stored entries and `cols` columns cannot be held.
+void CheckSparseSize(std::int64_t entries, std::int64_t cols, const std::string& what);
 
 struct Dataset {
   std::variant<DenseRows, SparseRows> x;  // rows are samples

@@ -133,7 +133,7 @@ class Model {
   [[nodiscard]] Eigen::VectorXd DecisionFunction(const Eigen::MatrixXd& x) const;
   [[nodiscard]] Eigen::VectorXd DecisionFunction(const SparseRows& x) const;
   [[nodiscard]] Eigen::VectorXd DecisionFunction(
-      const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) const;
+      const Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>& x) const;
 
   /// +1 if the score is >= 0, else -1 (the convention of the run's test error).
   [[nodiscard]] double Predict(std::span<const double> x) const;
@@ -142,7 +142,7 @@ class Model {
   [[nodiscard]] Eigen::VectorXd Predict(const Eigen::MatrixXd& x) const;
   [[nodiscard]] Eigen::VectorXd Predict(const SparseRows& x) const;
   [[nodiscard]] Eigen::VectorXd Predict(
-      const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) const;
+      const Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>& x) const;
 
   /// Logistic loss: P(y = +1 | x) = 1 / (1 + exp(-score)), the model logistic regression fits.
   /// The smooth hinge loss is not a likelihood, so it has no probability: throws
@@ -153,7 +153,7 @@ class Model {
   [[nodiscard]] Eigen::VectorXd PredictProba(const Eigen::MatrixXd& x) const;
   [[nodiscard]] Eigen::VectorXd PredictProba(const SparseRows& x) const;
   [[nodiscard]] Eigen::VectorXd PredictProba(
-      const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) const;
+      const Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>& x) const;
 
   /// The probability PredictProba gives for a row with this score (logistic loss only; throws
   /// std::logic_error otherwise).

@@ -63,9 +63,9 @@ struct NewtonOptions {
   double hessian_reuse_ratio = 0.01;
   // true: the solver reads the caller's rows in place instead of copying them, when they allow
   // it (every label exactly -1 or +1, and: dense rows stored dense; or sparse rows stored CSR,
-  // compressed, columns increasing within each row, no stored zeros; CSR keeps its own 32-bit
-  // column indices). Anything else is copied as with false. The Dataset must then outlive the
-  // solver, unchanged. Same results and bits either way.
+  // compressed, columns increasing within each row, no stored zeros; their values and column
+  // indices are read in place). Anything else is copied as with false. The Dataset must then
+  // outlive the solver, unchanged. Same results and bits either way.
   bool borrow_rows = false;
   void Validate() const;  // throws InputError naming the field
 };
@@ -93,8 +93,7 @@ class LocalSolver {
   // 32-bit integers. More columns is an InputError (naming the data set).
   static constexpr std::int64_t kMaxColumns = 536870911;  // INT32_MAX / 4
   // Copies the rows (the problem's rows are y_n x_n; with labels +-1 the labels are applied on
-  // the fly, else folded into the copy), or with NewtonOptions::borrow_rows reads them in place
-  // (dense rows, or CSR values: CSR column indices are always copied, as 32-bit integers).
+  // the fly, else folded into the copy), or with NewtonOptions::borrow_rows reads them in place.
   // `weights` has one entry per row.
   // Throws InputError for a label or weight count that does not match the rows, a negative or
   // non-finite weight, a non-finite value, huber_h <= 0, or invalid options.
