@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "allocation_counter.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/preprocessing.h"
@@ -317,4 +318,30 @@ TEST(DataMemory, SparseRowsAboveTheIndexLimitAreRefused) {
   o = SmallSparseOptions();
   o.dims = dpadmm::kMaxSparseIndex + 1;
   EXPECT_THROW((void)dpadmm::GenerateSparseHighDim(o, 1), dpadmm::InputError);
+}
+
+// SplitByPartition's dense path holds at most one slice beside the whole set: the heap it takes
+// while splitting 3.2 MB into four parts stays below a third of the set (one part is a quarter,
+// plus the order of the rows), where the copying path takes the whole set again.
+TEST(DataMemory, SplitByPartitionHoldsOneSliceBesideTheSet) {
+#if !DPADMM_TEST_COUNT_ALLOCATIONS
+  GTEST_SKIP() << "allocations are only counted on glibc without sanitizers";
+#endif
+  const Dataset dense = dpadmm::GenerateTwonorm(4000, 3, 100);
+  const auto bytes = static_cast<double>(dense.rows() * dense.cols()) * sizeof(double);
+  const dpadmm::Partition even = dpadmm::PartitionEven(dense.rows(), 4, 5);
+  Dataset consumed = dense;
+  std::vector<Dataset> slices;
+  const std::int64_t in_place = dpadmm::test::PeakBytesDuring(
+      [&] { slices = dpadmm::SplitByPartition(std::move(consumed), even); });
+  EXPECT_GT(in_place, 0.25 * bytes);
+  EXPECT_LT(in_place, 0.33 * bytes);
+  EXPECT_EQ(std::get<DenseRows>(slices[3].x), std::get<DenseRows>(dense.Subset(even[3]).x));
+  // A row held twice takes the copying path.
+  dpadmm::Partition twice = even;
+  twice[0].push_back(twice[1].front());
+  Dataset copied = dense;
+  const std::int64_t copying = dpadmm::test::PeakBytesDuring(
+      [&] { slices = dpadmm::SplitByPartition(std::move(copied), twice); });
+  EXPECT_GT(copying, 0.99 * bytes);
 }

@@ -2,14 +2,7 @@
 // LocalSolver: the local problem  min_f sum_n w_n L(y_n x_n^T f) + (a/2)||f||^2 + g^T f.
 // References are independent of the solver: the objective and gradient are recomputed here
 // from the dense rows with Loss::Value / Loss::D1, and the zero-data case has a closed form.
-//
-// Allocation counting: Eigen allocates through std::malloc (not operator new), so counting
-// operator new would miss exactly the allocations that matter. On glibc (without sanitizers,
-// which bring their own allocator) this file therefore interposes malloc/calloc/realloc and the
-// aligned variants, forwarding to glibc's own implementation (__libc_malloc, ...), and counts
-// calls made by the current thread while a thread-local flag is set. operator new goes through
-// malloc, so it is counted too. The flag is only set around the measured calls, so the other
-// tests in this binary are unaffected.
+// Allocation counting: tests/allocation_counter.h.
 #include "dpadmm/solver/local_solver.h"
 
 #include <cerrno>
@@ -23,94 +16,20 @@
 #include <gtest/gtest.h>
 #include <Eigen/Cholesky>
 
+#include "allocation_counter.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
 #include "test_helpers.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define DPADMM_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define DPADMM_TEST_SANITIZED 1
-#endif
-#if defined(__GLIBC__) && !defined(DPADMM_TEST_SANITIZED)
-#define DPADMM_TEST_COUNT_ALLOCATIONS 1
-#endif
-
-#if DPADMM_TEST_COUNT_ALLOCATIONS
-namespace {
-thread_local bool t_count_allocations = false;
-thread_local long t_allocations = 0;
-inline void CountAllocation() {
-  if (t_count_allocations) ++t_allocations;
-}
-}  // namespace
-
-extern "C" {
-void* __libc_malloc(std::size_t size) noexcept;
-void* __libc_calloc(std::size_t count, std::size_t size) noexcept;
-void* __libc_realloc(void* ptr, std::size_t size) noexcept;
-void* __libc_memalign(std::size_t alignment, std::size_t size) noexcept;
-void __libc_free(void* ptr) noexcept;
-
-void* malloc(std::size_t size) noexcept {
-  CountAllocation();
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t count, std::size_t size) noexcept {
-  CountAllocation();
-  return __libc_calloc(count, size);
-}
-void* realloc(void* ptr, std::size_t size) noexcept {
-  CountAllocation();
-  return __libc_realloc(ptr, size);
-}
-void free(void* ptr) noexcept { __libc_free(ptr); }
-void* memalign(std::size_t alignment, std::size_t size) noexcept {
-  CountAllocation();
-  return __libc_memalign(alignment, size);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t size) noexcept {
-  CountAllocation();
-  return __libc_memalign(alignment, size);
-}
-int posix_memalign(void** out, std::size_t alignment, std::size_t size) noexcept {
-  CountAllocation();
-  if (alignment % sizeof(void*) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;
-  void* p = __libc_memalign(alignment, size);
-  if (p == nullptr) return ENOMEM;
-  *out = p;
-  return 0;
-}
-}  // extern "C"
-#endif
-
 namespace dpadmm {
 namespace {
 
+using test::AllocationsDuring;
 using test::ThrowsInputError;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void* volatile escape = nullptr;
-
-// Allocations made by this thread while fn runs (-1 where they cannot be counted).
-template <class Fn>
-long AllocationsDuring(Fn&& fn) {
-#if DPADMM_TEST_COUNT_ALLOCATIONS
-  t_allocations = 0;
-  t_count_allocations = true;
-  fn();
-  t_count_allocations = false;
-  return t_allocations;
-#else
-  fn();
-  return -1;
-#endif
-}
 
 struct Problem {
   Dataset dense;
@@ -834,6 +753,33 @@ TEST(LocalSolverTest, DenseRowsReadInPlaceGiveTheCopysBits) {
   scaled_labels.y *= 2.0;
   EXPECT_FALSE(LocalSolver(scaled_labels, 1.0, Logistic(), in_place).ReadsRowsInPlace());
   EXPECT_FALSE(LocalSolver(p.sparse, 1.0, Logistic(), in_place).ReadsRowsInPlace());
+}
+
+// Read in place, the rows are not copied: a solver reading them takes less heap than one
+// copying them by about the copy's size (dense: 8 bytes per value; CSR: 8 per value and 4 per
+// column index), less the one per-sample array that reading dense rows in place needs.
+TEST(LocalSolverTest, RowsReadInPlaceAreNotCopied) {
+#if !DPADMM_TEST_COUNT_ALLOCATIONS
+  GTEST_SKIP() << "allocations are only counted on glibc without sanitizers";
+#endif
+  const Problem p = MakeProblem(23, 2000, 200, 0.3);
+  for (const auto storage : {NewtonOptions::RowStorage::kDense, NewtonOptions::RowStorage::kCsr}) {
+    const bool dense = storage == NewtonOptions::RowStorage::kDense;
+    const Dataset& data = dense ? p.dense : p.sparse;
+    NewtonOptions copy;
+    copy.row_storage = storage;
+    NewtonOptions in_place = copy;
+    in_place.borrow_rows = true;
+    std::int64_t peak[2] = {0, 0};
+    for (const bool borrow : {false, true}) {
+      peak[borrow ? 1 : 0] = test::PeakBytesDuring([&] {
+        const LocalSolver solver(data, p.weights, Logistic(), borrow ? in_place : copy);
+        EXPECT_EQ(solver.ReadsRowsInPlace(), borrow);
+      });
+    }
+    const double copied = dense ? 8.0 * 2000 * 200 : 12.0 * static_cast<double>(data.nonzeros());
+    EXPECT_GE(static_cast<double>(peak[0] - peak[1]), 0.98 * copied) << (dense ? "dense" : "CSR");
+  }
 }
 
 // --- Allocation-free solves ---------------------------------------------------------------
