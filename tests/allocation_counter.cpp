@@ -14,13 +14,15 @@ thread_local long t_allocations = 0;
 thread_local std::int64_t t_held = 0;  // bytes held, above the start
 thread_local std::int64_t t_peak = 0;
 
-void Allocated(void* p) {
-  if (!t_counting) return;
+// Returns p, counted as an allocation.
+void* Allocated(void* p) {
+  if (!t_counting) return p;
   ++t_allocations;
   if (p != nullptr) {
     t_held += static_cast<std::int64_t>(malloc_usable_size(p));
     t_peak = std::max(t_peak, t_held);
   }
+  return p;
 }
 void Released(void* p) {
   if (t_counting && p != nullptr) t_held -= static_cast<std::int64_t>(malloc_usable_size(p));
@@ -34,35 +36,23 @@ void* __libc_realloc(void* ptr, std::size_t size) noexcept;
 void* __libc_memalign(std::size_t alignment, std::size_t size) noexcept;
 void __libc_free(void* ptr) noexcept;
 
-void* malloc(std::size_t size) noexcept {
-  void* p = __libc_malloc(size);
-  Allocated(p);
-  return p;
-}
+void* malloc(std::size_t size) noexcept { return Allocated(__libc_malloc(size)); }
 void* calloc(std::size_t count, std::size_t size) noexcept {
-  void* p = __libc_calloc(count, size);
-  Allocated(p);
-  return p;
+  return Allocated(__libc_calloc(count, size));
 }
 void* realloc(void* ptr, std::size_t size) noexcept {
   Released(ptr);
-  void* p = __libc_realloc(ptr, size);
-  Allocated(p);
-  return p;
+  return Allocated(__libc_realloc(ptr, size));
 }
 void free(void* ptr) noexcept {
   Released(ptr);
   __libc_free(ptr);
 }
 void* memalign(std::size_t alignment, std::size_t size) noexcept {
-  void* p = __libc_memalign(alignment, size);
-  Allocated(p);
-  return p;
+  return Allocated(__libc_memalign(alignment, size));
 }
 void* aligned_alloc(std::size_t alignment, std::size_t size) noexcept {
-  void* p = __libc_memalign(alignment, size);
-  Allocated(p);
-  return p;
+  return Allocated(__libc_memalign(alignment, size));
 }
 int posix_memalign(void** out, std::size_t alignment, std::size_t size) noexcept {
   if (alignment % sizeof(void*) != 0 || (alignment & (alignment - 1)) != 0) {
@@ -79,33 +69,33 @@ int posix_memalign(void** out, std::size_t alignment, std::size_t size) noexcept
 #endif
 
 namespace dpadmm::test {
+namespace {
 
-long AllocationsDuring(const std::function<void()>& fn) {
+struct Counts {
+  long allocations = -1;
+  std::int64_t peak_bytes = -1;
+};
+
+Counts Measure(const std::function<void()>& fn) {
+  Counts c;
 #if DPADMM_TEST_COUNT_ALLOCATIONS
   t_allocations = 0;
   t_held = t_peak = 0;
   t_counting = true;
   fn();
   t_counting = false;
-  return t_allocations;
+  c.allocations = t_allocations;
+  c.peak_bytes = t_peak;
 #else
   fn();
-  return -1;
 #endif
+  return c;
 }
 
-std::int64_t PeakBytesDuring(const std::function<void()>& fn) {
-#if DPADMM_TEST_COUNT_ALLOCATIONS
-  t_allocations = 0;
-  t_held = t_peak = 0;
-  t_counting = true;
-  fn();
-  t_counting = false;
-  return t_peak;
-#else
-  fn();
-  return -1;
-#endif
-}
+}  // namespace
+
+long AllocationsDuring(const std::function<void()>& fn) { return Measure(fn).allocations; }
+
+std::int64_t PeakBytesDuring(const std::function<void()>& fn) { return Measure(fn).peak_bytes; }
 
 }  // namespace dpadmm::test
