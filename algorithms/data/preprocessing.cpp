@@ -307,16 +307,18 @@ std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition
   const std::int64_t n = data.rows();
   // order[k] = the row that goes to position k: the parts one after another.
   std::vector<std::int64_t> order;
+  // Rows met in the parts; then, while reordering, rows not yet in place.
+  std::vector<char> pending;
   bool covers = !data.is_sparse() && data.y.size() == n;
   if (covers) {
     order.reserve(static_cast<std::size_t>(n));
     for (const auto& part : partition) order.insert(order.end(), part.begin(), part.end());
-    std::vector<char> seen(static_cast<std::size_t>(n), 0);
+    pending.assign(static_cast<std::size_t>(n), 0);
     covers = static_cast<std::int64_t>(order.size()) == n;
     for (std::size_t k = 0; covers && k < order.size(); ++k) {
       const std::int64_t r = order[k];
-      covers = r >= 0 && r < n && seen[static_cast<std::size_t>(r)] == 0;
-      if (covers) seen[static_cast<std::size_t>(r)] = 1;
+      covers = r >= 0 && r < n && pending[static_cast<std::size_t>(r)] == 0;
+      if (covers) pending[static_cast<std::size_t>(r)] = 1;
     }
   }
   if (!covers) {
@@ -327,13 +329,12 @@ std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition
   DenseRows& x = std::get<DenseRows>(data.x);
   // Rows permuted in place along the permutation's cycles: position j takes row order[j].
   // Row-major: row r is the d values from x.data() + r d.
-  std::vector<char> placed(static_cast<std::size_t>(n), 0);
   const auto d = static_cast<std::size_t>(x.cols());
   std::vector<double> held(d);
   const auto row = [&x, d](std::int64_t r) { return x.data() + static_cast<std::size_t>(r) * d; };
   for (std::int64_t k = 0; k < n; ++k) {
-    if (placed[static_cast<std::size_t>(k)] != 0) continue;
-    placed[static_cast<std::size_t>(k)] = 1;
+    if (pending[static_cast<std::size_t>(k)] == 0) continue;
+    pending[static_cast<std::size_t>(k)] = 0;
     if (order[static_cast<std::size_t>(k)] == k) continue;
     std::copy_n(row(k), d, held.data());
     std::int64_t j = k;
@@ -341,7 +342,7 @@ std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition
          from = order[static_cast<std::size_t>(j)]) {
       std::copy_n(row(from), d, row(j));
       j = from;
-      placed[static_cast<std::size_t>(j)] = 1;
+      pending[static_cast<std::size_t>(j)] = 0;
     }
     std::copy_n(held.data(), d, row(j));
   }
