@@ -463,27 +463,28 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
                      std::to_string(d) + " columns, above the limit of " +
                      std::to_string(kMaxColumns));
   }
+  const bool unit_labels = (data.y.array().abs() == 1.0).all();
   if (sparse) {
     if (n > std::numeric_limits<std::int32_t>::max()) {
       throw InputError("LocalSolver: too many rows (" + std::to_string(n) + ")");
     }
     std::int64_t total = 0;
     for (std::int64_t k : row_nnz) total += k;
-    const bool unit_labels = (data.y.array().abs() == 1.0).all();
     const bool borrow =
         opt.borrow_rows && unit_labels && sparse_in != nullptr && CsrInPlace(*sparse_in, total);
     if (unit_labels) {
       label_sign = data.y.array();
     }
     row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
-    if (!borrow) {
+    if (borrow) {
+      for (std::int64_t r = 0; r < n; ++r) {
+        row_ptr[static_cast<std::size_t>(r) + 1] = sparse_in->outerIndexPtr()[r + 1];
+      }
+    } else {
       col_idx.reserve(static_cast<std::size_t>(total));
       values.reserve(static_cast<std::size_t>(total));
     }
     std::vector<std::pair<std::int32_t, double>> row;
-    for (std::int64_t r = 0; r < n && borrow; ++r) {
-      row_ptr[static_cast<std::size_t>(r) + 1] = sparse_in->outerIndexPtr()[r + 1];
-    }
     for (std::int64_t r = 0; r < n && !borrow; ++r) {
       row.clear();
       const double fold = unit_labels ? 1.0 : data.y[r];
@@ -521,7 +522,7 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
       slot[k] = static_cast<std::int32_t>(4 * static_cast<std::int64_t>(c) + lane);
     }
     acc4.assign(static_cast<std::size_t>(4 * d), 0.0);
-  } else if (opt.borrow_rows && dense_in != nullptr && (data.y.array().abs() == 1.0).all()) {
+  } else if (opt.borrow_rows && dense_in != nullptr && unit_labels) {
     // y_n applied on the fly, which gives the bits of y x exactly (as for CSR above): in X~ v
     // and X~^T s it multiplies a row's product and the weight a row scatters; the Hessian and the
     // preconditioner need no labels, because y_n^2 = 1 (both use products of two entries of one
