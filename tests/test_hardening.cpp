@@ -4,10 +4,13 @@
 // of scripts/sanitizers.sh catches races between TBB-engine nodes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/numeric_parse.h"
@@ -210,9 +213,16 @@ namespace rt = runtime;
 
 // Every node increments one shared counter without synchronisation: a data race between nodes
 // that the TBB engine runs on different threads. It breaks the NodeProgram contract on purpose.
+// Each step first works for kStepWork, so that a round outlasts the wake-up of a sleeping
+// worker thread: with steps of a few nanoseconds, the calling thread could run every task of
+// every round before the one worker of a 2-core machine joins, leaving no race to report. Each
+// program also records the threads that ran its steps (its steps are ordered by the engine, so
+// the record itself is not shared between concurrent steps).
 class RacyProgram : public rt::NodeProgram {
  public:
+  static constexpr std::chrono::microseconds kStepWork{200};
   explicit RacyProgram(long* shared) : shared_(shared) {}
+  const std::vector<std::thread::id>& threads() const { return threads_; }
   std::size_t MaxMessageSize() const override { return 1; }
   std::size_t ReportSize() const override { return 1; }
   rt::StepResult Start(rt::Outbox& out) override {
@@ -220,6 +230,11 @@ class RacyProgram : public rt::NodeProgram {
     return rt::StepResult::Ok();
   }
   rt::StepResult Step(std::int64_t round, const rt::Inbox&, rt::Outbox& out) override {
+    const auto until = std::chrono::steady_clock::now() + kStepWork;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    if (std::find(threads_.begin(), threads_.end(), std::this_thread::get_id()) == threads_.end())
+      threads_.push_back(std::this_thread::get_id());
     ++*shared_;  // the race
     out.Prepare(1)[0] = static_cast<double>(round);
     return rt::StepResult::Ok();
@@ -228,6 +243,7 @@ class RacyProgram : public rt::NodeProgram {
 
  private:
   long* shared_;
+  std::vector<std::thread::id> threads_;
 };
 
 class NullSink : public rt::RoundSink {
@@ -259,6 +275,13 @@ TEST(PlantedRace, UnsynchronisedCounterAcrossTbbNodes) {
   NullSink sink;
   (void)rt::Run(programs, ring, options, sink);
   EXPECT_GT(shared, 0);
+  // Without TSan's report (the expected outcome), reaching here means no race was seen; say
+  // whether the steps ever ran on two threads, which a race between them needs.
+  std::vector<std::thread::id> threads;
+  for (const auto& p : owned)
+    for (const auto id : p->threads())
+      if (std::find(threads.begin(), threads.end(), id) == threads.end()) threads.push_back(id);
+  EXPECT_GE(threads.size(), 2u) << "the engine ran every step on one thread";
 }
 
 }  // namespace
