@@ -5,6 +5,8 @@
 // not copy its rows.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -108,6 +110,27 @@ dpadmm::SparseHighDimOptions SmallSparseOptions() {
 }
 
 Dataset SmallSparse() { return dpadmm::GenerateSparseHighDim(SmallSparseOptions(), 11); }
+
+// Linux: a line "<key> <n> kB" of /proc/self/status, in bytes (-1 if absent).
+std::int64_t StatusBytes(const std::string& key) {
+  std::ifstream status("/proc/self/status");
+  std::string name;
+  std::int64_t kb = 0;
+  std::string unit;
+  while (status >> name) {
+    if (name == key + ":" && status >> kb >> unit) return kb * 1024;
+    status.ignore(1 << 20, '\n');
+  }
+  return -1;
+}
+
+// Linux: restarts the peak resident set (VmHWM) from the current one; false where refused.
+bool ResetPeakResident() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return clear.good() && StatusBytes("VmHWM") > 0;
+}
 
 }  // namespace
 
@@ -344,4 +367,41 @@ TEST(DataMemory, SplitByPartitionHoldsOneSliceBesideTheSet) {
   const std::int64_t copying = dpadmm::test::PeakBytesDuring(
       [&] { slices = dpadmm::SplitByPartition(std::move(copied), twice); });
   EXPECT_GT(copying, 0.99 * bytes);
+}
+
+// SplitByPartition's sparse path keeps about one copy of the set resident: it gives the pages of
+// the consumed rows back behind its pass, while the slices' pages become resident as they are
+// written. Splitting 29 MB of CSR rows into four parts raises the peak resident set by less
+// than a quarter of the set (measured: 0.13x; the window of 1 MiB, 12 bytes per row of
+// bookkeeping, the slices' row offsets and labels), where the copying path raises it by the whole
+// set (1.36x).
+TEST(DataMemory, SparseSplitKeepsAboutOneCopyResident) {
+#if !DPADMM_TEST_COUNT_ALLOCATIONS || !defined(__linux__)
+  GTEST_SKIP() << "resident memory is only measured on Linux with glibc, without sanitizers";
+#endif
+  dpadmm::SparseHighDimOptions o = SmallSparseOptions();
+  o.rows = 60000;
+  o.dims = 5000;
+  o.nnz_per_row = 40;
+  const Dataset sparse = dpadmm::GenerateSparseHighDim(o, 3);
+  const auto bytes = 12.0 * static_cast<double>(sparse.nonzeros());
+  const dpadmm::Partition even = dpadmm::PartitionEven(sparse.rows(), 4, 5);
+  const auto growth = [&](const dpadmm::Partition& partition) {
+    std::vector<Dataset> slices;
+    Dataset consumed = sparse;
+    const std::int64_t before = StatusBytes("VmRSS");
+    if (!ResetPeakResident()) return -1.0;
+    slices = dpadmm::SplitByPartition(std::move(consumed), partition);
+    const auto peak = static_cast<double>(StatusBytes("VmHWM") - before);
+    ExpectSameSparse(std::get<SparseRows>(slices[2].x),
+                     std::get<SparseRows>(sparse.Subset(partition[2]).x));
+    return peak;
+  };
+  const double streamed = growth(even);
+  if (streamed < 0.0) GTEST_SKIP() << "/proc/self/clear_refs refused";
+  EXPECT_LT(streamed, 0.25 * bytes);
+  // A row held twice takes the copying path.
+  dpadmm::Partition twice = even;
+  twice[0].push_back(twice[1].front());
+  EXPECT_GT(growth(twice), 0.9 * bytes);
 }

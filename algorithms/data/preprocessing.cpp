@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "dpadmm/data/preprocessing.h"
 
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -302,6 +308,87 @@ TrainTest SplitTrainTest(const Dataset& all, double test_fraction, std::uint64_t
   return TrainTest{all.Subset(rows.train), all.Subset(rows.test)};
 }
 
+namespace {
+
+// Hands the pages lying wholly inside [begin, end) back to the operating system: memory that is
+// never read again (a set being consumed) stops counting as resident, although its owner still
+// holds it and frees it later. On Linux (madvise MADV_DONTNEED on private memory) those pages
+// read as zero afterwards; elsewhere nothing happens. Returns the end of the last page released
+// (or `begin`): the next call over the same array starts there.
+const char* ReleasePages(const char* begin, const char* end) {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) / page * page;
+  const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(end) / page * page;
+  if (last <= first) return begin;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): page addresses computed from the pointers
+  (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  return begin + (last - reinterpret_cast<std::uintptr_t>(begin));
+#else
+  (void)end;
+  return begin;
+#endif
+}
+
+// The sparse rows of `x` (compressed), which `partition` covers exactly once, copied into the
+// slices' rows (slices[i] takes partition[i]'s rows in its order, as Subset does) in one pass
+// over `x` in storage order. The pages of `x`'s entries are released behind the pass
+// (ReleasePages), and a slice's pages become resident only as they are written, so the
+// resident memory stays near one copy of the set instead of two.
+void SplitSparseRows(const SparseRows& x, const Partition& partition, std::vector<Dataset>& slices,
+                     const std::string& where) {
+  const std::int64_t n = x.rows();
+  const SparseIndex* outer = x.outerIndexPtr();
+  // Row r goes to slice part[r], its entries from offset to[r] of that slice's arrays.
+  std::vector<std::int32_t> part(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> to(static_cast<std::size_t>(n));
+  std::vector<double*> values(partition.size());
+  std::vector<SparseIndex*> columns(partition.size());
+  for (std::size_t i = 0; i < partition.size(); ++i) {
+    const std::vector<std::int64_t>& rows = partition[i];
+    std::int64_t total = 0;
+    for (const std::int64_t r : rows) total += outer[r + 1] - outer[r];
+    CheckSparseSize(total, x.cols(),
+                    where + ", a subset of " + std::to_string(rows.size()) + " rows");
+    SparseRows out(static_cast<Eigen::Index>(rows.size()), x.cols());
+    SparseIndex* out_outer = out.outerIndexPtr();
+    out_outer[0] = 0;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const auto r = static_cast<std::size_t>(rows[k]);
+      part[r] = static_cast<std::int32_t>(i);
+      to[r] = out_outer[k];
+      out_outer[k + 1] = out_outer[k] + outer[r + 1] - outer[r];
+    }
+    out.resizeNonZeros(static_cast<Eigen::Index>(total));
+    values[i] = out.valuePtr();
+    columns[i] = out.innerIndexPtr();
+    slices[i].SetRows(std::move(out));
+  }
+  // Released in steps of 1 MiB of values.
+  constexpr std::int64_t kStep = (1 << 20) / sizeof(double);
+  const double* value = x.valuePtr();
+  const SparseIndex* column = x.innerIndexPtr();
+  const char* value_from = reinterpret_cast<const char*>(value);
+  const char* column_from = reinterpret_cast<const char*>(column);
+  std::int64_t released = 0;
+  for (std::int64_t r = 0; r < n; ++r) {
+    const auto p = static_cast<std::size_t>(part[static_cast<std::size_t>(r)]);
+    const std::int64_t begin = outer[r];
+    const std::int64_t count = outer[r + 1] - begin;
+    const std::int64_t at = to[static_cast<std::size_t>(r)];
+    std::copy_n(value + begin, count, values[p] + at);
+    std::copy_n(column + begin, count, columns[p] + at);
+    const std::int64_t end = begin + count;
+    if (end - released >= kStep || r + 1 == n) {
+      value_from = ReleasePages(value_from, reinterpret_cast<const char*>(value + end));
+      column_from = ReleasePages(column_from, reinterpret_cast<const char*>(column + end));
+      released = end;
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition) {
   std::vector<Dataset> slices(partition.size());
   const std::int64_t n = data.rows();
@@ -309,7 +396,8 @@ std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition
   std::vector<std::int64_t> order;
   // Rows met in the parts; then, while reordering, rows not yet in place.
   std::vector<char> pending;
-  bool covers = !data.is_sparse() && data.y.size() == n;
+  const auto* sparse = std::get_if<SparseRows>(&data.x);
+  bool covers = data.y.size() == n && (sparse == nullptr || sparse->isCompressed());
   if (covers) {
     order.reserve(static_cast<std::size_t>(n));
     for (const auto& part : partition) order.insert(order.end(), part.begin(), part.end());
@@ -323,6 +411,21 @@ std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition
   }
   if (!covers) {
     for (std::size_t i = 0; i < partition.size(); ++i) slices[i] = data.Subset(partition[i]);
+    data = Dataset{};
+    return slices;
+  }
+  if (sparse != nullptr) {
+    pending = {};
+    order = {};
+    for (std::size_t i = 0; i < partition.size(); ++i) {
+      Dataset& slice = slices[i];
+      slice.name = data.name;
+      slice.y.resize(static_cast<Eigen::Index>(partition[i].size()));
+      for (std::size_t k = 0; k < partition[i].size(); ++k) {
+        slice.y[static_cast<Eigen::Index>(k)] = data.y[partition[i][k]];
+      }
+    }
+    SplitSparseRows(*sparse, partition, slices, data.name.empty() ? "dataset" : data.name);
     data = Dataset{};
     return slices;
   }

@@ -105,9 +105,13 @@ Partition LoadPartition(const std::string& path, std::int64_t rows, int nodes);
 Dataset Unpartition(const std::vector<Dataset>& slices, const Partition& partition);
 
 // slices[i] = data.Subset(partition[i]) for every part, the same bits, consuming `data` (left
-// empty). Dense rows that the partition covers exactly once are reordered in place into the
-// parts' order and handed out block by block from the end, `data`'s storage shrinking behind
-// each block (the first part keeps it), so at most one part is held beside the whole set.
+// empty). When the partition covers every row exactly once:
+// - dense rows are reordered in place into the parts' order and handed out block by block from
+//   the end, `data`'s storage shrinking behind each block (the first part keeps it), so at most
+//   one part is held beside the whole set;
+// - sparse rows (compressed) are copied into the parts in one pass in storage order, and on
+//   Linux the pages of `data`'s entries are given back to the system behind the pass, so the
+//   resident memory stays near one copy of the set (the heap still holds two until the end).
 // Otherwise the parts are copied and `data` is freed after them. Throws as Subset does.
 std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition);
 
