@@ -782,6 +782,28 @@ TEST(LocalSolverTest, RowsReadInPlaceAreNotCopied) {
   }
 }
 
+// Reading CSR rows in place, a solver holds one byte per stored entry (the entry's accumulator
+// lane in X~^T s) besides its per-row arrays and its O(d^2) Hessian: 20 000 rows x 200 columns
+// at 30% (1.2 million entries) take about 1 byte per entry + 100 per row + 0.4 MB. Four bytes per
+// entry (the lanes' former 32-bit accumulator indices) fail the bound.
+TEST(LocalSolverTest, ReadingCsrInPlaceHoldsOneBytePerEntry) {
+#if !DPADMM_TEST_COUNT_ALLOCATIONS
+  GTEST_SKIP() << "allocations are only counted on glibc without sanitizers";
+#endif
+  const Problem p = MakeProblem(29, 20000, 200, 0.3);
+  NewtonOptions in_place;
+  in_place.row_storage = NewtonOptions::RowStorage::kCsr;
+  in_place.borrow_rows = true;
+  const std::int64_t held = test::PeakBytesDuring([&] {
+    const LocalSolver solver(p.sparse, 1.0, Logistic(), in_place);
+    EXPECT_TRUE(solver.ReadsRowsInPlace());
+  });
+  const auto entries = static_cast<double>(p.sparse.nonzeros());
+  const double bound = 1.5 * entries + 120.0 * 20000 + 1e6;
+  EXPECT_LT(static_cast<double>(held), bound) << "entries " << entries;
+  EXPECT_GT(static_cast<double>(held), entries);
+}
+
 // --- Allocation-free solves ---------------------------------------------------------------
 
 TEST(LocalSolverTest, AllocationCounterSeesEigenAllocations) {

@@ -14,7 +14,7 @@
 //    rows at a time, then L, L', L'' of that 64-row block while it is in L1, with an exp whose
 //    loop vectorises (same bits at any vector width) and one log per 64 samples, then the
 //    block's rows scattered into X~^T L' (four accumulators per column, in the order of the
-//    column dot product it replaced: Impl::slot), so a step reads the data once;
+//    column dot product it replaced: Impl::lanes), so a step reads the data once;
 //  * forming the Hessian (O(nnz_row^2) per row, from the CSR rows) and factorising it costs
 //    about two steps, so the factor is reused while it keeps working (hessian_reuse_ratio);
 //  * the state at the returned f is kept: a solve warm-started from the previous solution
@@ -169,24 +169,28 @@ inline void RowDots(const double* val, const std::int32_t* idx, const std::int64
   }
 }
 
-// acc[slot[k]] += val[k] (s_r sign_r) (sign null: val[k] s_r) for the entries k of rows
-// [0, rows) (row_ptr relative to the block), rows in increasing order: X~^T s into four
-// accumulators per column (Impl::slot).
+// acc[4 idx[k] + lane_k] += val[k] (s_r sign_r) (sign null: val[k] s_r) for the entries k of
+// rows [0, rows) (row_ptr relative to the block), rows in increasing order: X~^T s into four
+// accumulators per column (Impl::lanes).
 template <bool kSigned>
-inline void ScatterRowsOf(const double* val, const std::int32_t* slot, const std::int64_t* row_ptr,
-                          std::int64_t rows, const double* s, const double* sign, double* acc) {
+inline void ScatterRowsOf(const double* val, const std::int32_t* idx, const std::uint8_t* lanes,
+                          const std::int64_t* row_ptr, std::int64_t rows, const double* s,
+                          const double* sign, double* acc) {
   for (std::int64_t r = 0; r < rows; ++r) {
     const double sr = kSigned ? s[r] * sign[r] : s[r];
-    for (std::int64_t k = row_ptr[r], e = row_ptr[r + 1]; k < e; ++k) acc[slot[k]] += val[k] * sr;
+    for (std::int64_t k = row_ptr[r], e = row_ptr[r + 1]; k < e; ++k) {
+      acc[4 * static_cast<std::int64_t>(idx[k]) + lanes[k]] += val[k] * sr;
+    }
   }
 }
 
-inline void ScatterRows(const double* val, const std::int32_t* slot, const std::int64_t* row_ptr,
-                        std::int64_t rows, const double* s, const double* sign, double* acc) {
+inline void ScatterRows(const double* val, const std::int32_t* idx, const std::uint8_t* lanes,
+                        const std::int64_t* row_ptr, std::int64_t rows, const double* s,
+                        const double* sign, double* acc) {
   if (sign != nullptr) {
-    ScatterRowsOf<true>(val, slot, row_ptr, rows, s, sign, acc);
+    ScatterRowsOf<true>(val, idx, lanes, row_ptr, rows, s, sign, acc);
   } else {
-    ScatterRowsOf<false>(val, slot, row_ptr, rows, s, sign, acc);
+    ScatterRowsOf<false>(val, idx, lanes, row_ptr, rows, s, sign, acc);
   }
 }
 
@@ -260,14 +264,14 @@ struct LocalSolver::Impl {
   Eigen::ArrayXd label_sign;  // y, when the labels are applied on the fly
   const double* sign() const { return label_sign.size() > 0 ? label_sign.data() : nullptr; }
   // X~^T s is scattered row by row from the CSR rows (no copy by column), into four
-  // accumulators per column: entry k of the CSR rows adds to accumulator slot[k] = 4 c + t,
+  // accumulators per column: entry k of the CSR rows, in column c, adds to accumulator 4 c + t,
   // where t is the entry's position among column c's entries, mod 4, for the first multiple
-  // of four of them and 0 for the rest. That is the summation order of a column dot product
-  // with four accumulators (acc_t += entries t, t + 4, ... ; the tail to acc_0; then
-  // (acc_0 + acc_1) + (acc_2 + acc_3)), so the bits are those of the column-by-column product.
-  // It also breaks the store-to-load chains of a plain row scatter: consecutive rows that share
-  // a column update different accumulators.
-  std::vector<std::int32_t> slot;
+  // of four of them and 0 for the rest (lanes[k], a byte per entry). That is the
+  // summation order of a column dot product with four accumulators (acc_t += entries t, t + 4, ...
+  // ; the tail to acc_0; then (acc_0 + acc_1) + (acc_2 + acc_3)), so the bits are those of the
+  // column-by-column product. It also breaks the store-to-load chains of a plain row scatter:
+  // consecutive rows that share a column update different accumulators.
+  std::vector<std::uint8_t> lanes;
   mutable std::vector<double> acc4;  // 4 d accumulators of the scatter
   Eigen::ArrayXd w;
   bool uniform_weight = true;  // every w_n equal (the consensus nodes' C / B_i)
@@ -514,12 +518,11 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     const auto entries = static_cast<std::size_t>(total);
     for (std::size_t k = 0; k < entries; ++k) ++count[static_cast<std::size_t>(csr_cols[k])];
     std::vector<std::int64_t> seen(static_cast<std::size_t>(d), 0);
-    slot.resize(entries);
+    lanes.resize(entries);
     for (std::size_t k = 0; k < entries; ++k) {
       const auto c = static_cast<std::size_t>(csr_cols[k]);
       const std::int64_t pos = seen[c]++;
-      const std::int64_t lane = pos < (count[c] / 4) * 4 ? pos % 4 : 0;
-      slot[k] = static_cast<std::int32_t>(4 * static_cast<std::int64_t>(c) + lane);
+      lanes[k] = static_cast<std::uint8_t>(pos < (count[c] / 4) * 4 ? pos % 4 : 0);
     }
     acc4.assign(static_cast<std::size_t>(4 * d), 0.0);
   } else if (opt.borrow_rows && dense_in != nullptr && unit_labels) {
@@ -578,7 +581,7 @@ void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::Vecto
     return;
   }
   std::fill(acc4.begin(), acc4.end(), 0.0);
-  ScatterRows(csr_values, slot.data(), row_ptr.data(), n, s.data(), sign(), acc4.data());
+  ScatterRows(csr_values, csr_cols, lanes.data(), row_ptr.data(), n, s.data(), sign(), acc4.data());
   GatherColumns(acc4.data(), d, out.data());
 }
 
@@ -649,7 +652,7 @@ double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
       for (std::int64_t j = 0; j < len; ++j) xv[j] = bp[j] + xv[j];
     }
     detail::LogisticBlock(zp + b, len, w[0], d1.data() + b, d2.data() + b, sums);
-    ScatterRows(val, slot.data(), rp + b, len, d1.data() + b, block_sign, acc4.data());
+    ScatterRows(val, idx, lanes.data(), rp + b, len, d1.data() + b, block_sign, acc4.data());
   }
   GatherColumns(acc4.data(), d, gradient.data());
   return sums.Total(n > 0 ? w[0] : 0.0);
