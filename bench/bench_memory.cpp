@@ -4,6 +4,8 @@
 //   bench_memory adult                    Adult (../shared/data or $DPADMM_DATA), 5 nodes
 //   bench_memory sparse ROWS DIMS NNZ     generated sparse rows (NNZ nonzeros per row)
 //   bench_memory dense ROWS DIMS          generated twonorm rows
+//   ... --nodes K                         K nodes instead of 5 (the O(N d) part of the peak is
+//                                         what grows with K)
 // Prints the compact size of the prepared training and test data (CSR: 12 bytes per stored
 // entry + 16 per row for the row pointer and the label; dense: 8 per value + 8 per label), the
 // peak resident set of the run minus the process's resident set before the data was loaded,
@@ -38,17 +40,24 @@ std::string DataDir() {
 }
 
 int Usage() {
-  std::fprintf(stderr, "usage: bench_memory adult | sparse ROWS DIMS NNZ | dense ROWS DIMS\n");
+  std::fprintf(stderr,
+               "usage: bench_memory adult | sparse ROWS DIMS NNZ | dense ROWS DIMS [--nodes K]\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  int nodes = 5;
+  if (argc >= 4 && std::string(argv[argc - 2]) == "--nodes") {
+    nodes = std::atoi(argv[argc - 1]);
+    if (nodes < 1) return Usage();
+    argc -= 2;
+  }
   if (argc < 2) return Usage();
   const std::string kind = argv[1];
   dpadmm::RunSpec spec;
-  spec.graph.nodes = 5;
+  spec.graph.nodes = nodes;
   spec.iterations = 3;
   spec.engine = dpadmm::runtime::EngineKind::kSerial;
   spec.threads = 1;
@@ -77,10 +86,11 @@ int main(int argc, char** argv) {
   const double compact = CompactBytes(e.train()) + CompactBytes(e.test());
   std::printf(
       "%s: train %lld x %lld (%lld stored), test %lld rows; compact %.1f MB; peak RSS above "
-      "the start: set-up %.1f MB, whole run %.1f MB = %.2fx compact (%s, %lld rounds)\n",
+      "the start: set-up %.1f MB, whole run %.1f MB = %.2fx compact (%d nodes, %s, %lld "
+      "rounds)\n",
       kind.c_str(), static_cast<long long>(e.train().rows()),
       static_cast<long long>(e.train().cols()), static_cast<long long>(e.train().nonzeros()),
       static_cast<long long>(e.test().rows()), compact / 1e6, prepared / 1e6, used / 1e6,
-      used / compact, s.message.c_str(), static_cast<long long>(s.rounds));
+      used / compact, nodes, s.message.c_str(), static_cast<long long>(s.rounds));
   return 0;
 }
