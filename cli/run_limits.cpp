@@ -65,16 +65,22 @@ MemoryEstimate EstimateMemory(const RunSpec& spec) {
   std::vector<Part> parts;
   // Data: the peak over the set-up and the run, as a multiple of the compact size (CSR: 12 bytes
   // per stored entry and 16 per row; dense: 8 per value and 16 per row). bench_memory measures
-  // 1.16x for dense rows split in place after the optimum, and 1.88-1.98x where every slice is
-  // copied out of the whole set: sparse rows (bench/README.md, "Memory"), and dense rows under
-  // dp-bounds or PDML (about 2.0x, the CLI's peak resident set at 1 000 000 rows), which need
-  // the slices before the optimum. The factors below keep a margin. The sharing family keeps
-  // three copies (as generated, its feature blocks, their normalised parts).
+  // 1.16x for dense rows split in place after the optimum and 1.20x for sparse rows split in
+  // one pass (on Linux, which gives the consumed pages back; elsewhere two copies), plus O(N d);
+  // about 2.0x where every slice is copied out of the whole set before the optimum: under
+  // dp-bounds or PDML (the CLI's peak resident set at 1 000 000 dense rows). The factors below
+  // keep a margin. The sharing family keeps three copies (as generated, its feature blocks,
+  // their normalised parts).
   if (IsGenerated(data.source)) {
     const double rows = static_cast<double>(data.rows);
     const bool sparse = data.source == DataSource::kSparse;
     const bool consensus = spec.family() == Family::kConsensus;
-    const bool split_in_place = consensus && !sparse &&
+#if defined(__linux__)
+    const bool pages_given_back = true;
+#else
+    const bool pages_given_back = false;
+#endif
+    const bool split_in_place = consensus && (!sparse || pages_given_back) &&
                                 EffectiveScaling(spec) != Scaling::kDpBounds &&
                                 spec.algorithm.name() != Algorithm::kPdml;
     const double copies = !consensus ? 3.0 : split_in_place ? 1.5 : 2.25;

@@ -24,10 +24,10 @@ struct MemoryEstimate {
 // A rough upper estimate of the peak memory of a run of `spec` (calibrated on measured runs:
 // about 16 KB per node plus d-sized vectors per node and edge, a d x d Hessian per node when
 // Newton factorises it densely, the data's peak during set-up: 1.5x its compact size where
-// dense rows are split in place, else 2.25x, measured at 1.16x and about 2x; three copies for
-// the sharing family). Data files count with four times their size; features a file implies
-// but the spec does not state are not known before loading (a failed allocation then ends the
-// run with exit 2).
+// the rows are split without a second copy, else 2.25x, measured at 1.16-1.20x and about 2x;
+// three copies for the sharing family). Data files count with four times their size; features a
+// file implies but the spec does not state are not known before loading (a failed allocation then
+// ends the run with exit 2).
 MemoryEstimate EstimateMemory(const RunSpec& spec);
 
 // The default limit: 75% of the physical memory (or of the cgroup limit, if lower).
