@@ -266,9 +266,9 @@ struct LocalSolver::Impl {
   // X~^T s is scattered row by row from the CSR rows (no copy by column), into four
   // accumulators per column: entry k of the CSR rows, in column c, adds to accumulator 4 c + t,
   // where t is the entry's position among column c's entries, mod 4, for the first multiple
-  // of four of them and 0 for the rest (lanes[k], a byte per entry). That is the
-  // summation order of a column dot product with four accumulators (acc_t += entries t, t + 4, ...
-  // ; the tail to acc_0; then (acc_0 + acc_1) + (acc_2 + acc_3)), so the bits are those of the
+  // of four of them and 0 for the rest (lanes[k], a byte per entry). That is the summation
+  // order of a column dot product with four accumulators (acc_t += entries t, t + 4, ...; the
+  // tail to acc_0; then (acc_0 + acc_1) + (acc_2 + acc_3)), so the bits are those of the
   // column-by-column product. It also breaks the store-to-load chains of a plain row scatter:
   // consecutive rows that share a column update different accumulators.
   std::vector<std::uint8_t> lanes;
