@@ -414,17 +414,17 @@ std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition
     data = Dataset{};
     return slices;
   }
+  for (std::size_t i = 0; i < partition.size(); ++i) {
+    Dataset& slice = slices[i];
+    slice.name = data.name;
+    slice.y.resize(static_cast<Eigen::Index>(partition[i].size()));
+    for (std::size_t k = 0; k < partition[i].size(); ++k) {
+      slice.y[static_cast<Eigen::Index>(k)] = data.y[partition[i][k]];
+    }
+  }
   if (sparse != nullptr) {
     pending = {};
     order = {};
-    for (std::size_t i = 0; i < partition.size(); ++i) {
-      Dataset& slice = slices[i];
-      slice.name = data.name;
-      slice.y.resize(static_cast<Eigen::Index>(partition[i].size()));
-      for (std::size_t k = 0; k < partition[i].size(); ++k) {
-        slice.y[static_cast<Eigen::Index>(k)] = data.y[partition[i][k]];
-      }
-    }
     SplitSparseRows(*sparse, partition, slices, data.name.empty() ? "dataset" : data.name);
     data = Dataset{};
     return slices;
@@ -454,9 +454,6 @@ std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition
     const auto size = static_cast<std::int64_t>(partition[i].size());
     const std::int64_t begin = end - size;
     Dataset& slice = slices[i];
-    slice.name = data.name;
-    slice.y.resize(size);
-    for (std::int64_t k = 0; k < size; ++k) slice.y[k] = data.y[order[begin + k]];
     if (i == 0) {
       slice.SetRows(std::move(x));  // the rows left are part 0's
     } else {
