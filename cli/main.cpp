@@ -607,6 +607,20 @@ class SpecFlags {
            ->type_name("V"));
     in(Param("--pdml-decay", "decay", 0.8, "Decay rate of the primal noise variance, in (0, 1]")
            ->type_name("RHO"));
+    {
+      // Registered after every noise flag, and exclusive with them: the private defaults'
+      // one explicit step to the non-private setting.
+      auto value = std::make_shared<bool>(false);
+      storage_.push_back(value);
+      CLI::Option* o = app_.add_flag(
+          "--non-private", *value,
+          "Turn the selected algorithm's noise off (every private algorithm's defaults are "
+          "private): pdml truthful labels, R = V = 0; sharing without --dp; dvp, pvp, madmm "
+          "and private_mradmm are refused, naming their non-private counterpart (admm, "
+          "mradmm)");
+      bindings_.emplace_back(o, [](RunSpec& s) { MakeNonPrivate(s); });
+      in(o);
+    }
 
     group = "Sharing family (--algorithm sharing | sgd; paper 001)";
     in(Param("--parties", "parties", 2, "Number of parties M")->type_name("M"));
@@ -727,6 +741,12 @@ class SpecFlags {
            "at delta 1e-5 (sharing: --delta) is E: dvp, pvp, madmm, private_mradmm set alpha, "
            "sharing --dp its total epsilon; 0 = the knob as given")
            ->type_name("E"));
+    CLI::Option* non_private = app_.get_option("--non-private");
+    for (const char* noise :
+         {"--alpha", "--node-alpha", "--label-eps", "--label-eps-groups", "--label-eps-shares",
+          "--pdml-R", "--pdml-V", "--dp", "--target-epsilon"}) {
+      non_private->excludes(app_.get_option(noise));
+    }
   }
 
   CLI::App& app_;
@@ -1085,11 +1105,19 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                           : info.algorithm == Algorithm::kPvp   ? "PVP, plain sum"
                           : info.algorithm == Algorithm::kMadmm ? "002 P(T)"
                                                                 : "003 eq. (32) beta";
-      row("privacy loss", Fmt("%.6g", m.privacy_loss) + " (paper: " + paper + ", max over nodes)");
+      // Both deltas include the double-precision sampler's (s.sampler_delta).
+      const bool fp = std::isfinite(s.sampler_delta) && s.sampler_delta > 0.0;
+      row("privacy loss",
+          (fp ? "(" + Fmt("%.6g", m.privacy_loss) + ", " + Fmt("%.2g", s.sampler_delta) + ")"
+              : Fmt("%.6g", m.privacy_loss)) +
+              " (paper: " + paper + ", max over nodes)");
       if (std::isfinite(s.tight_epsilon)) {
         row("tight privacy", "(" + Fmt("%.6g", s.tight_epsilon) + ", " +
-                                 Fmt("%.0e", s.tight_delta) +
-                                 ")-DP per node (optimal composition, max over nodes)");
+                                 Fmt("%.2g", s.tight_delta) +
+                                 ")-DP per node (optimal composition, max over nodes" +
+                                 (fp ? "; delta = " + Fmt("%.0e", s.tight_delta - s.sampler_delta) +
+                                           " + the sampler's " + Fmt("%.2g", s.sampler_delta) + ")"
+                                     : std::string(")")));
       }
     }
     if (!info.calibrated_knob.empty()) {
@@ -1511,7 +1539,13 @@ class CommandLine {
         std::string(
             "The spec is built from the defaults of the algorithm's family, then --config "
             "FILE, then the\nflags given here (flags override the file). --print-config "
-            "shows the result as JSON; it is a\nvalid --config.\n") +
+            "shows the result as JSON; it is a\nvalid --config.\n"
+            "Private by default: dvp, pvp (alpha 0.15, eta 30), madmm (alpha 20, q1 1.02, eta "
+            "200),\nprivate_mradmm (alpha 0.02, q1 1.02, eta 200) and pdml (label eps 1, V 0.5, "
+            "decay 1, R 1,\nC 1, rho 0.01, eta 0.1) print a finite epsilon with their defaults; "
+            "--non-private turns\nthe noise off (pdml; sharing is private with --dp only); the "
+            "non-private counterpart of\ndvp, pvp and madmm is admm, of private_mradmm "
+            "mradmm.\n") +
         kExitCodeHelp;
     run_ = app_.add_subcommand(
         "run",

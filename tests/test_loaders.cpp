@@ -522,5 +522,64 @@ TEST(ColumnShareTest, AscParsesOnlyTheMarkedFieldsAndLabelsOnlyWhenAsked) {
       {"cols_data.asc:1"}));
 }
 
+// ---- Rows whose norm overflows ------------------------------------------------------------------
+
+// Finite values whose squares overflow (about 1e308; two of 1e154 also do): every reader of
+// every format refuses the first such row naming the file and its line, whatever the file's
+// role (the loaders read train, test and the sharing family's files alike).
+TEST(RowNormTest, EveryReaderNamesTheFileAndLineOfTheFirstRowWhoseNormOverflows) {
+  const std::string phrase = "the row's norm is not finite";
+  const std::string svm = WriteTempFile("huge.svm", "+1 1:0.5 2:1\n\n-1 1:1e308 2:2\n+1 1:1e308\n");
+  const std::string where = svm + ":3: ";
+  const std::vector<std::int64_t> all = {0, 1, 2};
+  EXPECT_TRUE(ThrowsInputError([&] { LoadLibsvm(svm); }, {where, phrase, "1e+308"}));
+  EXPECT_TRUE(ThrowsInputError([&] { ReadLibsvmRows(svm, all); }, {where, phrase}));
+  EXPECT_TRUE(ThrowsInputError([&] { LoadLibsvmRows(svm, all); }, {where, phrase}));
+  EXPECT_TRUE(ThrowsInputError([&] { ReadLibsvmColumns(svm, {1, 1}, true); }, {where, phrase}));
+  // Another holder's row or column is never parsed, so it cannot be refused here.
+  EXPECT_NO_THROW(ReadLibsvmRows(svm, std::vector<std::int64_t>{0}));
+  EXPECT_NO_THROW(ReadLibsvmColumns(svm, {0, 1}, true));
+  // Two values of 1e154: each square fits, their sum does not.
+  const std::string pair = WriteTempFile("pair.svm", "+1 1:1e154 2:1e154\n");
+  EXPECT_TRUE(ThrowsInputError([&] { LoadLibsvm(pair); }, {pair + ":1: ", phrase}));
+  EXPECT_NO_THROW(LoadLibsvm(WriteTempFile("fits.svm", "+1 1:1e150 2:1e150\n")));
+
+  const std::string csv = WriteTempFile("huge.csv", "x,y,label\n1,2,1\n-1e308,1e308,0\n");
+  EXPECT_TRUE(ThrowsInputError([&] { LoadCsv(csv, -1, ',', true); }, {csv + ":3: ", phrase}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] {
+        ReadCsvRows(csv, std::vector<std::int64_t>{0, 1}, -1, ',', true);
+      },
+      {csv + ":3: ", phrase}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] {
+        ReadCsvColumns(csv, {1, 1, 1}, -1, ',', true);
+      },
+      {csv + ":3: ", phrase}));
+
+  const std::string asc = WriteTempFile("huge.asc", "1 2\n3 4\n5 1e200\n");
+  const std::string labels = WriteTempFile("huge.labels", "1\n-1\n1\n");
+  EXPECT_TRUE(ThrowsInputError([&] { LoadAsc(asc, labels); }, {asc + ":3: ", phrase}));
+  EXPECT_TRUE(ThrowsInputError([&] { ReadAscRows(asc, labels, all); }, {asc + ":3: ", phrase}));
+  EXPECT_TRUE(ThrowsInputError(
+      [&] {
+        ReadAscColumns(asc, labels, {1, 1});
+      },
+      {asc + ":3: ", phrase}));
+}
+
+// Adult's numeric attributes are min-max scaled to [0, 1] over both files, so huge raw values
+// still give rows of norm <= sqrt(14): nothing to refuse, and the load is finite.
+TEST(RowNormTest, AdultScalesHugeValuesIntoRange) {
+  const std::string row =
+      ", Private, 77516, Bachelors, 13, Never-married, Adm-clerical, "
+      "Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K\n";
+  const std::string train = WriteTempFile("huge_adult.data", "1e308" + row + "-1e308" + row);
+  const std::string test = WriteTempFile("huge_adult.test", "39" + row);
+  const AdultData d = LoadAdult(train, test);
+  EXPECT_TRUE(std::isfinite(d.train.MaxRowNorm()));
+  EXPECT_TRUE(std::isfinite(d.test.MaxRowNorm()));
+}
+
 }  // namespace
 }  // namespace dpadmm

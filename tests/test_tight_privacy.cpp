@@ -14,6 +14,8 @@
 #include "dpadmm/privacy/accountant.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/release.h"
+#include "dpadmm/privacy/samplers.h"
+#include "run_recorder.h"
 #include "spec_helpers.h"
 
 namespace {
@@ -74,7 +76,11 @@ TEST(TightPrivacy, DvpRunEqualsOptimalCompositionOfItsSchedule) {
   ASSERT_EQ(r.node_tight_epsilon.size(), 5u);
   for (double e : r.node_tight_epsilon) EXPECT_EQ(e, expected);
   EXPECT_EQ(r.tight_epsilon, expected);
-  EXPECT_EQ(r.tight_delta, 1e-5);
+  // The delta: 1e-5 for the composition plus every release's floating-point delta.
+  double sampler = 0.0;
+  for (int t = 1; t <= s.iterations; ++t) sampler += dpadmm::SnappedReleaseDelta(0.2, 20);
+  EXPECT_EQ(r.sampler_delta, sampler);
+  EXPECT_EQ(r.tight_delta, 1e-5 + sampler);
   EXPECT_NEAR(r.final.privacy_loss, 0.2 * s.iterations, 1e-9);  // the paper's plain sum
   EXPECT_LT(r.tight_epsilon, r.final.privacy_loss);
   EXPECT_NE(r.info.privacy_claim.find("replaced"), std::string::npos);
@@ -162,11 +168,108 @@ TEST(Defaults, PrivateConsensusDefaultsHaveTightEpsilonAtMostTen) {
     s.metrics = dpadmm::MetricsScope::kAll;
     const dpadmm::RunSummary r = dpadmm::RunExperiment(s);
     ASSERT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << dpadmm::ChoiceName(a) << r.message;
-    EXPECT_LE(r.tight_delta, 1e-5);
+    // 1e-5 plus the sampler's floating-point delta: at most (1 + e^eps_t) tv(20) per round,
+    // eps_t <= 0.5 for every default (100 rounds): <= 1e-5 + 100 * 2.65 * 1.49e-7 = 5e-5.
+    EXPECT_EQ(r.tight_delta, 1e-5 + r.sampler_delta);
+    EXPECT_GE(r.sampler_delta, s.iterations * 2.0 * dpadmm::SnappedReleaseTv(20));
+    EXPECT_LE(r.tight_delta, 5e-5);
     EXPECT_LE(r.tight_epsilon, 10.0) << dpadmm::ChoiceName(a);
     EXPECT_GT(r.tight_epsilon, 0.0) << dpadmm::ChoiceName(a);
     EXPECT_LT(r.final.test_error - r.info.optimum_test_error, 0.10) << dpadmm::ChoiceName(a);
   }
+}
+
+// The floating-point term (algorithms/privacy/README.md): tv(d) = d (2^-27 + 2^-40) per snapped
+// release, delta_t = (1 + e^eps_t) tv(d).
+TEST(SamplerDelta, ClosedForm) {
+  EXPECT_EQ(dpadmm::SnappedReleaseTv(1), 0x1.0p-27 + 0x1.0p-40);
+  EXPECT_EQ(dpadmm::SnappedReleaseTv(100), 100 * (0x1.0p-27 + 0x1.0p-40));
+  EXPECT_NEAR(dpadmm::SnappedReleaseDelta(0.0, 20), 2 * dpadmm::SnappedReleaseTv(20), 1e-22);
+  EXPECT_NEAR(dpadmm::SnappedReleaseDelta(1.0, 20), (1 + std::exp(1.0)) * 20 * 0x1.0p-27,
+              1e-12 * 20 * 0x1.0p-27);
+  EXPECT_THROW((void)dpadmm::SnappedReleaseTv(0), InputError);
+  EXPECT_THROW((void)dpadmm::SnappedReleaseDelta(-1.0, 3), InputError);
+  EXPECT_THROW((void)dpadmm::SnappedReleaseDelta(std::nan(""), 3), InputError);
+}
+
+// Every l2-Laplace release debits its delta at the release point and leaves clamped to +-32 on
+// the grid; a frozen node's resends and a node without that noise add nothing.
+TEST(SamplerDelta, ReleasePointDebitsEverySnappedRelease) {
+  dpadmm::Release release(dpadmm::NoiseKey::Make(std::uint64_t{4}, 0), 0, 1.0);
+  dpadmm::runtime::Outbox out(3);
+  release.SendInitial(Eigen::VectorXd::Zero(3), out);
+  EXPECT_EQ(release.spent_delta(), 0.0);
+  Eigen::VectorXd noise(3);
+  ASSERT_TRUE(release.Open(1, 0.4));
+  release.DrawL2Laplace(1.0, noise);
+  release.Send(Eigen::Vector3d(1e6, -40.0, 0.1), out);
+  EXPECT_EQ(out.message()[0], dpadmm::kSnappedLimit);
+  EXPECT_EQ(out.message()[1], -dpadmm::kSnappedLimit);
+  EXPECT_TRUE(dpadmm::OnGrid(out.message()[2]));
+  double expected = dpadmm::SnappedReleaseDelta(0.4, 3);
+  EXPECT_EQ(release.spent_delta(), expected);
+  // A round without fresh noise still releases a snapped value: (1 + e^0) tv.
+  ASSERT_TRUE(release.Open(2, 0.0));
+  release.Send(Eigen::Vector3d(0.5, 0.5, 0.5), out);
+  expected += dpadmm::SnappedReleaseDelta(0.0, 3);
+  EXPECT_EQ(release.spent_delta(), expected);
+  ASSERT_TRUE(release.Open(3, 0.4));
+  release.DrawL2Laplace(1.0, noise);
+  release.Send(Eigen::Vector3d(0.5, 0.5, 0.5), out);
+  expected += dpadmm::SnappedReleaseDelta(0.4, 3);
+  EXPECT_EQ(release.spent_delta(), expected);
+  EXPECT_FALSE(release.Open(4, 0.4));  // 1.2 > 1: refused, the node resends
+  release.Resend(out);
+  EXPECT_EQ(release.spent_delta(), expected);
+  // Saved and restored with the state; a delta without snapped releases is refused.
+  dpadmm::Release copy(dpadmm::NoiseKey::Make(std::uint64_t{4}, 0), 0, 1.0);
+  copy.RestoreState(release.SaveState());
+  EXPECT_EQ(copy.spent_delta(), expected);
+  dpadmm::Release::State bad = release.SaveState();
+  bad.snapped = false;
+  EXPECT_THROW(copy.RestoreState(bad), InputError);
+  // The exact discrete Gaussian carries no floating-point term, and values are not clamped.
+  dpadmm::Release exact(dpadmm::NoiseKey::Make(std::uint64_t{4}, 1), 1, 0.0);
+  exact.SendInitial(Eigen::VectorXd::Zero(3), out);
+  ASSERT_TRUE(exact.Open(1, 0.0));
+  const double step = exact.DrawGaussian(0.01, noise);
+  exact.Send(Eigen::Vector3d(100.0, 0.0, 0.0) + noise, out);
+  EXPECT_EQ(exact.spent_delta(), 0.0);
+  EXPECT_GT(out.message()[0], 99.0);
+  EXPECT_GT(step, 0.0);
+}
+
+// The reported delta is at least the sum of the per-release floating-point terms of every
+// node (here with unequal terms, even rounds without noise, and a budget that freezes nodes),
+// the trace's per-round figure ends on the summary's, and the calibrated figure states it.
+TEST(SamplerDelta, ReportedDeltaCoversEveryRelease) {
+  for (Algorithm a : {Algorithm::kPvp, Algorithm::kMadmm, Algorithm::kPrivateMradmm}) {
+    RunSpec s = Small(a);
+    const dpadmm::RunSummary r = dpadmm::RunExperiment(s);
+    ASSERT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << r.message;
+    // Each of the T releases adds at least 2 tv(d), d = 20 features.
+    EXPECT_GE(r.sampler_delta, s.iterations * 2.0 * dpadmm::SnappedReleaseTv(20));
+    EXPECT_EQ(r.tight_delta, 1e-5 + r.sampler_delta);
+  }
+  RunSpec s = Small(Algorithm::kDvp);
+  Noise(s).alpha = 0.2;
+  s.algorithm.privacy_budget = 2.0;  // 10 rounds of 0.2: every node freezes in round 11
+  dpadmm::test::RunRecorder trace;
+  const dpadmm::RunSummary r = dpadmm::RunExperiment(s, &trace);
+  ASSERT_EQ(r.outcome, dpadmm::RunOutcome::kBudgetExhausted) << r.message;
+  double ten = 0.0;
+  for (int t = 1; t <= 10; ++t) ten += dpadmm::SnappedReleaseDelta(0.2, 20);
+  EXPECT_NEAR(r.sampler_delta, ten, 1e-18);
+  ASSERT_FALSE(trace.rounds.empty());
+  EXPECT_EQ(trace.rounds.back().tight_delta, r.tight_delta);
+  EXPECT_EQ(trace.rounds.front().tight_delta, 1e-5);  // round 0 released nothing private
+  // --target-epsilon: the calibrated figure's delta is the run's.
+  RunSpec c = Small(Algorithm::kDvp);
+  c.target_epsilon = 3.0;
+  const dpadmm::RunSummary cr = dpadmm::RunExperiment(c);
+  ASSERT_EQ(cr.outcome, dpadmm::RunOutcome::kCompleted) << cr.message;
+  EXPECT_EQ(cr.info.calibrated_delta, cr.tight_delta);
+  EXPECT_GT(cr.info.calibrated_delta, 1e-5);
 }
 
 TEST(ReleaseMechanisms, SendAndSendNothingRecordTheRoundsMechanism) {

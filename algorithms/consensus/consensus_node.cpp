@@ -102,6 +102,7 @@ void ConsensusNode::Report(std::int64_t round, std::span<double> out) const {
   out[dim_ + ConsensusReport::kNoise] = noise_parameter_;
   out[dim_ + ConsensusReport::kFrozen] = frozen ? 1.0 : 0.0;
   out[dim_ + ConsensusReport::kFrozenRound] = static_cast<double>(release_.frozen_round());
+  out[dim_ + ConsensusReport::kSpentDelta] = release_.spent_delta();
 }
 
 void ConsensusNode::SaveState(StateWriter& out) const {

@@ -52,7 +52,10 @@ struct ConsensusReport {
   static constexpr std::size_t kFrozen = 4;
   // The round whose release was refused, or -1.
   static constexpr std::size_t kFrozenRound = 5;
-  static constexpr std::size_t kFields = 6;
+  // The floating-point delta node i's snapped releases have added so far
+  // (Release::spent_delta; 0 without l2-Laplace noise).
+  static constexpr std::size_t kSpentDelta = 6;
+  static constexpr std::size_t kFields = 7;
 };
 
 class ConsensusNode : public runtime::NodeProgram, public Checkpointable {

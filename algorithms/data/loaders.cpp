@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -114,6 +115,32 @@ SparseRows MakeSparse(std::int64_t cols, const std::vector<SparseIndex>& outer,
   return m;
 }
 
+// A row whose values are finite but whose norm is not (the sum of their squares overflows a
+// double, e.g. one value near 1e308) can be neither scaled nor clipped: it is refused where it
+// is read, naming the file and the line, whatever the file's role or the scaling. The limit
+// 2^1020 (about 1.1e307) keeps a margin below the double range, so no later sum of the same
+// squares in another order (Eigen's) can overflow either.
+class RowNorm {
+ public:
+  void Add(double v) {
+    squares_ += v * v;
+    largest_ = std::max(largest_, std::fabs(v));
+  }
+  void Check(const std::string& path, long long line) const {
+    if (squares_ <= 0x1.0p1020) return;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", largest_);
+    ThrowAt(path, line,
+            std::string("the row's norm is not finite in double precision: its values are "
+                        "finite but the sum of their squares overflows (largest |value| ") +
+                buf + "); rescale the data");
+  }
+
+ private:
+  double squares_ = 0.0;
+  double largest_ = 0.0;
+};
+
 // ---- LIBSVM ----------------------------------------------------------------------------------
 
 struct SparseBuilder {
@@ -131,6 +158,7 @@ void ParseLibsvmEntries(const std::vector<std::string_view>& fields, std::int64_
                         const std::string& path, long long line, SparseBuilder& b,
                         const std::vector<char>* keep_columns = nullptr) {
   std::int64_t previous = 0;
+  RowNorm norm;
   for (std::size_t k = 1; k < fields.size(); ++k) {
     const std::string_view token = fields[k];
     const std::size_t colon = token.find(':');
@@ -171,8 +199,10 @@ void ParseLibsvmEntries(const std::vector<std::string_view>& fields, std::int64_
       }
       b.inner.push_back(static_cast<SparseIndex>(index - 1));
       b.values.push_back(value);
+      norm.Add(value);
     }
   }
+  norm.Check(path, line);
   b.outer.push_back(static_cast<SparseIndex>(b.inner.size()));
 }
 
@@ -234,6 +264,7 @@ Table ReadTable(const std::string& path, char delimiter, bool has_header,
           path, lines.number(),
           "expected " + std::to_string(width) + " columns, found " + std::to_string(fields.size()));
     }
+    RowNorm norm;
     for (std::size_t j = 0; j < fields.size(); ++j) {
       // Another holder's field (vertical partition): never parsed; a feature reads as 0.
       const bool parse =
@@ -244,8 +275,10 @@ Table ReadTable(const std::string& path, char delimiter, bool has_header,
         t.values.push_back(0.0);
       } else {
         t.values.push_back(ParseFiniteDouble(fields[j], path, lines.number(), "value"));
+        norm.Add(t.values.back());
       }
     }
+    norm.Check(path, lines.number());
     ++t.rows;
   }
   if (keep != nullptr) {

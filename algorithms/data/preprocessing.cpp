@@ -85,6 +85,36 @@ std::vector<std::int64_t> LargestRemainderSizes(std::int64_t rows, const std::ve
 
 }  // namespace
 
+namespace {
+
+// The first row of `d` whose norm is not finite, or -1 (the loaders refuse such rows naming
+// file and line; this names rows of data built in memory).
+std::int64_t FirstNonFiniteNormRow(const Dataset& d) {
+  return VisitRows(d, [](const auto& x) -> std::int64_t {
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+      if (!std::isfinite(x.row(r).squaredNorm())) return r;
+    }
+    return -1;
+  });
+}
+
+std::string NonFiniteRow(const char* what, const Dataset& train, const Dataset& test) {
+  for (const Dataset* d : {&train, &test}) {
+    const std::int64_t r = FirstNonFiniteNormRow(*d);
+    if (r >= 0) {
+      return std::string(what) + ": " + (d->name.empty() ? "dataset" : d->name) + " row " +
+             std::to_string(r) +
+             " (0-based): the row's norm is not finite (a value is NaN or "
+             "Inf, or the sum of the squares overflows)";
+    }
+  }
+  return std::string(what) +
+         ": the data of another holder contain a row whose norm is not "
+         "finite";
+}
+
+}  // namespace
+
 double GlobalMaxNormScale(Dataset& train, Dataset& test,
                           const std::function<double(double)>& max_over_holders) {
   const auto max_norm_of_all = [&] {
@@ -93,7 +123,7 @@ double GlobalMaxNormScale(Dataset& train, Dataset& test,
   };
   const double max_norm = max_norm_of_all();
   if (!std::isfinite(max_norm)) {
-    throw InputError("global-max-norm scaling: the data contain NaN or Inf");
+    throw InputError(NonFiniteRow("global-max-norm scaling", train, test));
   }
   if (max_norm == 0.0) return 1.0;
   double factor = 1.0 / max_norm;
@@ -124,9 +154,14 @@ double SquaredNorm(const Row& row) {
 // Divides a row (a dense row or a sparse row's stored values) by max(1, ||x||), then shrinks
 // it by ulps while rounding leaves its norm above 1. Returns true if it changed.
 template <class Row>
-bool ClipRow(Row&& row) {
+bool ClipRow(Row&& row, const Dataset& data, std::int64_t r) {
   const double sq = SquaredNorm(row);
-  if (!std::isfinite(sq)) throw InputError("clipping: the data contain NaN or Inf");
+  if (!std::isfinite(sq)) {
+    throw InputError("clipping: " + (data.name.empty() ? std::string("dataset") : data.name) +
+                     " row " + std::to_string(r) +
+                     " (0-based): the row's norm is not finite (a value is NaN or Inf, or the "
+                     "sum of the squares overflows)");
+  }
   // On the sum of squares, not its square root: sqrt(1 + 2^-52) rounds to 1.
   if (sq <= 1.0) return false;
   row /= std::sqrt(sq);
@@ -140,7 +175,7 @@ bool ClipRow(Row&& row) {
 std::int64_t ClipRows(Dataset& data) {
   std::int64_t clipped = 0;
   if (auto* dense = std::get_if<DenseRows>(&data.x)) {
-    for (Eigen::Index r = 0; r < dense->rows(); ++r) clipped += ClipRow(dense->row(r));
+    for (Eigen::Index r = 0; r < dense->rows(); ++r) clipped += ClipRow(dense->row(r), data, r);
     return clipped;
   }
   auto& sparse = std::get<SparseRows>(data.x);
@@ -149,7 +184,7 @@ std::int64_t ClipRows(Dataset& data) {
     const std::int64_t begin = sparse.outerIndexPtr()[r];
     const std::int64_t end = sparse.outerIndexPtr()[r + 1];
     Eigen::Map<Eigen::VectorXd> values(sparse.valuePtr() + begin, end - begin);
-    clipped += ClipRow(values);
+    clipped += ClipRow(values, data, r);
   }
   return clipped;
 }
@@ -166,7 +201,7 @@ std::int64_t ClipRowBlocks(Dataset& data, const std::vector<std::int64_t>& block
     for (Eigen::Index r = 0; r < dense->rows(); ++r) {
       std::int64_t offset = 0;
       for (std::int64_t size : block_sizes) {
-        clipped += ClipRow(dense->row(r).segment(offset, size));
+        clipped += ClipRow(dense->row(r).segment(offset, size), data, r);
         offset += size;
       }
     }
@@ -184,7 +219,7 @@ std::int64_t ClipRowBlocks(Dataset& data, const std::vector<std::int64_t>& block
       const std::int64_t first = k;
       while (k < end && sparse.innerIndexPtr()[k] < block_end) ++k;
       Eigen::Map<Eigen::VectorXd> values(sparse.valuePtr() + first, k - first);
-      clipped += ClipRow(values);
+      clipped += ClipRow(values, data, r);
     }
   }
   return clipped;

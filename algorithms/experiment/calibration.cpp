@@ -389,6 +389,18 @@ CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degr
   noise.alpha = std::exp(lo);
   result.value = noise.alpha;
   result.epsilon = f_lo;
+  // The l2-Laplace noise is drawn in double precision: every release of rounds 1..T adds its
+  // floating-point delta (SnappedReleaseDelta), which the run's figure composes in, so the
+  // calibrated figure is (epsilon at `delta`, delta + that sum), max over nodes.
+  if (features >= 1) {
+    double sampler = 0.0;
+    for (const std::vector<double>& costs : PlannedReleaseCosts(spec, degrees, rows_per_node)) {
+      double sum = 0.0;
+      for (double c : costs) sum += SnappedReleaseDelta(c, features);
+      sampler = std::max(sampler, sum);
+    }
+    result.delta = delta + sampler;
+  }
   return result;
 }
 

@@ -65,8 +65,8 @@ void SaveMetrics(StateWriter& out, const RoundMetrics& m) {
   out.I64(m.round);
   for (double v : {m.seconds, m.train_loss, m.objective, m.test_error, m.consensus_gap,
                    m.distance_to_optimum, m.privacy_loss, m.privacy_round, m.tight_epsilon,
-                   m.test_loss, m.primal_residual, m.max_x_norm, m.y_norm, m.epsilon_iteration,
-                   m.delta_iteration, m.epsilon_total, m.delta_total}) {
+                   m.tight_delta, m.test_loss, m.primal_residual, m.max_x_norm, m.y_norm,
+                   m.epsilon_iteration, m.delta_iteration, m.epsilon_total, m.delta_total}) {
     out.F64(v);
   }
   out.Vec(m.node_privacy);
@@ -79,7 +79,7 @@ RoundMetrics LoadMetrics(StateReader& in) {
   m.round = in.I64("trace row round");
   for (double* v : {&m.seconds, &m.train_loss, &m.objective, &m.test_error, &m.consensus_gap,
                     &m.distance_to_optimum, &m.privacy_loss, &m.privacy_round, &m.tight_epsilon,
-                    &m.test_loss, &m.primal_residual, &m.max_x_norm, &m.y_norm,
+                    &m.tight_delta, &m.test_loss, &m.primal_residual, &m.max_x_norm, &m.y_norm,
                     &m.epsilon_iteration, &m.delta_iteration, &m.epsilon_total, &m.delta_total}) {
     *v = in.F64("trace row value");
   }
@@ -92,6 +92,8 @@ RoundMetrics LoadMetrics(StateReader& in) {
 void SaveRelease(StateWriter& out, const Release& release) {
   const Release::State r = release.SaveState();
   out.F64(r.spent);
+  out.F64(r.spent_delta);
+  out.Bool(r.snapped);
   out.Bool(r.frozen);
   out.I64(r.frozen_round);
   out.I64(r.round);
@@ -114,6 +116,8 @@ void SaveRelease(StateWriter& out, const Release& release) {
 void LoadRelease(StateReader& in, Release& release, std::size_t max_message) {
   Release::State r;
   r.spent = in.F64("release spent");
+  r.spent_delta = in.F64("release spent delta");
+  r.snapped = in.Bool("release snapped");
   r.frozen = in.Bool("release frozen");
   r.frozen_round = in.I64("release frozen round");
   r.round = in.I64("release round");

@@ -87,11 +87,12 @@ double PerNode(const std::vector<double>& values, double scalar, int node) {
 std::string PrivacyGuarantee(ConsensusVariant v, bool noisy) {
   if (!noisy) return "none: the algorithm is not private";
   // The papers' theorems assume exactly sampled continuous noise and the exact minimiser; the
-  // released values are snapped to the 2^-16 grid and the noise is drawn in double precision
-  // (algorithms/privacy/README.md, "The floating-point term").
+  // released values are snapped to the 2^-16 grid and the noise is drawn in double precision,
+  // whose floating-point term is a delta in every figure (algorithms/privacy/README.md, "The
+  // floating-point term").
   const std::string sampler =
-      "; for ideal continuous noise: the double-precision sampler adds delta_fp <= about "
-      "d 2^-27 per release, not included in the figure";
+      "; delta: each release adds (1 + e^eps_t) d (2^-27 + 2^-40) for the double-precision "
+      "sampler (eps_t its term), composed into the reported delta";
   switch (v) {
     case ConsensusVariant::kDvp:
       return "dynamic alpha_i(t)-DP per node and iteration (004 Theorem 1); the reported total "
@@ -128,9 +129,13 @@ std::string PrivacyClaim(ConsensusVariant v) {
              "of that round's release, assuming the exact minimiser of the perturbed local "
              "problem); paper's figure: the plain sum of the per-round terms (") +
          paper +
-         ", a pure epsilon, delta 0); tight figure: the optimal composition of the same "
+         ", with delta the sampler's); tight figure: the optimal composition of the same "
          "per-round terms at delta = 1e-5 (Kairouz, Oh and Viswanath 2015, Thm 3.3; unequal "
-         "terms through the PLD accountant)";
+         "terms through the PLD accountant), plus the sampler's delta; the sampler's delta: "
+         "each release's noise is drawn in double precision and its value rounded to the "
+         "2^-16 grid and clamped to +-32, which differs from the ideal mechanism's with "
+         "probability <= tv = d (2^-27 + 2^-40) and makes the release (eps_t, (1 + e^eps_t) "
+         "tv)-DP; these deltas add up (algorithms/privacy/README.md)";
 }
 
 // The largest debiasing weight a record may carry: over the public label eps levels.
@@ -322,6 +327,16 @@ class MetricsSink : public runtime::RoundSink {
     measured_round_ = round;
   }
   double PreviousPrivacy(int i) const { return previous_privacy_[i]; }
+  // The largest floating-point delta any node's snapped releases have added (the summary's
+  // TightAccounting takes the same values from the releases).
+  double MaxSpentDelta() const {
+    double m = 0.0;
+    for (int i = 0; i < nodes_ && !table_.empty(); ++i) {
+      m = std::max(
+          m, table_[static_cast<std::size_t>(i) * width_ + dim_ + ConsensusReport::kSpentDelta]);
+    }
+    return m;
+  }
 
   // Each node's release enforces its own budget (the node freezes alone, resending its last
   // release); the run ends once every private node has frozen. The sink only reads the flags.
@@ -348,6 +363,7 @@ class MetricsSink : public runtime::RoundSink {
     emitted_round_ = last_.round;
     if (tight_) last_.tight_epsilon = tight_->MaxEpsilon();
     if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon(bounds_epsilon_);
+    if (tight_ || gaussian_) last_.tight_delta = kTightDelta + MaxSpentDelta();
     if (observer_ != nullptr) observer_->OnRound(last_);
   }
 
@@ -901,7 +917,7 @@ void ConsensusDriver::CheckRowBound() const {
 void ConsensusDriver::TightAccounting(
     const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes, RunSummary& summary) const {
   const int n = graph.num_nodes();
-  std::vector<double> pairs;  // (node, tight epsilon) of the hosted nodes
+  std::vector<double> triples;  // (node, tight epsilon, floating-point delta) of hosted nodes
   std::map<std::vector<double>, double> cache;
   for (std::size_t k = 0; k < nodes.size(); ++k) {
     const auto* node = dynamic_cast<const ConsensusNode*>(nodes[k].get());
@@ -924,17 +940,23 @@ void ConsensusDriver::TightAccounting(
     if (it == cache.end()) {
       it = cache.emplace(key, ComposeTightMechanisms(releases, kTightDelta)).first;
     }
-    pairs.push_back(static_cast<double>(hosted[k]));
-    pairs.push_back(it->second);
+    triples.push_back(static_cast<double>(hosted[k]));
+    triples.push_back(it->second);
+    triples.push_back(node->release().spent_delta());
   }
-  if (mpi) pairs = runtime::MpiAllgather(pairs, mpi->comm);
+  if (mpi) triples = runtime::MpiAllgather(triples, mpi->comm);
   summary.node_tight_epsilon.assign(static_cast<std::size_t>(n), kNaN);
-  summary.tight_delta = kTightDelta;
   summary.tight_epsilon = 0.0;
-  for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
-    summary.node_tight_epsilon[static_cast<std::size_t>(pairs[k])] = pairs[k + 1];
-    summary.tight_epsilon = std::max(summary.tight_epsilon, pairs[k + 1]);
+  // The figure is (epsilon at kTightDelta for the ideal mechanisms, kTightDelta plus the
+  // snapped releases' floating-point delta): (eps_t, delta_t) releases compose to
+  // (eps(delta'), delta' + sum_t delta_t) (accounting.h, SnappedReleaseDelta).
+  summary.sampler_delta = 0.0;
+  for (std::size_t k = 0; k + 2 < triples.size(); k += 3) {
+    summary.node_tight_epsilon[static_cast<std::size_t>(triples[k])] = triples[k + 1];
+    summary.tight_epsilon = std::max(summary.tight_epsilon, triples[k + 1]);
+    summary.sampler_delta = std::max(summary.sampler_delta, triples[k + 2]);
   }
+  summary.tight_delta = kTightDelta + summary.sampler_delta;
 }
 
 }  // namespace

@@ -409,9 +409,50 @@ RunSpec RunSpec::Defaults(Algorithm algorithm) {
       spec.algorithm.eta = 200.0;
       break;
     }
+    case Algorithm::kPdml: {
+      // The browser's defaults: labels at eps 1 (Phase 1), Phase 2's Gaussian primal noise
+      // without decay (tight eps 2.49 at delta 1e-5) and 000's bounded objective noise R = 1;
+      // the paper's C = 1, a = rho = 0.01, beta = eta = 0.1.
+      PdmlParams& p = spec.algorithm.As<PdmlParams>();
+      p.label_eps = 1.0;
+      p.R = 1.0;
+      p.V = 0.5;
+      p.decay = 1.0;
+      spec.algorithm.C = 1.0;
+      spec.algorithm.rho = 0.01;
+      spec.algorithm.eta = 0.1;
+      break;
+    }
     default: break;
   }
   return spec;
+}
+
+void MakeNonPrivate(RunSpec& spec) {
+  const Algorithm a = spec.algorithm.name();
+  switch (a) {
+    case Algorithm::kDvp:
+    case Algorithm::kPvp:
+    case Algorithm::kMadmm:
+    case Algorithm::kPrivateMradmm:
+      // Their noise is what they are (alpha > 0 is required): the non-private algorithm is
+      // another one.
+      throw InputError(std::string("non-private: algorithm '") + ChoiceName(a) +
+                       "' is private by construction (alpha > 0); its non-private "
+                       "counterpart is --algorithm " +
+                       (a == Algorithm::kPrivateMradmm ? "mradmm" : "admm"));
+    case Algorithm::kPdml: {
+      PdmlParams& p = spec.algorithm.As<PdmlParams>();
+      p.label_eps = 0.0;
+      p.label_eps_groups.clear();
+      p.label_eps_shares.clear();
+      p.R = 0.0;
+      p.V = 0.0;
+      break;
+    }
+    case Algorithm::kSharing: spec.algorithm.As<SharingParams>().dp = false; break;
+    default: break;
+  }
 }
 
 bool UsesPrivacyMechanism(const RunSpec& spec) {

@@ -139,6 +139,7 @@ void VisitMetrics(const RoundMetrics& m, Family family, Visitor&& v) {
   col("privacy_loss", kConsensusOnly, m.privacy_loss);
   col("privacy_round", kConsensusOnly, m.privacy_round);
   col("tight_epsilon", kConsensusOnly, m.tight_epsilon);
+  col("tight_delta", kConsensusOnly, m.tight_delta);
   col("node_privacy", kConsensusOnly, m.node_privacy);
   col("node_noise", kConsensusOnly, m.node_noise);
   col("test_loss", kSharingOnly, m.test_loss);
@@ -693,6 +694,10 @@ std::string SummaryToJson(const RunSummary& summary) {
     OrderedJson t = OrderedJson::object();
     t["epsilon"] = summary.tight_epsilon;
     t["delta"] = summary.tight_delta;
+    // The part of delta the double-precision l2-Laplace sampler adds (per release
+    // (1 + e^eps_t) d (2^-27 + 2^-40), algorithms/privacy/README.md), included in delta; the
+    // paper's figure is (paper_epsilon, paper_delta).
+    t["sampler_delta"] = summary.sampler_delta;
     // PDML: the figure is Phase 2's (000 gives none; the trace's privacy column is the
     // labels' eps of Phase 1, another guarantee).
     const bool pdml = summary.info.algorithm == Algorithm::kPdml;
@@ -700,6 +705,7 @@ std::string SummaryToJson(const RunSummary& summary) {
                             : "optimal composition of the per-round pure-epsilon terms";
     t["node_epsilon"] = ToJsonValue(summary.node_tight_epsilon);
     t["paper_epsilon"] = pdml ? OrderedJson() : OrderedJson(summary.final.privacy_loss);
+    t["paper_delta"] = pdml ? OrderedJson() : OrderedJson(summary.sampler_delta);
     o["tight_privacy"] = std::move(t);
   }
   o["warnings"] = ToJsonValue(summary.warnings);

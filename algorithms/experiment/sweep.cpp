@@ -218,12 +218,14 @@ SweepResult RunSweep(const SweepOptions& o, const SweepProgress& progress,
       c.knob = cal.knob;
       c.knob_values.push_back(cal.value);
       c.achieved_epsilon.push_back(cal.epsilon);
+      c.achieved_delta.push_back(cal.delta);
       const Experiment exp(spec, raw.train, raw.test);
       const RunSummary s = exp.Run(nullptr, stop);
       if (s.outcome == RunOutcome::kCancelled) {
         result.cancelled = true;
         c.knob_values.pop_back();
         c.achieved_epsilon.pop_back();
+        c.achieved_delta.pop_back();
         break;
       }
       c.outcomes.push_back(ToString(s.outcome));
@@ -249,7 +251,9 @@ std::string SweepToCsv(const SweepResult& r) {
   for (const SweepCell& c : r.cells) {
     double achieved = 0.0;
     for (double e : c.achieved_epsilon) achieved = std::max(achieved, e);
-    os << ChoiceName(c.algorithm) << ',' << Num(c.epsilon) << ',' << Num(r.delta) << ','
+    double delta = r.delta;
+    for (double d : c.achieved_delta) delta = std::max(delta, d);
+    os << ChoiceName(c.algorithm) << ',' << Num(c.epsilon) << ',' << Num(delta) << ','
        << c.accuracy.values.size() << ',' << Num(100 * c.accuracy.mean) << ','
        << Num(100 * c.accuracy.low) << ',' << Num(100 * c.accuracy.high) << ','
        << Joined(c.accuracy.values, 100.0) << ',' << c.knob << ',' << Joined(c.knob_values) << ','

@@ -11,6 +11,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
 #include "dpadmm/privacy/accountant.h"
+#include "dpadmm/privacy/samplers.h"
 
 namespace dpadmm {
 namespace {
@@ -211,6 +212,23 @@ double ComposeBasic(const std::vector<double>& per_iteration) {
     total += v;
   }
   return total;
+}
+
+double SnappedReleaseTv(std::int64_t d) {
+  if (d < 1) Fail("SnappedReleaseTv", "d", ">= 1", static_cast<double>(d));
+  // 2 c 2^-53 M / Lambda = 2 * 16 * 2^-53 * 32 * 2^16 = 2^-27 per coordinate, plus 2^-40 for a
+  // uniform below 2^-40 (where the logarithm's quantisation dominates).
+  constexpr double kPerCoordinate = 0x1.0p-27 + 0x1.0p-40;
+  static_assert(kSnappedLimit == 32.0 && kGridStep == 0x1.0p-16,
+                "the per-coordinate term is derived for M = 32 and the 2^-16 grid");
+  return static_cast<double>(d) * kPerCoordinate;
+}
+
+double SnappedReleaseDelta(double eps, std::int64_t d) {
+  if (!std::isfinite(eps) || !(eps >= 0.0)) {
+    Fail("SnappedReleaseDelta", "eps", ">= 0 and finite", eps);
+  }
+  return (1.0 + math::Exp(eps)) * SnappedReleaseTv(d);
 }
 
 double ComposeTight(const std::vector<double>& per_release, double delta) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "dpadmm/core/error.h"
+#include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/noise.h"
 #include "dpadmm/privacy/samplers.h"
 #include "privacy/noise_weakening.h"
@@ -86,6 +87,7 @@ KeyedStream& Release::RoundStream(const char* what) {
 
 void Release::DrawL2Laplace(double a, Eigen::Ref<Eigen::VectorXd> out) {
   // Density exp(-a ||e||): scale 1 / a.
+  snapped_ = true;
   dpadmm::DrawL2Laplace(RoundStream("DrawL2Laplace"), noise_scale_ == 1.0 ? a : a / noise_scale_,
                         out);
 }
@@ -121,6 +123,12 @@ void Release::Send(const Eigen::Ref<const Eigen::VectorXd>& message, runtime::Ou
   // their output there (post-processing), the discrete Gaussian's values are on it already
   // (rounding is then the identity). Non-private nodes keep their bits.
   if (draws_ > 0) last_ = last_.unaryExpr([](double v) { return RoundToGrid(v); });
+  if (snapped_) {
+    // Double-precision continuous noise: clamped to +-kSnappedLimit (post-processing; the
+    // floating-point term's bound needs |x| <= M) and the term debited (accounting.h).
+    last_ = last_.unaryExpr([](double v) { return std::clamp(v, -kSnappedLimit, kSnappedLimit); });
+    spent_delta_ += SnappedReleaseDelta(cost_, last_.size());
+  }
   has_last_ = true;
   ++releases_;
   Write(out);
@@ -156,6 +164,8 @@ Release::State Release::SaveState() const {
   if (open_) throw std::logic_error("Release::SaveState: a round is open");
   State s;
   s.spent = spent_;
+  s.spent_delta = spent_delta_;
+  s.snapped = snapped_;
   s.frozen = frozen_;
   s.frozen_round = frozen_round_;
   s.round = round_;
@@ -178,6 +188,8 @@ void Release::RestoreState(State s) {
   };
   if (!(s.spent >= 0.0) || !std::isfinite(s.spent)) bad("spent privacy loss not >= 0 and finite");
   if (budget_ > 0.0 && s.spent > budget_) bad("spent privacy loss above the budget");
+  if (!(s.spent_delta >= 0.0) || !(s.spent_delta <= 1.0)) bad("spent delta not in [0, 1]");
+  if (!s.snapped && s.spent_delta != 0.0) bad("a spent delta without snapped releases");
   if (s.draws < 0 || s.releases < 0 || s.round < 0 || s.frozen_round < -1) bad("negative count");
   if (!(s.cost >= 0.0) || !std::isfinite(s.cost)) bad("cost not >= 0 and finite");
   if (s.frozen != (s.frozen_round >= 0)) bad("frozen flag and frozen round disagree");
@@ -186,6 +198,8 @@ void Release::RestoreState(State s) {
   stream_.reset();
   mechanism_.reset();
   spent_ = s.spent;
+  spent_delta_ = s.spent_delta;
+  snapped_ = s.snapped;
   frozen_ = s.frozen;
   frozen_round_ = s.frozen_round;
   round_ = s.round;

@@ -466,6 +466,90 @@ TABLE
     expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --max-memory 0
     [ ! -e dpadmm-trace.csv.partial ] || fail "a .partial file was left"
     ;;
+  private_by_default_*)
+    # Every private algorithm run with no flag but its name prints a finite epsilon and learns
+    # (test accuracy at least 10 points above the majority-class rate on the default data).
+    # sharing is ADMM sharing, non-private, unless --dp: its private form is checked with it.
+    algo=${CASE#private_by_default_}
+    if [ "$algo" = sharing_dp ]; then
+      expect 0 '' -- "$DPADMM" run --algorithm sharing --dp
+      grep -Eq 'privacy +.*epsilon' out.txt || fail "stdout does not state the privacy"
+    else
+      expect 0 '' -- "$DPADMM" run --algorithm "$algo"
+      grep -Eq 'tight (privacy +)?\(' out.txt || fail "stdout has no tight (epsilon, delta) figure"
+    fi
+    grep -q 'no epsilon\|not randomized\|not private' out.txt && fail "stdout says the run is not private"
+    python3 - "$algo" dpadmm-summary.json <<'PY' || fail "summary: no finite epsilon, or no learning"
+import json, math, sys
+algo, path = sys.argv[1], sys.argv[2]
+s = json.load(open(path))
+f = s["final"]
+eps = f["epsilon_total"] if algo == "sharing_dp" else s["tight_privacy"]["epsilon"]
+acc = 1.0 - f["test_error"]
+major = s["info"]["test_majority_rate"]
+print(f"{algo}: epsilon {eps}, accuracy {acc:.4f}, majority {major:.4f}, noise {s['noise_mode']}")
+assert s["noise_mode"] == "private", s["noise_mode"]
+assert eps is not None and math.isfinite(eps) and eps > 0, eps
+assert acc >= major + 0.10, (acc, major)
+PY
+    ;;
+  non_private_flag)
+    # The non-private setting is one explicit flag away, and refused beside a noise flag.
+    expect 0 '' -- "$DPADMM" run "${SMALL[@]}" --algorithm pdml --non-private
+    grep -q 'labels not randomized' out.txt || fail "pdml --non-private still randomizes labels"
+    grep -q 'no primal noise' out.txt || fail "pdml --non-private still adds primal noise"
+    expect 2 "algorithm 'dvp' is private by construction.*--algorithm admm" -- \
+      "$DPADMM" run "${SMALL[@]}" --algorithm dvp --non-private
+    one_error_line
+    expect 0 '' -- "$DPADMM" run --algorithm sharing --non-private --iterations 3 --quiet
+    expect 2 'non-private.*excludes.*alpha|alpha.*excludes.*non-private' -- \
+      "$DPADMM" run "${SMALL[@]}" --algorithm dvp --non-private --alpha 1
+    expect 0 '' -- "$DPADMM" run --help
+    grep -q -- '--non-private' out.txt || fail "--help does not document --non-private"
+    ;;
+  huge_values_name_file_and_line)
+    # Finite values whose squares overflow (about 1e308): the first such row is named by file
+    # and line in every role (train, test, the sharing family's file), format and scaling.
+    printf '+1 1:0.5 2:1\n-1 1:1 2:0.2\n+1 1:0.3 2:0.1\n-1 1:0.9 2:0.7\n' >ok.svm
+    printf '+1 1:0.5 2:1\n\n-1 1:1e308 2:2\n+1 1:0.3\n-1 1:0.9 2:0.7\n' >huge.svm
+    for scaling in global-max-norm clip-only none public-bounds; do
+      extra=()
+      [ "$scaling" = public-bounds ] && extra=(--feature-range -1,1)
+      expect 2 'huge\.svm:3: the row.s norm is not finite' -- "$DPADMM" run --data libsvm \
+        --train huge.svm --test ok.svm --nodes 2 --topology complete --scaling "$scaling" \
+        "${extra[@]}" --quiet
+      one_error_line
+      expect 2 'huge\.svm:3: the row.s norm is not finite' -- "$DPADMM" run --data libsvm \
+        --train ok.svm --test huge.svm --nodes 2 --topology complete --scaling "$scaling" \
+        "${extra[@]}" --quiet
+      one_error_line
+    done
+    expect 2 'huge\.svm:3: the row.s norm is not finite' -- "$DPADMM" run --algorithm sharing \
+      --data libsvm --train huge.svm --test ok.svm --quiet
+    one_error_line
+    expect 2 'huge\.svm:3: the row.s norm is not finite' -- "$DPADMM" run --algorithm dvp \
+      --data libsvm --train huge.svm --test ok.svm --nodes 2 --topology complete --quiet
+    one_error_line
+    printf 'a,b,y\n1,2,1\n3,4,0\n-1e308,1e308,1\n5,6,0\n' >huge.csv
+    printf 'a,b,y\n1,2,1\n3,4,0\n5,6,0\n2,2,1\n' >ok.csv
+    expect 2 'huge\.csv:4: the row.s norm is not finite' -- "$DPADMM" run --data csv --header \
+      --train huge.csv --test ok.csv --nodes 2 --topology complete --quiet
+    one_error_line
+    expect 2 'huge\.csv:4: the row.s norm is not finite' -- "$DPADMM" run --algorithm sharing \
+      --data csv --header --train ok.csv --test huge.csv --quiet
+    one_error_line
+    printf '1 2\n3 4\n5 1e200\n2 2\n' >huge.asc
+    printf '1 2\n3 4\n5 6\n2 2\n' >ok.asc
+    printf '1\n-1\n1\n-1\n' >y.labels
+    expect 2 'huge\.asc:3: the row.s norm is not finite' -- "$DPADMM" run --algorithm sharing \
+      --data asc --train huge.asc --train-labels y.labels --test ok.asc --test-labels y.labels \
+      --quiet
+    one_error_line
+    expect 2 'huge\.asc:3: the row.s norm is not finite' -- "$DPADMM" run --data asc \
+      --train ok.asc --train-labels y.labels --test huge.asc --test-labels y.labels --nodes 2 \
+      --topology complete --quiet
+    one_error_line
+    ;;
   huge_feature_index_names_input)
     # A size only the data file reveals (feature index 2e9) is not seen by the estimate before
     # the run: it is refused once the data is loaded, before any per-column array is allocated,

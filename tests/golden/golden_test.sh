@@ -44,6 +44,7 @@ run mradmm_serial "${common[@]}" --algorithm mradmm --q1 1.04
 run pmradmm_serial "${common[@]}" --noise-seed 7 --algorithm private_mradmm --alpha 1 --q1 1.04 \
   --eta 20
 run pdml_serial "${common[@]}" --noise-seed 7 --algorithm pdml --label-eps 1 --pdml-R 0.1 \
+  --C 1750 --rho 0.22 --pdml-decay 0.8 \
   --pdml-V 0.01 --eta 1
 run dvp_hinge_budget_serial "${common[@]}" --noise-seed 7 --algorithm dvp --loss smooth_hinge --alpha 1 \
   --privacy-budget 10 --eta 0.5

@@ -14,7 +14,7 @@ $CLI run $common --engine $eng --noise-seed 7 --algorithm madmm --alpha 0.5 --q1
 $CLI run $common --engine $eng --algorithm radmm --trace $OUT/radmm_$eng.csv --summary $OUT/radmm_$eng.json
 $CLI run $common --engine $eng --algorithm mradmm --q1 1.04 --trace $OUT/mradmm_$eng.csv --summary $OUT/mradmm_$eng.json
 $CLI run $common --engine $eng --noise-seed 7 --algorithm private_mradmm --alpha 1 --q1 1.04 --eta 20 --trace $OUT/pmradmm_$eng.csv --summary $OUT/pmradmm_$eng.json
-$CLI run $common --engine $eng --noise-seed 7 --algorithm pdml --label-eps 1 --pdml-R 0.1 --pdml-V 0.01 --eta 1 --trace $OUT/pdml_$eng.csv --summary $OUT/pdml_$eng.json
+$CLI run $common --engine $eng --noise-seed 7 --algorithm pdml --label-eps 1 --pdml-R 0.1 --pdml-V 0.01 --eta 1 --C 1750 --rho 0.22 --pdml-decay 0.8 --trace $OUT/pdml_$eng.csv --summary $OUT/pdml_$eng.json
 $CLI run $common --engine $eng --noise-seed 7 --algorithm dvp --loss smooth_hinge --alpha 1 --privacy-budget 10 --eta 0.5 --trace $OUT/dvp_hinge_budget_$eng.csv --summary $OUT/dvp_hinge_budget_$eng.json || true
 # The vertical family through `run` (its defaults: sparse 2,000 x 200, 2 parties).
 $CLI run --algorithm sharing --engine $eng --iterations 10 --seed 3 -q --trace $OUT/sharing_$eng.csv --summary $OUT/sharing_$eng.json

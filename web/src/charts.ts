@@ -209,7 +209,7 @@ export class Charts {
       });
       if (def.tight && (t.tight || t.tightRounds)) {
         series.push({
-          label: `${t.label}: tight ε${t.tight ? ` (δ = ${t.tight.delta})` : ''}`, stroke: t.colour,
+          label: `${t.label}: tight ε${t.tight ? ` (δ = ${formatNumber(t.tight.delta)})` : ''}`, stroke: t.colour,
           width: 2, dash: [6, 4], spanGaps: true, value,
         });
       }

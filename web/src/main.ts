@@ -610,12 +610,14 @@ function tightPrivacyText(t: TightPrivacy | undefined): string {
   if (!t) return '';
   if (t.paper_epsilon === null) {
     // PDML: the paper gives no figure; the tight one is Phase 2's Gaussian primal noise.
-    return ` Privacy: tight (ε, δ) = (${formatNumber(t.epsilon)}, ${t.delta}) per node ` +
+    return ` Privacy: tight (ε, δ) = (${formatNumber(t.epsilon)}, ${formatNumber(t.delta)}) per node ` +
       `(${t.composition}, max over nodes); the paper gives no figure.`;
   }
-  return ` Privacy: paper's figure ε = ${formatNumber(t.paper_epsilon)} (pure ε, its own ` +
-    `composition); tight (ε, δ) = (${formatNumber(t.epsilon)}, ${t.delta}) per node ` +
-    `(optimal composition, max over nodes).`;
+  // Both deltas include the double-precision sampler's (sampler_delta).
+  return ` Privacy: paper's figure (ε, δ) = (${formatNumber(t.paper_epsilon)}, ` +
+    `${formatNumber(t.paper_delta ?? 0)}) (its own composition); tight (ε, δ) = ` +
+    `(${formatNumber(t.epsilon)}, ${formatNumber(t.delta)}) per node (optimal composition, max ` +
+    `over nodes; δ includes the sampler's ${formatNumber(t.sampler_delta ?? 0)}).`;
 }
 
 function showRound(m: RoundMetrics, distance: Float64Array | null) {

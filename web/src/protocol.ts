@@ -138,6 +138,10 @@ export interface TightPrivacy {
   node_epsilon: (number | null)[];
   /** null for PDML, whose paper gives no Phase 2 figure. */
   paper_epsilon: number | null;
+  /** The paper's figure's delta (the sampler's); null for PDML. */
+  paper_delta?: number | null;
+  /** The part of delta the double-precision l2-Laplace sampler adds (0 for exact samplers). */
+  sampler_delta?: number;
 }
 
 export interface UploadedFile {

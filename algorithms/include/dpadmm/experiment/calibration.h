@@ -34,8 +34,12 @@ struct CalibrationResult {
   double value = 0.0;   // its calibrated value
   double target = 0.0;  // the target total epsilon
   double epsilon = 0.0;  // the tight total epsilon (max over nodes) that `value` gives, <= target
-  double delta = 0.0;    // ... at this delta
-  int evaluations = 0;   // accountant evaluations of the bisection
+  // The figure's delta: the `delta` asked for (the composition's) plus, for the l2-Laplace
+  // algorithms (dvp, pvp, madmm, private_mradmm, when `features` is given), the floating-point
+  // delta every release of the run adds (SnappedReleaseDelta, max over nodes), as the run's
+  // summary reports it (RunSummary::tight_delta).
+  double delta = 0.0;
+  int evaluations = 0;  // accountant evaluations of the bisection
 };
 
 // Relative accuracy of the calibration: target (1 - kCalibrationTolerance) <= epsilon <= target.
@@ -65,7 +69,8 @@ double MaxTightEpsilon(const std::vector<std::vector<double>>& per_node_costs, d
 // has per-node values (node_alpha), when a privacy budget is set, or when the target is out
 // of reach (M-ADMM and private MR-ADMM spend a positive epsilon even as alpha -> 0: the message
 // gives that floor).
-// `features` (the model's dimension d) is needed by pdml only (its lattice term sqrt(d) step).
+// `features` (the model's dimension d) is needed by pdml (its lattice term sqrt(d) step) and
+// gives the l2-Laplace algorithms' figure its sampler's delta (CalibrationResult::delta).
 CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degrees,
                                      const std::vector<std::int64_t>& rows_per_node, double target,
                                      double delta = kTightDelta, std::int64_t features = 0);

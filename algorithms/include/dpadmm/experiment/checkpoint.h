@@ -36,7 +36,7 @@ struct CheckpointOptions {
   std::string resume_path;  // continue from this checkpoint; empty = a fresh run
 };
 
-inline constexpr std::uint32_t kCheckpointVersion = 1;
+inline constexpr std::uint32_t kCheckpointVersion = 2;
 
 // The parsed content of a checkpoint file. Node states and the sink state are opaque byte
 // strings (their owners read them back and validate their sizes).

@@ -63,6 +63,10 @@ struct RoundMetrics {
   // evaluated only at reported rounds). At the last round it equals RunSummary::tight_epsilon.
   // NaN otherwise.
   double tight_epsilon = kNaN;
+  // The delta of that figure: RunSummary::tight_delta's composition part (kTightDelta) plus the
+  // floating-point delta of the snapped releases up to round t, max over nodes
+  // (Release::spent_delta; algorithms/privacy/README.md). NaN when tight_epsilon is.
+  double tight_delta = kNaN;
   std::vector<double> node_privacy;  // per node: accumulated privacy loss up to round t
   std::vector<double> node_noise;    // per node: noise parameter drawn in round t (0: none)
   // Per node: ||f_i(t) - mean_j f_j(t)||_2, how far node i is from consensus (the browser demo
@@ -200,7 +204,14 @@ struct RunSummary {
   // otherwise (PDML: Phase 1's label eps is pure eps per user, Phase 2 has no epsilon).
   std::vector<double> node_tight_epsilon;
   double tight_epsilon = std::numeric_limits<double>::quiet_NaN();
+  // The delta of the tight figure: kTightDelta (the composition's) + sampler_delta.
   double tight_delta = std::numeric_limits<double>::quiet_NaN();
+  // The floating-point delta of the snapped releases (l2-Laplace noise drawn in double
+  // precision: dvp, pvp, madmm, private_mradmm), max over nodes of each node's sum of
+  // SnappedReleaseDelta over its releases; it is also the delta of the paper's figure, which
+  // becomes (final.privacy_loss, sampler_delta). 0 for exact samplers (PDML's discrete
+  // Gaussian); NaN without a tight figure.
+  double sampler_delta = std::numeric_limits<double>::quiet_NaN();
   // RunWarnings(spec, summary), filled in by Experiment::Run.
   std::vector<std::string> warnings;
 };

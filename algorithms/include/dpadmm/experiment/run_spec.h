@@ -392,7 +392,11 @@ struct RunSpec {
   NoiseMode noise_mode() const { return noise_seed ? NoiseMode::kSimulation : NoiseMode::kPrivate; }
 
   // The defaults of `algorithm`'s family with that algorithm selected (the sharing family's
-  // data default differs: generated sparse 2,000 x 200, every column informative).
+  // data default differs: generated sparse 2,000 x 200, every column informative). Every
+  // private algorithm starts private and learns on the default data: dvp, pvp, madmm and
+  // private_mradmm with noise (alpha > 0), pdml with the browser's label eps 1, V 0.5, decay 1,
+  // R 1 (C 1, rho 0.01, eta 0.1); MakeNonPrivate turns the noise off. (sharing is ADMM sharing,
+  // non-private, unless dp is set.)
   static RunSpec Defaults(Algorithm algorithm);
 
   void Validate() const;
@@ -410,6 +414,12 @@ inline constexpr double kPrivateNewtonTolerance = 1e-8;
 // The delta at which every private consensus run reports its tight (epsilon, delta) per node.
 inline constexpr double kTightDelta = 1e-5;
 bool UsesPrivacyMechanism(const RunSpec& spec);
+// Turns the selected algorithm's noise off (`dpadmm run --non-private`): labels truthful,
+// R = V = 0 (pdml); dp false (sharing). Every private algorithm's defaults (RunSpec::Defaults)
+// are private; this is the one explicit step to its non-private setting. dvp, pvp, madmm and
+// private_mradmm need alpha > 0: InputError naming their non-private counterpart (admm,
+// mradmm). Non-private algorithms are left as they are.
+void MakeNonPrivate(RunSpec& spec);
 // The run's outputs are bound by the guarantee: a privacy mechanism in private mode.
 inline bool PrivateRun(const RunSpec& spec) {
   return UsesPrivacyMechanism(spec) && spec.noise_mode() == NoiseMode::kPrivate;

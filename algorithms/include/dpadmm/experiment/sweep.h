@@ -67,7 +67,10 @@ struct SweepCell {
   std::string knob;                      // calibrated field, "algorithm.dvp.alpha"
   std::vector<double> knob_values;       // per seed
   std::vector<double> achieved_epsilon;  // per seed: the calibrated tight total (<= epsilon)
-  std::vector<std::string> outcomes;     // per seed: ToString(RunOutcome)
+  // per seed: its delta, the options' delta plus the l2-Laplace sampler's floating-point delta
+  // (CalibrationResult::delta); the CSV's delta column is their max
+  std::vector<double> achieved_delta;
+  std::vector<std::string> outcomes;  // per seed: ToString(RunOutcome)
 };
 
 struct SweepResult {

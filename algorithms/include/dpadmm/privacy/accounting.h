@@ -63,6 +63,27 @@ bool MrAdmmFirstPenaltyOk(double C, double B, double c1, double rho, int N, doub
 // Sum of per-iteration epsilons (basic sequential composition of pure DP releases).
 double ComposeBasic(const std::vector<double>& per_iteration);
 
+// --- The floating-point term of snapped releases (algorithms/privacy/README.md) --------------
+// The l2-Laplace-type noise of DVP, PVP, M-ADMM and private MR-ADMM is drawn in double
+// precision and the node's released value is rounded to the grid (kGridStep) and clamped to
+// +-kSnappedLimit per coordinate (post-processing). Under the coupling with an ideal draw (the
+// same uniforms) the two released values differ with probability at most
+//   tv(d) = d (2 c 2^-53 M / Lambda + 2^-40),  c = 16 ulps, M = kSnappedLimit = 32,
+//                                              Lambda = 2^-16:  d (2^-27 + 2^-40),
+// the total-variation distance between the computed and the ideal release (the README derives
+// it and states the error model it rests on).
+inline constexpr double kSnappedLimit = 32.0;
+double SnappedReleaseTv(std::int64_t d);
+// A snapped release whose ideal mechanism is eps-DP (given the node's earlier releases) is
+// (eps, (1 + e^eps) tv(d))-DP: P[M~(D) in S] <= P[M(D) in S] + tv
+// <= e^eps P[M(D') in S] + tv <= e^eps (P[M~(D') in S] + tv) + tv. A release that draws no
+// fresh noise (private MR-ADMM's even rounds, eps = 0) adds 2 tv. The release point debits
+// this per release (Release::spent_delta); composed with the eps terms it adds to the delta
+// (Kairouz, Oh and Viswanath 2015: (eps_t, delta_t) releases compose to
+// (eps(delta'), 1 - (1 - delta') prod_t (1 - delta_t)) <= (eps(delta'), delta' + sum delta_t)).
+// eps >= 0 and finite, d >= 1.
+double SnappedReleaseDelta(double eps, std::int64_t d);
+
 // --- Tight composition of a node's releases --------------------------------------------------
 // The smallest epsilon such that a node whose releases are eps_1, ..., eps_T pure-DP mechanisms
 // (the per-round terms of 004 Theorem 1, PVP, 002 or 003 eq. (32)) is (epsilon, delta)-DP.

@@ -60,7 +60,10 @@ class Release {
             const std::optional<MechanismRelease>& mechanism = std::nullopt);
 
   // The open round's noise (draw order as the samplers of noise.h document).
-  // l2-Laplace-type noise, density proportional to exp(-a ||e||) (004, 003, PVP).
+  // l2-Laplace-type noise, density proportional to exp(-a ||e||) (004, 003, PVP), drawn in
+  // double precision: from then on the node's releases are snapped (rounded to the grid and
+  // clamped to +-kSnappedLimit) and each debits the floating-point delta
+  // SnappedReleaseDelta(cost, d) (accounting.h).
   void DrawL2Laplace(double a, Eigen::Ref<Eigen::VectorXd> out);
   // N(0, sigma^2 I) (000 eq. (16)) as the exact discrete Gaussian on the lattice step Z^d,
   // variance rounded up (samplers.h). Returns the step: the caller releases
@@ -86,6 +89,9 @@ class Release {
 
   double budget() const { return budget_; }
   double spent() const { return spent_; }
+  // The delta the snapped releases so far add to the node's figures: the sum over them of
+  // SnappedReleaseDelta(the round's cost, d) (0 for a node that never drew l2-Laplace noise).
+  double spent_delta() const { return spent_delta_; }
   bool frozen() const { return frozen_; }
   // The round whose release was refused, or -1.
   std::int64_t frozen_round() const { return frozen_round_; }
@@ -101,6 +107,8 @@ class Release {
   // noise stream is not part of it: every round opens a fresh stream keyed by its number.
   struct State {
     double spent = 0.0;
+    double spent_delta = 0.0;
+    bool snapped = false;
     bool frozen = false;
     std::int64_t frozen_round = -1;
     std::int64_t round = 0;
@@ -128,6 +136,8 @@ class Release {
   std::uint64_t node_;
   double budget_;
   double spent_ = 0.0;
+  double spent_delta_ = 0.0;
+  bool snapped_ = false;  // l2-Laplace noise was drawn: releases are snapped and clamped
   bool frozen_ = false;
   std::int64_t frozen_round_ = -1;
   bool open_ = false;
