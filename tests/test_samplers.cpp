@@ -25,6 +25,7 @@
 #include <Eigen/Dense>
 
 #include "dpadmm/core/error.h"
+#include "dpadmm/core/random.h"
 #include "dpadmm/experiment/run.h"
 #include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/noise_key.h"
@@ -337,6 +338,32 @@ TEST(Samplers, GridRoundingAndMembership) {
   // Sums of lattice values below the clamp are exact.
   const double a = RoundToGrid(12345.678), b = RoundToGrid(-0.000123);
   EXPECT_TRUE(OnGrid(a + b));
+}
+
+// The snap grid: kGridStep below 32, 21 significant bits above, so the cell around x is never
+// narrower than min(kGridStep, 2^-21 |x|) (the floating-point term's premise), every value is
+// on the 2^-16 grid, and the rounding is monotone and idempotent.
+TEST(Samplers, SnapGridKeepsTwentyOneSignificantBitsAboveThirtyTwo) {
+  EXPECT_EQ(RoundToSnapGrid(0.3), RoundToGrid(0.3));
+  EXPECT_EQ(RoundToSnapGrid(-31.9999), RoundToGrid(-31.9999));
+  EXPECT_EQ(RoundToSnapGrid(32.0 + 0x1.0p-16), 32.0);  // step 2^-15 in [32, 64)
+  EXPECT_EQ(RoundToSnapGrid(32.0 + 0x1.8p-16), 32.0 + 0x1.0p-15);
+  EXPECT_EQ(RoundToSnapGrid(1e300), kGridLimit);
+  EXPECT_TRUE(std::isnan(RoundToSnapGrid(std::nan(""))));
+  Stream stream(5, 0, 0, Purpose::kGenerateData);
+  double previous = -kGridLimit;
+  std::vector<double> xs;
+  for (int k = 0; k < 20000; ++k) xs.push_back(std::ldexp(stream.Normal(), k % 40 - 10));
+  std::sort(xs.begin(), xs.end());
+  for (double x : xs) {
+    const double r = RoundToSnapGrid(x);
+    EXPECT_TRUE(OnGrid(r)) << x;
+    EXPECT_EQ(RoundToSnapGrid(r), r) << x;
+    EXPECT_GE(r, previous) << x;
+    previous = r;
+    // Half a cell at most: kGridStep / 2 below 32, 2^-21 |x| above.
+    EXPECT_LE(std::abs(r - x), std::max(kGridStep / 2, 0x1.0p-21 * std::abs(x))) << x;
+  }
 }
 
 // --- keys never leave the process --------------------------------------------------------------

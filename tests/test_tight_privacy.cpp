@@ -192,8 +192,8 @@ TEST(SamplerDelta, ClosedForm) {
   EXPECT_THROW((void)dpadmm::SnappedReleaseDelta(std::nan(""), 3), InputError);
 }
 
-// Every l2-Laplace release debits its delta at the release point and leaves clamped to +-32 on
-// the grid; a frozen node's resends and a node without that noise add nothing.
+// Every l2-Laplace release debits its delta at the release point and leaves on the snap grid;
+// a frozen node's resends and a node without that noise add nothing.
 TEST(SamplerDelta, ReleasePointDebitsEverySnappedRelease) {
   dpadmm::Release release(dpadmm::NoiseKey::Make(std::uint64_t{4}, 0), 0, 1.0);
   dpadmm::runtime::Outbox out(3);
@@ -202,10 +202,12 @@ TEST(SamplerDelta, ReleasePointDebitsEverySnappedRelease) {
   Eigen::VectorXd noise(3);
   ASSERT_TRUE(release.Open(1, 0.4));
   release.DrawL2Laplace(1.0, noise);
-  release.Send(Eigen::Vector3d(1e6, -40.0, 0.1), out);
-  EXPECT_EQ(out.message()[0], dpadmm::kSnappedLimit);
-  EXPECT_EQ(out.message()[1], -dpadmm::kSnappedLimit);
-  EXPECT_TRUE(dpadmm::OnGrid(out.message()[2]));
+  // The snap grid: 2^-16 below 32, 21 significant bits above (1e6 + 0.3 -> step 2^-1).
+  release.Send(Eigen::Vector3d(1e6 + 0.3, -40.0 - 0x1.0p-17, 0.1), out);
+  EXPECT_EQ(out.message()[0], 1e6 + 0.5);
+  EXPECT_EQ(out.message()[1], -40.0);  // step 2^-15 at 40
+  EXPECT_EQ(out.message()[2], dpadmm::RoundToGrid(0.1));
+  for (double v : out.message()) EXPECT_TRUE(dpadmm::OnGrid(v));
   double expected = dpadmm::SnappedReleaseDelta(0.4, 3);
   EXPECT_EQ(release.spent_delta(), expected);
   // A round without fresh noise still releases a snapped value: (1 + e^0) tv.
@@ -228,7 +230,8 @@ TEST(SamplerDelta, ReleasePointDebitsEverySnappedRelease) {
   dpadmm::Release::State bad = release.SaveState();
   bad.snapped = false;
   EXPECT_THROW(copy.RestoreState(bad), InputError);
-  // The exact discrete Gaussian carries no floating-point term, and values are not clamped.
+  // The exact discrete Gaussian carries no floating-point term (its lattice is 2^-16 at every
+  // magnitude).
   dpadmm::Release exact(dpadmm::NoiseKey::Make(std::uint64_t{4}, 1), 1, 0.0);
   exact.SendInitial(Eigen::VectorXd::Zero(3), out);
   ASSERT_TRUE(exact.Open(1, 0.0));

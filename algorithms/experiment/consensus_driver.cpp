@@ -133,7 +133,7 @@ std::string PrivacyClaim(ConsensusVariant v) {
          "per-round terms at delta = 1e-5 (Kairouz, Oh and Viswanath 2015, Thm 3.3; unequal "
          "terms through the PLD accountant), plus the sampler's delta; the sampler's delta: "
          "each release's noise is drawn in double precision and its value rounded to the "
-         "2^-16 grid and clamped to +-32, which differs from the ideal mechanism's with "
+         "2^-16 grid (21 significant bits above 32), which differs from the ideal mechanism's with "
          "probability <= tv = d (2^-27 + 2^-40) and makes the release (eps_t, (1 + e^eps_t) "
          "tv)-DP; these deltas add up (algorithms/privacy/README.md)";
 }

@@ -219,7 +219,7 @@ double SnappedReleaseTv(std::int64_t d) {
   // 2 c 2^-53 M / Lambda = 2 * 16 * 2^-53 * 32 * 2^16 = 2^-27 per coordinate, plus 2^-40 for a
   // uniform below 2^-40 (where the logarithm's quantisation dominates).
   constexpr double kPerCoordinate = 0x1.0p-27 + 0x1.0p-40;
-  static_assert(kSnappedLimit == 32.0 && kGridStep == 0x1.0p-16,
+  static_assert(kSnapFineLimit == 32.0 && kGridStep == 0x1.0p-16,
                 "the per-coordinate term is derived for M = 32 and the 2^-16 grid");
   return static_cast<double>(d) * kPerCoordinate;
 }

@@ -121,13 +121,14 @@ void Release::Send(const Eigen::Ref<const Eigen::VectorXd>& message, runtime::Ou
   last_ = message;
   // A node that has drawn noise releases on the grid: the snapped continuous mechanisms round
   // their output there (post-processing), the discrete Gaussian's values are on it already
-  // (rounding is then the identity). Non-private nodes keep their bits.
-  if (draws_ > 0) last_ = last_.unaryExpr([](double v) { return RoundToGrid(v); });
+  // (rounding is then the identity). Non-private nodes keep their bits. Double-precision
+  // l2-Laplace noise: the snap grid (21 significant bits above 32), and the release's
+  // floating-point term is debited (accounting.h, SnappedReleaseDelta).
   if (snapped_) {
-    // Double-precision continuous noise: clamped to +-kSnappedLimit (post-processing; the
-    // floating-point term's bound needs |x| <= M) and the term debited (accounting.h).
-    last_ = last_.unaryExpr([](double v) { return std::clamp(v, -kSnappedLimit, kSnappedLimit); });
+    last_ = last_.unaryExpr([](double v) { return RoundToSnapGrid(v); });
     spent_delta_ += SnappedReleaseDelta(cost_, last_.size());
+  } else if (draws_ > 0) {
+    last_ = last_.unaryExpr([](double v) { return RoundToGrid(v); });
   }
   has_last_ = true;
   ++releases_;

@@ -132,6 +132,14 @@ double RoundToGrid(double x, double step) {
   return r;
 }
 
+double RoundToSnapGrid(double x) {
+  if (!(std::abs(x) >= kSnapFineLimit)) return RoundToGrid(x);  // also NaN
+  int e = 0;
+  std::frexp(x, &e);  // |x| = m 2^e, m in [0.5, 1): floor(log2 |x|) = e - 1 >= 5
+  // 21 significant bits: the step 2^(e - 1 - 20), a power of two >= 2 kGridStep.
+  return RoundToGrid(x, std::ldexp(1.0, e - 21));
+}
+
 bool OnGrid(double x, double step) {
   return std::isfinite(x) && std::abs(x) <= kGridLimit && std::nearbyint(x / step) == x / step;
 }

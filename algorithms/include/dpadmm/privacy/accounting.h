@@ -65,14 +65,14 @@ double ComposeBasic(const std::vector<double>& per_iteration);
 
 // --- The floating-point term of snapped releases (algorithms/privacy/README.md) --------------
 // The l2-Laplace-type noise of DVP, PVP, M-ADMM and private MR-ADMM is drawn in double
-// precision and the node's released value is rounded to the grid (kGridStep) and clamped to
-// +-kSnappedLimit per coordinate (post-processing). Under the coupling with an ideal draw (the
-// same uniforms) the two released values differ with probability at most
-//   tv(d) = d (2 c 2^-53 M / Lambda + 2^-40),  c = 16 ulps, M = kSnappedLimit = 32,
-//                                              Lambda = 2^-16:  d (2^-27 + 2^-40),
+// precision and the node's released value is rounded to the snap grid (RoundToSnapGrid:
+// multiples of Lambda = 2^-16 below M = 32, 21 significant bits above; post-processing), whose
+// cells near x are at least Lambda wide below 32 and 2^-21 |x| wide above. Under the coupling
+// with an ideal draw (the same uniforms: the computed value is within c 2^-53 |x| of the
+// ideal one) the two released values differ with probability at most
+//   tv(d) = d (2 c 2^-53 M / Lambda + 2^-40),  c = 16 ulps, M = 32:  d (2^-27 + 2^-40),
 // the total-variation distance between the computed and the ideal release (the README derives
 // it and states the error model it rests on).
-inline constexpr double kSnappedLimit = 32.0;
 double SnappedReleaseTv(std::int64_t d);
 // A snapped release whose ideal mechanism is eps-DP (given the node's earlier releases) is
 // (eps, (1 + e^eps) tv(d))-DP: P[M~(D) in S] <= P[M(D) in S] + tv

@@ -61,8 +61,8 @@ class Release {
 
   // The open round's noise (draw order as the samplers of noise.h document).
   // l2-Laplace-type noise, density proportional to exp(-a ||e||) (004, 003, PVP), drawn in
-  // double precision: from then on the node's releases are snapped (rounded to the grid and
-  // clamped to +-kSnappedLimit) and each debits the floating-point delta
+  // double precision: from then on the node's releases are snapped (RoundToSnapGrid: 21
+  // significant bits above 32) and each debits the floating-point delta
   // SnappedReleaseDelta(cost, d) (accounting.h).
   void DrawL2Laplace(double a, Eigen::Ref<Eigen::VectorXd> out);
   // N(0, sigma^2 I) (000 eq. (16)) as the exact discrete Gaussian on the lattice step Z^d,

@@ -51,6 +51,15 @@ constexpr double kGridLimit = 0x1.0p31;
 // clamped to [-kGridLimit, kGridLimit]; NaN stays NaN.
 double RoundToGrid(double x, double step = kGridStep);
 // True when x is a multiple of `step` within the clamp (tests).
+// The grid of the snapped continuous mechanisms (l2-Laplace noise drawn in double precision):
+// multiples of kGridStep below kSnapFineLimit = 32 in magnitude, and 21 significant bits above
+// (the step max(kGridStep, 2^(floor(log2 |x|) - 20))), so that a cell boundary is never closer
+// than 2^-21 |x| to the next: a relative floating-point error then moves a value across one
+// with probability at most the same 2^-27 per coordinate at every magnitude
+// (algorithms/privacy/README.md, "The floating-point term"). Clamped to +-kGridLimit; every
+// result is a multiple of kGridStep (OnGrid).
+inline constexpr double kSnapFineLimit = 32.0;
+double RoundToSnapGrid(double x);
 bool OnGrid(double x, double step = kGridStep);
 // The L2 sensitivity a grid rounding adds to a d-vector: each of two neighbouring inputs moves
 // by at most sqrt(d) step / 2, so Delta' = Delta + sqrt(d) step.
