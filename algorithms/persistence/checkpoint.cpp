@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "dpadmm/experiment/checkpoint.h"
+#include "dpadmm/persistence/checkpoint.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -18,11 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/run/spec_json.h"
 #include "dpadmm/runtime/mpi.h"
-#include "experiment/checkpoint.h"
-#include "experiment/driver.h"
-#include "experiment/mpi_support.h"
+#include "persistence/checkpoint.h"
+#include "placement/placement.h"
+#include "run/driver.h"
 
 namespace dpadmm {
 namespace {
@@ -111,7 +111,7 @@ void SaveRelease(StateWriter& out, const Release& release) {
   }
 }
 
-void LoadRelease(StateReader& in, Release& release, std::size_t max_message) {
+Release::State ReadRelease(StateReader& in, std::size_t max_message, bool exact) {
   Release::State r;
   r.spent = in.F64("release spent");
   r.frozen = in.Bool("release frozen");
@@ -121,7 +121,9 @@ void LoadRelease(StateReader& in, Release& release, std::size_t max_message) {
   r.objective_noise_drawn = in.Bool("release objective noise");
   r.started = in.Bool("release started");
   r.has_last = in.Bool("release has_last");
-  r.last = in.EVec("release last message");
+  r.last = exact ? in.EVec("release last message",
+                           r.has_last ? static_cast<std::int64_t>(max_message) : 0)
+                 : in.EVec("release last message");
   if (static_cast<std::size_t>(r.last.size()) > max_message) {
     in.Fail("release last message", "longer than the node's messages");
   }
@@ -140,7 +142,11 @@ void LoadRelease(StateReader& in, Release& release, std::size_t max_message) {
     m.epsilon = in.F64("mechanism epsilon");
     r.mechanisms.push_back(m);
   }
-  release.RestoreState(std::move(r));
+  return r;
+}
+
+void LoadRelease(StateReader& in, Release& release, std::size_t max_message) {
+  release.RestoreState(ReadRelease(in, max_message, false));
 }
 
 std::string SerializeCheckpoint(const CheckpointContents& c) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal pieces of checkpoint and resume (public API: dpadmm/experiment/checkpoint.h).
+// Internal pieces of checkpoint and resume (public API: dpadmm/persistence/checkpoint.h).
 //
 // StateWriter / StateReader: the byte format of every saved state (fixed-width little-endian
 // values, length-prefixed vectors and strings). A reader checks every length against the bytes
@@ -25,9 +25,9 @@
 #include <Eigen/Dense>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/checkpoint.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/persistence/checkpoint.h"
 #include "dpadmm/privacy/release.h"
+#include "dpadmm/run/run.h"
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/runtime/node_program.h"
 
@@ -176,6 +176,9 @@ class Checkpointable {
 // last message longer than `max_message` values; Release::RestoreState checks the rest.
 void SaveRelease(StateWriter& out, const Release& release);
 void LoadRelease(StateReader& in, Release& release, std::size_t max_message);
+// LoadRelease's reading part: the state SaveRelease wrote, not yet restored. `exact`: the last
+// message (when there is one) has exactly `max_message` entries.
+Release::State ReadRelease(StateReader& in, std::size_t max_message, bool exact);
 
 // See the file comment. `message` holds the node's last broadcast (updated every round).
 class SegmentProgram : public runtime::NodeProgram {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "dpadmm/experiment/model.h"
+#include "dpadmm/persistence/model.h"
 
 #include <cerrno>
 #include <cmath>
@@ -11,15 +11,15 @@
 #include <utility>
 #include <vector>
 
-#include "dpadmm/experiment/choices.h"
+#include "dpadmm/run/choices.h"
 
 #include <nlohmann/json.hpp>
 
 #include "core/charconv_compat.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/portable_math.h"
-#include "dpadmm/experiment/spec_json.h"
-#include "experiment/driver.h"
+#include "dpadmm/run/spec_json.h"
+#include "run/driver.h"
 
 namespace dpadmm {
 namespace {

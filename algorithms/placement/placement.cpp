@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "experiment/mpi_support.h"
+#include "placement/placement.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,6 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/runtime/mpi.h"
 
 namespace dpadmm {
 
@@ -22,7 +21,7 @@ std::vector<int> HostedNodes(Experiment::Driver& d, int n) {
     std::iota(all.begin(), all.end(), 0);
     return all;
   }
-  const int size = runtime::MpiSize(d.mpi->comm);
+  const int size = d.group->Size();
   std::vector<int>& map = d.mpi->node_ranks;
   if (map.empty()) {
     map = runtime::ContiguousNodeRanks(n, size);
@@ -40,29 +39,10 @@ std::vector<int> HostedNodes(Experiment::Driver& d, int n) {
                        " (the job has " + std::to_string(size) + " ranks)");
     }
   }
-  return runtime::LocalNodes(map, runtime::MpiRank(d.mpi->comm));
+  return runtime::LocalNodes(map, d.group->Rank());
 }
 
-bool IsReportingRank(const Experiment::Driver& d) {
-  return !d.mpi || runtime::MpiRank(d.mpi->comm) == 0;
-}
-
-runtime::EngineResult RunPrograms(const Experiment::Driver& d,
-                                  std::span<runtime::NodeProgram* const> programs,
-                                  const runtime::Topology& topology, runtime::EngineOptions options,
-                                  runtime::RoundSink& sink) {
-  if (!d.mpi) return runtime::Run(programs, topology, options, sink);
-  options.kind = runtime::EngineKind::kMpi;
-  options.node_ranks = d.mpi->node_ranks;
-  options.peer_timeout_seconds = d.mpi->peer_timeout_seconds;
-  runtime::EngineResult result = runtime::RunMpi(programs, topology, options, sink, d.mpi->comm);
-  if (result.outcome == runtime::EngineOutcome::kFailed) {
-    // The same on every rank: which rank hosted the failing node.
-    result.failure.message =
-        "rank " + std::to_string(result.failure.rank) + ", " + result.failure.message;
-  }
-  return result;
-}
+bool IsReportingRank(const Experiment::Driver& d) { return !d.mpi || d.group->Rank() == 0; }
 
 std::vector<double> CompletePerNode(const Experiment::Driver& d, std::vector<double> local) {
   if (!d.mpi) return local;
@@ -71,7 +51,7 @@ std::vector<double> CompletePerNode(const Experiment::Driver& d, std::vector<dou
     pairs.push_back(static_cast<double>(i));
     pairs.push_back(local[static_cast<std::size_t>(i)]);
   }
-  const std::vector<double> all = runtime::MpiAllgather(pairs, d.mpi->comm);
+  const std::vector<double> all = d.group->Allgather(pairs);
   for (std::size_t k = 0; k + 1 < all.size(); k += 2) {
     local[static_cast<std::size_t>(all[k])] = all[k + 1];
   }
@@ -120,13 +100,13 @@ bool StartRowwiseLoad(Experiment::Driver& d, const RunSpec& spec) {
 namespace {
 
 // Every rank's values of `local`, concatenated in rank order.
-std::vector<double> Gather(const runtime::MpiComm& comm, std::vector<double> local) {
-  return runtime::MpiAllgather(local, comm);
+std::vector<double> Gather(const ProcessGroup& comm, std::vector<double> local) {
+  return comm.Allgather(local);
 }
 
 // The label set of the whole file: the union of every rank's codes (the codes of the test rows,
 // which every rank reads, are in every rank's).
-unsigned FileLabelCodes(const runtime::MpiComm& comm, unsigned mine) {
+unsigned FileLabelCodes(const ProcessGroup& comm, unsigned mine) {
   unsigned all = 0;
   for (double v : Gather(comm, {static_cast<double>(mine)})) all |= static_cast<unsigned>(v);
   return all;
@@ -134,7 +114,7 @@ unsigned FileLabelCodes(const runtime::MpiComm& comm, unsigned mine) {
 
 // Delimited files: every kept row of every rank (and the test rows every rank reads) has one
 // field count (each rank checked its own rows line by line); -1 = no row kept.
-void RequireSameFields(const runtime::MpiComm& comm, const RowShare& train, const RowShare& test,
+void RequireSameFields(const ProcessGroup& comm, const RowShare& train, const RowShare& test,
                        const std::string& path) {
   std::int64_t first = -1;
   for (double v :
@@ -155,7 +135,7 @@ void RequireSameFields(const runtime::MpiComm& comm, const RowShare& train, cons
 // its own rows of the training file; the test set is public evaluation data (a test file, or
 // the seeded hold-out rows of the training file) that every rank reads.
 TrainTest LoadRankRows(const DataSpec& data, const RowwiseLoad& load,
-                       std::span<const std::int64_t> file_rows, const runtime::MpiComm& comm) {
+                       std::span<const std::int64_t> file_rows, const ProcessGroup& comm) {
   TrainTest out;
   const bool split = data.test_path.empty();
   switch (data.source) {
@@ -220,8 +200,8 @@ TrainTest LoadRankRows(const DataSpec& data, const RowwiseLoad& load,
     default: throw InputError("data: no per-rank loader for this source");
   }
   // Dense formats: the columns are the same on every rank; a test file must match them.
-  const auto cols = static_cast<std::int64_t>(
-      runtime::MpiAllreduceMax(static_cast<double>(out.train.cols()), comm));
+  const auto cols =
+      static_cast<std::int64_t>(comm.AllreduceMax(static_cast<double>(out.train.cols())));
   if (out.train.rows() == 0) out.train.x = DenseRows(0, cols);
   if (out.test.cols() != cols) {
     throw InputError((split ? data.train_path : data.test_path) + ": test data has " +
@@ -239,7 +219,7 @@ namespace {
 // m), as HostedNodes resolves them; empty if the map is invalid (HostedNodes says why).
 std::vector<int> SharingNodeRanks(const Experiment::Driver& d, int parties) {
   std::vector<int> map = d.mpi->node_ranks;
-  const int size = runtime::MpiSize(d.mpi->comm);
+  const int size = d.group->Size();
   if (map.empty()) map = runtime::ContiguousNodeRanks(parties + 1, size);
   if (static_cast<int>(map.size()) != parties + 1) return {};
   for (int r : map) {
@@ -322,7 +302,7 @@ bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, 
   const DataSpec& data = spec.data;
   if (!d.mpi || spec.family() != Family::kSharing || IsGenerated(data.source)) return false;
   if (const std::string why = ColumnwiseRefusal(spec); !why.empty()) throw InputError(why);
-  const runtime::MpiComm comm = d.mpi->comm;
+  const ProcessGroup& comm = *d.group;
   const bool libsvm = data.source == DataSource::kLibsvm;
   const bool asc = data.source == DataSource::kAsc;
   const bool split = data.test_path.empty();
@@ -363,7 +343,7 @@ bool LoadColumnwise(Experiment::Driver& d, const RunSpec& spec, Dataset& train, 
   (void)HostedNodes(d, static_cast<int>(sizes.size()) + 1);  // throws naming --node-ranks
   const ColumnHolders holders = ColumnRanks(d, spec, total);
   const std::vector<int>& owner = holders.owner;
-  const int rank = runtime::MpiRank(comm);
+  const int rank = comm.Rank();
   const bool coordinator = holders.coordinator == rank;
   // The feature columns this rank parses: its parties' (the intercept column, added later, is
   // not in the file); the label only if it hosts the coordinator.
@@ -433,8 +413,8 @@ std::function<double(double)> ColumnwiseMaxRowNorm(const Experiment::Driver& d,
     if (rows == nullptr || static_cast<std::int64_t>(owner.size()) < d.train.cols()) {
       throw std::logic_error("ColumnwiseMaxRowNorm: sparse rows and a valid layout only");
     }
-    const runtime::MpiComm comm = d.mpi->comm;
-    const int rank = runtime::MpiRank(comm);
+    const ProcessGroup& comm = *d.group;
+    const int rank = comm.Rank();
     // Each row's sum of squares in column order, as Dataset::MaxRowNorm's loop makes it: each
     // run of columns held by one rank adds its entries to the running sums, which then go to
     // every rank (sums of squares, never a value) for the next run.
@@ -455,7 +435,7 @@ std::function<double(double)> ColumnwiseMaxRowNorm(const Experiment::Driver& d,
         }
         part = sums;
       }
-      sums = runtime::MpiAllgather(part, comm);  // the holder's sums only
+      sums = comm.Allgather(part);  // the holder's sums only
       begin = end;
     }
     double max_sq = 0.0;
@@ -467,7 +447,7 @@ std::function<double(double)> ColumnwiseMaxRowNorm(const Experiment::Driver& d,
 
 std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& partition) {
   const RowwiseLoad& load = *d.rowwise;
-  const runtime::MpiComm comm = d.mpi->comm;
+  const ProcessGroup& comm = *d.group;
   // The training rows of this rank's nodes, loaded at once in file order.
   std::vector<std::int64_t> mine;
   for (int i : d.hosted) mine.insert(mine.end(), partition[i].begin(), partition[i].end());
@@ -481,7 +461,7 @@ std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& pa
     // Columns as LoadDataSource: the largest index of the whole file (or num_features),
     // widened to a test file's.
     const auto cols = static_cast<std::int64_t>(
-        runtime::MpiAllreduceMax(static_cast<double>(std::max(local.cols(), d.test.cols())), comm));
+        comm.AllreduceMax(static_cast<double>(std::max(local.cols(), d.test.cols()))));
     local.Resize(cols);
     d.test.Resize(cols);
   }
@@ -510,7 +490,7 @@ std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& pa
   }
   // The same preparation as in one process; only global-max-norm needs the other ranks.
   PrepareRows(d.spec, local, d.test, info,
-              [&](double local_max) { return runtime::MpiAllreduceMax(local_max, comm); });
+              [&](double local_max) { return comm.AllreduceMax(local_max); });
   info.features = local.cols();
   return slice(local);
 }

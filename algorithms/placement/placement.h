@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal to experiment/: what the family drivers share to run across MPI ranks
-// (dpadmm/experiment/mpi_run.h). Without MPI (driver.mpi unset) every helper is the identity:
-// all nodes are hosted and runs go to runtime::Run.
+// Internal: placement, what the family drivers share to run as several processes, each hosting
+// some nodes (dpadmm/placement/mpi_run.h): which nodes this process hosts, per-process row and
+// column loading with what the whole file decides agreed from aggregates, per-node values
+// completed from every process. It reaches the other processes only through the driver's
+// ProcessGroup (process_group.h), never a transport; the MPI engine run and the MPI group are
+// mpi_transport.cpp's. Without a placement (driver.mpi unset) every helper is the identity: all
+// nodes are hosted and runs go to runtime::Run.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +15,8 @@
 #include <vector>
 
 #include "dpadmm/runtime/engine.h"
-#include "experiment/driver.h"
+#include "placement/process_group.h"
+#include "run/driver.h"
 
 namespace dpadmm {
 
@@ -24,8 +29,9 @@ std::vector<int> HostedNodes(Experiment::Driver& d, int n);
 // True where this process runs the observer (rank 0, or always without MPI).
 bool IsReportingRank(const Experiment::Driver& d);
 
-// `programs` are the hosted nodes' programs (d.hosted order). Under MPI runs them with RunMpi on
-// d.mpi's communicator and node map (whatever `options.kind` says); else runtime::Run.
+// The transport (mpi_transport.cpp). `programs` are the hosted nodes' programs (d.hosted order).
+// Under MPI runs them with RunMpi on d.mpi's communicator and node map (whatever `options.kind`
+// says); else runtime::Run.
 runtime::EngineResult RunPrograms(const Experiment::Driver& d,
                                   std::span<runtime::NodeProgram* const> programs,
                                   const runtime::Topology& topology, runtime::EngineOptions options,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "dpadmm/experiment/choices.h"
+#include "dpadmm/run/choices.h"
 
 #include "dpadmm/core/error.h"
 

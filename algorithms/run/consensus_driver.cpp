@@ -18,15 +18,15 @@
 #include "dpadmm/core/random.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/bounds_release.h"
+#include "dpadmm/run/spec_json.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
-#include "experiment/checkpoint.h"
-#include "experiment/driver.h"
-#include "experiment/mpi_support.h"
-#include "experiment/tight_trace.h"
+#include "persistence/checkpoint.h"
+#include "placement/placement.h"
+#include "run/driver.h"
+#include "run/tight_trace.h"
 
 namespace dpadmm {
 namespace {
@@ -494,7 +494,7 @@ class ConsensusDriver : public Experiment::Driver {
 
  private:
   // `checkpoint` null: one engine run (the plain Run). Otherwise segments with checkpoints
-  // (experiment/checkpoint.h), continued from `resume` when given.
+  // (persistence/checkpoint.h), continued from `resume` when given.
   void RunImpl(runtime::EngineKind engine, int threads, RunObserver* observer,
                const runtime::StopToken* stop, const CheckpointOptions* checkpoint,
                const CheckpointContents* resume, RunSummary& summary) const;

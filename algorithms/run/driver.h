@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal to experiment/: the one interface behind Experiment. experiment.cpp validates the
+// Internal to run/: the one interface behind Experiment. experiment.cpp validates the
 // spec, loads and preprocesses the data and fills the family-independent part of RunInfo; a
 // family driver (consensus_driver.cpp, sharing_driver.cpp) prepares the rest and runs.
 #pragma once
@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/checkpoint.h"
-#include "dpadmm/experiment/mpi_run.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/persistence/checkpoint.h"
+#include "dpadmm/placement/mpi_run.h"
+#include "dpadmm/run/run.h"
 
 namespace dpadmm {
+
+class ProcessGroup;  // placement/process_group.h
 
 struct Experiment::Driver {
   RunSpec spec;
@@ -24,9 +26,11 @@ struct Experiment::Driver {
   Graph graph{2, {{0, 1}}};
   Partition partition;
   Eigen::VectorXd optimum;
-  // Set when the experiment runs across MPI ranks (experiment/mpi_support.h): then node_ranks
+  // Set when the experiment runs across MPI ranks (placement/placement.h): then node_ranks
   // is resolved in Prepare and this rank builds only the nodes it hosts.
   std::unique_ptr<MpiPlacement> mpi;
+  // The processes of that run, as placement/ sees them (no transport named): set with `mpi`.
+  std::shared_ptr<const ProcessGroup> group;
   std::vector<int> hosted;  // the nodes this process builds (all of them without MPI)
   // Under MPI, consensus on a LIBSVM file: the training rows are loaded per rank in Prepare.
   std::shared_ptr<struct RowwiseLoad> rowwise;
@@ -42,7 +46,7 @@ struct Experiment::Driver {
   virtual void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
                    const runtime::StopToken* stop, RunSummary& summary) const = 0;
   // Run() with checkpoints every options.every rounds and/or continued from `resume`
-  // (experiment/checkpoint.h). Families without checkpoint support refuse.
+  // (persistence/checkpoint.h). Families without checkpoint support refuse.
   virtual void RunCheckpointed(runtime::EngineKind /*engine*/, int /*threads*/,
                                RunObserver* /*observer*/, const runtime::StopToken* /*stop*/,
                                const CheckpointOptions& /*options*/,

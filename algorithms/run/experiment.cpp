@@ -11,14 +11,14 @@
 #include "data/data_source.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/experiment/calibration.h"
-#include "dpadmm/experiment/mpi_run.h"
+#include "dpadmm/placement/mpi_run.h"
 #include "dpadmm/privacy/bounds_release.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
-#include "experiment/driver.h"
-#include "experiment/mpi_support.h"
-#include "experiment/spec_internal.h"
+#include "dpadmm/tools/calibration.h"
+#include "placement/placement.h"
+#include "run/driver.h"
+#include "run/spec_internal.h"
 
 namespace dpadmm {
 namespace {
@@ -198,6 +198,7 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
           "experiment");
     }
     d->mpi = std::make_unique<MpiPlacement>(*placement);
+    d->group = MpiProcessGroup(placement->comm);
     spec.engine = runtime::EngineKind::kMpi;
   }
   const bool rowwise = !in_memory && StartRowwiseLoad(*d, spec);  // MPI: rows per rank later

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/run_spec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/privacy/bounds_release.h"
-#include "experiment/spec_internal.h"
+#include "run/spec_internal.h"
 
 namespace dpadmm {
 namespace {
@@ -450,7 +450,7 @@ Scaling EffectiveScaling(const RunSpec& spec) {
   return bounds ? Scaling::kPublicBounds : Scaling::kClipOnly;
 }
 
-// target_epsilon > 0 (experiment/calibration.h): an algorithm with a knob to calibrate, set up
+// target_epsilon > 0 (tools/calibration.h): an algorithm with a knob to calibrate, set up
 // as a private run (its data preparation depends on it) and with nothing else that decides the
 // spending (per-node alphas, budgets).
 static void ValidateTargetEpsilon(const RunSpec& spec) {

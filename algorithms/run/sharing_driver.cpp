@@ -12,15 +12,15 @@
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
-#include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/samplers.h"
 #include "dpadmm/privacy/sharing_accounting.h"
+#include "dpadmm/run/spec_json.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/solver/loss.h"
-#include "experiment/checkpoint.h"
-#include "experiment/driver.h"
-#include "experiment/mpi_support.h"
+#include "persistence/checkpoint.h"
+#include "placement/placement.h"
+#include "run/driver.h"
 #include "sharing/programs.h"
 
 namespace dpadmm {
@@ -613,7 +613,7 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     x.seconds = elapsed();
     return x;
   };
-  // Checkpoints (experiment/checkpoint.h): node m's state is w_m (node 0, the label holder,
+  // Checkpoints (persistence/checkpoint.h): node m's state is w_m (node 0, the label holder,
   // keeps nothing between epochs), the sink state the last row and the wall time so far. The
   // shuffle of epoch e is keyed by (seed, e): no generator position to save.
   RecordingObserver recorder(observer);

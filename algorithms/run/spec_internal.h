@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal to experiment/: validation with or without the data source's files (an Experiment
+// Internal to run/: validation with or without the data source's files (an Experiment
 // built from in-memory data has none).
 #pragma once
 
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/run_spec.h"
 
 namespace dpadmm {
 

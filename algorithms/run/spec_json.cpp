@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/run/spec_json.h"
 
 #include <algorithm>
 #include <charconv>
@@ -529,7 +529,7 @@ OrderedJson InfoObject(const RunInfo& info) {
   o["privacy_guarantee"] = info.privacy_guarantee;
   if (!info.privacy_claim.empty()) o["privacy_claim"] = info.privacy_claim;
   if (!info.calibrated_knob.empty()) {
-    // target_epsilon: the knob the calibration set (experiment/calibration.h).
+    // target_epsilon: the knob the calibration set (tools/calibration.h).
     OrderedJson c = OrderedJson::object();
     c["knob"] = info.calibrated_knob;
     c["value"] = info.calibrated_value;

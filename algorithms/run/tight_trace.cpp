@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "experiment/tight_trace.h"
+#include "run/tight_trace.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal to experiment/: the tight epsilon spent so far, per round, for the trace
+// Internal to run/: the tight epsilon spent so far, per round, for the trace
 // (RoundMetrics::tight_epsilon), equal bit for bit to what the summary's end-of-run accounting
 // (ComposeTight of each node's released costs) gives for the same prefix of rounds.
 //

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The empirical privacy audit (dpadmm/experiment/audit.h; method in algorithms/privacy/README.md,
+// The empirical privacy audit (dpadmm/tools/audit.h; method in algorithms/privacy/README.md,
 // "Empirical audit").
-#include "dpadmm/experiment/audit.h"
+#include "dpadmm/tools/audit.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,16 +23,16 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
 #include "dpadmm/data/dataset.h"
-#include "dpadmm/experiment/run_spec.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/samplers.h"
 #include "dpadmm/privacy/sharing_accounting.h"
+#include "dpadmm/run/run_spec.h"
 #include "dpadmm/runtime/node_program.h"
 #include "dpadmm/runtime/parallel_for.h"
 #include "dpadmm/solver/local_solver.h"
-#include "experiment/audit_testing.h"
 #include "privacy/noise_weakening.h"
 #include "sharing/programs.h"
+#include "tools/audit_testing.h"
 
 namespace dpadmm {
 namespace {

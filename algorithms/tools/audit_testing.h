@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// TEST-ONLY entry to the privacy audit (dpadmm/experiment/audit.h): the same audit with hooks
+// TEST-ONLY entry to the privacy audit (dpadmm/tools/audit.h): the same audit with hooks
 // that break the mechanism on purpose, so that a test can check the audit catches it.
 //
 // How it is kept out of production: this is a private header of the algorithms (not under
@@ -9,7 +9,7 @@
 // object sets, read by each Release when it is constructed.
 #pragma once
 
-#include "dpadmm/experiment/audit.h"
+#include "dpadmm/tools/audit.h"
 
 namespace dpadmm {
 

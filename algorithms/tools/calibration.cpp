@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "dpadmm/experiment/calibration.h"
+#include "dpadmm/tools/calibration.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "dpadmm/experiment/sweep.h"
+#include "dpadmm/tools/sweep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 
 #include "data/data_source.h"
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/calibration.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/tools/calibration.h"
 
 namespace dpadmm {
 namespace {

@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
 
 namespace dpadmm {
 

@@ -30,9 +30,9 @@
 
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/experiment/choices.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/choices.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/run_spec.h"
 #include "dpadmm/solver/loss.h"
 
 namespace dpadmm {

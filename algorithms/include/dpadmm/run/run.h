@@ -27,9 +27,9 @@
 
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/experiment/choices.h"
-#include "dpadmm/experiment/run_spec.h"
 #include "dpadmm/graph/graph.h"
+#include "dpadmm/run/choices.h"
+#include "dpadmm/run/run_spec.h"
 #include "dpadmm/runtime/engine.h"
 
 namespace dpadmm {
@@ -139,7 +139,7 @@ struct RunInfo {
   // The run releases through a privacy mechanism (UsesPrivacyMechanism): it draws noise.
   bool noisy = false;
   // RunSpec::target_epsilon > 0: the knob the calibration set ("algorithm.dvp.alpha"), its value,
-  // and the tight total epsilon it gives at calibrated_delta (experiment/calibration.h); empty
+  // and the tight total epsilon it gives at calibrated_delta (tools/calibration.h); empty
   // knob / NaN otherwise.
   std::string calibrated_knob;
   double calibrated_value = std::numeric_limits<double>::quiet_NaN();
@@ -226,8 +226,8 @@ class RunObserver {
   virtual void OnRound(const RoundMetrics& /*metrics*/) {}
 };
 
-struct MpiPlacement;       // dpadmm/experiment/mpi_run.h
-struct CheckpointOptions;  // dpadmm/experiment/checkpoint.h
+struct MpiPlacement;       // dpadmm/placement/mpi_run.h
+struct CheckpointOptions;  // dpadmm/persistence/checkpoint.h
 
 class Experiment {
  public:
@@ -237,7 +237,7 @@ class Experiment {
   // normalize apply as for loaded data). With the data a file source would load, the run is
   // bitwise identical to the file-based one. `test` may be empty (no test metrics).
   Experiment(RunSpec spec, Dataset train, Dataset test);
-  // Across MPI ranks (dpadmm/experiment/mpi_run.h): collective over placement.comm; this rank
+  // Across MPI ranks (dpadmm/placement/mpi_run.h): collective over placement.comm; this rank
   // keeps only its own nodes' data and runs only their programs. Run()/RunOn() then accept the
   // mpi engine only. Experiment(spec) with spec.engine == mpi is this with MpiPlacement{}.
   Experiment(RunSpec spec, const MpiPlacement& placement);
@@ -263,13 +263,13 @@ class Experiment {
   RunSummary RunOn(runtime::EngineKind engine, int threads, RunObserver* observer = nullptr,
                    const runtime::StopToken* stop = nullptr) const;
 
-  // Run() with checkpoints and/or resumed from one (dpadmm/experiment/checkpoint.h; every
+  // Run() with checkpoints and/or resumed from one (dpadmm/persistence/checkpoint.h; every
   // algorithm and engine; under MPI every rank calls it). Throws InputError for a checkpoint that
   // cannot be read or was written for a different spec.
   RunSummary RunCheckpointed(const CheckpointOptions& options, RunObserver* observer = nullptr,
                              const runtime::StopToken* stop = nullptr) const;
 
-  struct Driver;  // the family's driver (experiment/driver.h)
+  struct Driver;  // the family's driver (run/driver.h)
 
  private:
   std::unique_ptr<Driver> driver_;

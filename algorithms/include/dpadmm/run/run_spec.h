@@ -18,7 +18,7 @@
 #include <variant>
 #include <vector>
 
-#include "dpadmm/experiment/choices.h"
+#include "dpadmm/run/choices.h"
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/solver/loss.h"
@@ -384,7 +384,7 @@ struct RunSpec {
   int metrics_every = 1;
   // > 0: before the run, the algorithm's noise knob is set so that the run's tight total epsilon
   // per node (max over nodes; sharing: per party) at kTightDelta (sharing: its delta) equals
-  // this (experiment/calibration.h: dvp, pvp, madmm, private_mradmm: alpha; sharing with dp:
+  // this (tools/calibration.h: dvp, pvp, madmm, private_mradmm: alpha; sharing with dp:
   // total_epsilon). The knob's value in the spec is only the bisection's start. 0 = off.
   double target_epsilon = 0.0;
 

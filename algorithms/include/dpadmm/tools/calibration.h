@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/run_spec.h"
 
 namespace dpadmm {
 

@@ -12,7 +12,7 @@
 // Every cell (algorithm, epsilon) runs `seeds` repetitions. Repetition r uses data/split/graph
 // seed base.seed + r AND noise seed base.noise_seed (or base.seed) + r: simulation mode
 // (reproducible noise; the runs are not private, the result is labelled so). In each repetition
-// the algorithm's noise knob is calibrated (experiment/calibration.h) so that its tight total
+// the algorithm's noise knob is calibrated (tools/calibration.h) so that its tight total
 // epsilon per node at `delta` is the cell's epsilon, on that repetition's graph and partition.
 // Algorithm parameters other than the knob are the algorithm's defaults
 // (RunSpec::Defaults(algorithm).algorithm), the rest (data, graph, partition, loss, newton,
@@ -35,8 +35,8 @@
 #include <string>
 #include <vector>
 
-#include "dpadmm/experiment/choices.h"
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/choices.h"
+#include "dpadmm/run/run_spec.h"
 #include "dpadmm/runtime/engine.h"
 
 namespace dpadmm {

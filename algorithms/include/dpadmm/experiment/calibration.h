@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Moved to dpadmm/tools/calibration.h; this path is kept for existing code and will be removed in a
+// later release.
+#pragma once
+
+#include "dpadmm/tools/calibration.h"

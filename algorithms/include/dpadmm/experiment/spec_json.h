@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Moved to dpadmm/run/spec_json.h; this path is kept for existing code and will be removed in a
+// later release.
+#pragma once
+
+#include "dpadmm/run/spec_json.h"
