@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // dpadmm: the command-line front end.
 //
-//   dpadmm run [options]      one experiment of either family; see `dpadmm run --help`
+//   dpadmm run [options]      one experiment of either family; cli/run_command.h
 //   dpadmm sharing [options]  alias: the vertical family (001) with its defaults and old flags
 //   dpadmm predict [options]  apply a saved model to a data file; cli/predict_command.h
 //   dpadmm audit [options]    empirical privacy audit of one mechanism; cli/audit_command.h
@@ -14,6 +14,10 @@
 // Exit codes: 0 completed / converged / budget exhausted, 1 internal error, 2 bad input
 // (also: out of memory, a spec above the size limits), 3 diverged, 4 cancelled, 5 failed,
 // 6 an output file could not be written.
+//
+// This file only parses and dispatches: each command, the flag table (spec_flags.h), the trace
+// writer, the progress display and what the commands share have their own files
+// (cli/README.md).
 
 #include <chrono>
 #include <csignal>
