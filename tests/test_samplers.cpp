@@ -26,11 +26,11 @@
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/noise_key.h"
 #include "dpadmm/privacy/release.h"
 #include "dpadmm/privacy/samplers.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
 #include "run_recorder.h"
 
 namespace dpadmm {

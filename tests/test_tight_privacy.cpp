@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/run.h"
 #include "dpadmm/privacy/accountant.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/release.h"
 #include "dpadmm/privacy/samplers.h"
+#include "dpadmm/run/run.h"
 #include "run_recorder.h"
 #include "spec_helpers.h"
 
