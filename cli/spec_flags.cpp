@@ -418,9 +418,9 @@ void SpecFlags::Register() {
          "sharing --dp its total epsilon; 0 = the knob as given")
          ->type_name("E"));
   CLI::Option* non_private = app_.get_option("--non-private");
-  for (const char* noise : {"--alpha", "--node-alpha", "--label-eps", "--label-eps-groups",
-                            "--label-eps-shares", "--pdml-R", "--pdml-V", "--dp",
-                            "--target-epsilon"}) {
+  for (const char* noise :
+       {"--alpha", "--node-alpha", "--label-eps", "--label-eps-groups", "--label-eps-shares",
+        "--pdml-R", "--pdml-V", "--dp", "--target-epsilon"}) {
     non_private->excludes(app_.get_option(noise));
   }
 }

@@ -179,17 +179,17 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                                                                 : "003 eq. (32) beta";
       // Both deltas include the double-precision sampler's (s.sampler_delta).
       const bool fp = std::isfinite(s.sampler_delta) && s.sampler_delta > 0.0;
-      row("privacy loss", (fp ? "(" + Fmt("%.6g", m.privacy_loss) + ", " +
-                                    Fmt("%.2g", s.sampler_delta) + ")"
-                              : Fmt("%.6g", m.privacy_loss)) +
-                              " (paper: " + paper + ", max over nodes)");
+      row("privacy loss",
+          (fp ? "(" + Fmt("%.6g", m.privacy_loss) + ", " + Fmt("%.2g", s.sampler_delta) + ")"
+              : Fmt("%.6g", m.privacy_loss)) +
+              " (paper: " + paper + ", max over nodes)");
       if (std::isfinite(s.tight_epsilon)) {
-        row("tight privacy",
-            "(" + Fmt("%.6g", s.tight_epsilon) + ", " + Fmt("%.2g", s.tight_delta) +
-                ")-DP per node (optimal composition, max over nodes" +
-                (fp ? "; delta = " + Fmt("%.0e", s.tight_delta - s.sampler_delta) +
-                          " + the sampler's " + Fmt("%.2g", s.sampler_delta) + ")"
-                    : std::string(")")));
+        row("tight privacy", "(" + Fmt("%.6g", s.tight_epsilon) + ", " +
+                                 Fmt("%.2g", s.tight_delta) +
+                                 ")-DP per node (optimal composition, max over nodes" +
+                                 (fp ? "; delta = " + Fmt("%.0e", s.tight_delta - s.sampler_delta) +
+                                           " + the sampler's " + Fmt("%.2g", s.sampler_delta) + ")"
+                                     : std::string(")")));
       }
     }
     if (!info.calibrated_knob.empty()) {

@@ -21,6 +21,12 @@
 # a cost model's choice (NewtonOptions::row_storage): the sharing family's generated data is
 # stored sparse but is 50-100% dense, and the centralized baseline's solver now stores it dense.
 # Every other number of the 50 files kept its bits.
+# dvp_serial, pvp_serial and madmm_serial (csv and json) were re-recorded when the l2-Laplace
+# releases moved to the snap grid (21 significant bits above 32, algorithms/privacy/README.md,
+# "The floating-point term"): their coordinates above 32 changed in the 7th significant digit,
+# test errors and privacy columns kept their bits; every other fixture kept every bit. The pdml
+# run names C, rho and the decay it was recorded with, pdml's defaults having become the
+# browser's.
 #
 #   golden_test.sh DPADMM WORKDIR
 set -euo pipefail
