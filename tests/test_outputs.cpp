@@ -53,7 +53,9 @@ TEST(MetricsScopeTest, AutoIsReleasedOnlyExactlyForAPrivateRun) {
   EXPECT_EQ(EffectiveMetrics(admm), MetricsScope::kAll);
   EXPECT_EQ(EffectiveScaling(admm), Scaling::kGlobalMaxNorm);
   RunSpec pdml = RunSpec::Defaults(Algorithm::kPdml);
-  EXPECT_FALSE(UsesPrivacyMechanism(pdml));  // label_eps = R = V = 0
+  EXPECT_TRUE(UsesPrivacyMechanism(pdml));  // private by default: label eps 1, R 1, V 0.5
+  MakeNonPrivate(pdml);                     // label_eps = R = V = 0
+  EXPECT_FALSE(UsesPrivacyMechanism(pdml));
   pdml.algorithm.As<PdmlParams>().label_eps = 1.0;
   EXPECT_TRUE(UsesPrivacyMechanism(pdml));
   RunSpec sharing = RunSpec::Defaults(Algorithm::kSharing);

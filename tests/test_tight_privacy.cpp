@@ -185,8 +185,8 @@ TEST(SamplerDelta, ClosedForm) {
   EXPECT_EQ(dpadmm::SnappedReleaseTv(1), 0x1.0p-27 + 0x1.0p-40);
   EXPECT_EQ(dpadmm::SnappedReleaseTv(100), 100 * (0x1.0p-27 + 0x1.0p-40));
   EXPECT_NEAR(dpadmm::SnappedReleaseDelta(0.0, 20), 2 * dpadmm::SnappedReleaseTv(20), 1e-22);
-  EXPECT_NEAR(dpadmm::SnappedReleaseDelta(1.0, 20), (1 + std::exp(1.0)) * 20 * 0x1.0p-27,
-              1e-12 * 20 * 0x1.0p-27);
+  const double tv20 = 20 * (0x1.0p-27 + 0x1.0p-40);
+  EXPECT_NEAR(dpadmm::SnappedReleaseDelta(1.0, 20), (1 + std::exp(1.0)) * tv20, 1e-12 * tv20);
   EXPECT_THROW((void)dpadmm::SnappedReleaseTv(0), InputError);
   EXPECT_THROW((void)dpadmm::SnappedReleaseDelta(-1.0, 3), InputError);
   EXPECT_THROW((void)dpadmm::SnappedReleaseDelta(std::nan(""), 3), InputError);

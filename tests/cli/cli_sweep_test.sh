@@ -42,7 +42,8 @@ case $CASE in
     [ -f out/sweep.svg ] || fail "no sweep.svg"
     rows=$(grep -vc '^#' out/sweep.csv)
     [ "$rows" -eq 10 ] || fail "sweep.csv has $rows rows, expected 1 header + 6 cells + 3 lines"
-    grep -q '^dvp,0.5,1e-05,2,' out/sweep.csv || fail "no dvp eps 0.5 row"
+    # The cell's delta: 1e-5 plus the l2-Laplace sampler's floating-point term (> 1e-5).
+    grep -Eq '^dvp,0.5,1\.[0-9]+e-05,2,' out/sweep.csv || fail "no dvp eps 0.5 row"
     grep -q '^sharing,5,1e-05,2,' out/sweep.csv || fail "no sharing eps 5 row"
     grep -q '^centralized,,' out/sweep.csv || fail "no centralized row"
     grep -q 'dvp' out.txt || fail "no table on stdout"
