@@ -178,9 +178,11 @@ TEST(DpBoundsRunTest, AccountingAddsTheBoundsReleaseEverywhere) {
   // (one cost of 0.5 per release: as many as the plain run's paper figure says)
   std::vector<double> costs(static_cast<std::size_t>(std::llround(plain.final.privacy_loss / 0.5)),
                             0.5);
-  const double without = ComposeTight(costs, dp.tight_delta);
+  // (at the composition's delta: the reported one less the l2-Laplace sampler's term)
+  const double without = ComposeTight(costs, kTightDelta);
   costs.insert(costs.begin(), 0.75);
-  const double with = ComposeTight(costs, dp.tight_delta);
+  const double with = ComposeTight(costs, kTightDelta);
+  EXPECT_EQ(dp.tight_delta, kTightDelta + dp.sampler_delta);
   ASSERT_FALSE(dp.node_tight_epsilon.empty());
   for (double e : dp.node_tight_epsilon) EXPECT_NEAR(e, with, 1e-9);
   EXPECT_GT(with, without);
