@@ -29,8 +29,10 @@ def data(tmp_path_factory):
 
 
 def spec_for(algorithm):
-    spec = {"algorithm": {"name": algorithm, algorithm: dict(OWN_PARAMS[algorithm])},
-            "iterations": ITERATIONS, "seed": 3, "noise_seed": 5}
+    spec = {"algorithm": {"name": algorithm}, "iterations": ITERATIONS, "seed": 3,
+            "noise_seed": 5}
+    if OWN_PARAMS[algorithm]:
+        spec["algorithm"][algorithm] = dict(OWN_PARAMS[algorithm])
     if algorithm not in SHARING:
         spec["graph"] = {"nodes": 4}
     return spec
@@ -73,8 +75,11 @@ def test_run_matches_cli(cli, data, algorithm):
         assert_same_trace(trace, result.history)
         assert_same_summary(summary, result.summary)
         assert same_bits(model["weights"], result.model.weights)
-        assert result.model.to_json() == dpadmm.Model.load(
-            str(folder / f"{algorithm}-model.json")).to_json()
+        assert result.model.preparation == dpadmm.Model.load(
+            str(folder / f"{algorithm}-model.json")).preparation
+    # The model file embeds the spec it was trained with: the same text from the same spec.
+    assert from_files.model.to_json() == dpadmm.Model.load(
+        str(folder / f"{algorithm}-model.json")).to_json()
 
 
 @pytest.mark.parametrize("algorithm", sorted(OWN_PARAMS))

@@ -21,8 +21,9 @@ def test_run_from_the_spec_alone_matches_the_defaults():
 
 
 def test_tight_epsilon_is_the_exact_composition():
-    # One pure release: epsilon itself; k equal ones: below the plain sum and above one term.
-    assert privacy.tight_epsilon([0.5], 1e-5) == pytest.approx(0.5, rel=1e-9)
+    # One pure release: at most its epsilon (a delta > 0 buys a little); k equal ones: below
+    # the plain sum and above one term.
+    assert 0.49 < privacy.tight_epsilon([0.5], 1e-5) <= 0.5
     tight = privacy.tight_epsilon([0.15] * 100, 1e-5)
     assert 0.15 < tight < privacy.basic_epsilon([0.15] * 100) == pytest.approx(15.0)
     # The README's figure for DVP's defaults: 0.15 x 100 rounds gives 6.88.
@@ -59,7 +60,8 @@ def test_sweep_returns_arrays():
     assert out["accuracy"].shape == (2, 2)
     assert np.all((out["accuracy"] >= 0) & (out["accuracy"] <= 1))
     assert out["achieved_epsilon"].max() <= 10.0
-    assert out["csv"].startswith("algorithm,epsilon")
+    assert out["csv"].startswith("# simulation")
+    assert "\nalgorithm,epsilon," in out["csv"]
 
 
 def test_audit_lower_bound_below_claim():
