@@ -134,7 +134,8 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         -------
         scores : ndarray of shape (n_samples,)
         """
-        return np.asarray(self.model_.decision_function(self._check_X(X)))
+        X = self._check_X(X)
+        return np.asarray(self.model_.decision_function(X))
 
     def predict(self, X):
         """Class labels of the rows of X (``classes_[1]`` where the score is >= 0).
@@ -147,7 +148,8 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         -------
         y : ndarray of shape (n_samples,)
         """
-        return self.classes_[(self.decision_function(X) >= 0).astype(np.intp)]
+        scores = self.decision_function(X)
+        return self.classes_[(scores >= 0).astype(np.intp)]
 
     def _has_proba(self):
         return getattr(self, "loss", "logistic") == "logistic"
@@ -164,7 +166,8 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         -------
         proba : ndarray of shape (n_samples, 2)
         """
-        p = np.asarray(self.model_.predict_proba(self._check_X(X)))
+        X = self._check_X(X)
+        p = np.asarray(self.model_.predict_proba(X))
         return np.column_stack([1.0 - p, p])
 
     @available_if(_has_proba)
