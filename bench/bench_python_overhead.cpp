@@ -4,6 +4,9 @@
 //
 //   bench_python_overhead SPEC.json TRAIN.csv REPS
 //
+// REPS = 0: one repetition per line read from stdin (the Python script alternates the two
+// sides repetition by repetition, so that both see the same load).
+//
 // Each repetition does what dpadmm.ConsensusClassifier.fit does below Python: copy the training
 // rows into a Dataset (the binding copies numpy rows once), build an Experiment from the spec
 // and the in-memory data, run it, and make the Model. The CSV is read once, outside the timing.
@@ -41,7 +44,8 @@ int main(int argc, char** argv) {
     const int reps = std::atoi(argv[3]);
     std::vector<double> seconds;
     double checksum = 0.0;
-    for (int r = 0; r < reps; ++r) {
+    std::string line;
+    for (int r = 0; reps == 0 ? static_cast<bool>(std::getline(std::cin, line)) : r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       dpadmm::Dataset train = rows;  // the binding's one copy of the caller's rows
       const dpadmm::Experiment experiment(spec, std::move(train), dpadmm::Dataset{});
@@ -50,8 +54,10 @@ int main(int argc, char** argv) {
       seconds.push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       checksum += model.weights().sum();
-      std::cout << "seconds " << seconds.back() << "\n";
+      std::cout << "seconds " << seconds.back() << " run_seconds " << summary.seconds
+                << std::endl;
     }
+    if (seconds.empty()) return 0;
     std::sort(seconds.begin(), seconds.end());
     std::cout << "median " << seconds[seconds.size() / 2] << "\nchecksum " << checksum << "\n";
   } catch (const dpadmm::InputError& e) {

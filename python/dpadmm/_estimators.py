@@ -59,10 +59,18 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         return self._uses_noise() and _noise_seed(self.noise) is None
 
     def _uses_noise(self) -> bool:
-        try:
-            return _core.uses_privacy_mechanism(json.dumps(self._spec(2, None)))
-        except (ValueError, TypeError):
-            return self.algorithm in ("dvp", "pvp", "madmm", "private_mradmm", "pdml")
+        """Whether the run draws noise (UsesPrivacyMechanism, read off the parameters: the
+        tags are asked for at every input check, so this stays in Python)."""
+        own = self.params or {}
+        if self.algorithm in ("dvp", "pvp", "madmm", "private_mradmm"):
+            return self.epsilon is not None or own.get("alpha", 1.0) > 0 or any(
+                a > 0 for a in own.get("node_alpha", []))
+        if self.algorithm == "pdml":
+            return any(own.get(k, 0) > 0 for k in ("label_eps", "R", "V")) or bool(
+                own.get("label_eps_groups"))
+        if self.algorithm == "sharing":
+            return bool(own.get("dp", False))
+        return False
 
     def _more_tags(self):
         return {"binary_only": True, "non_deterministic": self._private_mode(),

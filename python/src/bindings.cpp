@@ -2,22 +2,21 @@
 // dpadmm._core: the pybind11 face of the public C++ API (no second implementation). The pure
 // Python package `dpadmm` (python/dpadmm/) builds the estimators and functions on these.
 //
-// Runs release the GIL: the run computes on a thread of its own while the calling thread waits
-// without the GIL, waking every 50 ms to run Python's signal handlers (PyErr_CheckSignals, which
-// acts on the main thread only). A KeyboardInterrupt (Ctrl-C) or any exception a signal handler
-// raises triggers the run's StopToken: the run ends with outcome "cancelled" and the exception is
-// handed back to the Python layer, which raises it once the rounds done are recorded. The
-// progress callback is called once per reported round with the GIL held (on the run's thread);
-// an exception it raises also stops the run and is raised afterwards.
-#include <chrono>
-#include <condition_variable>
+// Runs release the GIL and compute on the calling thread. On the main thread Ctrl-C (SIGINT)
+// triggers the run's StopToken: the run ends with outcome "cancelled" and the KeyboardInterrupt
+// (or whatever exception Python's SIGINT handler raises) is handed back to the Python layer,
+// which raises it once the rounds done are recorded (RunReleased). The progress callback is
+// called once per reported round with the GIL held (on the thread that reports the round); an
+// exception it raises also stops the run and is raised afterwards.
+#include <atomic>
+#include <csignal>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
+
+#include <signal.h>
 
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
@@ -53,43 +52,52 @@ struct PendingError {
   explicit operator bool() const { return static_cast<bool>(value); }
 };
 
-// Runs `work` on a thread of its own with the GIL released; meanwhile the calling thread runs
-// Python's signal handlers every 50 ms and, when one raises, requests `stop` and keeps the
-// exception in `interrupt`. Exceptions of `work` are rethrown here (with the GIL).
+// Ctrl-C during a run on the main thread: a C signal handler (installed for the run's
+// duration in place of Python's) requests the run's stop; afterwards Python's handler is put
+// back and the interrupt handed to it (PyErr_SetInterrupt), so KeyboardInterrupt - or whatever
+// a custom handler does - happens once the run has ended cleanly.
+std::atomic<runtime::StopToken*> g_main_stop{nullptr};
+std::atomic<bool> g_interrupted{false};
+unsigned long g_main_thread = 0;  // PyThread_get_thread_ident() of the main thread
+
+extern "C" void StopOnSigint(int /*signal*/) {
+  g_interrupted.store(true);
+  if (runtime::StopToken* stop = g_main_stop.load()) stop->RequestStop();
+}
+
+// Runs `work` on the calling thread with the GIL released. On the main thread, SIGINT stops
+// the run (see above) and the exception Python's handler raises is kept in `interrupt`.
+// Exceptions of `work` are rethrown here (with the GIL).
 template <class R>
-R RunWatched(const std::function<R()>& work, runtime::StopToken& stop, PendingError& interrupt) {
+R RunReleased(const std::function<R()>& work, runtime::StopToken& stop, PendingError& interrupt) {
+  struct sigaction previous {};
+  bool installed = false;
+  if (PyThread_get_thread_ident() == g_main_thread && sigaction(SIGINT, nullptr, &previous) == 0 &&
+      previous.sa_handler != SIG_IGN) {
+    struct sigaction ours {};
+    ours.sa_handler = StopOnSigint;
+    sigemptyset(&ours.sa_mask);
+    g_interrupted.store(false);
+    g_main_stop.store(&stop);
+    installed = sigaction(SIGINT, &ours, nullptr) == 0;
+  }
   std::optional<R> result;
   std::exception_ptr error;
-  std::mutex mutex;
-  std::condition_variable done_cv;
-  bool done = false;
   {
     py::gil_scoped_release release;
-    std::thread worker([&] {
-      try {
-        result.emplace(work());
-      } catch (...) {
-        error = std::current_exception();
-      }
-      std::lock_guard<std::mutex> lock(mutex);
-      done = true;
-      done_cv.notify_all();
-    });
-    std::unique_lock<std::mutex> lock(mutex);
-    while (!done_cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
-      if (interrupt) continue;
-      lock.unlock();
-      {
-        py::gil_scoped_acquire gil;
-        if (PyErr_CheckSignals() != 0) {
-          interrupt.Capture();
-          stop.RequestStop();
-        }
-      }
-      lock.lock();
+    try {
+      result.emplace(work());
+    } catch (...) {
+      error = std::current_exception();
     }
-    lock.unlock();
-    worker.join();
+  }
+  if (installed) {
+    sigaction(SIGINT, &previous, nullptr);
+    g_main_stop.store(nullptr);
+    if (g_interrupted.exchange(false)) {
+      PyErr_SetInterrupt();
+      if (PyErr_CheckSignals() != 0) interrupt.Capture();
+    }
   }
   if (error) std::rethrow_exception(error);
   return std::move(*result);
@@ -167,7 +175,7 @@ py::dict Run(const std::string& spec_text, const std::string& where, const py::o
     }
     return r;
   };
-  const RunResult r = RunWatched(work, stop, interrupt);
+  const RunResult r = RunReleased(work, stop, interrupt);
   py::dict out;
   out["summary_json"] = SummaryToJson(r.summary);
   out["spec_json"] = SpecToJson(r.spec);
@@ -233,7 +241,8 @@ scaling, clipping) before the dot product, so predictions equal ``dpadmm predict
       .def_property_readonly("loss", [](const Model& self) { return ChoiceName(self.loss().kind); })
       .def_property_readonly("has_probability", &Model::has_probability)
       .def_property_readonly("spec_json", &Model::spec_json)
-      .def_property_readonly("privacy_value", [](const Model& self) { return self.privacy().value; })
+      .def_property_readonly("privacy_value",
+                             [](const Model& self) { return self.privacy().value; })
       .def_property_readonly("privacy_meaning",
                              [](const Model& self) { return self.privacy().meaning; })
       .def_property_readonly(
@@ -286,8 +295,10 @@ MechanismRelease ToMechanism(const py::handle& item) {
   } else if (kind == "discrete_gaussian") {
     r.kind = MechanismKind::kDiscreteGaussian;
   } else {
-    throw InputError("mechanisms: 'kind' must be one of gaussian, laplace, pure, "
-                     "discrete_gaussian; got '" + kind + "'");
+    throw InputError(
+        "mechanisms: 'kind' must be one of gaussian, laplace, pure, "
+        "discrete_gaussian; got '" +
+        kind + "'");
   }
   if (d.contains("sensitivity")) r.sensitivity = d["sensitivity"].cast<double>();
   if (d.contains("scale")) r.scale = d["scale"].cast<double>();
@@ -365,7 +376,8 @@ py::dict Sweep(const std::string& spec_text, const std::string& where,
                double delta, int seeds, bool reference_lines, const py::object& progress) {
   SweepOptions o;
   o.base = SpecFromJson(spec_text, where);
-  for (const std::string& a : algorithms) o.algorithms.push_back(ParseChoice<Algorithm>(a, "algorithms"));
+  for (const std::string& a : algorithms)
+    o.algorithms.push_back(ParseChoice<Algorithm>(a, "algorithms"));
   o.epsilons = epsilons;
   o.delta = delta;
   o.seeds = seeds;
@@ -388,7 +400,7 @@ py::dict Sweep(const std::string& spec_text, const std::string& where,
     };
   }
   const std::function<SweepResult()> work = [&] { return RunSweep(o, report, &stop); };
-  const SweepResult r = RunWatched(work, stop, interrupt);
+  const SweepResult r = RunReleased(work, stop, interrupt);
   std::vector<std::string> names, knobs;
   std::vector<double> eps, mean, low, high;
   std::vector<std::vector<double>> accuracy, knob_values, achieved;
@@ -503,6 +515,8 @@ PYBIND11_MODULE(_core, m) {
   using namespace dpadmm::python;
   m.doc() = "dpadmm's C++ core (pybind11 bindings; use the dpadmm package, not this module).";
   m.attr("__version__") = DPADMM_VERSION_STRING;
+  g_main_thread =
+      py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
 
   // InputError -> dpadmm.InputError (a ValueError); a privacy target the mechanism cannot reach
   // -> dpadmm.PrivacyBudgetError (an InputError).
@@ -542,8 +556,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("compose_basic", &ComposeBasic, py::arg("epsilons"));
   m.def("analytic_gaussian_epsilon", &AnalyticGaussianEpsilon, py::arg("sensitivity"),
         py::arg("sigma"), py::arg("delta"));
-  m.def("analytic_gaussian_delta", &AnalyticGaussianDelta, py::arg("sensitivity"),
-        py::arg("sigma"), py::arg("epsilon"));
+  m.def("analytic_gaussian_delta", &AnalyticGaussianDelta, py::arg("sensitivity"), py::arg("sigma"),
+        py::arg("epsilon"));
   m.def("calibrate", &Calibrate, py::arg("spec_json"), py::arg("where"), py::arg("target"),
         py::arg("delta"), py::arg("X"), py::arg("y"));
   m.def("can_calibrate", [](const std::string& algorithm) {
@@ -554,11 +568,10 @@ PYBIND11_MODULE(_core, m) {
   m.def("sweep", &Sweep, py::arg("spec_json"), py::arg("where"), py::arg("algorithms"),
         py::arg("epsilons"), py::arg("delta"), py::arg("seeds"), py::arg("reference_lines"),
         py::arg("progress"));
-  m.def("audit", &Audit, py::arg("mechanism"), py::arg("rounds"), py::arg("rows"),
-        py::arg("dim"), py::arg("alpha"), py::arg("eta"), py::arg("C"), py::arg("rho"),
-        py::arg("logistic"), py::arg("epsilon"), py::arg("delta"), py::arg("seed"),
-        py::arg("runs_per_side"), py::arg("threads"), py::arg("confidence"),
-        py::arg("noise_seed"));
+  m.def("audit", &Audit, py::arg("mechanism"), py::arg("rounds"), py::arg("rows"), py::arg("dim"),
+        py::arg("alpha"), py::arg("eta"), py::arg("C"), py::arg("rho"), py::arg("logistic"),
+        py::arg("epsilon"), py::arg("delta"), py::arg("seed"), py::arg("runs_per_side"),
+        py::arg("threads"), py::arg("confidence"), py::arg("noise_seed"));
   m.def("audit_mechanisms", [] {
     std::vector<std::string> out;
     for (AuditMechanism a : AllAuditMechanisms()) out.emplace_back(ToString(a));

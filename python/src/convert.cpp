@@ -55,7 +55,8 @@ const ScalarColumn* FindScalar(const std::string& name) {
 
 // Index arrays of a CSR matrix as int64 values, whatever their integer type.
 std::vector<std::int64_t> Indices(const py::handle& array, const std::string& what) {
-  const auto a = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(array);
+  const auto a =
+      py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(array);
   if (!a || a.ndim() != 1) throw InputError(what + " must be a 1-D integer array");
   return {a.data(), a.data() + a.size()};
 }
@@ -88,8 +89,9 @@ SparseRows CsrRows(const py::handle& x, const std::string& what) {
   }
   if (nnz > 0) std::memcpy(out.valuePtr(), data.data(), sizeof(double) * nnz);
   if (!ColumnsIncreasing(out)) {
-    throw InputError(what + ": the column indices of a row must be sorted and unique "
-                            "(call sort_indices() and sum_duplicates())");
+    throw InputError(what +
+                     ": the column indices of a row must be sorted and unique "
+                     "(call sort_indices() and sum_duplicates())");
   }
   return out;
 }
@@ -134,16 +136,14 @@ py::dict HistoryToDict(const std::vector<RoundMetrics>& rounds, Family family) {
       for (py::ssize_t i = 0; i < n; ++i) a.mutable_at(i) = rounds[i].round;
       out[name.c_str()] = a;
     } else if (name == "node_privacy" || name == "node_noise") {
-      const auto field = name == "node_privacy" ? &RoundMetrics::node_privacy
-                                                : &RoundMetrics::node_noise;
+      const auto field =
+          name == "node_privacy" ? &RoundMetrics::node_privacy : &RoundMetrics::node_noise;
       const py::ssize_t nodes = n == 0 ? 0 : static_cast<py::ssize_t>((rounds[0].*field).size());
       py::array_t<double> a({n, nodes});
       for (py::ssize_t i = 0; i < n; ++i) {
         const std::vector<double>& v = rounds[i].*field;
         for (py::ssize_t j = 0; j < nodes; ++j) {
-          a.mutable_at(i, j) = j < static_cast<py::ssize_t>(v.size())
-                                   ? v[j]
-                                   : RoundMetrics::kNaN;
+          a.mutable_at(i, j) = j < static_cast<py::ssize_t>(v.size()) ? v[j] : RoundMetrics::kNaN;
         }
       }
       out[name.c_str()] = a;

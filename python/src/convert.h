@@ -8,10 +8,10 @@
 // once into the library's CSR rows (32-bit indices; larger ones are refused naming the limit).
 // Every function here needs the GIL.
 #pragma once
-#include <string>
-#include <vector>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <string>
+#include <vector>
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/experiment/run.h"
 
