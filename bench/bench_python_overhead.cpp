@@ -22,9 +22,9 @@
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/loaders.h"
-#include "dpadmm/experiment/model.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/persistence/model.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
 
 int main(int argc, char** argv) {
   if (argc != 4) {
@@ -54,8 +54,7 @@ int main(int argc, char** argv) {
       seconds.push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       checksum += model.weights().sum();
-      std::cout << "seconds " << seconds.back() << " run_seconds " << summary.seconds
-                << std::endl;
+      std::cout << "seconds " << seconds.back() << " run_seconds " << summary.seconds << std::endl;
     }
     if (seconds.empty()) return 0;
     std::sort(seconds.begin(), seconds.end());

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/run/spec_json.h"
 
 namespace dpadmm::python {
 namespace {

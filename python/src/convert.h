@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 #include "dpadmm/data/dataset.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
 
 namespace dpadmm::python {
 
