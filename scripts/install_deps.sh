@@ -47,7 +47,9 @@ packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           libopenmpi-dev openmpi-bin  # the MPI engine and its tests under mpirun
           clang-format python3        # scripts/format.sh --check; the golden test's comparison
           curl ca-certificates xz-utils  # `install_deps.sh wasm-tbb`: oneTBB's Debian source
-          python3-sklearn)            # bench/liblinear_side_by_side.py (liblinear, NumPy, SciPy)
+          python3-sklearn             # bench/liblinear_side_by_side.py (liblinear, NumPy, SciPy)
+          python3-dev pybind11-dev python3-pybind11 python3-numpy python3-scipy  # python/
+          python3-pytest python3-venv python3-setuptools python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

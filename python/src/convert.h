@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Conversions between Python objects and the library's types, for bindings.cpp.
+//
+// Rows: a C-contiguous float64 numpy array is read in place (pybind11's array_t without
+// forcecast passes it through) and copied once into the Dataset's own row storage (a Dataset
+// owns its rows: the run scales them in place); any other array is converted once by numpy
+// first. A scipy.sparse CSR matrix (float64 data; int32 or int64 indices and offsets) is copied
+// once into the library's CSR rows (32-bit indices; larger ones are refused naming the limit).
+// Every function here needs the GIL.
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <string>
+#include <vector>
+#include "dpadmm/data/dataset.h"
+#include "dpadmm/run/run.h"
+
+namespace dpadmm::python {
+
+namespace py = pybind11;
+
+// True if `x` looks like a scipy.sparse CSR matrix (has data, indices, indptr and shape).
+bool IsCsr(const py::handle& x);
+
+// The rows of `x` (a 2-D array or a CSR matrix); `what` names the argument in messages.
+std::variant<DenseRows, SparseRows> ToRows(const py::handle& x, const std::string& what);
+
+// A Dataset from rows `x` and labels `y` (each -1.0 or +1.0, one per row).
+Dataset ToDataset(const py::handle& x, const py::handle& y, const std::string& what);
+
+// The per-round metrics of a run as a dict of numpy arrays, one entry per trace column of the
+// run's family (MetricsCsvHeader): scalars as float64 arrays (round as int64), node_privacy and
+// node_noise as (rounds, nodes) arrays.
+py::dict HistoryToDict(const std::vector<RoundMetrics>& rounds, Family family);
+
+// One round's scalar metrics of `family` as a dict (the progress callback's argument).
+py::dict RoundToDict(const RoundMetrics& m, Family family);
+
+}  // namespace dpadmm::python
