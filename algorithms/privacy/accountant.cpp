@@ -203,15 +203,32 @@ const PrivacyLossDistribution& Accountant::Single(const MechanismRelease& r) con
 }
 
 const PrivacyLossDistribution& Accountant::Pld() const {
+  // Pure-epsilon releases fold into the cached distribution one by one (O(grid) each). The
+  // dense groups are first composed among themselves, pairwise as a balanced tree (log T levels
+  // of FFTs on distributions that grow towards the grid, instead of one FFT of the whole grid
+  // per group), and the result folds in once.
+  std::vector<PrivacyLossDistribution> dense;
   for (const auto& [r, count] : pending_) {
     const PrivacyLossDistribution& one = Single(r);
-    if (count == 1) {
+    if (r.kind != MechanismKind::kPureEpsilon) {
+      dense.push_back(count == 1 ? one : one.SelfCompose(count));
+    } else if (count == 1) {
       non_gaussian_.ComposeInPlace(one);
     } else {
       non_gaussian_.ComposeInPlace(one.SelfCompose(count));
     }
   }
   pending_.clear();
+  while (dense.size() > 1) {
+    std::vector<PrivacyLossDistribution> next;
+    for (std::size_t i = 0; i + 1 < dense.size(); i += 2) {
+      dense[i].ComposeInPlace(dense[i + 1]);
+      next.push_back(std::move(dense[i]));
+    }
+    if (dense.size() % 2 == 1) next.push_back(std::move(dense.back()));
+    dense = std::move(next);
+  }
+  if (!dense.empty()) non_gaussian_.ComposeInPlace(dense.front());
   if (gaussian_mu2_ == 0.0) return non_gaussian_;
   if (!total_valid_) {
     total_ = non_gaussian_;

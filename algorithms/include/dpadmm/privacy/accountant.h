@@ -79,9 +79,10 @@ struct AccountantOptions {
 ///    distribution's size is O(grid) (its width follows the spread of the composed loss; tails
 ///    of mass <= tail_mass_truncation are cut after each fold, the upper one into delta).
 ///  - Laplace and discrete-Gaussian releases (dense) wait grouped by identical parameters; at the
-///    next query each group is composed by repeated squaring and folded in order of first
-///    appearance (their bits may depend on when queries come); the Gaussian part is composed in
-///    at the query. A query inverts delta(eps) in O(grid) (pld.h).
+///    next query each group is composed by repeated squaring, the groups pairwise as a balanced
+///    tree in order of first appearance, and the result folds into the cached PLD once (their
+///    bits may depend on when queries come); the Gaussian part is composed in at the query. A
+///    query inverts delta(eps) in O(grid) (pld.h).
 /// Not thread-safe (one per node, used by the node's own thread).
 class Accountant {
  public:
