@@ -75,8 +75,8 @@ std::vector<MechanismRelease> RandomSequence(std::uint64_t seed, int rounds) {
 TEST(PldCompose, HeterogeneousRandomizedResponsesAreExactUpperBounds) {
   // Closed form by enumeration; the PLD is never below it and, connecting the dots, within
   // 1e-4 relative at both grids (rounding the atoms up erred by up to k h).
-  const std::vector<double> eps = {0.31, 0.05, 0.17, 0.5, 0.023, 0.29, 0.11, 0.4,
-                                   0.077, 0.2, 0.013, 0.36, 0.09, 0.25};
+  const std::vector<double> eps = {0.31, 0.05,  0.17, 0.5,   0.023, 0.29, 0.11,
+                                   0.4,  0.077, 0.2,  0.013, 0.36,  0.09, 0.25};
   for (double h : {1e-4, 1e-3}) {
     AccountantOptions o;
     o.pld.value_discretization = h;
@@ -232,8 +232,8 @@ TEST(PldCompose, IncrementalQueriesGiveTheBatchBits) {
 TEST(PldCompose, MemoryIsTheGridNotTheRounds) {
   // The composed distribution's width follows the spread of the summed loss (tails beyond
   // 1e-15 cut after each fold), not the sum of the releases' ranges: for 2000 releases of
-  // 0.05 the full support has 2 * 100 / h points; the kept grid is under a quarter of it (about 17 sd), and
-  // doubling the rounds grows it by about sqrt(2).
+  // 0.05 the full support has 2 * 100 / h points; the kept grid is under a quarter of it (about 17
+  // sd), and doubling the rounds grows it by about sqrt(2).
   const auto points = [](int k) {
     Accountant acc(ComposeTightOptions());
     for (int t = 0; t < k; ++t) acc.AddPureEpsilon(0.05 + 1e-6 * t);

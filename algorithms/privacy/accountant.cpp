@@ -184,7 +184,9 @@ const PrivacyLossDistribution& Accountant::Single(const MechanismRelease& r) con
     case MechanismKind::kLaplace:
       one = PrivacyLossDistribution::Laplace(r.sensitivity, r.scale, o);
       break;
-    case MechanismKind::kPureEpsilon: one = PrivacyLossDistribution::PureEpsilon(r.epsilon, o); break;
+    case MechanismKind::kPureEpsilon:
+      one = PrivacyLossDistribution::PureEpsilon(r.epsilon, o);
+      break;
     case MechanismKind::kDiscreteGaussian:
       one = PrivacyLossDistribution::DiscreteGaussian(static_cast<std::int64_t>(r.sensitivity),
                                                       r.scale, o);

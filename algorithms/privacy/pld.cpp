@@ -60,7 +60,7 @@ std::int64_t CeilIndex(double x, double h, const char* fn) {
 void AddAtomConnectingDots(std::vector<double>& probs, std::int64_t i_lo, double l, double p,
                            double h, const char* fn) {
   const std::int64_t b = CeilIndex(l, h, fn);
-  const double up = GridValue(b, h) - l;                   // in [0, h): exact (Sterbenz)
+  const double up = GridValue(b, h) - l;  // in [0, h): exact (Sterbenz)
   const double cell = GridValue(b, h) - GridValue(b - 1, h);
   double p_a = up > 0.0 ? p * (math::Expm1(up) / math::Expm1(cell)) * (1.0 - 0x1p-48) : 0.0;
   p_a = std::min(std::max(p_a, 0.0), p);
@@ -326,7 +326,7 @@ void Convolve(const std::vector<double>& a, const std::vector<double>& b, std::v
   const double eta = (3.0 * log2n + 12.0) * kUnitRoundoff;
   const double kappa = log2n * eta / (1.0 - log2n * eta);
   *error_bound = std::sqrt(static_cast<double>(out)) * 4.0 * kappa * (Norm2(a) + Norm2(b));
-  }
+}
 
 }  // namespace
 
