@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
+#include "../tests/release_sequences.h"
 #include "dpadmm/privacy/accountant.h"
 #include "dpadmm/privacy/accounting.h"
 
@@ -18,7 +20,6 @@ namespace {
 
 using dpadmm::Accountant;
 using dpadmm::AccountantOptions;
-using dpadmm::MechanismKind;
 using dpadmm::MechanismRelease;
 
 constexpr double kDelta = 1e-5;
@@ -31,32 +32,6 @@ std::vector<double> ScheduleTerms(int rounds) {
     terms.push_back(0.04 * std::pow(0.999, t) * (1.0 + 0.3 * ((t * 7) % 5) / 5.0));
   }
   return terms;
-}
-
-// Every kind the project composes: the dp-bounds release (pure epsilon, first), pure-epsilon
-// rounds, Gaussian (PDML, DP sharing), Laplace and discrete Gaussian releases, parameters drawn
-// from a fixed generator (the unit tests' sequence of tests/test_pld_compose.cpp, seed 3).
-std::vector<MechanismRelease> MixedReleases(int rounds) {
-  std::uint64_t x = 3 * 0x9E3779B97F4A7C15ULL + 1;
-  const auto uniform = [&x] {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<double>(x >> 11) * 0x1p-53;
-  };
-  std::vector<MechanismRelease> out = {{MechanismKind::kPureEpsilon, 1.0, 1.0, 0.5}};
-  for (int r = 0; r < rounds; ++r) {
-    const double u = uniform();
-    const double v = uniform();
-    if (u < 0.55) {
-      out.push_back({MechanismKind::kPureEpsilon, 1.0, 1.0, 0.01 + 0.29 * v});
-    } else if (u < 0.7) {
-      out.push_back({MechanismKind::kGaussian, 1.0, 2.0 + 8.0 * v, 0.0});
-    } else if (u < 0.85) {
-      out.push_back({MechanismKind::kLaplace, 1.0, 5.0 + 35.0 * v, 0.0});
-    } else {
-      out.push_back({MechanismKind::kDiscreteGaussian, v < 0.5 ? 1.0 : 2.0, 2.0 + 4.0 * v, 0.0});
-    }
-  }
-  return out;
 }
 
 // The run's end-of-run figure for one node: ComposeTight of its T unequal terms.
@@ -83,17 +58,21 @@ void BM_PerRoundColumn(benchmark::State& state) {
     benchmark::DoNotOptimize(eps);
   }
 }
-BENCHMARK(BM_PerRoundColumn)
-    ->Args({25, 10})
-    ->Args({100, 10})
-    ->Args({1000, 10})
-    ->Args({25, 1})
-    ->Args({100, 1})
-    ->Unit(benchmark::kMillisecond);
+// (rounds, grid in units of 1e-4): 25, 100 and 1000 rounds at h = 1e-3, 25 and 100 at 1e-4.
+void RoundsAndGrids(benchmark::internal::Benchmark* b) {
+  for (const auto& [rounds, grid] : {std::pair{25, 10}, {100, 10}, {1000, 10}, {25, 1}, {100, 1}}) {
+    b->Args({rounds, grid});
+  }
+  b->Unit(benchmark::kMillisecond);
+}
+BENCHMARK(BM_PerRoundColumn)->Apply(RoundsAndGrids);
 
-// Every kind of release, composed once at the end; range(1): grid h = range(1) * 1e-4.
+// Every kind the project composes (the dp-bounds release, pure epsilon, Gaussian, Laplace,
+// discrete Gaussian; tests/release_sequences.h, seed 3), composed once at the end; range(1): grid h
+// = range(1) * 1e-4.
 void BM_ComposeMixed(benchmark::State& state) {
-  const std::vector<MechanismRelease> releases = MixedReleases(static_cast<int>(state.range(0)));
+  const std::vector<MechanismRelease> releases =
+      dpadmm::test::RandomReleaseSequence(3, static_cast<int>(state.range(0)));
   AccountantOptions options;
   options.pld.value_discretization = 1e-4 * static_cast<double>(state.range(1));
   for (auto _ : state) {
@@ -102,13 +81,7 @@ void BM_ComposeMixed(benchmark::State& state) {
     benchmark::DoNotOptimize(acc.Epsilon(kDelta));
   }
 }
-BENCHMARK(BM_ComposeMixed)
-    ->Args({25, 10})
-    ->Args({100, 10})
-    ->Args({1000, 10})
-    ->Args({25, 1})
-    ->Args({100, 1})
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ComposeMixed)->Apply(RoundsAndGrids);
 
 }  // namespace
 

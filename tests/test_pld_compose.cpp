@@ -14,6 +14,7 @@
 #include "dpadmm/privacy/accountant.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/pld.h"
+#include "release_sequences.h"
 
 namespace dpadmm {
 namespace {
@@ -43,33 +44,6 @@ double ExactRrEpsilon(const std::vector<double>& eps, double delta) {
     (ExactRrDelta(eps, mid) <= delta ? hi : lo) = mid;
   }
   return hi;
-}
-
-// Deterministic heterogeneous sequences of every kind the project uses: pure epsilon (the
-// consensus family's per-round terms, the dp-bounds release first for odd seeds), Gaussian,
-// Laplace and discrete Gaussian.
-std::vector<MechanismRelease> RandomSequence(std::uint64_t seed, int rounds) {
-  std::uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1;
-  const auto uniform = [&x] {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<double>(x >> 11) * 0x1p-53;
-  };
-  std::vector<MechanismRelease> out;
-  if (seed % 2 == 1) out.push_back({MechanismKind::kPureEpsilon, 1.0, 1.0, 0.5});  // dp-bounds
-  for (int r = 0; r < rounds; ++r) {
-    const double u = uniform();
-    const double v = uniform();
-    if (u < 0.55) {
-      out.push_back({MechanismKind::kPureEpsilon, 1.0, 1.0, 0.01 + 0.29 * v});
-    } else if (u < 0.7) {
-      out.push_back({MechanismKind::kGaussian, 1.0, 2.0 + 8.0 * v, 0.0});
-    } else if (u < 0.85) {
-      out.push_back({MechanismKind::kLaplace, 1.0, 5.0 + 35.0 * v, 0.0});
-    } else {
-      out.push_back({MechanismKind::kDiscreteGaussian, v < 0.5 ? 1.0 : 2.0, 2.0 + 4.0 * v, 0.0});
-    }
-  }
-  return out;
 }
 
 TEST(PldCompose, HeterogeneousRandomizedResponsesAreExactUpperBounds) {
@@ -171,7 +145,7 @@ TEST(PldCompose, AgreesWithThePreviousImplementation) {
       {8, 60, 6.7325486094427172, 5.0310094865646748, 0.31026267857935119},
   };
   for (const Old& o : old) {
-    const auto seq = RandomSequence(o.seed, o.rounds);
+    const auto seq = test::RandomReleaseSequence(o.seed, o.rounds);
     int k = 0;
     for (const auto& m : seq) k += m.kind != MechanismKind::kGaussian;
     const double grid_error = k * 1e-4;

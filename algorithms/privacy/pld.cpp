@@ -60,7 +60,7 @@ std::int64_t CeilIndex(double x, double h, const char* fn) {
 void AddAtomConnectingDots(std::vector<double>& probs, std::int64_t i_lo, double l, double p,
                            double h, const char* fn) {
   const std::int64_t b = CeilIndex(l, h, fn);
-  const double up = GridValue(b, h) - l;  // in [0, h): exact (Sterbenz)
+  const double up = GridValue(b, h) - l;  // in [0, h); exact (Sterbenz) unless l is near 0
   const double cell = GridValue(b, h) - GridValue(b - 1, h);
   double p_a = up > 0.0 ? p * (math::Expm1(up) / math::Expm1(cell)) * (1.0 - 0x1p-48) : 0.0;
   p_a = std::min(std::max(p_a, 0.0), p);
