@@ -142,10 +142,15 @@ void Accountant::Add(const MechanismRelease& release, std::int64_t count) {
     return;
   }
   non_gaussian_count_ += count;
-  for (auto& [r, c] : pending_) {
-    if (r == release) {
-      c += count;
-      return;
+  // Pure-epsilon releases are folded one by one in order (each costs O(grid)), so the composed
+  // distribution, and its bits, depend only on the sequence of Add calls, not on when queries
+  // come. Dense ones (Laplace, discrete Gaussian) wait as groups of equal parameters.
+  if (release.kind != MechanismKind::kPureEpsilon) {
+    for (auto& [r, c] : pending_) {
+      if (r == release) {
+        c += count;
+        return;
+      }
     }
   }
   pending_.emplace_back(release, count);
@@ -167,31 +172,70 @@ void Accountant::AddDiscreteGaussian(std::int64_t sensitivity, double sigma, std
   Add({MechanismKind::kDiscreteGaussian, static_cast<double>(sensitivity), sigma, 0.0}, count);
 }
 
-const PrivacyLossDistribution& Accountant::Pld() const {
+const PrivacyLossDistribution& Accountant::Single(const MechanismRelease& r) const {
+  for (const auto& [release, pld] : singles_) {
+    if (release == r) return pld;
+  }
   const PldOptions& o = options_.pld;
+  PrivacyLossDistribution one(o);
+  switch (r.kind) {
+    case MechanismKind::kGaussian:  // composed analytically, never pending
+      break;
+    case MechanismKind::kLaplace:
+      one = PrivacyLossDistribution::Laplace(r.sensitivity, r.scale, o);
+      break;
+    case MechanismKind::kPureEpsilon:
+      one = PrivacyLossDistribution::PureEpsilon(r.epsilon, o);
+      break;
+    case MechanismKind::kDiscreteGaussian:
+      one = PrivacyLossDistribution::DiscreteGaussian(static_cast<std::int64_t>(r.sensitivity),
+                                                      r.scale, o);
+      break;
+  }
+  // A few recent dense distributions are kept (a release repeated every k rounds is built once);
+  // randomized response is 4 masses and built each time.
+  constexpr std::size_t kKept = 8;
+  if (r.kind == MechanismKind::kPureEpsilon) {
+    single_scratch_ = std::move(one);
+    return single_scratch_;
+  }
+  if (singles_.size() == kKept) singles_.erase(singles_.begin());
+  singles_.emplace_back(r, std::move(one));
+  return singles_.back().second;
+}
+
+const PrivacyLossDistribution& Accountant::Pld() const {
+  // Pure-epsilon releases fold into the cached distribution one by one (O(grid) each). The
+  // dense groups are first composed among themselves, pairwise as a balanced tree (log T levels
+  // of FFTs on distributions that grow towards the grid, instead of one FFT of the whole grid
+  // per group), and the result folds in once.
+  std::vector<PrivacyLossDistribution> dense;
   for (const auto& [r, count] : pending_) {
-    PrivacyLossDistribution one(o);
-    switch (r.kind) {
-      case MechanismKind::kGaussian:  // composed analytically, never pending
-        break;
-      case MechanismKind::kLaplace:
-        one = PrivacyLossDistribution::Laplace(r.sensitivity, r.scale, o);
-        break;
-      case MechanismKind::kPureEpsilon:
-        one = PrivacyLossDistribution::PureEpsilon(r.epsilon, o);
-        break;
-      case MechanismKind::kDiscreteGaussian:
-        one = PrivacyLossDistribution::DiscreteGaussian(static_cast<std::int64_t>(r.sensitivity),
-                                                        r.scale, o);
-        break;
+    const PrivacyLossDistribution& one = Single(r);
+    if (r.kind != MechanismKind::kPureEpsilon) {
+      dense.push_back(count == 1 ? one : one.SelfCompose(count));
+    } else if (count == 1) {
+      non_gaussian_.ComposeInPlace(one);
+    } else {
+      non_gaussian_.ComposeInPlace(one.SelfCompose(count));
     }
-    non_gaussian_ = non_gaussian_.Compose(one.SelfCompose(count));
   }
   pending_.clear();
+  while (dense.size() > 1) {
+    std::vector<PrivacyLossDistribution> next;
+    for (std::size_t i = 0; i + 1 < dense.size(); i += 2) {
+      dense[i].ComposeInPlace(dense[i + 1]);
+      next.push_back(std::move(dense[i]));
+    }
+    if (dense.size() % 2 == 1) next.push_back(std::move(dense.back()));
+    dense = std::move(next);
+  }
+  if (!dense.empty()) non_gaussian_.ComposeInPlace(dense.front());
+  if (gaussian_mu2_ == 0.0) return non_gaussian_;
   if (!total_valid_) {
-    total_ = gaussian_mu2_ > 0.0 ? non_gaussian_.Compose(PrivacyLossDistribution::Gaussian(
-                                       std::sqrt(gaussian_mu2_), 1.0, o))
-                                 : non_gaussian_;
+    total_ = non_gaussian_;
+    total_.ComposeInPlace(
+        PrivacyLossDistribution::Gaussian(std::sqrt(gaussian_mu2_), 1.0, options_.pld));
     total_valid_ = true;
   }
   return total_;

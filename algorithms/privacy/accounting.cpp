@@ -231,6 +231,12 @@ double SnappedReleaseDelta(double eps, std::int64_t d) {
   return (1.0 + math::Exp(eps)) * SnappedReleaseTv(d);
 }
 
+AccountantOptions ComposeTightOptions() {
+  AccountantOptions o;
+  o.pld.value_discretization = kComposeTightGrid;
+  return o;
+}
+
 double ComposeTight(const std::vector<double>& per_release, double delta) {
   constexpr const char* kFn = "ComposeTight";
   if (!(delta > 0.0 && delta < 1.0)) Fail(kFn, "delta", "in (0, 1)", delta);
@@ -248,7 +254,7 @@ double ComposeTight(const std::vector<double>& per_release, double delta) {
     tight =
         OptimalCompositionEpsilon(terms.front(), static_cast<std::int64_t>(terms.size()), delta);
   } else {
-    Accountant accountant;
+    Accountant accountant(ComposeTightOptions());
     for (double v : terms) accountant.AddPureEpsilon(v);
     tight = accountant.Epsilon(delta);
   }

@@ -46,6 +46,51 @@ std::int64_t CeilIndex(double x, double h, const char* fn) {
   return i;
 }
 
+// Places an atom of mass p at loss l on the grid by "connecting the dots" (Doroshenko, Ghazi,
+// Kamath, Kumar and Manurangsi 2022): with b the grid point l rounds up to and a the one below,
+// the mass splits into p_a at a and p_b = p - p_a at b such that both P-mass and Q-mass (p e^-l)
+// are kept: p_a = p (e^{b-l} - 1) / (e^{b-a} - 1). For eps <= a the hockey-stick term is linear
+// in (p, p e^-l) and unchanged; for eps in (a, b) the new term is the chord, in e^eps, of the
+// old one, which is convex in e^eps, so it lies above it; for eps >= b both are 0. So the split
+// pair dominates the atom's pair (delta(eps) never smaller), and it is itself dominated by
+// rounding the whole atom up to b (the old discretisation): composed figures lie between the
+// exact ones and those of rounding up, whose error bound (k h for k releases) therefore holds.
+// p_a is rounded down by 2^-48 relative (more than the few ulps of its evaluation), which only
+// moves mass up to b (pessimistic).
+void AddAtomConnectingDots(std::vector<double>& probs, std::int64_t i_lo, double l, double p,
+                           double h, const char* fn) {
+  const std::int64_t b = CeilIndex(l, h, fn);
+  const double up = GridValue(b, h) - l;  // in [0, h); exact (Sterbenz) unless l is near 0
+  const double cell = GridValue(b, h) - GridValue(b - 1, h);
+  double p_a = up > 0.0 ? p * (math::Expm1(up) / math::Expm1(cell)) * (1.0 - 0x1p-48) : 0.0;
+  p_a = std::min(std::max(p_a, 0.0), p);
+  probs[static_cast<std::size_t>(b - i_lo)] += p - p_a;
+  if (p_a > 0.0) probs[static_cast<std::size_t>(b - 1 - i_lo)] += p_a;
+}
+
+// f[m] = 1 - e^{-m h} and g[m] = e^{-m h}, m = 0..n, for the inversion of delta(eps): kept per
+// thread for the last h and grown on demand (each entry depends only on m and h, so reusing
+// them changes no bit; one pair of exponentials per grid point once, not per query).
+struct ExpTables {
+  double h = 0.0;
+  std::vector<double> f, g;
+};
+
+const ExpTables& ExpTablesFor(double h, std::size_t n) {
+  thread_local ExpTables t;
+  if (t.h != h) {
+    t.h = h;
+    t.f.clear();
+    t.g.clear();
+  }
+  for (std::size_t m = t.f.size(); m <= n; ++m) {
+    const double x = -static_cast<double>(m) * h;
+    t.f.push_back(-math::Expm1(x));
+    t.g.push_back(math::Exp(x));
+  }
+  return t;
+}
+
 // Builds a PLD from a distribution function given as F(x) = P(L <= x) and S(x) = P(L > x) (S
 // given separately so that upper-tail masses do not suffer from cancellation in 1 - F; F is
 // evaluated below `median`, S from there on, one evaluation per grid point). Losses in
@@ -202,10 +247,11 @@ double Norm2(const std::vector<double>& v) {
   return std::sqrt(s);
 }
 
-// Linear convolution of two nonnegative sequences. *error_bound receives a bound on the l1
-// norm of the rounding error (0 for the direct sum, whose terms are all nonnegative).
-std::vector<double> Convolve(const std::vector<double>& a, const std::vector<double>& b,
-                             double* error_bound) {
+// Linear convolution of two nonnegative sequences into c (resized; its old contents are
+// ignored, its capacity reused). *error_bound receives a bound on the l1 norm of the rounding
+// error (0 for the direct sum, whose terms are all nonnegative).
+void Convolve(const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& c,
+              double* error_bound) {
   const std::size_t n = a.size();
   const std::size_t m = b.size();
   const std::size_t out = n + m - 1;
@@ -226,7 +272,7 @@ std::vector<double> Convolve(const std::vector<double>& a, const std::vector<dou
   const double direct_b = nonzeros(b) * static_cast<double>(n);
   const double fft_cost = 12.0 * static_cast<double>(size) * std::max(log2n, 1);
   if (std::min(direct_a, direct_b) <= fft_cost) {
-    std::vector<double> c(out, 0.0);
+    c.assign(out, 0.0);
     const bool a_outer = direct_a <= direct_b;
     const auto& outer = a_outer ? a : b;
     const auto& inner = a_outer ? b : a;
@@ -236,7 +282,7 @@ std::vector<double> Convolve(const std::vector<double>& a, const std::vector<dou
       double* dst = c.data() + j;
       for (std::size_t i = 0; i < inner.size(); ++i) dst[i] += w * inner[i];
     }
-    return c;
+    return;
   }
   // Both real sequences in one complex transform: z = a + i b, Z = FFT(z); then
   // A_k = (Z_k + conj Z_{-k}) / 2, B_k = (Z_k - conj Z_{-k}) / (2i) and
@@ -265,7 +311,7 @@ std::vector<double> Convolve(const std::vector<double>& a, const std::vector<dou
     for (std::size_t p = block, q = 2 * block - 1; p <= q; ++p, --q) combine(p, q);
   }
   FftInverseFromBitReversed(re, im, tw);
-  std::vector<double> c(out);
+  c.resize(out);
   const double inv = 1.0 / static_cast<double>(size);
   for (std::size_t i = 0; i < out; ++i) c[i] = std::max(re[i] * inv, 0.0);
   // Error bound (Higham 2002, Thm 24.2): each transform has ||error||_2 <= kappa ||result||_2
@@ -280,7 +326,6 @@ std::vector<double> Convolve(const std::vector<double>& a, const std::vector<dou
   const double eta = (3.0 * log2n + 12.0) * kUnitRoundoff;
   const double kappa = log2n * eta / (1.0 - log2n * eta);
   *error_bound = std::sqrt(static_cast<double>(out)) * 4.0 * kappa * (Norm2(a) + Norm2(b));
-  return c;
 }
 
 }  // namespace
@@ -357,12 +402,17 @@ PrivacyLossDistribution PrivacyLossDistribution::RandomizedResponse(double epsil
   Require(std::isfinite(epsilon) && epsilon >= 0.0, fn, "epsilon must be finite and >= 0", epsilon);
   if (epsilon == 0.0) return PrivacyLossDistribution(options);
   const double low = 1.0 / (1.0 + math::Exp(epsilon));  // P(L = -eps)
-  const auto cdf = [=](double x) { return x < -epsilon ? 0.0 : (x < epsilon ? low : 1.0); };
-  const auto sf = [&](double x) { return 1.0 - cdf(x); };
-  double inf_mass = 0.0;
-  auto [lowest, probs] = Discretise(-epsilon, epsilon, kNoMedian, options.value_discretization, cdf,
-                                    sf, &inf_mass, fn);
-  return PrivacyLossDistribution(options, lowest, std::move(probs), inf_mass);
+  // Two atoms, each connecting the dots between its two grid neighbours (AddAtomConnectingDots).
+  const double h = options.value_discretization;
+  const std::int64_t i_lo = CeilIndex(-epsilon, h, fn) - 1;
+  const std::int64_t i_hi = CeilIndex(epsilon, h, fn);
+  Require(i_hi - i_lo < kMaxPoints, fn,
+          "the loss distribution needs too many grid points; use a coarser value_discretization",
+          static_cast<double>(i_hi - i_lo));
+  std::vector<double> probs(static_cast<std::size_t>(i_hi - i_lo + 1), 0.0);
+  AddAtomConnectingDots(probs, i_lo, -epsilon, low, h, fn);
+  AddAtomConnectingDots(probs, i_lo, epsilon, 1.0 - low, h, fn);
+  return PrivacyLossDistribution(options, i_lo, std::move(probs), 0.0);
 }
 
 PrivacyLossDistribution PrivacyLossDistribution::DiscreteGaussian(std::int64_t sensitivity,
@@ -404,16 +454,15 @@ PrivacyLossDistribution PrivacyLossDistribution::DiscreteGaussian(std::int64_t s
   const auto loss = [&](std::int64_t x) {
     return (d * d - 2.0 * d * static_cast<double>(x)) / two_s2;
   };
-  const std::int64_t i_lo = CeilIndex(loss(x_hi), h, fn);
+  const std::int64_t i_lo = CeilIndex(loss(x_hi), h, fn) - 1;
   const std::int64_t i_hi = CeilIndex(loss(x_lo), h, fn);
   Require(i_hi - i_lo < kMaxPoints, fn,
           "the loss distribution needs too many grid points; use a coarser value_discretization",
           static_cast<double>(i_hi - i_lo));
   std::vector<double> probs(static_cast<std::size_t>(i_hi - i_lo + 1), 0.0);
   for (std::int64_t x = x_lo; x <= x_hi; ++x) {
-    const std::int64_t i = CeilIndex(loss(x), h, fn);
-    probs[static_cast<std::size_t>(i - i_lo)] +=
-        weight[static_cast<std::size_t>(x + half_width)] / total;
+    AddAtomConnectingDots(probs, i_lo, loss(x),
+                          weight[static_cast<std::size_t>(x + half_width)] / total, h, fn);
   }
   probs[0] += low_mass;  // the largest x (smallest losses) moved up onto the lowest point
   return PrivacyLossDistribution(options, i_lo, std::move(probs), inf_mass);
@@ -431,29 +480,38 @@ void PrivacyLossDistribution::Truncate() {
   double moved = 0.0;
   while (first + 1 < last && moved + probs_[first] <= tail) moved += probs_[first++];
   if (first > 0 || last < probs_.size()) {
-    std::vector<double> kept(probs_.begin() + static_cast<std::ptrdiff_t>(first),
-                             probs_.begin() + static_cast<std::ptrdiff_t>(last));
-    kept[0] += moved;
+    probs_.resize(last);
+    probs_.erase(probs_.begin(), probs_.begin() + static_cast<std::ptrdiff_t>(first));
+    probs_[0] += moved;
     lowest_index_ += static_cast<std::int64_t>(first);
-    probs_ = std::move(kept);
   }
 }
 
 PrivacyLossDistribution PrivacyLossDistribution::Compose(
     const PrivacyLossDistribution& other) const {
+  PrivacyLossDistribution result = *this;
+  result.ComposeInPlace(other);
+  return result;
+}
+
+void PrivacyLossDistribution::ComposeInPlace(const PrivacyLossDistribution& other) {
   Require(other.options_.value_discretization == options_.value_discretization,
           "PrivacyLossDistribution::Compose", "both grids must have the same interval",
           other.options_.value_discretization);
+  // The result goes into a per-thread buffer that then swaps with probs_: in a sequence of
+  // compositions the two buffers keep their capacity and nothing is allocated once they are
+  // large enough (other may be *this: it is only read until the swap).
+  thread_local std::vector<double> scratch;
   double fft_error = 0.0;
-  std::vector<double> probs = Convolve(probs_, other.probs_, &fft_error);
+  Convolve(probs_, other.probs_, scratch, &fft_error);
   // P(either loss is +inf), plus the convolution's rounding error bound (pessimistic).
-  const double inf_mass = std::min(1.0, infinity_mass_ + other.infinity_mass_ -
-                                            infinity_mass_ * other.infinity_mass_ + fft_error);
-  PldOptions options = options_;
-  options.tail_mass_truncation =
+  infinity_mass_ = std::min(1.0, infinity_mass_ + other.infinity_mass_ -
+                                     infinity_mass_ * other.infinity_mass_ + fft_error);
+  options_.tail_mass_truncation =
       std::max(options_.tail_mass_truncation, other.options_.tail_mass_truncation);
-  return PrivacyLossDistribution(options, lowest_index_ + other.lowest_index_, std::move(probs),
-                                 inf_mass);
+  lowest_index_ += other.lowest_index_;
+  probs_.swap(scratch);
+  Truncate();
 }
 
 PrivacyLossDistribution PrivacyLossDistribution::SelfCompose(std::int64_t k) const {
@@ -461,9 +519,9 @@ PrivacyLossDistribution PrivacyLossDistribution::SelfCompose(std::int64_t k) con
   PrivacyLossDistribution result(options_);
   PrivacyLossDistribution base = *this;
   while (k > 0) {
-    if (k & 1) result = result.Compose(base);
+    if (k & 1) result.ComposeInPlace(base);
     k >>= 1;
-    if (k > 0) base = base.Compose(base);
+    if (k > 0) base.ComposeInPlace(base);
   }
   return result;
 }
@@ -488,12 +546,9 @@ double PrivacyLossDistribution::EpsilonForDelta(double delta) const {
   const double h = options_.value_discretization;
   const std::size_t n = probs_.size();
   // f[m] = 1 - e^{-m h}, g[m] = e^{-m h}, m = 0..n.
-  std::vector<double> f(n + 1), g(n + 1);
-  for (std::size_t m = 0; m <= n; ++m) {
-    const double x = -static_cast<double>(m) * h;
-    f[m] = -math::Expm1(x);
-    g[m] = math::Exp(x);
-  }
+  const ExpTables& tables = ExpTablesFor(h, n);
+  const std::vector<double>& f = tables.f;
+  const std::vector<double>& g = tables.g;
   // D(j) = delta at eps = value of local index j (j = -1 .. n-1), a sum of nonnegative terms.
   const auto delta_at = [&](std::int64_t j) {
     double d = 0.0;
@@ -503,13 +558,34 @@ double PrivacyLossDistribution::EpsilonForDelta(double delta) const {
     return d + infinity_mass_;
   };
   // Smallest local j in [-1, n-1] with D(j) <= delta; D(n-1) = infinity mass <= delta.
-  std::int64_t lo = -1, hi = static_cast<std::int64_t>(n) - 1;
-  if (delta_at(lo) <= delta) {
-    hi = lo;
-  } else {
-    while (hi - lo > 1) {  // invariant: D(lo) > delta >= D(hi)
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      (delta_at(mid) <= delta ? hi : lo) = mid;
+  // Candidate first, by one scan down from the top with the running sums A = sum_{i>j} p_i and
+  // B = sum_{i>j} p_i e^{-(i-j) h} (D(j) = A - B + p_inf up to their rounding): O(n - j)
+  // instead of the binary search's O(n log n). The exact sums then confirm the crossing
+  // D(j - 1) > delta >= D(j) (the binary search runs if they do not), so the result is the
+  // one of the exact sums either way.
+  std::int64_t hi = static_cast<std::int64_t>(n) - 1;
+  {
+    double a = 0.0, b = 0.0;
+    const double step = g.size() > 1 ? g[1] : 1.0;
+    for (; hi >= 0; --hi) {  // A, B of j = hi - 1 from those of hi
+      const double p = probs_[static_cast<std::size_t>(hi)];
+      a += p;
+      b = (b + p) * step;
+      if (a - b + infinity_mass_ > delta) break;
+    }
+  }
+  const bool confirmed =
+      hi == -1 ? delta_at(-1) <= delta : delta_at(hi) <= delta && delta_at(hi - 1) > delta;
+  if (!confirmed) {
+    std::int64_t lo = -1;
+    hi = static_cast<std::int64_t>(n) - 1;
+    if (delta_at(lo) <= delta) {
+      hi = lo;
+    } else {
+      while (hi - lo > 1) {  // invariant: D(lo) > delta >= D(hi)
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        (delta_at(mid) <= delta ? hi : lo) = mid;
+      }
     }
   }
   if (hi == -1) {

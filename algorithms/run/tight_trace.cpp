@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <utility>
 
 #include "dpadmm/privacy/accountant.h"
@@ -18,13 +17,10 @@ struct TightTrace::Group {
   std::vector<double> positive;  // the costly releases, in order: ComposeTight's input
   double sum = 0.0;              // ComposeBasic(positive), summed in the same order
   bool identical = true;         // every positive term equals positive.front()
-  // The same releases, composed incrementally. It gives ComposeTight's bits as long as no term
-  // repeats a term already folded by an earlier query (the batch Accountant groups equal terms
-  // by first appearance, SelfCompose(count)); `incremental` records that.
-  Accountant accountant;
-  std::set<double> folded;
-  std::set<double> pending;
-  bool incremental = true;
+  // The same releases, composed incrementally: the Accountant folds each pure-epsilon release
+  // once, in order, so its distribution after round t has the bits of a batch composition of
+  // rounds 1..t (ComposeTight's), whenever the queries come.
+  Accountant accountant{ComposeTightOptions()};
   double epsilon = 0.0;  // cached answer
   bool cached = true;
 
@@ -35,8 +31,6 @@ struct TightTrace::Group {
     positive.push_back(cost);
     sum += cost;
     accountant.AddPureEpsilon(cost);
-    if (folded.count(cost) != 0) incremental = false;
-    pending.insert(cost);
     cached = false;
   }
 
@@ -49,12 +43,8 @@ struct TightTrace::Group {
       epsilon = std::min(OptimalCompositionEpsilon(
                              positive.front(), static_cast<std::int64_t>(positive.size()), delta),
                          sum);
-    } else if (incremental) {
-      epsilon = std::min(accountant.Epsilon(delta), sum);
-      folded.insert(pending.begin(), pending.end());
-      pending.clear();
     } else {
-      epsilon = ComposeTight(positive, delta);
+      epsilon = std::min(accountant.Epsilon(delta), sum);
     }
     cached = true;
     return epsilon;

@@ -3,12 +3,12 @@
 // (RoundMetrics::tight_epsilon), equal bit for bit to what the summary's end-of-run accounting
 // (ComposeTight of each node's released costs) gives for the same prefix of rounds.
 //
-// Cost: the PLD query of a node with unequal terms is the expensive part (0.2-0.4 s at h = 1e-4
-// over a run). So: nodes whose cost sequences are equal share one composition (the partition
-// into groups is refined as the sequences diverge); each group composes incrementally (its
-// Accountant folds only the releases added since its last query, and a run of equal terms is
-// one closed form, Kairouz, Oh and Viswanath 2015); only reported rounds are queried, and only
-// groups that no other group dominates term by term (their figure cannot be the max).
+// Cost: nodes whose cost sequences are equal share one composition (the partition into groups
+// is refined as the sequences diverge); each group composes incrementally (its Accountant folds
+// each round's release once, O(grid), and a query inverts delta(eps) in O(grid): no
+// recomposition from round 1; a run of equal terms is one closed form, Kairouz, Oh and
+// Viswanath 2015); only reported rounds are queried, and only groups that no other group
+// dominates term by term (their figure cannot be the max). Memory: O(grid) per group.
 #pragma once
 
 #include <cstdint>

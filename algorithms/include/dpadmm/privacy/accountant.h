@@ -73,9 +73,16 @@ struct AccountantOptions {
 ///    so all of them together are ONE Gaussian, discretised once (one grid error h instead of
 ///    one per release). If every release is Gaussian, Epsilon/Delta are the analytic Gaussian
 ///    mechanism's exact values (the PLD would only add its grid error).
-///  - Other releases are grouped by identical parameters; each group is composed by repeated
-///    squaring and folded into the cached PLD in order of first appearance (so the bits depend
-///    only on the sequence of releases); the Gaussian part is composed in at the query.
+///  - Pure-epsilon releases (randomized response, 4 masses on the grid) are folded into the
+///    cached PLD one by one in order, in place, O(grid) each: the composed distribution and its
+///    bits depend only on the sequence of Add calls, never on when queries come, and the
+///    distribution's size is O(grid) (its width follows the spread of the composed loss; tails
+///    of mass <= tail_mass_truncation are cut after each fold, the upper one into delta).
+///  - Laplace and discrete-Gaussian releases (dense) wait grouped by identical parameters; at the
+///    next query each group is composed by repeated squaring, the groups pairwise as a balanced
+///    tree in order of first appearance, and the result folds into the cached PLD once (their
+///    bits may depend on when queries come); the Gaussian part is composed in at the query. A
+///    query inverts delta(eps) in O(grid) (pld.h).
 /// Not thread-safe (one per node, used by the node's own thread).
 class Accountant {
  public:
@@ -105,10 +112,15 @@ class Accountant {
   std::int64_t non_gaussian_count_ = 0;
   double gaussian_mu2_ = 0.0;  // sum of (D_i / sigma_i)^2 over Gaussian releases
   RdpAccountant rdp_;
+  // The PLD of one release: the last few dense ones are kept.
+  const PrivacyLossDistribution& Single(const MechanismRelease& r) const;
+
   mutable PrivacyLossDistribution non_gaussian_;  // composed non-Gaussian releases
   mutable std::vector<std::pair<MechanismRelease, std::int64_t>> pending_;
   mutable PrivacyLossDistribution total_;  // non_gaussian_ composed with the Gaussian part
   mutable bool total_valid_ = true;
+  mutable std::vector<std::pair<MechanismRelease, PrivacyLossDistribution>> singles_;
+  mutable PrivacyLossDistribution single_scratch_;
 };
 
 }  // namespace dpadmm

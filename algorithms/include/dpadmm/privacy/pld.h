@@ -15,11 +15,18 @@
 //
 // Pessimism (every number this class returns is an upper bound on the exact one, up to the
 // rounding of the sums of nonnegative terms, ~1e-16 relative):
-//  - every loss value is rounded UP to the grid (the mass of (ih - h, ih] goes to ih). Rounding
-//    couples each loss with a larger one; the sum of larger losses is larger, and
-//    delta(eps) = E[(1 - e^{eps - L})_+] is nondecreasing in L, so every composed delta can only
-//    grow. Per release the loss moves up by less than h, so k releases overestimate epsilon by
-//    at most k h;
+//  - every loss value of a continuous part (Gaussian, Laplace) is rounded UP to the grid (the
+//    mass of (ih - h, ih] goes to ih). Rounding couples each loss with a larger one; the sum of
+//    larger losses is larger, and delta(eps) = E[(1 - e^{eps - L})_+] is nondecreasing in L, so
+//    every composed delta can only grow. Per release the loss moves up by less than h, so k
+//    releases overestimate epsilon by at most k h;
+//  - an atom (randomized response, the discrete Gaussian) between grid points a < l <= b is
+//    split into a and b keeping both its P-mass p and its Q-mass p e^{-l} ("connect the dots",
+//    Doroshenko, Ghazi, Kamath, Kumar and Manurangsi, PETS 2022). Its hockey-stick curve is then
+//    the original one for eps <= a, the chord (in e^eps, where the original is convex) above it
+//    on (a, b), 0 from b: the split pair dominates the atom's pair, so composed deltas can only
+//    grow, and it is dominated by rounding the atom up to b, so the k h bound above holds too
+//    (in practice the error is far smaller: second order in h);
 //  - truncation: the lower tail below the grid is moved up onto the lowest grid point; the upper
 //    tail beyond the grid (mass <= tail_mass_truncation per construction and per composition)
 //    goes to +inf, i.e. straight into delta;
@@ -71,7 +78,9 @@ class PrivacyLossDistribution {
                                          const PldOptions& options = {});
   /// Randomized response with parameter eps: L = eps w.p. e^eps / (1 + e^eps), -eps otherwise.
   /// It dominates every eps-DP mechanism (Kairouz, Oh and Viswanath 2015; Murtagh and Vadhan
-  /// 2016), so PureEpsilon(eps) is the tight PLD of ANY eps-DP mechanism.
+  /// 2016), so PureEpsilon(eps) is the tight PLD of ANY eps-DP mechanism. Each of the two atoms
+  /// is split between its two grid neighbours keeping its P- and Q-mass ("connect the dots",
+  /// Doroshenko et al. 2022; see Pessimism above): 4 masses.
   static PrivacyLossDistribution RandomizedResponse(double epsilon, const PldOptions& options = {});
   static PrivacyLossDistribution PureEpsilon(double epsilon, const PldOptions& options = {}) {
     return RandomizedResponse(epsilon, options);
@@ -88,6 +97,11 @@ class PrivacyLossDistribution {
   /// The PLD of the composition of this release and `other` (same grid interval required;
   /// InputError otherwise).
   [[nodiscard]] PrivacyLossDistribution Compose(const PrivacyLossDistribution& other) const;
+  /// The same in place (*this = Compose(other), the same bits): the result is built in a
+  /// per-thread buffer that swaps with this one's, so a sequence of compositions allocates
+  /// nothing once the buffers are large enough. O(size) for a sparse `other` (randomized
+  /// response: 4 nonzero masses), O(size log size) by FFT otherwise.
+  void ComposeInPlace(const PrivacyLossDistribution& other);
   /// k-fold self-composition by repeated squaring; k >= 0 (k = 0 is the identity).
   [[nodiscard]] PrivacyLossDistribution SelfCompose(std::int64_t k) const;
 
