@@ -8,7 +8,7 @@ set(DPADMM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/dpadmm)
 
 set(DPADMM_INSTALL_TARGETS dpadmm_runtime dpadmm_algorithms)
 if(DPADMM_WITH_PARTY)
-  list(APPEND DPADMM_INSTALL_TARGETS dpadmm_party_wire)  # linked by the static runtime
+  list(APPEND DPADMM_INSTALL_TARGETS dpadmm_party_grpc dpadmm_party_wire)  # the static runtime's
 endif()
 install(TARGETS ${DPADMM_INSTALL_TARGETS}
   EXPORT dpadmmTargets
@@ -52,7 +52,7 @@ endif()
 # The network engine's gRPC and protobuf (their pkg-config modules), when built with it.
 if(DPADMM_WITH_PARTY)
   string(APPEND DPADMM_PC_REQUIRES_PRIVATE " grpc++ protobuf")
-  set(DPADMM_PC_LIBS_PRIVATE "-ldpadmm_party_wire ${DPADMM_PC_LIBS_PRIVATE}")
+  set(DPADMM_PC_LIBS_PRIVATE "-ldpadmm_party_grpc -ldpadmm_party_wire ${DPADMM_PC_LIBS_PRIVATE}")
 endif()
 configure_file(cmake/dpadmm.pc.in ${CMAKE_CURRENT_BINARY_DIR}/dpadmm.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/dpadmm.pc

@@ -122,12 +122,14 @@ class PartyProcesses : public ::testing::Test {
     const fs::path run = dir_ / ("run" + std::to_string(++runs_));
     fs::create_directories(run);
     for (int p = 0; p < parties; ++p) {
-      std::vector<std::string> args = {DPADMM_PARTY_NODE, "--party", std::to_string(p), "--ports",
-                                       list, "--out", (run / ("out" + std::to_string(p))).string()};
-      args.insert(args.end(), common.begin(), common.end());
-      if (const auto it = extra.find(p); it != extra.end()) {
-        args.insert(args.end(), it->second.begin(), it->second.end());
-      }
+      // Party arguments starting with "@hostile" run party_hostile instead, with only them.
+      const auto it = extra.find(p);
+      const bool hostile = it != extra.end() && !it->second.empty() && it->second[0] == "@hostile";
+      std::vector<std::string> args = {hostile ? DPADMM_PARTY_HOSTILE : DPADMM_PARTY_NODE,
+                                       "--party", std::to_string(p), "--ports", list, "--out",
+                                       (run / ("out" + std::to_string(p))).string()};
+      if (!hostile) args.insert(args.end(), common.begin(), common.end());
+      if (it != extra.end()) args.insert(args.end(), it->second.begin() + hostile, it->second.end());
       const std::string err = (run / ("err" + std::to_string(p))).string();
       const pid_t pid = fork();
       if (pid == 0) {
@@ -389,5 +391,29 @@ TEST_F(PartyProcesses, SpecMismatchIsRefusedOnBothSides) {
   const auto ended = Launch(3, args, {{1, {"--spec", "another spec"}}});
   for (int p : {0, 1, 2}) ExpectError(ended[p], "setup", "different spec");
 }
+
+// p1 breaks the protocol (tests/party/party_hostile.cpp); p0 ends the run naming it.
+class HostilePeer : public PartyProcesses, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(HostilePeer, IsRefusedNamingIt) {
+  const std::string mode = GetParam();
+  const std::map<std::string, std::string> expect = {
+      {"wrong_round", "out of order (expected round 0)"},
+      {"wrong_node", "is for edge 3 -> 1, expected 2 -> 1"},
+      {"too_long", "message has 3 doubles, more than its 2"},
+      {"nan", "= nan (not finite)"},
+      {"missing", "1 messages, expected 2"},
+      {"oversize", "disconnected"},
+      {"ahead", "more than 16 rounds ahead"}};
+  auto args = Tls();
+  args.insert(args.end(), {"--nodes", "4", "--topology", "ring", "--rounds", "30"});
+  const auto ended = Launch(2, args, {{1, {"@hostile", "--certs", args[1], "--mode", mode}}});
+  ExpectError(ended[0], mode == "oversize" ? "peer_failed p1" : "protocol p1", expect.at(mode));
+  EXPECT_EQ(ended[1].exit_code, 0) << ended[1].err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, HostilePeer,
+                         ::testing::Values("wrong_round", "wrong_node", "too_long", "nan",
+                                           "missing", "oversize", "ahead"));
 
 }  // namespace
