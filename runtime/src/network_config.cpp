@@ -30,7 +30,7 @@ bool ValidId(const std::string& id) {
 }
 
 void RequireFile(const std::string& path, const char* field) {
-  struct stat st{};
+  struct stat st {};
   if (path.empty()) Refuse(std::string(field) + " is required (or choose insecure mode)");
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
     Refuse(std::string(field) + " '" + path + "' is not a readable file");
@@ -77,7 +77,8 @@ bool IsLoopbackHost(const std::string& host) {
   std::size_t at = 0;
   while (at <= host.size()) {
     const auto dot = host.find('.', at);
-    const std::string part = host.substr(at, dot == std::string::npos ? std::string::npos : dot - at);
+    const std::string part =
+        host.substr(at, dot == std::string::npos ? std::string::npos : dot - at);
     if (part.empty() || part.size() > 3) return false;
     int v = 0;
     for (char c : part) {
@@ -101,7 +102,7 @@ std::vector<int> PartyNodes(std::span<const int> node_parties, int party) {
 }
 
 std::string ReadPrivateKeyFile(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) Refuse("private key '" + path + "': cannot be read");
   if (!S_ISREG(st.st_mode)) Refuse("private key '" + path + "': not a regular file");
   if ((st.st_mode & 077) != 0) {
@@ -124,16 +125,17 @@ void ValidateNetworkOptions(const NetworkOptions& o, int nodes) {
     const PartyAddress& a = o.parties[p];
     const std::string who = "party " + std::to_string(p) + " ('" + a.id + "'): ";
     if (!ValidId(a.id)) {
-      Refuse(who + "a party id is 1-63 characters of a-z, 0-9 and '-', not starting or "
-                   "ending with '-' (it is the certificate's subject alternative name)");
+      Refuse(who +
+             "a party id is 1-63 characters of a-z, 0-9 and '-', not starting or "
+             "ending with '-' (it is the certificate's subject alternative name)");
     }
     if (!ids.insert(a.id).second) Refuse(who + "the id appears twice");
     if (!addresses.insert(a.address).second) Refuse(who + "the address appears twice");
     const detail::HostPort hp = detail::SplitHostPort(a.address);
     if (hp.port == 0) Refuse(who + "address '" + a.address + "' is not host:port");
     if (o.insecure && !IsLoopbackHost(hp.host)) {
-      Refuse(who + "insecure (plaintext) mode allows loopback addresses only, got '" +
-             a.address + "'");
+      Refuse(who + "insecure (plaintext) mode allows loopback addresses only, got '" + a.address +
+             "'");
     }
     if (a.id == o.self) self = static_cast<int>(p);
   }

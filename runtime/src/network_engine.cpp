@@ -122,7 +122,7 @@ struct Hub {
   bool has_fatal = false;    // a handler refused a peer's Hello as a mismatch
   int fatal_peer = -1;
   std::string fatal;
-  std::string abandoned;     // set-up failed here: why, told to every peer saying Hello
+  std::string abandoned;  // set-up failed here: why, told to every peer saying Hello
 };
 
 // Static facts of the run, shared by the engine and the handlers (read-only once built).
@@ -238,8 +238,8 @@ class Service final : public pb::Party::Service {
       Incoming& in = hub_.in[p];
       in.last_heard = Clock::now();
       if (in.queue.size() >= kMaxQueuedEnvelopes) {
-        in.violation = "sent more than " + std::to_string(kMaxQueuedEnvelopes) +
-                       " frames ahead of this party";
+        in.violation =
+            "sent more than " + std::to_string(kMaxQueuedEnvelopes) + " frames ahead of this party";
         in.ended = in.broken = true;
         hub_.cv.notify_all();
         return {grpc::StatusCode::RESOURCE_EXHAUSTED, in.violation};
@@ -337,7 +337,7 @@ class Writer {
   std::thread thread_;
 };
 
-struct Source {  // where node a's k-th inbox message comes from
+struct Source {    // where node a's k-th inbox message comes from
   int peer = -1;   // -1: a local neighbour
   int local = -1;  // its local index
   int edge = -1;   // else: the edge index in that peer's frames
@@ -494,7 +494,8 @@ class NetworkRun {
     std::size_t largest = 4096 + options_.spec_hash.size();
     for (int q = 0; q < parties; ++q) {
       if (q == self_) continue;
-      largest = std::max(largest, 256 + options_.spec_hash.size() + 32 * facts_.expect[q].nodes.size());
+      largest =
+          std::max(largest, 256 + options_.spec_hash.size() + 32 * facts_.expect[q].nodes.size());
       largest = std::max(largest, 256 + facts_.expect[q].edges.size() * (cap * 8 + 48));
     }
     if (largest > (std::size_t{1} << 30)) {
@@ -642,10 +643,10 @@ class NetworkRun {
       }
       if (missing.empty()) break;
       if (Clock::now() > deadline) {
-        SetupFails(first,
-                   "set-up did not complete within " + Seconds(options_.setup_timeout_seconds) +
-                       missing,
-                   /*linger=*/false);
+        SetupFails(
+            first,
+            "set-up did not complete within " + Seconds(options_.setup_timeout_seconds) + missing,
+            /*linger=*/false);
       }
       std::this_thread::sleep_for(pause);
       pause = std::min(pause * 2, std::chrono::milliseconds(1000));
@@ -690,8 +691,8 @@ class NetworkRun {
                              : std::vector<grpc::string_ref>{};
       if (sans.size() != 1 || std::string(sans[0].data(), sans[0].size()) != facts_.ids[q]) {
         SetupFails(q, who + " at " + options_.parties[q].address +
-                          " presented a certificate that does not name exactly '" +
-                          facts_.ids[q] + "'");
+                          " presented a certificate that does not name exactly '" + facts_.ids[q] +
+                          "'");
       }
     }
     std::vector<std::size_t> sizes;
@@ -916,9 +917,9 @@ class NetworkRun {
         const std::string err = peers_[q].Accept(e, next_deliver_);
         if (!err.empty()) {
           log_("refused a frame from " + who + ": " + err);
-          throw NetworkError(Kind::kProtocol, facts_.ids[q],
-                             "party '" + options_.self + "' refused a frame from " + who + ": " +
-                                 err);
+          throw NetworkError(
+              Kind::kProtocol, facts_.ids[q],
+              "party '" + options_.self + "' refused a frame from " + who + ": " + err);
         }
         if (peers_[q].aborted()) {
           throw NetworkError(Kind::kPeerFailed, facts_.ids[q],
@@ -929,9 +930,9 @@ class NetworkRun {
       if (decided_) continue;
       if (!flags[q].violation.empty()) {
         log_("refused " + who + ": " + flags[q].violation);
-        throw NetworkError(Kind::kProtocol, facts_.ids[q],
-                           "party '" + options_.self + "' refused " + who + ": " +
-                               flags[q].violation);
+        throw NetworkError(
+            Kind::kProtocol, facts_.ids[q],
+            "party '" + options_.self + "' refused " + who + ": " + flags[q].violation);
       }
       if (flags[q].broken) {
         throw NetworkError(Kind::kPeerFailed, facts_.ids[q],
@@ -948,8 +949,8 @@ class NetworkRun {
       if (peer_ended_[q]) {
         throw NetworkError(Kind::kPeerFailed, facts_.ids[q],
                            "party '" + facts_.ids[q] + "' closed its stream before sending " +
-                               "what this party waits for (round " +
-                               std::to_string(next_deliver_) + ")");
+                               "what this party waits for (round " + std::to_string(next_deliver_) +
+                               ")");
       }
     }
     std::unique_lock<std::mutex> lock(hub_.mu);
@@ -1095,8 +1096,8 @@ class NetworkRun {
   std::unique_ptr<grpc::Server> server_;
   std::vector<std::unique_ptr<pb::Party::Stub>> stubs_;
   std::vector<std::unique_ptr<Writer>> writers_;  // by party number
-  std::vector<Clock::time_point> last_sent_;  // by party number
-  std::vector<char> peer_ended_;              // by party number: its stream to us has ended
+  std::vector<Clock::time_point> last_sent_;      // by party number
+  std::vector<char> peer_ended_;                  // by party number: its stream to us has ended
   std::set<int> blocked_on_;
 
   std::int64_t next_compute_ = 0;

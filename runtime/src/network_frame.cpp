@@ -207,9 +207,8 @@ std::string PeerStream::AcceptRound(const pb::RoundFrame& frame, std::int64_t ne
       }
       const auto size = static_cast<std::size_t>(m.payload_size());
       if (size > edge_max_[static_cast<std::size_t>(e)]) {
-        return where + "node " + std::to_string(from) + "'s message has " +
-               std::to_string(size) + " doubles, more than its " +
-               std::to_string(edge_max_[static_cast<std::size_t>(e)]);
+        return where + "node " + std::to_string(from) + "'s message has " + std::to_string(size) +
+               " doubles, more than its " + std::to_string(edge_max_[static_cast<std::size_t>(e)]);
       }
       total += size;
     }

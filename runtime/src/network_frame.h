@@ -62,8 +62,8 @@ struct PeerRound {
   bool failed = false;
   int failed_node = -1;
   FailureKind kind = FailureKind::kStepFailed;
-  std::vector<double> payload;        // the messages' payloads back to back
-  std::vector<std::size_t> offsets;   // edge e's message is [offsets[e], offsets[e + 1])
+  std::vector<double> payload;       // the messages' payloads back to back
+  std::vector<std::size_t> offsets;  // edge e's message is [offsets[e], offsets[e + 1])
   std::span<const double> Message(std::size_t edge) const {
     return {payload.data() + offsets[edge], offsets[edge + 1] - offsets[edge]};
   }
@@ -83,7 +83,9 @@ class PeerStream {
   // Round frames received: rounds 0 .. rounds_received() - 1.
   std::int64_t rounds_received() const { return next_round_; }
   // The received round `r` (must be held: first_held() <= r < rounds_received()).
-  const PeerRound& Round(std::int64_t r) const { return held_[static_cast<std::size_t>(r - first_)]; }
+  const PeerRound& Round(std::int64_t r) const {
+    return held_[static_cast<std::size_t>(r - first_)];
+  }
   std::int64_t first_held() const { return first_; }
   // Drops held rounds before `r`.
   void DropBefore(std::int64_t r);

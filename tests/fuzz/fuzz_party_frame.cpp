@@ -46,7 +46,8 @@ void CheckHeld(const rtd::PeerStream& s) {
       }
       continue;
     }
-    if (pr.offsets.size() != expect.edges.size() + 1) dpadmm::fuzz::Fail("not one message per edge");
+    if (pr.offsets.size() != expect.edges.size() + 1)
+      dpadmm::fuzz::Fail("not one message per edge");
     for (std::size_t e = 0; e < expect.edges.size(); ++e) {
       const auto m = pr.Message(e);
       if (m.size() > expect.max_doubles) dpadmm::fuzz::Fail("a message beyond the limit");

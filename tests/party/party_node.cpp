@@ -55,17 +55,18 @@ const char* KindName(rt::NetworkError::Kind k) {
 
 int main(int argc, char** argv) {
   std::map<std::string, std::string> a = {
-      {"--party", "0"},      {"--nodes", "6"},     {"--topology", "random"},
-      {"--rounds", "30"},    {"--map", "contiguous"}, {"--width", "2"},
-      {"--certs", "insecure"}, {"--spec", "spec"}, {"--stop-after", "-1"},
+      {"--party", "0"},         {"--nodes", "6"},          {"--topology", "random"},
+      {"--rounds", "30"},       {"--map", "contiguous"},   {"--width", "2"},
+      {"--certs", "insecure"},  {"--spec", "spec"},        {"--stop-after", "-1"},
       {"--peer-timeout", "20"}, {"--setup-timeout", "20"}, {"--out", "/dev/null"}};
   std::vector<Fault> faults;
   for (int k = 1; k + 1 < argc; k += 2) {
     if (std::strcmp(argv[k], "--fault") == 0) {
       const auto f = Split(argv[k + 1], ':');
-      const std::map<std::string, Fault::Kind> kinds = {
-          {"fail", Fault::kFail}, {"throw", Fault::kThrow}, {"kill", Fault::kKill},
-          {"hang", Fault::kHang}};
+      const std::map<std::string, Fault::Kind> kinds = {{"fail", Fault::kFail},
+                                                        {"throw", Fault::kThrow},
+                                                        {"kill", Fault::kKill},
+                                                        {"hang", Fault::kHang}};
       faults.push_back({std::stoi(f.at(0)), std::stoll(f.at(1)), kinds.at(f.at(2))});
     } else {
       a[argv[k]] = argv[k + 1];
@@ -84,7 +85,8 @@ int main(int argc, char** argv) {
   for (int p = 0; p < parties; ++p) {
     o.parties.push_back({"p" + std::to_string(p), "127.0.0.1:" + ports[p]});
   }
-  o.node_parties = a["--map"] == "roundrobin" ? std::vector<int>(n) : rt::ContiguousNodeRanks(n, parties);
+  o.node_parties =
+      a["--map"] == "roundrobin" ? std::vector<int>(n) : rt::ContiguousNodeRanks(n, parties);
   if (a["--map"] == "roundrobin") {
     for (int i = 0; i < n; ++i) o.node_parties[i] = i % parties;
   }

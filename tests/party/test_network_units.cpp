@@ -83,8 +83,7 @@ TEST_F(KeyFile, TlsOptionsNeedTheirFilesAndAPrivateKey) {
   o.insecure = false;
   EXPECT_NE(ConfigError(o, 4).find("the CA certificate is required"), std::string::npos);
   o.tls = {File("ca.pem", 0644), File("a.pem", 0644), File("a.key", 0644)};
-  EXPECT_NE(ConfigError(o, 4).find("accessible by group or others (mode 0644)"),
-            std::string::npos);
+  EXPECT_NE(ConfigError(o, 4).find("accessible by group or others (mode 0644)"), std::string::npos);
   ASSERT_EQ(chmod(o.tls.key.c_str(), 0600), 0);
   EXPECT_EQ(ConfigError(o, 4), "");
 }
@@ -106,8 +105,9 @@ TEST(NetworkOptions, EveryFieldIsChecked) {
     change(o);
     return ConfigError(o, 4);
   };
-  EXPECT_NE(bad([](auto& o) { o.parties[1].address = "10.1.2.3:5002"; })
-                .find("insecure (plaintext) mode allows loopback addresses only"),
+  EXPECT_NE(bad([](auto& o) {
+              o.parties[1].address = "10.1.2.3:5002";
+            }).find("insecure (plaintext) mode allows loopback addresses only"),
             std::string::npos);
   EXPECT_NE(bad([](auto& o) { o.parties[1].address = "0.0.0.0:5002"; }).find("loopback"),
             std::string::npos);
@@ -190,10 +190,12 @@ TEST(NetworkDecoder, HelloNamesWhatDiffers) {
   EXPECT_EQ(Check(h), "hosts nodes {2, 4}, the map gives it {2, 3}");
   h = Hello();
   h.mutable_nodes(1)->set_max_doubles(4);
-  EXPECT_EQ(Check(h), "node 3 sends messages of up to 4 doubles, more than this party's limit of 3");
+  EXPECT_EQ(Check(h),
+            "node 3 sends messages of up to 4 doubles, more than this party's limit of 3");
 }
 
-rtd::pb::Envelope RoundFrame(std::int64_t r, std::vector<std::pair<int, int>> edges = {{2, 1}, {3, 0}},
+rtd::pb::Envelope RoundFrame(std::int64_t r,
+                             std::vector<std::pair<int, int>> edges = {{2, 1}, {3, 0}},
                              std::vector<double> payload = {1, 2}) {
   rtd::pb::Envelope e;
   auto* f = e.mutable_round();

@@ -38,7 +38,7 @@ namespace {
 struct Ended {
   int exit_code = -1;  // -1: killed by a signal
   int signal = 0;
-  bool killed_by_test = false;  // still alive at the bound
+  bool killed_by_test = false;   // still alive at the bound
   std::vector<std::string> out;  // lines of --out
   std::string err;               // stderr
   std::string Line(const std::string& head) const {
@@ -126,10 +126,15 @@ class PartyProcesses : public ::testing::Test {
       const auto it = extra.find(p);
       const bool hostile = it != extra.end() && !it->second.empty() && it->second[0] == "@hostile";
       std::vector<std::string> args = {hostile ? DPADMM_PARTY_HOSTILE : DPADMM_PARTY_NODE,
-                                       "--party", std::to_string(p), "--ports", list, "--out",
+                                       "--party",
+                                       std::to_string(p),
+                                       "--ports",
+                                       list,
+                                       "--out",
                                        (run / ("out" + std::to_string(p))).string()};
       if (!hostile) args.insert(args.end(), common.begin(), common.end());
-      if (it != extra.end()) args.insert(args.end(), it->second.begin() + hostile, it->second.end());
+      if (it != extra.end())
+        args.insert(args.end(), it->second.begin() + hostile, it->second.end());
       const std::string err = (run / ("err" + std::to_string(p))).string();
       const pid_t pid = fork();
       if (pid == 0) {
@@ -145,8 +150,7 @@ class PartyProcesses : public ::testing::Test {
     std::vector<Ended> ended(static_cast<std::size_t>(parties));
     std::set<int> alive;
     for (int p = 0; p < parties; ++p) alive.insert(p);
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(bound);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(bound);
     while (!alive.empty()) {
       for (auto it = alive.begin(); it != alive.end();) {
         int status = 0;
@@ -176,8 +180,9 @@ class PartyProcesses : public ::testing::Test {
     for (int p = 0; p < parties; ++p) {
       ended[p].out = Lines(ReadAll(run / ("out" + std::to_string(p))));
       ended[p].err = ReadAll(run / ("err" + std::to_string(p)));
-      EXPECT_FALSE(ended[p].killed_by_test) << "party p" << p << " did not end within " << bound
-                                            << " s; stderr:\n" << ended[p].err;
+      EXPECT_FALSE(ended[p].killed_by_test)
+          << "party p" << p << " did not end within " << bound << " s; stderr:\n"
+          << ended[p].err;
     }
     return ended;
   }
@@ -213,8 +218,8 @@ Reference Serial(const rt::Topology& t, std::int64_t rounds, std::size_t width,
   return ref;
 }
 
-std::string RoundLine(std::size_t round, const std::vector<double>& row, const std::vector<int>& map,
-                      int party, std::size_t width) {
+std::string RoundLine(std::size_t round, const std::vector<double>& row,
+                      const std::vector<int>& map, int party, std::size_t width) {
   std::string line = std::to_string(round);
   for (std::size_t k = 0; k < row.size(); ++k) {
     const int node = static_cast<int>(k / width);
@@ -289,8 +294,8 @@ TEST_F(PartyProcesses, ThreePartiesGiveTheSerialEnginesBits) {
 TEST_F(PartyProcesses, FivePartiesRoundRobinGiveTheSerialEnginesBits) {
   const auto ref = Serial(RandomGraph(13, 2, 7), 40, 2, {}, -1);
   auto args = Tls();
-  args.insert(args.end(), {"--nodes", "13", "--topology", "random", "--rounds", "40", "--map",
-                           "roundrobin"});
+  args.insert(args.end(),
+              {"--nodes", "13", "--topology", "random", "--rounds", "40", "--map", "roundrobin"});
   ExpectSameAsSerial(Launch(5, args), ref, RoundRobin(13, 5), 2);
 }
 
@@ -365,10 +370,12 @@ TEST_F(PartyProcesses, UnknownIdIsRefusedAndLoggedOnce) {
     ExpectError(ended[p], "setup", "'p1'");
     ExpectNoRepeatedLine(ended[p]);
   }
-  // p1 dials p0 first, and p0 refuses it; p2 (which p1 may not reach before it gives up)
-  // refuses its certificate when it dials p1 (the SAN is not 'p1').
-  EXPECT_NE(ended[0].err.find("names 'mallory', not a peer of this run"), std::string::npos)
-      << ended[0].err;
+  // p1 stops at the first party that refuses it (p0 or p2, whichever is up first); the other
+  // refuses p1's certificate when it dials p1 (the SAN is not 'p1').
+  const std::string refusal = "names 'mallory', not a peer of this run";
+  EXPECT_TRUE(ended[0].err.find(refusal) != std::string::npos ||
+              ended[2].err.find(refusal) != std::string::npos)
+      << ended[0].err << ended[2].err;
   EXPECT_NE(ended[1].Line("message").find("refused this party"), std::string::npos)
       << ended[1].Line("message");
   EXPECT_EQ(ended[1].exit_code, 3);
@@ -403,7 +410,9 @@ TEST_P(HostilePeer, IsRefusedNamingIt) {
       {"too_long", "message has 3 doubles, more than its 2"},
       {"nan", "= nan (not finite)"},
       {"missing", "1 messages, expected 2"},
-      {"oversize", "disconnected"},
+      // gRPC ends a stream whose frame is over the limit: seen as a broken connection or as
+      // a stream the peer closed, both failures of that peer.
+      {"oversize", "party 'p1'"},
       {"ahead", "more than 16 rounds ahead"}};
   auto args = Tls();
   args.insert(args.end(), {"--nodes", "4", "--topology", "ring", "--rounds", "30"});

@@ -74,14 +74,14 @@ struct PartyAddress {
 };
 
 struct NetworkOptions {
-  std::string self;                    // this party's id
-  std::vector<PartyAddress> parties;   // every party, self included; index = party number
-  std::vector<int> node_parties;       // node_parties[i]: the party number hosting node i
-  std::vector<std::uint8_t> spec_hash; // compared byte for byte with every peer's
-  TlsFiles tls;                        // required unless insecure
+  std::string self;                     // this party's id
+  std::vector<PartyAddress> parties;    // every party, self included; index = party number
+  std::vector<int> node_parties;        // node_parties[i]: the party number hosting node i
+  std::vector<std::uint8_t> spec_hash;  // compared byte for byte with every peer's
+  TlsFiles tls;                         // required unless insecure
   bool insecure = false;  // plaintext, no authentication; only loopback addresses allowed
-  double setup_timeout_seconds = 30;   // to reach every peer and agree, from the start
-  double peer_timeout_seconds = 60;    // a peer silent this long during the run has failed
+  double setup_timeout_seconds = 30;  // to reach every peer and agree, from the start
+  double peer_timeout_seconds = 60;   // a peer silent this long during the run has failed
   // Limit on the length (doubles) of any message a peer's node may send, which also sets the
   // largest frame this party receives; 0 = the largest MaxMessageSize of this party's nodes.
   std::size_t max_message_doubles = 0;
