@@ -730,6 +730,7 @@ class NetworkRun {
       }
       while (!decided_ && TryDeliver()) progress = true;
       Heartbeats();
+      if (progress) ended_wait_start_.reset();
       if (!progress && !decided_) Idle();
     }
   }
@@ -942,16 +943,24 @@ class NetworkRun {
     }
   }
 
-  // Nothing to do: wait for a frame (bounded), and fail a peer we wait for that has ended its
-  // stream, or any peer silent for the peer timeout.
+  // Nothing to do: wait for a frame (bounded). Fails a peer silent for the peer timeout, and a
+  // peer we wait for that has closed its stream if nothing moves for the peer timeout after
+  // (an honest party closes only once the end is decided, and what decided it is on its way
+  // from the party that sent it: a stop, a cancel or a failure).
   void Idle() {
+    int ended = -1;
     for (int q : blocked_on_) {
-      if (peer_ended_[q]) {
-        throw NetworkError(Kind::kPeerFailed, facts_.ids[q],
-                           "party '" + facts_.ids[q] + "' closed its stream before sending " +
-                               "what this party waits for (round " + std::to_string(next_deliver_) +
-                               ")");
-      }
+      if (peer_ended_[q]) ended = q;
+    }
+    if (ended < 0) {
+      ended_wait_start_.reset();
+    } else if (!ended_wait_start_) {
+      ended_wait_start_ = Clock::now();
+    } else if (Clock::now() - *ended_wait_start_ > timeout_) {
+      throw NetworkError(Kind::kPeerFailed, facts_.ids[ended],
+                         "party '" + facts_.ids[ended] + "' closed its stream before sending " +
+                             "what this party waits for (round " + std::to_string(next_deliver_) +
+                             ")");
     }
     std::unique_lock<std::mutex> lock(hub_.mu);
     hub_.cv.wait_for(lock, std::chrono::milliseconds(20), [&] {
@@ -1099,6 +1108,7 @@ class NetworkRun {
   std::vector<Clock::time_point> last_sent_;      // by party number
   std::vector<char> peer_ended_;                  // by party number: its stream to us has ended
   std::set<int> blocked_on_;
+  std::optional<Clock::time_point> ended_wait_start_;  // since when Idle waits on a closed peer
 
   std::int64_t next_compute_ = 0;
   std::int64_t next_deliver_ = 0;

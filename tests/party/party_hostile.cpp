@@ -25,6 +25,7 @@
 #include "../mpi/mpi_test_support.h"
 #include "dpadmm_party.grpc.pb.h"
 #include "network_frame.h"
+#include "party_frames.h"
 
 namespace pb = dpadmm::party::v1;
 namespace rt = dpadmm::runtime;
@@ -57,18 +58,11 @@ class Honest final : public pb::Party::Service {
   pb::HelloMessage hello_;
 };
 
-pb::Envelope Round(std::int64_t r, std::vector<std::pair<int, int>> edges, int doubles,
+pb::Envelope Round(std::int64_t r, const std::vector<std::pair<int, int>>& edges, int doubles,
                    double value = 0.5) {
-  pb::Envelope e;
-  auto* f = e.mutable_round();
-  f->set_round(r);
-  for (const auto& [from, to] : edges) {
-    auto* m = f->add_messages();
-    m->set_from_node(static_cast<std::uint32_t>(from));
-    m->set_to_node(static_cast<std::uint32_t>(to));
-    for (int k = 0; k < doubles; ++k) m->add_payload(k == 1 ? value : static_cast<double>(r));
-  }
-  return e;
+  std::vector<double> payload;
+  for (int k = 0; k < doubles; ++k) payload.push_back(k == 1 ? value : static_cast<double>(r));
+  return dpadmm::partytest::RoundFrame(r, edges, payload);
 }
 
 }  // namespace

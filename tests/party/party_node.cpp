@@ -13,13 +13,15 @@
 //   --map contiguous|roundrobin  --width W  --certs DIR (or "insecure")  --cert NAME (the
 //   certificate/key pair to present, default pK)  --spec TEXT (spec hash bytes, default "spec")
 //   --fault node:round:fail|throw|kill|hang  --stop-after R  --peer-timeout S  --setup-timeout S
-//   --out FILE
+//   --start-delay S (sleeps before it starts)  --out FILE
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../mpi/mpi_test_support.h"
@@ -58,7 +60,8 @@ int main(int argc, char** argv) {
       {"--party", "0"},         {"--nodes", "6"},          {"--topology", "random"},
       {"--rounds", "30"},       {"--map", "contiguous"},   {"--width", "2"},
       {"--certs", "insecure"},  {"--spec", "spec"},        {"--stop-after", "-1"},
-      {"--peer-timeout", "20"}, {"--setup-timeout", "20"}, {"--out", "/dev/null"}};
+      {"--peer-timeout", "20"}, {"--setup-timeout", "20"}, {"--out", "/dev/null"},
+      {"--start-delay", "0"}};
   std::vector<Fault> faults;
   for (int k = 1; k + 1 < argc; k += 2) {
     if (std::strcmp(argv[k], "--fault") == 0) {
@@ -110,6 +113,7 @@ int main(int argc, char** argv) {
   Recorder recorder;
   recorder.stop_after = std::stoll(a["--stop-after"]);
 
+  std::this_thread::sleep_for(std::chrono::duration<double>(std::stod(a["--start-delay"])));
   std::ofstream out(a["--out"]);
   try {
     const rt::EngineResult r = rt::RunNetwork(programs, topology, e, o, recorder);

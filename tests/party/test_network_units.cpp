@@ -15,6 +15,7 @@
 
 #include "dpadmm/runtime/network.h"
 #include "network_frame.h"
+#include "party_frames.h"
 
 namespace rt = dpadmm::runtime;
 namespace rtd = dpadmm::runtime::detail;
@@ -197,16 +198,7 @@ TEST(NetworkDecoder, HelloNamesWhatDiffers) {
 rtd::pb::Envelope RoundFrame(std::int64_t r,
                              std::vector<std::pair<int, int>> edges = {{2, 1}, {3, 0}},
                              std::vector<double> payload = {1, 2}) {
-  rtd::pb::Envelope e;
-  auto* f = e.mutable_round();
-  f->set_round(r);
-  for (const auto& [from, to] : edges) {
-    auto* m = f->add_messages();
-    m->set_from_node(static_cast<std::uint32_t>(from));
-    m->set_to_node(static_cast<std::uint32_t>(to));
-    for (double v : payload) m->add_payload(v);
-  }
-  return e;
+  return dpadmm::partytest::RoundFrame(r, edges, payload);
 }
 
 rtd::pb::Envelope Verdict(std::int64_t r, bool go_on) {
