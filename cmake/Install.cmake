@@ -6,7 +6,11 @@ include(CMakePackageConfigHelpers)
 
 set(DPADMM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/dpadmm)
 
-install(TARGETS dpadmm_runtime dpadmm_algorithms
+set(DPADMM_INSTALL_TARGETS dpadmm_runtime dpadmm_algorithms)
+if(DPADMM_WITH_PARTY)
+  list(APPEND DPADMM_INSTALL_TARGETS dpadmm_party_grpc dpadmm_party_wire)  # the static runtime's
+endif()
+install(TARGETS ${DPADMM_INSTALL_TARGETS}
   EXPORT dpadmmTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -44,6 +48,11 @@ endif()
 set(DPADMM_PC_REQUIRES_PRIVATE "")
 if(DPADMM_WITH_MPI)
   set(DPADMM_PC_REQUIRES_PRIVATE "ompi-c")
+endif()
+# The network engine's gRPC and protobuf (their pkg-config modules), when built with it.
+if(DPADMM_WITH_PARTY)
+  string(APPEND DPADMM_PC_REQUIRES_PRIVATE " grpc++ protobuf")
+  set(DPADMM_PC_LIBS_PRIVATE "-ldpadmm_party_grpc -ldpadmm_party_wire ${DPADMM_PC_LIBS_PRIVATE}")
 endif()
 configure_file(cmake/dpadmm.pc.in ${CMAKE_CURRENT_BINARY_DIR}/dpadmm.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/dpadmm.pc

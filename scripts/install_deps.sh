@@ -45,6 +45,8 @@ packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           emscripten chromium  # browser demo: wasm build and its end-to-end test
           clang-14 libfuzzer-14-dev libclang-rt-14-dev  # scripts/fuzz.sh (libFuzzer, ASan, UBSan)
           libopenmpi-dev openmpi-bin  # the MPI engine and its tests under mpirun
+          libgrpc++-dev protobuf-compiler-grpc protobuf-compiler libprotobuf-dev  # network engine
+          openssl                     # scripts/make_certs.sh (the network engine's test certificates)
           clang-format python3        # scripts/format.sh --check; the golden test's comparison
           curl ca-certificates xz-utils  # `install_deps.sh wasm-tbb`: oneTBB's Debian source
           python3-sklearn             # bench/liblinear_side_by_side.py (liblinear, NumPy, SciPy)

@@ -27,8 +27,9 @@ namespace rt = dpadmm::runtime;
 struct Fault {
   int node = -1;
   std::int64_t round = -1;
-  // kStall: sleeps 3 s in `round`, then goes on; kSlow: sleeps 100 ms in every round >= `round`.
-  enum Kind { kFail, kThrow, kKill, kStall, kSlow } kind = kFail;
+  // kStall: sleeps 3 s in `round`, then goes on; kSlow: sleeps 100 ms in every round >= `round`;
+  // kHang: stops its whole process (SIGSTOP) in `round` (the network engine's hung party).
+  enum Kind { kFail, kThrow, kKill, kStall, kSlow, kHang } kind = kFail;
 };
 
 class ToyProgram : public rt::NodeProgram {
@@ -72,6 +73,7 @@ class ToyProgram : public rt::NodeProgram {
       if (f.node != id_ || f.round != round) continue;
       if (f.kind == Fault::kThrow) throw std::runtime_error("planted exception");
       if (f.kind == Fault::kKill) std::raise(SIGKILL);
+      if (f.kind == Fault::kHang) std::raise(SIGSTOP);
       if (f.kind == Fault::kStall) {
         std::this_thread::sleep_for(std::chrono::seconds(3));
         continue;

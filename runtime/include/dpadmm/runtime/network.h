@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// The network engine: parties that do not trust each other, one process per party (or a few
+// nodes each), over mutually authenticated gRPC (TLS 1.2+ with a certificate on both sides).
+//
+// Each process hosts the nodes NetworkOptions::node_parties assigns to its party and constructs
+// only their programs. Within the process nodes talk through the usual channels; between
+// processes travel only the messages nodes broadcast (what their outboxes send), one frame per
+// (sending party, receiving party, round). Reports never leave a process: each party's
+// RoundSink receives, per round, a table of all nodes whose rows of the nodes it hosts are
+// filled and whose other rows are NaN. Every party's sink sees the same rounds: a round is
+// handed to the sinks only once every party has completed it without a fault, and a party's
+// sink returning false ends the run after that round on every party (the verdicts of each
+// round are exchanged before the next one is handed on). The hosted rows are bit-identical to
+// the serial engine's.
+//
+// Security: mutual TLS by default. A peer is identified by the subject alternative name (SAN)
+// of its certificate, which must be exactly its party id, signed by the run's CA; both sides
+// check it (the server reads the client's SAN from the connection, the client checks the
+// server's SAN against the party id it dials). Plaintext only with `insecure`, which refuses
+// any address that is not loopback. The private key file must not be readable by group or
+// others. Before round 0 every party checks every other party's protocol version, spec hash
+// (bytes given by the caller) and layout (topology, map, rounds); a mismatch is refused on
+// both sides. See runtime/README.md ("The network engine").
+//
+// Faults: a node fault (Fail, an exception, NaN/Inf) is an outcome (kFailed) on every party,
+// naming the node, its party and the round; the text of the fault stays on its party. An
+// engine error throws NetworkError on every party that sees it, naming the peer: a peer that
+// cannot be reached or refuses within setup_timeout_seconds, that disconnects or aborts, that
+// sends nothing (not even a heartbeat) for peer_timeout_seconds, or that sends anything the
+// protocol does not allow (a frame for the wrong round, node or edge, too long, non-finite).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dpadmm/runtime/engine.h"
+
+namespace dpadmm::runtime {
+
+// An engine-level failure of the network engine (not an algorithm outcome).
+class NetworkError : public std::runtime_error {
+ public:
+  enum class Kind {
+    kConfig,      // bad options (a file, an address, a key's mode): nothing was started
+    kSetup,       // a peer unreachable, refused, or disagreeing before round 0
+    kPeerFailed,  // a peer disconnected, aborted or went silent during the run
+    kProtocol,    // a peer sent something the protocol does not allow
+  };
+  NetworkError(Kind kind, std::string peer, const std::string& what)
+      : std::runtime_error(what), kind_(kind), peer_(std::move(peer)) {}
+  Kind kind() const { return kind_; }
+  // The party id of the peer at fault ("" for kConfig errors of this party).
+  const std::string& peer() const { return peer_; }
+
+ private:
+  Kind kind_;
+  std::string peer_;
+};
+
+struct TlsFiles {
+  std::string ca_cert;  // PEM: the CA that signed every party's certificate
+  std::string cert;     // PEM: this party's certificate (SAN = its party id)
+  std::string key;      // PEM: its private key (mode 0600 or stricter)
+};
+
+struct PartyAddress {
+  std::string id;       // [a-z0-9][a-z0-9-]*, at most 63 characters (a DNS label)
+  std::string address;  // host:port; this party listens on its own entry's address
+};
+
+struct NetworkOptions {
+  std::string self;                     // this party's id
+  std::vector<PartyAddress> parties;    // every party, self included; index = party number
+  std::vector<int> node_parties;        // node_parties[i]: the party number hosting node i
+  std::vector<std::uint8_t> spec_hash;  // compared byte for byte with every peer's
+  TlsFiles tls;                         // required unless insecure
+  bool insecure = false;  // plaintext, no authentication; only loopback addresses allowed
+  double setup_timeout_seconds = 30;  // to reach every peer and agree, from the start
+  double peer_timeout_seconds = 60;   // a peer silent this long during the run has failed
+  // Limit on the length (doubles) of any message a peer's node may send, which also sets the
+  // largest frame this party receives; 0 = the largest MaxMessageSize of this party's nodes.
+  std::size_t max_message_doubles = 0;
+  // Security events (a refused connection, a failed handshake), each distinct one once; the
+  // default writes to stderr. Called from gRPC threads.
+  std::function<void(const std::string&)> log;
+};
+
+// False when this build has no gRPC (WebAssembly, or DPADMM_WITH_PARTY=OFF).
+bool NetworkBuilt();
+
+// Checks the options without touching the network or the files' contents beyond what is named:
+// ids (unique, DNS labels), addresses (host:port; loopback only when insecure), the map, the
+// TLS files' presence and the key's mode. Throws NetworkError(kConfig) naming the field.
+void ValidateNetworkOptions(const NetworkOptions& options, int nodes);
+
+// Reads a private key file: refused (NetworkError kConfig) unless it is a regular file not
+// readable, writable or executable by group or others, of at most 1 MB.
+std::string ReadPrivateKeyFile(const std::string& path);
+
+// True for a literal loopback host (127.0.0.0/8, ::1, [::1]) or "localhost".
+bool IsLoopbackHost(const std::string& host);
+
+// The nodes party `party` hosts, in increasing id: the order of RunNetwork's local_programs.
+std::vector<int> PartyNodes(std::span<const int> node_parties, int party);
+
+// Runs this party's nodes. local_programs[k] runs node PartyNodes(options.node_parties,
+// self)[k]. Every party calls it with the same topology, options.last_round and map.
+// engine.threads <= 1 runs the local nodes of a round on the calling thread; larger values use
+// a oneTBB arena when built. engine.kind and engine.node_ranks are ignored. Throws
+// std::invalid_argument on inconsistent local input and NetworkError on a network failure
+// (see above); node faults are outcomes.
+EngineResult RunNetwork(std::span<NodeProgram* const> local_programs, const Topology& topology,
+                        const EngineOptions& engine, const NetworkOptions& options,
+                        RoundSink& sink);
+
+}  // namespace dpadmm::runtime

@@ -1,0 +1,1131 @@
+// SPDX-License-Identifier: Apache-2.0
+// The network engine (dpadmm/runtime/network.h): the only translation unit that includes gRPC.
+//
+// Every party runs a gRPC server (service Party, runtime/proto/dpadmm_party.proto) and dials
+// every other party: a full mesh of one Exchange stream per ordered pair, each written by its
+// own thread (Writer) so that the engine's thread never blocks on the network. Handlers of the
+// server push what they read into a per-peer queue (Hub); the engine's thread alone decodes it
+// (PeerStream, network_frame.h), computes, and decides.
+//
+//   set-up:  Hello to every peer (with backoff, until setup_timeout) and from every peer;
+//            both sides compare protocol version, spec hash and layout; identities come from
+//            the certificates' subject alternative names
+//   round r: (once every peer hosting a neighbour has sent its round r-1 frame, and r is at
+//            most kLeadRounds past the sink) step the local nodes, send every peer its round r
+//            frame (status, and the messages on the edges into its nodes)
+//   sink d:  once every party's round d frame and every verdict on d-1 are in: hand d to the
+//            sink (hosted rows; NaN elsewhere), send every peer the verdict (go on or stop)
+//   end:     completed / stopped / failed / cancelled, the same on every party; then every
+//            stream is closed in order (WritesDone, Finish) and the server shut down once every
+//            peer closed its stream to us.
+#include <grpc/grpc_security_constants.h>
+#include <grpc/support/log.h>
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "dpadmm/runtime/network.h"
+#include "dpadmm_party.grpc.pb.h"
+#include "mpi_parallel.h"
+#include "network_config.h"
+#include "network_frame.h"
+#include "node_calls.h"
+
+namespace dpadmm::runtime {
+
+bool NetworkBuilt() { return true; }
+
+namespace detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Kind = NetworkError::Kind;
+
+Clock::duration ToDuration(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+std::string Seconds(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g s", s);
+  return b;
+}
+
+// Each distinct line once (digits ignored when comparing, so that the same event from another
+// port or at another time is not repeated).
+class OnceLog {
+ public:
+  explicit OnceLog(std::function<void(const std::string&)> sink) : sink_(std::move(sink)) {}
+  void operator()(const std::string& line) {
+    std::string key;
+    for (char c : line) {
+      if (c >= '0' && c <= '9') {
+        if (key.empty() || key.back() != '#') key += '#';
+      } else {
+        key += c;
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!seen_.insert(key).second) return;
+    }
+    sink_(line);
+  }
+
+ private:
+  std::function<void(const std::string&)> sink_;
+  std::mutex mu_;
+  std::set<std::string> seen_;
+};
+
+// gRPC core reports a failed TLS handshake only in its own log: its errors go to the current
+// run's OnceLog (process-wide, as gpr's log function is); everything else is dropped.
+std::mutex g_log_mu;
+OnceLog* g_log = nullptr;
+
+void GprLog(gpr_log_func_args* args) {
+  if (args->severity != GPR_LOG_SEVERITY_ERROR) return;
+  std::lock_guard<std::mutex> lock(g_log_mu);
+  if (g_log != nullptr) (*g_log)(std::string("grpc: ") + args->message);
+}
+
+struct Incoming {
+  bool hello = false;  // the peer's Hello was accepted
+  std::vector<std::size_t> max_doubles;
+  bool open = false;    // its Exchange stream is open
+  bool ended = false;   // ... and has ended
+  bool broken = false;  // ended by a broken connection or cancellation, not by the peer
+  std::string violation;
+  std::deque<pb::Envelope> queue;
+  Clock::time_point last_heard = Clock::now();
+};
+
+// What the server's handlers share with the engine's thread.
+struct Hub {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<Incoming> in;  // by party number
+  bool has_fatal = false;    // a handler refused a peer's Hello as a mismatch
+  int fatal_peer = -1;
+  std::string fatal;
+  std::string abandoned;  // set-up failed here: why, told to every peer saying Hello
+};
+
+// Static facts of the run, shared by the engine and the handlers (read-only once built).
+struct RunFacts {
+  const NetworkOptions* options = nullptr;
+  int self = -1;
+  std::vector<std::string> ids;
+  std::vector<PeerExpect> expect;  // by party number (self's entry unused)
+  std::uint64_t layout_hash = 0;
+  pb::HelloMessage hello;  // this party's
+  OnceLog* log = nullptr;
+
+  int PartyOf(const std::string& id) const {
+    for (std::size_t p = 0; p < ids.size(); ++p) {
+      if (ids[p] == id) return static_cast<int>(p);
+    }
+    return -1;
+  }
+  std::span<const std::uint8_t> spec_hash() const { return options->spec_hash; }
+};
+
+// The caller's party number from its certificate (or, insecure, its own claim), or -1 with
+// `why` set.
+int Identify(const RunFacts& facts, const grpc::ServerContext& ctx, const std::string& claimed,
+             std::string* why) {
+  std::string name = claimed;
+  if (!facts.options->insecure) {
+    const auto auth = ctx.auth_context();
+    const auto sans = auth ? auth->FindPropertyValues(GRPC_X509_SAN_PROPERTY_NAME)
+                           : std::vector<grpc::string_ref>{};
+    if (sans.size() != 1) {
+      *why = "its certificate has " + std::to_string(sans.size()) +
+             " subject alternative names, expected exactly one (its party id)";
+      return -1;
+    }
+    name.assign(sans[0].data(), sans[0].size());
+  }
+  const int p = facts.PartyOf(name);
+  if (p < 0 || p == facts.self) {
+    *why = "its certificate names '" + SanitizePeerText(name) + "', not a peer of this run";
+    return -1;
+  }
+  if (claimed != name) {
+    *why = "it claims to be '" + SanitizePeerText(claimed) + "' but its certificate names '" +
+           name + "'";
+    return -1;
+  }
+  return p;
+}
+
+class Service final : public pb::Party::Service {
+ public:
+  Service(const RunFacts& facts, Hub& hub) : facts_(facts), hub_(hub) {}
+
+  grpc::Status Hello(grpc::ServerContext* ctx, const pb::HelloMessage* request,
+                     pb::HelloMessage* reply) override {
+    std::string why;
+    const int p = Identify(facts_, *ctx, request->party_id(), &why);
+    if (p < 0) return Refuse(*ctx, why);
+    {
+      std::lock_guard<std::mutex> lock(hub_.mu);
+      if (!hub_.abandoned.empty()) {
+        return {grpc::StatusCode::FAILED_PRECONDITION, "abandoned the run: " + hub_.abandoned};
+      }
+    }
+    std::vector<std::size_t> sizes;
+    const std::string err =
+        CheckHello(*request, facts_.expect[p], facts_.spec_hash(), facts_.layout_hash, &sizes);
+    if (!err.empty()) {
+      const std::string what = "party '" + facts_.ids[p] + "' " + err;
+      (*facts_.log)("refused party '" + facts_.ids[p] + "': " + err);
+      std::lock_guard<std::mutex> lock(hub_.mu);
+      if (!hub_.has_fatal) {
+        hub_.has_fatal = true;
+        hub_.fatal_peer = p;
+        hub_.fatal = what;
+      }
+      hub_.cv.notify_all();
+      return {grpc::StatusCode::FAILED_PRECONDITION,
+              "party '" + facts_.ids[facts_.self] + "' refuses: " + what};
+    }
+    {
+      std::lock_guard<std::mutex> lock(hub_.mu);
+      hub_.in[p].hello = true;
+      hub_.in[p].max_doubles = std::move(sizes);
+      hub_.in[p].last_heard = Clock::now();
+      hub_.cv.notify_all();
+    }
+    *reply = facts_.hello;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Exchange(grpc::ServerContext* ctx, grpc::ServerReader<pb::Envelope>* reader,
+                        pb::ExchangeEnd*) override {
+    std::string claimed;
+    const auto& md = ctx->client_metadata();
+    if (const auto it = md.find("dpadmm-party"); it != md.end()) {
+      claimed.assign(it->second.data(), std::min<std::size_t>(it->second.size(), 64));
+    }
+    std::string why;
+    const int p = Identify(facts_, *ctx, claimed, &why);
+    if (p < 0) return Refuse(*ctx, why);
+    {
+      std::lock_guard<std::mutex> lock(hub_.mu);
+      Incoming& in = hub_.in[p];
+      if (!in.hello) return {grpc::StatusCode::FAILED_PRECONDITION, "Hello first"};
+      if (in.open) return {grpc::StatusCode::ALREADY_EXISTS, "a stream is already open"};
+      in.open = true;
+    }
+    pb::Envelope envelope;
+    while (reader->Read(&envelope)) {
+      std::lock_guard<std::mutex> lock(hub_.mu);
+      Incoming& in = hub_.in[p];
+      in.last_heard = Clock::now();
+      if (in.queue.size() >= kMaxQueuedEnvelopes) {
+        in.violation =
+            "sent more than " + std::to_string(kMaxQueuedEnvelopes) + " frames ahead of this party";
+        in.ended = in.broken = true;
+        hub_.cv.notify_all();
+        return {grpc::StatusCode::RESOURCE_EXHAUSTED, in.violation};
+      }
+      in.queue.push_back(std::move(envelope));
+      envelope.Clear();
+      hub_.cv.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(hub_.mu);
+    hub_.in[p].ended = true;
+    hub_.in[p].broken = ctx->IsCancelled();
+    hub_.cv.notify_all();
+    return grpc::Status::OK;
+  }
+
+ private:
+  grpc::Status Refuse(const grpc::ServerContext& ctx, const std::string& why) {
+    (*facts_.log)("refused a connection from " + ctx.peer() + ": " + why);
+    return {grpc::StatusCode::PERMISSION_DENIED, why};
+  }
+
+  const RunFacts& facts_;
+  Hub& hub_;
+};
+
+// One outgoing Exchange stream, written by its own thread: Push never blocks.
+class Writer {
+ public:
+  Writer(pb::Party::Stub& stub, const std::string& self) {
+    ctx_.AddMetadata("dpadmm-party", self);
+    thread_ = std::thread([this, &stub] { Loop(stub); });
+  }
+  ~Writer() {
+    Cancel();
+    thread_.join();
+  }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  void Push(pb::Envelope envelope) {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(envelope));
+    cv_.notify_all();
+  }
+  // Writes what is queued, then closes the stream (WritesDone, Finish).
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+    cv_.notify_all();
+  }
+  // Ends the stream now (also a Write or Finish blocked on a peer that stopped reading).
+  void Cancel() {
+    ctx_.TryCancel();
+    std::lock_guard<std::mutex> lock(mu_);
+    cancelled_ = true;
+    cv_.notify_all();
+  }
+  bool done() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return done_;
+  }
+
+ private:
+  void Loop(pb::Party::Stub& stub) {
+    pb::ExchangeEnd end;
+    std::unique_ptr<grpc::ClientWriter<pb::Envelope>> stream = stub.Exchange(&ctx_, &end);
+    bool ok = true;
+    for (;;) {
+      pb::Envelope e;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return !queue_.empty() || closing_ || cancelled_; });
+        if (cancelled_ || queue_.empty()) break;
+        e = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      if (!stream->Write(e)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) stream->WritesDone();
+    (void)stream->Finish();  // the peer's view of the stream arrives through its own stream
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+  }
+
+  grpc::ClientContext ctx_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<pb::Envelope> queue_;
+  bool closing_ = false;
+  bool cancelled_ = false;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+struct Source {    // where node a's k-th inbox message comes from
+  int peer = -1;   // -1: a local neighbour
+  int local = -1;  // its local index
+  int edge = -1;   // else: the edge index in that peer's frames
+};
+
+class NetworkRun {
+ public:
+  NetworkRun(std::span<NodeProgram* const> programs, const Topology& topology,
+             const EngineOptions& engine, const NetworkOptions& options, RoundSink& sink)
+      : programs_(programs),
+        topology_(topology),
+        engine_(engine),
+        options_(options),
+        sink_(sink),
+        n_(topology.num_nodes()),
+        timeout_(ToDuration(options.peer_timeout_seconds)),
+        log_(options.log ? options.log : [self = options.self](const std::string& line) {
+          std::fprintf(stderr, "dpadmm party '%s': %s\n", self.c_str(), line.c_str());
+        }) {}
+
+  ~NetworkRun() { Teardown(); }
+
+  EngineResult Execute() {
+    if (auto failure = Prepare()) {
+      EngineResult r;
+      r.outcome = EngineOutcome::kFailed;
+      r.failure = std::move(*failure);
+      return r;
+    }
+    try {
+      StartServer();
+      Setup();
+      Loop();
+    } catch (const NetworkError& e) {
+      AbortPeers(e.what());
+      throw;
+    } catch (const std::exception& e) {
+      AbortPeers(std::string("party '") + facts_.ids[facts_.self] + "': " + e.what());
+      throw;
+    }
+    CloseAll();
+    return result_;
+  }
+
+ private:
+  // ---- set-up ------------------------------------------------------------------------------
+
+  // Checks the input, learns the local programs' shapes and derives who sends what to whom.
+  // A program that throws while asked for its sizes is a failure of this party at round -1.
+  std::optional<NodeFailure> Prepare() {
+    ValidateNetworkOptions(options_, n_);
+    const int parties = static_cast<int>(options_.parties.size());
+    facts_.options = &options_;
+    facts_.log = &log_;
+    for (const auto& a : options_.parties) facts_.ids.push_back(a.id);
+    facts_.self = facts_.PartyOf(options_.self);
+    self_ = facts_.self;
+    local_ = PartyNodes(options_.node_parties, self_);
+    if (local_.empty()) {
+      throw std::invalid_argument("party '" + options_.self + "' hosts no node");
+    }
+    if (programs_.size() != local_.size()) {
+      throw std::invalid_argument("got " + std::to_string(programs_.size()) +
+                                  " node programs for the " + std::to_string(local_.size()) +
+                                  " nodes party '" + options_.self + "' hosts");
+    }
+    for (NodeProgram* p : programs_) {
+      if (p == nullptr) throw std::invalid_argument("a node program is null");
+    }
+    if (engine_.last_round < 0) throw std::invalid_argument("last_round must be >= 0");
+    for (int i = 0; i < n_; ++i) {
+      for (int j : topology_.neighbors[i]) {
+        if (j < 0 || j >= n_ || j == i ||
+            std::find(topology_.neighbors[j].begin(), topology_.neighbors[j].end(), i) ==
+                topology_.neighbors[j].end()) {
+          throw std::invalid_argument("topology: invalid or one-way edge " + std::to_string(i) +
+                                      " -> " + std::to_string(j));
+        }
+      }
+    }
+    if (auto failure = QueryShapes(programs_, shapes_)) {
+      failure->node = local_[static_cast<std::size_t>(failure->node)];
+      failure->rank = self_;
+      return failure;
+    }
+    local_index_.assign(static_cast<std::size_t>(n_), -1);
+    for (std::size_t a = 0; a < local_.size(); ++a) local_index_[local_[a]] = static_cast<int>(a);
+    std::size_t cap = options_.max_message_doubles;
+    if (cap == 0) {
+      for (std::size_t s : shapes_.max_message) cap = std::max(cap, s);
+    }
+    for (std::size_t a = 0; a < local_.size(); ++a) {
+      if (shapes_.max_message[a] > cap) {
+        throw std::invalid_argument("node " + std::to_string(local_[a]) + "'s MaxMessageSize " +
+                                    std::to_string(shapes_.max_message[a]) +
+                                    " exceeds max_message_doubles " + std::to_string(cap));
+      }
+    }
+    facts_.layout_hash =
+        LayoutHash(topology_, options_.node_parties, facts_.ids, engine_.last_round);
+    facts_.expect.resize(static_cast<std::size_t>(parties));
+    out_edges_.resize(static_cast<std::size_t>(parties));
+    neighbour_party_.assign(static_cast<std::size_t>(parties), false);
+    for (int q = 0; q < parties; ++q) {
+      if (q == self_) continue;
+      PeerExpect& e = facts_.expect[q];
+      e.id = facts_.ids[q];
+      e.nodes = PartyNodes(options_.node_parties, q);
+      e.last_round = engine_.last_round;
+      e.max_doubles = cap;
+    }
+    for (int i : local_) {
+      for (int j : topology_.neighbors[i]) {
+        const int q = options_.node_parties[j];
+        if (q == self_) continue;
+        facts_.expect[q].edges.emplace_back(j, i);
+        out_edges_[q].emplace_back(i, j);
+        neighbour_party_[q] = true;
+      }
+    }
+    for (int q = 0; q < parties; ++q) {
+      std::sort(facts_.expect[q].edges.begin(), facts_.expect[q].edges.end());
+      std::sort(out_edges_[q].begin(), out_edges_[q].end());
+    }
+    sources_.resize(local_.size());
+    for (std::size_t a = 0; a < local_.size(); ++a) {
+      for (int j : topology_.neighbors[local_[a]]) {
+        Source s;
+        const int q = options_.node_parties[j];
+        if (q == self_) {
+          s.local = local_index_[j];
+        } else {
+          const auto& edges = facts_.expect[q].edges;
+          s.peer = q;
+          s.edge = static_cast<int>(
+              std::lower_bound(edges.begin(), edges.end(), std::make_pair(j, local_[a])) -
+              edges.begin());
+        }
+        sources_[a].push_back(s);
+      }
+    }
+    // This party's Hello.
+    pb::HelloMessage& h = facts_.hello;
+    h.set_protocol_version(kProtocolVersion);
+    h.set_party_id(options_.self);
+    h.set_spec_hash(std::string(options_.spec_hash.begin(), options_.spec_hash.end()));
+    h.set_layout_hash(facts_.layout_hash);
+    for (std::size_t a = 0; a < local_.size(); ++a) {
+      auto* node = h.add_nodes();
+      node->set_node(static_cast<std::uint32_t>(local_[a]));
+      node->set_max_doubles(shapes_.max_message[a]);
+    }
+    // The largest envelope a peer may send (its round frame, or a Hello, or an abort).
+    std::size_t largest = 4096 + options_.spec_hash.size();
+    for (int q = 0; q < parties; ++q) {
+      if (q == self_) continue;
+      largest =
+          std::max(largest, 256 + options_.spec_hash.size() + 32 * facts_.expect[q].nodes.size());
+      largest = std::max(largest, 256 + facts_.expect[q].edges.size() * (cap * 8 + 48));
+    }
+    if (largest > (std::size_t{1} << 30)) {
+      throw std::invalid_argument("a round frame could reach " + std::to_string(largest) +
+                                  " bytes, more than the 1 GB gRPC allows");
+    }
+    max_receive_ = static_cast<int>(largest);
+    // Buffers.
+    for (std::size_t a = 0; a < local_.size(); ++a) {
+      inboxes_.emplace_back(topology_.neighbors[local_[a]].size());
+      outboxes_.emplace_back(shapes_.max_message[a]);
+    }
+    for (auto& m : messages_) m.resize(local_.size());
+    peers_.reserve(static_cast<std::size_t>(parties));
+    for (int q = 0; q < parties; ++q) peers_.emplace_back(facts_.expect[q]);
+    table_.assign(static_cast<std::size_t>(n_) * shapes_.report_width,
+                  std::numeric_limits<double>::quiet_NaN());
+    pool_ = std::make_unique<LocalPool>(engine_.threads);
+    hub_.in.resize(static_cast<std::size_t>(parties));
+    last_sent_.assign(static_cast<std::size_t>(parties), Clock::now());
+    peer_ended_.assign(static_cast<std::size_t>(parties), 0);
+    return std::nullopt;
+  }
+
+  void StartServer() {
+    {
+      std::lock_guard<std::mutex> lock(g_log_mu);
+      g_log = &log_;
+      gpr_set_log_function(GprLog);
+    }
+    std::shared_ptr<grpc::ServerCredentials> creds;
+    if (options_.insecure) {
+      creds = grpc::InsecureServerCredentials();
+    } else {
+      grpc::SslServerCredentialsOptions ssl(
+          GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+      ssl.pem_root_certs = ca_ = ReadText(options_.tls.ca_cert, "the CA certificate");
+      cert_ = ReadText(options_.tls.cert, "this party's certificate");
+      key_ = ReadPrivateKeyFile(options_.tls.key);
+      ssl.pem_key_cert_pairs.push_back({key_, cert_});
+      creds = grpc::SslServerCredentials(ssl);
+    }
+    service_ = std::make_unique<Service>(facts_, hub_);
+    grpc::ServerBuilder builder;
+    const std::string& address = options_.parties[self_].address;
+    int port = 0;
+    builder.AddListeningPort(address, creds, &port);
+    builder.SetMaxReceiveMessageSize(max_receive_);
+    builder.SetMaxSendMessageSize(1 << 20);
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // no second listener on our port
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    if (!server_ || port == 0) {
+      throw NetworkError(Kind::kConfig, "",
+                         "party '" + options_.self + "' cannot listen on " + address +
+                             " (address in use, or not an address of this machine)");
+    }
+    for (int q = 0; q < static_cast<int>(options_.parties.size()); ++q) {
+      stubs_.emplace_back();
+      if (q == self_) continue;
+      std::shared_ptr<grpc::ChannelCredentials> channel_creds;
+      grpc::ChannelArguments args;
+      args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+      args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+      args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+      args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+      args.SetMaxReceiveMessageSize(max_receive_);
+      if (options_.insecure) {
+        channel_creds = grpc::InsecureChannelCredentials();
+      } else {
+        grpc::SslCredentialsOptions ssl;
+        ssl.pem_root_certs = ca_;
+        ssl.pem_private_key = key_;
+        ssl.pem_cert_chain = cert_;
+        channel_creds = grpc::SslCredentials(ssl);
+        // The server's certificate must name the party we dial (its SAN), whatever the host.
+        args.SetSslTargetNameOverride(facts_.ids[q]);
+      }
+      stubs_.back() = pb::Party::NewStub(
+          grpc::CreateCustomChannel(options_.parties[q].address, channel_creds, args));
+    }
+  }
+
+  static std::string ReadText(const std::string& path, const char* what) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) {
+      throw NetworkError(Kind::kConfig, "", std::string(what) + " '" + path + "' cannot be read");
+    }
+    std::string text;
+    char buf[4096];
+    for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) {
+      text.append(buf, got);
+      if (text.size() > (1u << 20)) break;
+    }
+    std::fclose(f);
+    if (text.size() > (1u << 20)) {
+      throw NetworkError(Kind::kConfig, "", std::string(what) + " '" + path + "' exceeds 1 MB");
+    }
+    return text;
+  }
+
+  // A set-up failure. A refusal or a mismatch (linger) is also told, until the set-up
+  // deadline, to every peer that says Hello, so that a party that starts late learns why.
+  [[noreturn]] void SetupFails(int q, const std::string& what, bool linger = true) {
+    const std::string text = "party '" + options_.self + "': " + what;
+    if (linger) {
+      {
+        std::lock_guard<std::mutex> lock(hub_.mu);
+        hub_.abandoned = text;
+      }
+      while (Clock::now() < setup_deadline_) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+    throw NetworkError(Kind::kSetup, facts_.ids[q], text);
+  }
+
+  // Hello to every peer until each has answered, and every peer has said Hello to us.
+  void Setup() {
+    const int parties = static_cast<int>(options_.parties.size());
+    const auto deadline = setup_deadline_ =
+        Clock::now() + ToDuration(options_.setup_timeout_seconds);
+    std::vector<bool> reached(static_cast<std::size_t>(parties), false);
+    std::vector<std::string> last_error(static_cast<std::size_t>(parties), "no answer yet");
+    reached[self_] = true;
+    auto pause = std::chrono::milliseconds(50);
+    writers_.resize(static_cast<std::size_t>(parties));
+    for (;;) {
+      CheckHubFatal();
+      for (int q = 0; q < parties; ++q) {
+        if (!reached[q]) reached[q] = TryHello(q, deadline, &last_error[q]);
+      }
+      CheckHubFatal();
+      std::string missing;
+      int first = -1;
+      {
+        std::lock_guard<std::mutex> lock(hub_.mu);
+        for (int q = 0; q < parties; ++q) {
+          const std::string who =
+              "party '" + facts_.ids[q] + "' (" + options_.parties[q].address + ")";
+          if (!reached[q]) missing += "; " + who + " not reached: " + last_error[q];
+          if (q != self_ && !hub_.in[q].hello) missing += "; " + who + " has not said hello";
+          if (first < 0 && !missing.empty()) first = q;
+        }
+      }
+      if (missing.empty()) break;
+      if (Clock::now() > deadline) {
+        SetupFails(
+            first,
+            "set-up did not complete within " + Seconds(options_.setup_timeout_seconds) + missing,
+            /*linger=*/false);
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(1000));
+    }
+    std::lock_guard<std::mutex> lock(hub_.mu);
+    const auto now = Clock::now();
+    for (auto& in : hub_.in) in.last_heard = now;
+    last_sent_.assign(last_sent_.size(), now);
+  }
+
+  void CheckHubFatal() {
+    int peer = -1;
+    std::string what;
+    {
+      std::lock_guard<std::mutex> lock(hub_.mu);
+      if (!hub_.has_fatal) return;
+      peer = hub_.fatal_peer;
+      what = hub_.fatal;
+    }
+    SetupFails(peer, what);
+  }
+
+  bool TryHello(int q, Clock::time_point deadline, std::string* last_error) {
+    grpc::ClientContext ctx;
+    const auto wait = std::min<Clock::duration>(deadline - Clock::now(), std::chrono::seconds(2));
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::max<Clock::duration>(wait, std::chrono::milliseconds(100)));
+    pb::HelloMessage reply;
+    const grpc::Status s = stubs_[q]->Hello(&ctx, facts_.hello, &reply);
+    const std::string who = "party '" + facts_.ids[q] + "'";
+    if (s.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
+        s.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+      SetupFails(q, who + " refused this party: " + SanitizePeerText(s.error_message()));
+    }
+    if (!s.ok()) {
+      *last_error = SanitizePeerText(s.error_message());
+      return false;
+    }
+    if (!options_.insecure) {
+      const auto auth = ctx.auth_context();
+      const auto sans = auth ? auth->FindPropertyValues(GRPC_X509_SAN_PROPERTY_NAME)
+                             : std::vector<grpc::string_ref>{};
+      if (sans.size() != 1 || std::string(sans[0].data(), sans[0].size()) != facts_.ids[q]) {
+        SetupFails(q, who + " at " + options_.parties[q].address +
+                          " presented a certificate that does not name exactly '" + facts_.ids[q] +
+                          "'");
+      }
+    }
+    std::vector<std::size_t> sizes;
+    const std::string err =
+        CheckHello(reply, facts_.expect[q], facts_.spec_hash(), facts_.layout_hash, &sizes);
+    if (!err.empty()) {
+      log_("refused party '" + facts_.ids[q] + "': " + err);
+      SetupFails(q, who + " " + err);
+    }
+    peers_[q] = PeerStream(facts_.expect[q], std::move(sizes));
+    writers_[q] = std::make_unique<Writer>(*stubs_[q], options_.self);
+    return true;
+  }
+
+  // ---- the run -----------------------------------------------------------------------------
+
+  void Loop() {
+    const std::int64_t last = engine_.last_round;
+    while (!decided_) {
+      Pump();
+      if (decided_) break;
+      if (engine_.stop != nullptr && engine_.stop->stop_requested()) {
+        pb::Envelope e;
+        e.mutable_cancel();
+        SendAll(e);
+        Decide(EngineOutcome::kCancelled);
+        break;
+      }
+      bool progress = false;
+      blocked_on_.clear();
+      if (!local_failed_ && next_compute_ <= last && next_compute_ <= next_deliver_ + kLeadRounds &&
+          InputsArrived(next_compute_)) {
+        ComputeRound(next_compute_++);
+        progress = true;
+      }
+      while (!decided_ && TryDeliver()) progress = true;
+      Heartbeats();
+      if (progress) ended_wait_start_.reset();
+      if (!progress && !decided_) Idle();
+    }
+  }
+
+  // Every peer hosting a neighbour of a local node has sent its round r-1 frame, without fault.
+  bool InputsArrived(std::int64_t r) {
+    if (r == 0) return true;
+    bool ok = true;
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      if (!neighbour_party_[q]) continue;
+      const PeerStream& p = peers_[q];
+      if (p.rounds_received() < r || p.Round(r - 1).failed) {
+        blocked_on_.insert(static_cast<int>(q));
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  void ComputeRound(std::int64_t r) {
+    const std::size_t m = local_.size();
+    std::vector<NodeFailure> failures(m);
+    rows_.emplace_back(m * shapes_.report_width);
+    std::vector<double>& rows = rows_.back();
+    pool_->For(static_cast<int>(m), [&](int a) { failures[a] = StepNode(a, r, rows); });
+    NodeFailure failure;
+    for (std::size_t a = 0; a < m && failure.node < 0; ++a) {
+      if (failures[a].node >= 0) failure = std::move(failures[a]);
+    }
+    pb::Envelope e;
+    pb::RoundFrame* f = e.mutable_round();
+    f->set_round(r);
+    if (failure.node >= 0) {
+      failure.rank = self_;
+      local_failure_ = std::move(failure);
+      local_failed_ = true;
+      f->set_failed(true);
+      f->set_failed_node(static_cast<std::uint32_t>(local_failure_.node));
+      f->set_failure_kind(static_cast<std::uint32_t>(local_failure_.kind));
+      SendAll(e);
+      return;
+    }
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      if (static_cast<int>(q) == self_) continue;
+      f->clear_messages();
+      for (const auto& [i, j] : out_edges_[q]) {
+        pb::NodeMessage* msg = f->add_messages();
+        msg->set_from_node(static_cast<std::uint32_t>(i));
+        msg->set_to_node(static_cast<std::uint32_t>(j));
+        const auto& payload = messages_[r % 2][local_index_[i]];
+        msg->mutable_payload()->Add(payload.begin(), payload.end());
+      }
+      Send(static_cast<int>(q), e);
+    }
+  }
+
+  // Node a's round r: the node_calls.h checks, its message kept for the next round.
+  NodeFailure StepNode(int a, std::int64_t r, std::vector<double>& rows) {
+    const int node = local_[a];
+    NodeFailure failure;
+    StepResult step;
+    const char* method = r == 0 ? "Start" : "Step";
+    try {
+      if (r == 0) {
+        step = programs_[a]->Start(outboxes_[a]);
+      } else {
+        const auto& prev = messages_[(r - 1) % 2];
+        for (std::size_t k = 0; k < sources_[a].size(); ++k) {
+          const Source& s = sources_[a][k];
+          inboxes_[a].Set(k, s.peer < 0 ? std::span<const double>(prev[s.local])
+                                        : peers_[s.peer].Round(r - 1).Message(s.edge));
+        }
+        step = programs_[a]->Step(r, inboxes_[a], outboxes_[a]);
+      }
+    } catch (...) {
+      return CaughtException(node, r, method);
+    }
+    if (!step.ok) return {node, r, FailureKind::kStepFailed, std::move(step.error)};
+    const std::span<const double> message = outboxes_[a].message();
+    const std::size_t bad = FirstNonFinite(message);
+    if (bad != message.size()) return NonFiniteValue(node, r, "message", message, bad);
+    messages_[r % 2][a].assign(message.begin(), message.end());
+    const std::size_t w = shapes_.report_width;
+    ReportRound(*programs_[a], node, r, {rows.data() + static_cast<std::size_t>(a) * w, w},
+                shapes_.finite_report[a], failure);
+    return failure;
+  }
+
+  // Hands round next_deliver_ to the sink when every party has completed it and every verdict
+  // on the round before is in; decides the outcome when it can. Returns whether it advanced.
+  bool TryDeliver() {
+    const std::int64_t d = next_deliver_;
+    const std::int64_t last = engine_.last_round;
+    // Verdicts on round d - 1 (on the last round once it has been delivered).
+    if (d >= 1) {
+      bool all = true;
+      for (std::size_t q = 0; q < peers_.size(); ++q) {
+        if (static_cast<int>(q) == self_) continue;
+        if (peers_[q].stop_round() == d - 1) {
+          Decide(EngineOutcome::kStopped);
+          return false;
+        }
+        if (peers_[q].verdicts_received() < d) {
+          blocked_on_.insert(static_cast<int>(q));
+          all = false;
+        }
+      }
+      if (!all) return false;
+      if (d > last) {
+        Decide(EngineOutcome::kCompleted);
+        return false;
+      }
+    }
+    // Every party's round d.
+    if (next_compute_ <= d) return false;
+    bool all = true;
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      if (static_cast<int>(q) != self_ && peers_[q].rounds_received() <= d) {
+        blocked_on_.insert(static_cast<int>(q));
+        all = false;
+      }
+    }
+    if (!all) return false;
+    NodeFailure failure;
+    if (local_failed_ && local_failure_.round == d) failure = local_failure_;
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      if (static_cast<int>(q) == self_) continue;
+      const PeerRound& pr = peers_[q].Round(d);
+      if (pr.failed && (failure.node < 0 || pr.failed_node < failure.node)) {
+        failure = {pr.failed_node, d, pr.kind,
+                   "node " + std::to_string(pr.failed_node) + " (party '" + facts_.ids[q] +
+                       "') failed in round " + std::to_string(d) + " (" + ToString(pr.kind) +
+                       "); the details stay on party '" + facts_.ids[q] + "'",
+                   static_cast<int>(q)};
+      }
+    }
+    if (failure.node >= 0) {
+      result_.failure = std::move(failure);
+      Decide(EngineOutcome::kFailed);
+      return false;
+    }
+    const std::size_t w = shapes_.report_width;
+    const std::vector<double>& rows = rows_.front();
+    for (std::size_t a = 0; a < local_.size(); ++a) {
+      std::copy_n(rows.data() + a * w, w, table_.data() + static_cast<std::size_t>(local_[a]) * w);
+    }
+    const bool go_on = sink_.OnRound(d, ReportTable(table_.data(), n_, w));
+    result_.last_reported_round = d;
+    rows_.pop_front();
+    ++next_deliver_;
+    for (auto& p : peers_) p.DropBefore(std::min(next_deliver_, next_compute_ - 1));
+    pb::Envelope e;
+    e.mutable_verdict()->set_round(d);
+    e.mutable_verdict()->set_go_on(go_on);
+    SendAll(e);
+    if (!go_on) {
+      Decide(EngineOutcome::kStopped);
+      return false;
+    }
+    return true;
+  }
+
+  void Decide(EngineOutcome outcome) {
+    result_.outcome = outcome;
+    decided_ = true;
+  }
+
+  // Decodes what the peers sent; throws on a violation, an abort, or a broken connection.
+  void Pump() {
+    std::vector<std::deque<pb::Envelope>> got(peers_.size());
+    std::vector<Incoming> flags(peers_.size());
+    {
+      std::lock_guard<std::mutex> lock(hub_.mu);
+      for (std::size_t q = 0; q < peers_.size(); ++q) {
+        got[q].swap(hub_.in[q].queue);
+        flags[q].ended = hub_.in[q].ended;
+        flags[q].broken = hub_.in[q].broken;
+        flags[q].violation = hub_.in[q].violation;
+      }
+    }
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      const std::string who = "party '" + facts_.ids[q] + "'";
+      for (const pb::Envelope& e : got[q]) {
+        if (decided_) break;
+        const std::string err = peers_[q].Accept(e, next_deliver_);
+        if (!err.empty()) {
+          log_("refused a frame from " + who + ": " + err);
+          throw NetworkError(
+              Kind::kProtocol, facts_.ids[q],
+              "party '" + options_.self + "' refused a frame from " + who + ": " + err);
+        }
+        if (peers_[q].aborted()) {
+          throw NetworkError(Kind::kPeerFailed, facts_.ids[q],
+                             who + " ended the run: " + peers_[q].abort_reason());
+        }
+        if (peers_[q].cancelled()) Decide(EngineOutcome::kCancelled);
+      }
+      if (decided_) continue;
+      if (!flags[q].violation.empty()) {
+        log_("refused " + who + ": " + flags[q].violation);
+        throw NetworkError(
+            Kind::kProtocol, facts_.ids[q],
+            "party '" + options_.self + "' refused " + who + ": " + flags[q].violation);
+      }
+      if (flags[q].broken) {
+        throw NetworkError(Kind::kPeerFailed, facts_.ids[q],
+                           who + " disconnected during the run (its connection broke)");
+      }
+      peer_ended_[q] = flags[q].ended;
+    }
+  }
+
+  // Nothing to do: wait for a frame (bounded). Fails a peer silent for the peer timeout, and a
+  // peer we wait for that has closed its stream if nothing moves for the peer timeout after
+  // (an honest party closes only once the end is decided, and what decided it is on its way
+  // from the party that sent it: a stop, a cancel or a failure).
+  void Idle() {
+    int ended = -1;
+    for (int q : blocked_on_) {
+      if (peer_ended_[q]) ended = q;
+    }
+    if (ended < 0) {
+      ended_wait_start_.reset();
+    } else if (!ended_wait_start_) {
+      ended_wait_start_ = Clock::now();
+    } else if (Clock::now() - *ended_wait_start_ > timeout_) {
+      throw NetworkError(Kind::kPeerFailed, facts_.ids[ended],
+                         "party '" + facts_.ids[ended] + "' closed its stream before sending " +
+                             "what this party waits for (round " + std::to_string(next_deliver_) +
+                             ")");
+    }
+    std::unique_lock<std::mutex> lock(hub_.mu);
+    hub_.cv.wait_for(lock, std::chrono::milliseconds(20), [&] {
+      for (const auto& in : hub_.in) {
+        if (!in.queue.empty() || in.broken || !in.violation.empty()) return true;
+      }
+      return false;
+    });
+    const auto now = Clock::now();
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      if (static_cast<int>(q) == self_ || hub_.in[q].ended) continue;
+      if (now - hub_.in[q].last_heard > timeout_) {
+        const std::string id = facts_.ids[q];
+        lock.unlock();
+        throw NetworkError(Kind::kPeerFailed, id,
+                           "party '" + id + "' sent nothing for " +
+                               Seconds(options_.peer_timeout_seconds) +
+                               " (hung, or its network is down) while this party waited for " +
+                               "round " + std::to_string(next_deliver_));
+      }
+    }
+  }
+
+  void Send(int q, const pb::Envelope& e) {
+    writers_[q]->Push(e);
+    last_sent_[q] = Clock::now();
+  }
+  void SendAll(const pb::Envelope& e) {
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      if (static_cast<int>(q) != self_ && writers_[q]) Send(static_cast<int>(q), e);
+    }
+  }
+  void Heartbeats() {
+    const auto now = Clock::now();
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      if (static_cast<int>(q) == self_ || !writers_[q]) continue;
+      if (now - last_sent_[q] > timeout_ / 4) {
+        pb::Envelope e;
+        e.mutable_heartbeat();
+        Send(static_cast<int>(q), e);
+      }
+    }
+  }
+
+  // ---- the end -----------------------------------------------------------------------------
+
+  // Closes every outgoing stream in order and waits (while any peer still talks, at most the
+  // peer timeout of silence) until every peer has closed its stream to this party, so that
+  // no peer's last frames meet a closed server.
+  void CloseAll() {
+    for (auto& w : writers_) {
+      if (w) w->Close();
+    }
+    for (;;) {
+      std::unique_lock<std::mutex> lock(hub_.mu);
+      bool all = true;
+      const auto now = Clock::now();
+      for (std::size_t q = 0; q < peers_.size(); ++q) {
+        if (static_cast<int>(q) == self_ || hub_.in[q].ended) continue;
+        hub_.in[q].queue.clear();
+        if (now - hub_.in[q].last_heard > timeout_) {
+          log_("party '" + facts_.ids[q] + "' did not close its stream within " +
+               Seconds(options_.peer_timeout_seconds) + " after the end of the run");
+          continue;
+        }
+        all = false;
+      }
+      bool written = true;
+      for (auto& w : writers_) written = written && (!w || w->done());
+      if (all && written) break;
+      if (all && !written) {
+        // Our peers are gone or closed: a writer still blocked can only be cancelled.
+        lock.unlock();
+        for (auto& w : writers_) {
+          if (w && !w->done()) w->Cancel();
+        }
+        continue;
+      }
+      hub_.cv.wait_for(lock, std::chrono::milliseconds(20));
+    }
+  }
+
+  // Tells every peer why this party ends the run (best effort, at most a second).
+  void AbortPeers(const std::string& reason) {
+    pb::Envelope e;
+    e.mutable_abort()->set_reason(reason);
+    for (auto& w : writers_) {
+      if (w) {
+        w->Push(e);
+        w->Close();
+      }
+    }
+    const auto until = Clock::now() + std::chrono::seconds(1);
+    for (auto& w : writers_) {
+      while (w && !w->done() && Clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
+  }
+
+  void Teardown() {
+    writers_.clear();  // cancels what is still open, joins the threads
+    if (server_) {
+      server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
+      server_.reset();
+    }
+    std::lock_guard<std::mutex> lock(g_log_mu);
+    if (g_log == &log_) g_log = nullptr;
+  }
+
+  std::span<NodeProgram* const> programs_;
+  const Topology& topology_;
+  const EngineOptions& engine_;
+  const NetworkOptions& options_;
+  RoundSink& sink_;
+  const int n_;
+  const Clock::duration timeout_;
+  OnceLog log_;
+
+  RunFacts facts_;
+  int self_ = -1;
+  std::vector<int> local_;
+  std::vector<int> local_index_;
+  Shapes shapes_;
+  std::vector<std::vector<std::pair<int, int>>> out_edges_;  // by party: (local, remote)
+  std::vector<bool> neighbour_party_;
+  std::vector<std::vector<Source>> sources_;
+  int max_receive_ = 0;
+  Clock::time_point setup_deadline_;
+  std::string ca_, cert_, key_;
+
+  std::vector<Inbox> inboxes_;
+  std::vector<Outbox> outboxes_;
+  std::vector<std::vector<double>> messages_[2];  // [round parity][local index]
+  std::deque<std::vector<double>> rows_;          // rounds next_deliver_ .. next_compute_ - 1
+  std::vector<double> table_;                     // n x width, NaN but for hosted rows
+  std::vector<PeerStream> peers_;                 // by party number
+  std::unique_ptr<LocalPool> pool_;
+
+  Hub hub_;
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::vector<std::unique_ptr<pb::Party::Stub>> stubs_;
+  std::vector<std::unique_ptr<Writer>> writers_;  // by party number
+  std::vector<Clock::time_point> last_sent_;      // by party number
+  std::vector<char> peer_ended_;                  // by party number: its stream to us has ended
+  std::set<int> blocked_on_;
+  std::optional<Clock::time_point> ended_wait_start_;  // since when Idle waits on a closed peer
+
+  std::int64_t next_compute_ = 0;
+  std::int64_t next_deliver_ = 0;
+  bool local_failed_ = false;
+  NodeFailure local_failure_;
+  bool decided_ = false;
+  EngineResult result_;
+};
+
+}  // namespace
+}  // namespace detail
+
+EngineResult RunNetwork(std::span<NodeProgram* const> local_programs, const Topology& topology,
+                        const EngineOptions& engine, const NetworkOptions& options,
+                        RoundSink& sink) {
+  detail::NetworkRun run(local_programs, topology, engine, options, sink);
+  return run.Execute();
+}
+
+}  // namespace dpadmm::runtime

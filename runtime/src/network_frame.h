@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// The network engine's decoder: what a party accepts from one peer, as plain functions and a
+// plain per-peer state machine over the generated protobuf messages (no gRPC here, so that
+// tests/fuzz/fuzz_party_frame.cpp can drive it directly). Everything a peer sends passes
+// through CheckHello or PeerStream::Accept before the engine looks at it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dpadmm/runtime/engine.h"
+#include "dpadmm_party.pb.h"
+
+namespace dpadmm::runtime::detail {
+
+namespace pb = ::dpadmm::party::v1;
+
+inline constexpr std::uint32_t kProtocolVersion = 1;
+// A party computes round r only while r <= (its next round for the sink) + kLeadRounds, so
+// the frames a peer may send ahead of this party are bounded (see PeerStream::Accept).
+inline constexpr std::int64_t kLeadRounds = 16;
+// The most envelopes a peer may have queued, unread by the engine, before it is refused.
+inline constexpr std::size_t kMaxQueuedEnvelopes = 4 * kLeadRounds + 64;
+// Abort reasons from a peer are cut to this many printable characters.
+inline constexpr std::size_t kMaxReasonChars = 300;
+
+// Hash of everything the parties' runtimes must agree on besides the caller's spec hash: the
+// topology, the node-to-party map, the party ids, the last round and the protocol constants.
+std::uint64_t LayoutHash(const Topology& topology, std::span<const int> node_parties,
+                         std::span<const std::string> party_ids, std::int64_t last_round);
+
+// What this party expects from one peer.
+struct PeerExpect {
+  std::string id;
+  std::vector<int> nodes;  // the peer's nodes, increasing
+  // Edges from the peer's nodes to this party's nodes, ordered by (from, to): the order of
+  // the messages in the peer's round frames.
+  std::vector<std::pair<int, int>> edges;
+  std::int64_t last_round = 0;
+  std::size_t max_doubles = 0;  // limit on any of the peer's nodes' messages
+};
+
+// A peer's Hello against what this party expects: "" when accepted, else why not (naming
+// what differs). On success max_doubles[k] is the peer's node nodes[k]'s message limit.
+std::string CheckHello(const pb::HelloMessage& hello, const PeerExpect& expect,
+                       std::span<const std::uint8_t> spec_hash, std::uint64_t layout_hash,
+                       std::vector<std::size_t>* max_doubles);
+
+// A hex prefix of a hash for messages ("1a2b3c4d5e6f7788..." or "(empty)").
+std::string HexPrefix(std::span<const std::uint8_t> bytes);
+// Printable ASCII only, at most kMaxReasonChars (a peer's text is never printed raw).
+std::string SanitizePeerText(const std::string& text);
+
+// One round of one peer, as received.
+struct PeerRound {
+  std::int64_t round = -1;
+  bool failed = false;
+  int failed_node = -1;
+  FailureKind kind = FailureKind::kStepFailed;
+  std::vector<double> payload;       // the messages' payloads back to back
+  std::vector<std::size_t> offsets;  // edge e's message is [offsets[e], offsets[e + 1])
+  std::span<const double> Message(std::size_t edge) const {
+    return {payload.data() + offsets[edge], offsets[edge + 1] - offsets[edge]};
+  }
+};
+
+// The frames of one peer, in order. Accept checks every envelope against the protocol; the
+// engine reads the rounds and verdicts it needs and drops rounds it no longer needs.
+class PeerStream {
+ public:
+  explicit PeerStream(PeerExpect expect, std::vector<std::size_t> max_doubles = {});
+
+  // Applies one envelope. `next_deliver` is the next round this party will hand to its sink
+  // (the bound on how far ahead the peer may be). Returns "" or the violation, naming it.
+  std::string Accept(const pb::Envelope& envelope, std::int64_t next_deliver);
+
+  const PeerExpect& expect() const { return expect_; }
+  // Round frames received: rounds 0 .. rounds_received() - 1.
+  std::int64_t rounds_received() const { return next_round_; }
+  // The received round `r` (must be held: first_held() <= r < rounds_received()).
+  const PeerRound& Round(std::int64_t r) const {
+    return held_[static_cast<std::size_t>(r - first_)];
+  }
+  std::int64_t first_held() const { return first_; }
+  // Drops held rounds before `r`.
+  void DropBefore(std::int64_t r);
+  // Verdicts received: rounds 0 .. verdicts_received() - 1; the first stop among them, or -1.
+  std::int64_t verdicts_received() const { return next_verdict_; }
+  std::int64_t stop_round() const { return stop_round_; }
+  bool failed() const { return failed_; }
+  bool cancelled() const { return cancelled_; }
+  // Set once the peer aborted: its reason, sanitized.
+  bool aborted() const { return aborted_; }
+  const std::string& abort_reason() const { return abort_reason_; }
+
+ private:
+  std::string AcceptRound(const pb::RoundFrame& frame, std::int64_t next_deliver);
+  std::string AcceptVerdict(const pb::Verdict& verdict);
+
+  PeerExpect expect_;
+  std::vector<std::size_t> edge_max_;  // per edge: the limit of its sending node
+  std::deque<PeerRound> held_;
+  std::int64_t first_ = 0;
+  std::int64_t next_round_ = 0;
+  std::int64_t next_verdict_ = 0;
+  std::int64_t stop_round_ = -1;
+  bool failed_ = false;
+  bool cancelled_ = false;
+  bool aborted_ = false;
+  std::string abort_reason_;
+};
+
+}  // namespace dpadmm::runtime::detail
