@@ -1277,6 +1277,17 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
   return RunAndReport(spec, o, started, &placement);
 }
 
+// The exit code of a run, agreed by every rank under MPI once rank 0's outputs are complete:
+// rank 0 calls it after its trace, summary and model are at their paths, the other ranks after
+// their part of the run, and every rank returns rank 0's code. So no rank ends before rank 0's
+// outputs are complete (MPI_Finalize need not synchronise the ranks, and a launcher may report
+// the job as soon as ranks exit), and every rank ends with the same code. An error on rank 0
+// before this point aborts the job (CommandLine::Execute), which also ends the waiting ranks.
+int OutputsDone(int code) {
+  if (!g_mpi || g_mpi->size() == 1) return code;
+  return static_cast<int>(runtime::MpiAllreduceMax(g_mpi->rank() == 0 ? code : 0));
+}
+
 int RunAndReport(const RunSpec& spec, const OutputOptions& o,
                  std::chrono::steady_clock::time_point started, const MpiPlacement* placement) {
   const TraceFormat format = ResolveTraceFormat(o.trace, o.trace_format);
@@ -1297,7 +1308,8 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   if (!writes) {
     // Checkpoints are collective under MPI: every rank runs the checkpointed run.
     const RunSummary summary = RunWithCheckpointFlags(experiment, o.checkpoint, nullptr, &g_stop);
-    return ExitCodeOf(summary.outcome);
+    RestoreStopSignals();
+    return OutputsDone(ExitCodeOf(summary.outcome));
   }
 
   TraceWriter trace(o.trace, format, spec.family(), experiment.info(),
@@ -1312,8 +1324,6 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   Progress progress(mode, spec.iterations);
   CliObserver observer(trace, progress);
 
-  CatchStopSignal(SIGINT);
-  CatchStopSignal(SIGTERM);
   std::optional<RunSummary> result;
   try {
     result = RunWithCheckpointFlags(experiment, o.checkpoint, &observer, &g_stop);
@@ -1348,10 +1358,12 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
       summary.message.find("bad_alloc") != std::string::npos) {
     std::cerr << "dpadmm: error: out of memory while running on " << g_inputs << " ("
               << summary.message << ")\n";
-    return kExitBadInput;
+    return OutputsDone(kExitBadInput);
   }
-  if (!o.model_out.empty() && !SaveRunModel(summary, spec, o.model_out)) return kExitInternal;
-  return ExitCodeOf(summary.outcome);
+  if (!o.model_out.empty() && !SaveRunModel(summary, spec, o.model_out)) {
+    return OutputsDone(kExitInternal);
+  }
+  return OutputsDone(ExitCodeOf(summary.outcome));
 }
 
 void AddCheckpointOptions(CLI::App& command, CheckpointFlags& c) {
@@ -1581,6 +1593,14 @@ class CommandLine {
 
   // Runs the parsed command.
   int Execute(std::chrono::steady_clock::time_point started) {
+    if (run_->parsed() || sharing_->parsed()) {
+      // Ctrl-C and SIGTERM stop a run (exit 4, outputs complete) from here on, on every rank
+      // under MPI: a signal during the checks or the set-up cancels the run at its first round;
+      // mpirun sends SIGTERM to every rank, and a rank that died of it would take the job down
+      // with rank 0's outputs half-written. A second signal kills the usual way.
+      CatchStopSignal(SIGINT);
+      CatchStopSignal(SIGTERM);
+    }
     const int code = Guarded([&] {
       if (predict_->parsed()) return predict_->Run();
       if (audit_->parsed()) return audit_->Run();

@@ -12,13 +12,12 @@
 #include <utility>
 #include <vector>
 
+#include "dpadmm/core/error.h"
+
 namespace dpadmm::cli {
 
 // An output file could not be written (exit code 6); the message names the path and the reason.
-class OutputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using dpadmm::OutputError;
 
 class AtomicFile {
  public:

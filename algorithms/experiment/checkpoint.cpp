@@ -236,8 +236,8 @@ void WriteCheckpoint(const std::string& path, const CheckpointContents& contents
   const std::string temp = path + ".partial";
   const auto fail = [&](const char* action) {
     const int error_number = errno;
-    throw InputError("checkpoint " + path + ": cannot " + action + " " + temp + " (" +
-                     std::strerror(error_number) + ")");
+    throw OutputError("checkpoint " + path + ": cannot " + action + " " + temp + " (" +
+                      std::strerror(error_number) + ")");
   };
   // 0600 from the start (O_CREAT's mode; an existing partial file is replaced, not reused, so
   // its permissions cannot leak in).

@@ -59,7 +59,7 @@ CheckpointContents ParseCheckpoint(std::string_view bytes, const std::string& na
 // Reads and parses the file at `path` (InputError naming it if unreadable or malformed).
 CheckpointContents ReadCheckpoint(const std::string& path);
 // Writes atomically (temporary file in the same folder, fsync, rename) with mode 0600; throws
-// InputError naming the path if it cannot.
+// OutputError naming the path if it cannot.
 void WriteCheckpoint(const std::string& path, const CheckpointContents& contents);
 
 // The spec fields (dotted JSON paths, "algorithm.dvp.alpha") whose values differ between two
