@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "dpadmm/experiment/choices.h"
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/choices.h"
+#include "dpadmm/run/run_spec.h"
 
 namespace dpadmm::bench {
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "dpadmm/data/dataset.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
 
 namespace {
 

@@ -16,8 +16,8 @@
 #include <Eigen/Dense>
 
 #include "dpadmm/core/random.h"
-#include "dpadmm/experiment/run.h"
 #include "dpadmm/privacy/noise.h"
+#include "dpadmm/run/run.h"
 #if __has_include("dpadmm/privacy/samplers.h")
 #include "dpadmm/privacy/noise_key.h"
 #include "dpadmm/privacy/samplers.h"

@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "dpadmm/data/dataset.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
 #include "dpadmm/solver/local_solver.h"
 
 namespace {

@@ -38,8 +38,8 @@
 #include <vector>
 
 #include "algorithm_access.h"
-#include "dpadmm/experiment/run.h"
 #include "dpadmm/privacy/accounting.h"
+#include "dpadmm/run/run.h"
 #include "repro_sharing.h"
 
 namespace fs = std::filesystem;

@@ -32,7 +32,7 @@
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/loaders.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
 
 namespace {
 

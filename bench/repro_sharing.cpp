@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/run_spec.h"
 #include "dpadmm/privacy/rdp.h"
 #include "dpadmm/privacy/samplers.h"
 #include "dpadmm/privacy/sharing_accounting.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/run_spec.h"
 
 namespace dpadmm::repro {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/audit.h"
+#include "dpadmm/tools/audit.h"
 
 namespace dpadmm::cli {
 namespace {

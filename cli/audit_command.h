@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `dpadmm audit`: the empirical privacy audit of one mechanism set-up
-// (dpadmm/experiment/audit.h; method in algorithms/privacy/README.md, "Empirical audit").
+// (dpadmm/tools/audit.h; method in algorithms/privacy/README.md, "Empirical audit").
 // Prints the mechanism, the neighbouring pair, the runs per side, the statistic, FPR/FNR with
 // their Clopper-Pearson bounds, the epsilon lower bound, the accountant's epsilon for the same
 // releases, their ratio and PASS (eps_lb <= claim) or FAIL; --json prints one JSON object

@@ -16,7 +16,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/data/loaders.h"
-#include "dpadmm/experiment/model.h"
+#include "dpadmm/persistence/model.h"
 
 namespace dpadmm::cli {
 namespace {

@@ -11,8 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/run_spec.h"
 
 namespace dpadmm::cli {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/run_spec.h"
 
 namespace dpadmm::cli {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/choices.h"
+#include "dpadmm/run/choices.h"
 #include "output_files.h"
 
 namespace dpadmm::cli {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `dpadmm sweep`: test accuracy against the total epsilon (dpadmm/experiment/sweep.h) for
+// `dpadmm sweep`: test accuracy against the total epsilon (dpadmm/tools/sweep.h) for
 // chosen private algorithms on one data set. Writes DIR/sweep.csv and DIR/sweep.svg (log x axis
 // epsilon, y test accuracy in %, 95% bands, lines for non-private ADMM, the centralized optimum
 // and the majority class) and prints the table. The data, graph and run flags are those of
@@ -14,9 +14,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "dpadmm/experiment/run_spec.h"
-#include "dpadmm/experiment/sweep.h"
+#include "dpadmm/run/run_spec.h"
 #include "dpadmm/runtime/engine.h"
+#include "dpadmm/tools/sweep.h"
 
 namespace dpadmm::cli {
 

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
 
 namespace dpadmm::test {
 

@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <variant>
 
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/run_spec.h"
 
 namespace dpadmm::test {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
 #include "run_recorder.h"
 #include "test_helpers.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The empirical privacy audit (dpadmm/experiment/audit.h): its bounds, that it catches a
+// The empirical privacy audit (dpadmm/tools/audit.h): its bounds, that it catches a
 // weakened mechanism and eq. (16), that every shipped mechanism stays at or below its claim, and
 // that it is strong enough to matter (each consensus mechanism's worst-case pair reaches 0.8 of
 // the per-round claim).
@@ -16,8 +16,8 @@
 #include <gtest/gtest.h>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/audit.h"
-#include "experiment/audit_testing.h"
+#include "dpadmm/tools/audit.h"
+#include "tools/audit_testing.h"
 
 namespace dpadmm {
 namespace {

@@ -14,9 +14,9 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/experiment/run.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/bounds_release.h"
+#include "dpadmm/run/run.h"
 #include "test_helpers.h"
 
 namespace dpadmm {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Checkpoint and resume (dpadmm/experiment/checkpoint.h): the same bits as an uninterrupted run
+// Checkpoint and resume (dpadmm/persistence/checkpoint.h): the same bits as an uninterrupted run
 // in simulation mode, refusal of a different spec naming the fields, clear errors for corrupt,
 // truncated and foreign files, and the file's 0600 permission.
-#include "dpadmm/experiment/checkpoint.h"
+#include "dpadmm/persistence/checkpoint.h"
 
 #include <sys/stat.h>
 
@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/spec_json.h"
-#include "experiment/checkpoint.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
+#include "persistence/checkpoint.h"
 #include "run_recorder.h"
 #include "test_helpers.h"
 

@@ -17,7 +17,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
 #include "dpadmm/solver/local_solver.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
 #include "run_recorder.h"
 #include "spec_helpers.h"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/portable_math_impl.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/run/run.h"
 #include "solver/logistic_block.h"
 
 namespace dpadmm {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "dpadmm/experiment/choices.h"
+#include "dpadmm/run/choices.h"
 #include "dpadmm/solver/loss.h"
 
 #include <cmath>
@@ -164,7 +164,7 @@ TEST(LossTest, NaNPropagatesThroughValueAndSlope) {
   }
 }
 
-// Loss names come from the one choice table (dpadmm/experiment/choices.h).
+// Loss names come from the one choice table (dpadmm/run/choices.h).
 TEST(LossTest, LossNamesParseThroughTheChoiceTable) {
   EXPECT_EQ(ParseChoice<LossKind>("logistic", "loss"), LossKind::kLogistic);
   EXPECT_EQ(ParseChoice<LossKind>("smooth_hinge", "loss"), LossKind::kSmoothHinge);

@@ -21,10 +21,10 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/loaders.h"
-#include "dpadmm/experiment/choices.h"
-#include "dpadmm/experiment/model.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/persistence/model.h"
+#include "dpadmm/run/choices.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
 #include "test_helpers.h"
 
 namespace dpadmm {

@@ -10,9 +10,9 @@
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
-#include "dpadmm/experiment/model.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/persistence/model.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
 #include "run_recorder.h"
 #include "test_helpers.h"
 

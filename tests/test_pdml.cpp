@@ -21,10 +21,10 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/core/random.h"
 #include "dpadmm/data/generators.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/accountant.h"
 #include "dpadmm/privacy/samplers.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
 #include "run_recorder.h"
 #include "test_helpers.h"
 

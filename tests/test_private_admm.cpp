@@ -13,9 +13,9 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/experiment/run.h"
 #include "dpadmm/graph/graph.h"
 #include "dpadmm/privacy/accounting.h"
+#include "dpadmm/run/run.h"
 #include "run_recorder.h"
 
 namespace {

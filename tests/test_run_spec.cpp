@@ -6,8 +6,8 @@
 #include <string>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/choices.h"
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/choices.h"
+#include "dpadmm/run/run_spec.h"
 
 using dpadmm::Algorithm;
 using dpadmm::RunSpec;

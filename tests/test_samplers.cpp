@@ -25,11 +25,11 @@
 #include <Eigen/Dense>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/spec_json.h"
 #include "dpadmm/privacy/noise_key.h"
 #include "dpadmm/privacy/release.h"
 #include "dpadmm/privacy/samplers.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
 #include "run_recorder.h"
 
 namespace dpadmm {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/run/spec_json.h"
 
 #include <gtest/gtest.h>
 

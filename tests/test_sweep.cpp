@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Calibration to a total epsilon (experiment/calibration.h), the per-round tight epsilon of the
-// trace (RoundMetrics::tight_epsilon) and the privacy-utility sweep (experiment/sweep.h).
+// Calibration to a total epsilon (tools/calibration.h), the per-round tight epsilon of the
+// trace (RoundMetrics::tight_epsilon) and the privacy-utility sweep (tools/sweep.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/calibration.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/spec_json.h"
-#include "dpadmm/experiment/sweep.h"
 #include "dpadmm/privacy/accountant.h"
 #include "dpadmm/privacy/accounting.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
+#include "dpadmm/tools/calibration.h"
+#include "dpadmm/tools/sweep.h"
 #include "spec_helpers.h"
 
 namespace {

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/run.h"
 #include "dpadmm/privacy/accountant.h"
 #include "dpadmm/privacy/accounting.h"
 #include "dpadmm/privacy/release.h"
+#include "dpadmm/run/run.h"
 #include "spec_helpers.h"
 
 namespace {

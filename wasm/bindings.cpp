@@ -16,7 +16,7 @@
 //   const sweepJson = m.runSweep(configJson, (done, total, what) => true /* false: cancel */);
 //   // config: {"base": spec, "algorithms": ["dvp", ...], "epsilons": [0.1, 1, 10],
 //   //          "seeds": 3, "delta": 1e-5, "reference_lines": true}; the SweepResult as JSON
-//   // (experiment/sweep.h) plus "csv", the `dpadmm sweep` CSV of the same result.
+//   // (tools/sweep.h) plus "csv", the `dpadmm sweep` CSV of the same result.
 //
 // The spec's algorithm selects the family (consensus or vertical sharing), as in `dpadmm run`:
 // the session starts from that algorithm's defaults (serial engine), then applies the JSON.
@@ -46,11 +46,11 @@
 #include <nlohmann/json.hpp>
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/choices.h"
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/run_spec.h"
-#include "dpadmm/experiment/spec_json.h"
-#include "dpadmm/experiment/sweep.h"
+#include "dpadmm/run/choices.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/run_spec.h"
+#include "dpadmm/run/spec_json.h"
+#include "dpadmm/tools/sweep.h"
 
 namespace {
 
@@ -362,7 +362,7 @@ dpadmm::SweepOptions ParseSweepConfig(const std::string& config_json) {
   return o;
 }
 
-// Runs a privacy-utility sweep (experiment/sweep.h) on this thread. The callback hears every
+// Runs a privacy-utility sweep (tools/sweep.h) on this thread. The callback hears every
 // finished run, (done, total, what) -> keep going?; false cancels: the result then holds what
 // finished ("cancelled": true). Returns the result as JSON, or {"error": ...}.
 std::string RunSweepJson(const std::string& config_json, val progress) {

@@ -113,29 +113,9 @@ void ConsensusNode::SaveState(StateWriter& out) const {
   out.F64(noise_parameter_);
   out.F64(loss_sum_);
   out.I64(data_passes_);
-  const Release::State r = release_.SaveState();
-  out.F64(r.spent);
-  out.Bool(r.frozen);
-  out.I64(r.frozen_round);
-  out.I64(r.round);
-  out.F64(r.cost);
-  out.Bool(r.objective_noise_drawn);
-  out.Bool(r.started);
-  out.Bool(r.has_last);
-  out.Vec(r.last);
-  out.I64(r.draws);
-  out.I64(r.releases);
-  out.U64(r.mechanisms.size());
-  for (const MechanismRelease& m : r.mechanisms) {
-    out.I64(static_cast<std::int64_t>(m.kind));
-    out.F64(m.sensitivity);
-    out.F64(m.scale);
-    out.F64(m.epsilon);
-  }
+  SaveRelease(out, release_);
   const LocalSolver::WarmState w = solver_.SaveWarmState();
-  out.Arr(w.m);
-  out.Arr(w.dl);
-  out.Arr(w.ddl);
+  for (const Eigen::ArrayXd* a : {&w.m, &w.dl, &w.ddl}) out.Arr(*a);  // margins, L', L''
   out.F64(w.loss_sum);
   out.Vec(w.data_grad);
   out.Vec(w.state_f);
@@ -155,31 +135,7 @@ void ConsensusNode::LoadState(StateReader& in) {
   noise_parameter_ = in.F64("noise parameter");
   loss_sum_ = in.F64("loss sum");
   data_passes_ = in.I64("data passes");
-  Release::State r;
-  r.spent = in.F64("release spent");
-  r.frozen = in.Bool("release frozen");
-  r.frozen_round = in.I64("release frozen round");
-  r.round = in.I64("release round");
-  r.cost = in.F64("release cost");
-  r.objective_noise_drawn = in.Bool("release objective noise");
-  r.started = in.Bool("release started");
-  r.has_last = in.Bool("release has_last");
-  r.last = in.EVec("release last message", r.has_last ? dim_ : 0);
-  r.draws = in.I64("release draws");
-  r.releases = in.I64("release count");
-  const std::size_t mechanisms = in.Length("release mechanisms", 32);
-  for (std::size_t k = 0; k < mechanisms; ++k) {
-    MechanismRelease m;
-    const std::int64_t kind = in.I64("mechanism kind");
-    if (kind < 0 || kind > static_cast<std::int64_t>(MechanismKind::kDiscreteGaussian)) {
-      in.Fail("mechanism kind", "unknown kind " + std::to_string(kind));
-    }
-    m.kind = static_cast<MechanismKind>(kind);
-    m.sensitivity = in.F64("mechanism sensitivity");
-    m.scale = in.F64("mechanism scale");
-    m.epsilon = in.F64("mechanism epsilon");
-    r.mechanisms.push_back(m);
-  }
+  Release::State r = ReadRelease(in, static_cast<std::size_t>(dim_), true);
   LocalSolver::WarmState w;
   w.m = in.EArr("solver margins", solver_.rows());
   w.dl = in.EArr("solver first derivatives", solver_.rows());

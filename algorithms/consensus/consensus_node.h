@@ -30,7 +30,7 @@
 #include "dpadmm/privacy/release.h"
 #include "dpadmm/runtime/node_program.h"
 #include "dpadmm/solver/local_solver.h"
-#include "experiment/checkpoint.h"
+#include "persistence/checkpoint.h"
 
 namespace dpadmm {
 
@@ -94,7 +94,7 @@ class ConsensusNode : public runtime::NodeProgram, public Checkpointable {
   // consensus mechanisms release pure-epsilon terms; PDML's primal noise is Gaussian.
   const std::vector<MechanismRelease>& released_mechanisms() const { return release_.mechanisms(); }
 
-  // Checkpoints (experiment/checkpoint.h): the node's state between rounds, with its release's
+  // Checkpoints (persistence/checkpoint.h): the node's state between rounds, with its release's
   // and local solver's; a variant adds its own fields after the base's.
   void SaveState(StateWriter& out) const override;
   void LoadState(StateReader& in) override;

@@ -46,6 +46,24 @@ inline double FromBits(std::uint64_t u) {
 // 2^k for an integer k in [-1022, 1023], exactly.
 inline double TwoTo(int k) { return FromBits(static_cast<std::uint64_t>(k + 1023) << 52); }
 
+// e^r for the reduced argument |r| <= ln2 / 2, by its Taylor series to r^13 (|r|^14 / 14! <
+// 5e-18 for |r| <= 0.347): e^r = 1 + r + r^2 p(r) with p of degree 11, evaluated by Estrin's
+// scheme (short dependency chains). Element-wise only: a loop of it vectorises at any width
+// with the same bits (solver/logistic_block.h).
+[[gnu::always_inline]] inline double ExpReduced(double r) {
+  const double r2 = r * r;
+  const double r4 = r2 * r2;
+  const double r8 = r4 * r4;
+  const double p01 = 1.0 / 2.0 + r * (1.0 / 6.0);
+  const double p23 = 1.0 / 24.0 + r * (1.0 / 120.0);
+  const double p45 = 1.0 / 720.0 + r * (1.0 / 5040.0);
+  const double p67 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
+  const double p89 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
+  const double pab = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
+  const double p = (p01 + r2 * p23) + r4 * (p45 + r2 * p67) + r8 * (p89 + r2 * pab);
+  return 1.0 + (r + r2 * p);
+}
+
 }  // namespace detail
 
 // e^x.
@@ -59,19 +77,7 @@ inline double Exp(double x) {
   const double kd = (x * detail::kInvLn2 + kShift) - kShift;
   const int k = static_cast<int>(kd);
   const double r = (x - kd * detail::kLn2Hi) - kd * detail::kLn2Lo;
-  // e^r by its Taylor series to r^13 (|r|^14 / 14! < 5e-18 for |r| <= 0.347): e^r = 1 + r +
-  // r^2 p(r) with p of degree 11, evaluated by Estrin's scheme (short dependency chains).
-  const double r2 = r * r;
-  const double r4 = r2 * r2;
-  const double r8 = r4 * r4;
-  const double p01 = 1.0 / 2.0 + r * (1.0 / 6.0);
-  const double p23 = 1.0 / 24.0 + r * (1.0 / 120.0);
-  const double p45 = 1.0 / 720.0 + r * (1.0 / 5040.0);
-  const double p67 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
-  const double p89 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
-  const double pab = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
-  const double p = (p01 + r2 * p23) + r4 * (p45 + r2 * p67) + r8 * (p89 + r2 * pab);
-  const double er = 1.0 + (r + r2 * p);
+  const double er = detail::ExpReduced(r);
   // Scale by 2^k in at most two exact steps (one rounding only when the result is subnormal).
   if (k > 1023) return er * detail::TwoTo(1023) * 2.0;
   if (k < -1022) return er * detail::TwoTo(k + 54) * detail::TwoTo(-54);

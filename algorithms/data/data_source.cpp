@@ -10,7 +10,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/loaders.h"
-#include "dpadmm/experiment/choices.h"
+#include "dpadmm/run/choices.h"
 
 namespace dpadmm {
 namespace {

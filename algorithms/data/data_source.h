@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The data sources of a DataSpec, shared by both families (experiment/experiment.cpp):
+// The data sources of a DataSpec, shared by both families (run/experiment.cpp):
 // generated sets, or files through the loaders, with a seeded train/test split when no test
 // file is given.
 #pragma once
@@ -9,7 +9,7 @@
 
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/preprocessing.h"
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/run_spec.h"
 
 namespace dpadmm {
 

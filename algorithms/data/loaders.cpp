@@ -547,6 +547,39 @@ Dataset EncodeAdult(AdultFile& f, const AdultEncoding& e) {
   return d;
 }
 
+// The labels file of a Raetsch `.asc` pair: one label per non-blank line, as many as the data
+// file's `data_rows`. With `keep` (increasing line indices), only those lines' labels are
+// parsed: another holder's label is never read.
+void ReadAscLabels(const std::string& labels_path, const std::string& data_path,
+                   std::int64_t data_rows, const std::span<const std::int64_t>* keep,
+                   LabelMapper& labels) {
+  const std::string text = internal::ReadWholeFile(labels_path);
+  LineReader lines(text);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  std::int64_t row = 0;
+  std::size_t next = 0;
+  while (lines.Next(line)) {
+    if (internal::IsBlank(line)) continue;
+    const bool wanted = keep == nullptr || (next < keep->size() && (*keep)[next] == row);
+    ++row;
+    if (!wanted) continue;  // another holder's label: never read
+    ++next;
+    SplitFields(line, ' ', fields);
+    if (fields.size() != 1) {
+      ThrowAt(labels_path, lines.number(),
+              "expected one label, found " + std::to_string(fields.size()) + " fields");
+    }
+    labels.Add(fields[0], labels_path, lines.number());
+  }
+  RequireRows(labels_path, row);
+  if (row != data_rows) {
+    ThrowAt(labels_path, 0,
+            "has " + std::to_string(row) + " labels but " + data_path + " has " +
+                std::to_string(data_rows) + " rows");
+  }
+}
+
 }  // namespace
 
 Dataset LoadLibsvm(const std::string& path, std::int64_t num_features) {
@@ -648,31 +681,7 @@ RowShare ReadAscRows(const std::string& data_path, const std::string& labels_pat
   const Table t =
       ReadTable(data_path, ' ', false, std::nullopt, nullptr, &keep, &share.rows_in_file);
   LabelMapper labels(/*plus_minus_one_only=*/true);
-  const std::string text = internal::ReadWholeFile(labels_path);
-  LineReader lines(text);
-  std::string_view line;
-  std::vector<std::string_view> fields;
-  std::int64_t row = 0;
-  std::size_t next = 0;
-  while (lines.Next(line)) {
-    if (internal::IsBlank(line)) continue;
-    const bool wanted = next < keep.size() && keep[next] == row;
-    ++row;
-    if (!wanted) continue;  // another holder's label: never read
-    ++next;
-    SplitFields(line, ' ', fields);
-    if (fields.size() != 1) {
-      ThrowAt(labels_path, lines.number(),
-              "expected one label, found " + std::to_string(fields.size()) + " fields");
-    }
-    labels.Add(fields[0], labels_path, lines.number());
-  }
-  RequireRows(labels_path, row);
-  if (row != share.rows_in_file) {
-    ThrowAt(labels_path, 0,
-            "has " + std::to_string(row) + " labels but " + data_path + " has " +
-                std::to_string(share.rows_in_file) + " rows");
-  }
+  ReadAscLabels(labels_path, data_path, share.rows_in_file, &keep, labels);
   share.fields = t.rows > 0 ? t.cols : -1;
   share.label_codes = labels.seen();
   share.data.x = MakeDense(t);
@@ -727,27 +736,7 @@ RowShare ReadAscColumns(const std::string& data_path, const std::string& labels_
   if (labels_path.empty()) return share;
   // The labels as ReadAscRows reads them (the data file's features are not read again).
   LabelMapper labels(/*plus_minus_one_only=*/true);
-  const std::string text = internal::ReadWholeFile(labels_path);
-  LineReader lines(text);
-  std::string_view line;
-  std::vector<std::string_view> fields;
-  std::int64_t row = 0;
-  while (lines.Next(line)) {
-    if (internal::IsBlank(line)) continue;
-    ++row;
-    SplitFields(line, ' ', fields);
-    if (fields.size() != 1) {
-      ThrowAt(labels_path, lines.number(),
-              "expected one label, found " + std::to_string(fields.size()) + " fields");
-    }
-    labels.Add(fields[0], labels_path, lines.number());
-  }
-  RequireRows(labels_path, row);
-  if (row != t.rows) {
-    ThrowAt(labels_path, 0,
-            "has " + std::to_string(row) + " labels but " + data_path + " has " +
-                std::to_string(t.rows) + " rows");
-  }
+  ReadAscLabels(labels_path, data_path, t.rows, nullptr, labels);
   share.label_codes = labels.seen();
   share.data.y = labels.Raw();
   return share;

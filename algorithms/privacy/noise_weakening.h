@@ -4,7 +4,7 @@
 // privacy audit's tests can check that a broken mechanism is caught. A private header of the
 // algorithms (not installed, not under include/): nothing that parses a spec, a command line or
 // a wasm call can set it; the audit reaches it only through its test hooks
-// (experiment/audit_testing.h), which the command and the bindings never use.
+// (tools/audit_testing.h), which the command and the bindings never use.
 #pragma once
 
 namespace dpadmm {

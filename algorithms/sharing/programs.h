@@ -39,7 +39,7 @@
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/privacy/release.h"
 #include "dpadmm/runtime/node_program.h"
-#include "experiment/checkpoint.h"
+#include "persistence/checkpoint.h"
 
 namespace dpadmm::sharing {
 
@@ -169,7 +169,7 @@ class SharingParty : public runtime::NodeProgram, public Checkpointable {
 
   const Release& release() const { return release_; }
 
-  // Checkpoints (experiment/checkpoint.h): x~_m, the cached shares, the last noise, the release.
+  // Checkpoints (persistence/checkpoint.h): x~_m, the cached shares, the last noise, the release.
   void SaveState(StateWriter& out) const override;
   void LoadState(StateReader& in) override;
 
@@ -214,7 +214,7 @@ class SharingCoordinator : public runtime::NodeProgram, public Checkpointable {
   const Eigen::VectorXd& z() const { return z_; }
   const Eigen::VectorXd& y() const { return y_; }
 
-  // Checkpoints (experiment/checkpoint.h): s, z, y, the last message and report figures.
+  // Checkpoints (persistence/checkpoint.h): s, z, y, the last message and report figures.
   void SaveState(StateWriter& out) const override;
   void LoadState(StateReader& in) override;
 

@@ -9,9 +9,9 @@
 #include <utility>
 
 #include <dpadmm/data/generators.h>
-#include <dpadmm/experiment/choices.h>
-#include <dpadmm/experiment/model.h>
-#include <dpadmm/experiment/run.h>
+#include <dpadmm/persistence/model.h>
+#include <dpadmm/run/choices.h>
+#include <dpadmm/run/run.h>
 
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : "dpadmm-embed-model.json";

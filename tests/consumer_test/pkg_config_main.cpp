@@ -3,8 +3,8 @@
 // a run on the serial engine, so both installed libraries (and Eigen's headers) are used.
 #include <cstdio>
 
-#include <dpadmm/experiment/model.h>
-#include <dpadmm/experiment/run.h>
+#include <dpadmm/persistence/model.h>
+#include <dpadmm/run/run.h>
 
 int main() {
   dpadmm::RunSpec spec;

@@ -9,9 +9,9 @@
 #include <memory>
 
 #include "consensus/consensus_admm.h"
-#include "dpadmm/experiment/checkpoint.h"
-#include "experiment/checkpoint.h"
+#include "dpadmm/persistence/checkpoint.h"
 #include "fuzz_common.h"
+#include "persistence/checkpoint.h"
 #include "sharing/programs.h"
 
 namespace {

@@ -2,8 +2,8 @@
 // ApplySpecJson on arbitrary bytes. Properties: a rejected input leaves the spec unchanged (the
 // header's contract); an accepted spec round-trips through SpecToJson; Validate() either
 // accepts or throws InputError.
-#include "dpadmm/experiment/run_spec.h"
-#include "dpadmm/experiment/spec_json.h"
+#include "dpadmm/run/run_spec.h"
+#include "dpadmm/run/spec_json.h"
 #include "fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -21,8 +21,8 @@
 #include "dpadmm/data/preprocessing.h"
 
 #include "dpadmm/core/error.h"
-#include "dpadmm/experiment/mpi_run.h"
-#include "dpadmm/experiment/run.h"
+#include "dpadmm/placement/mpi_run.h"
+#include "dpadmm/run/run.h"
 #include "dpadmm/runtime/mpi.h"
 
 namespace {

@@ -368,7 +368,7 @@ test('sharing_upload_csv', () => {
   assert.match(bad.error, /^bad\.csv:3: /, bad.error);
 });
 
-// --- The privacy-utility sweep (experiment/sweep.h) --------------------------------------------
+// --- The privacy-utility sweep (dpadmm/tools/sweep.h) --------------------------------------------
 
 // A tiny sweep: 4 nodes, 400 twonorm rows, 15 rounds, two algorithms at two epsilons, 2 seeds.
 const TINY_SWEEP = {

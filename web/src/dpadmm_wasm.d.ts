@@ -34,7 +34,7 @@ declare module '@dpadmm-wasm/dpadmm_wasm.mjs' {
     /** The CSV trace header of a family ("consensus" | "sharing"). */
     csvHeader(family: string): string;
     /**
-     * Runs a privacy-utility sweep (experiment/sweep.h) from {"base": spec, "algorithms",
+     * Runs a privacy-utility sweep (tools/sweep.h) from {"base": spec, "algorithms",
      * "epsilons", "seeds", "delta", "reference_lines"}; onProgress after every run (false =
      * cancel). Returns the SweepResult JSON (with "csv", `dpadmm sweep`'s CSV) or {"error"}.
      */

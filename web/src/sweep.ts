@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The privacy-utility view: test accuracy against the total epsilon per node for chosen private
-// algorithms (experiment/sweep.h, the same core as `dpadmm sweep`), run in its own worker with
+// algorithms (tools/sweep.h, the same core as `dpadmm sweep`), run in its own worker with
 // progress and Cancel, drawn on a log epsilon axis with 95% bands over the seeds, beside the
 // non-private ADMM line, the centralized optimum and the majority-class rate; a table of the
 // numbers, the CSV (`dpadmm sweep`'s sweep.csv) and a share link.

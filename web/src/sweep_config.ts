@@ -3,7 +3,7 @@
 // the same base spec `dpadmm sweep --config` reads) <-> URL query (view=sweep&...).
 import type { SweepConfigJson } from './sweep_protocol';
 
-/** The private consensus algorithms whose noise the sweep calibrates (experiment/calibration.h). */
+/** The private consensus algorithms whose noise the sweep calibrates (tools/calibration.h). */
 export const SWEEP_ALGORITHMS: { name: string; label: string }[] = [
   { name: 'dvp', label: 'DVP (dual variable perturbation)' },
   { name: 'pvp', label: 'PVP (primal variable perturbation)' },

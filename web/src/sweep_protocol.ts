@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Messages between the page and the sweep's Web Worker, and the SweepResult's JSON
-// (wasm/bindings.cpp runSweep; experiment/sweep.h).
+// (wasm/bindings.cpp runSweep; tools/sweep.h).
 
 /** Mean and 95% t-interval over the seeds (fractions in [0, 1]); low/high null for one seed. */
 export interface SweepStat {

@@ -4,7 +4,7 @@
 //
 // A run "learned nothing" when its final test accuracy is within 2 points of the test set's
 // majority-class rate (always predicting the majority class would do as well): the same rule
-// as the library's RunWarnings (algorithms/experiment/experiment.cpp).
+// as the library's RunWarnings (algorithms/run/experiment.cpp).
 
 export type VerdictKey =
   | 'converged' | 'round-limit' | 'budget-exhausted' | 'learned-nothing' | 'diverged' | 'failed'

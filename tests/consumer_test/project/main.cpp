@@ -2,7 +2,18 @@
 // A service embedding dpadmm: build a spec, watch the rounds, read the summary.
 #include <cstdio>
 
+#include <dpadmm/run/run.h>
+// The paths before issue 26 stay forwarding headers, installed with the others.
+#include <dpadmm/experiment/audit.h>
+#include <dpadmm/experiment/calibration.h>
+#include <dpadmm/experiment/checkpoint.h>
+#include <dpadmm/experiment/choices.h>
+#include <dpadmm/experiment/model.h>
+#include <dpadmm/experiment/mpi_run.h>
 #include <dpadmm/experiment/run.h>
+#include <dpadmm/experiment/run_spec.h>
+#include <dpadmm/experiment/spec_json.h>
+#include <dpadmm/experiment/sweep.h>
 
 namespace {
 struct Counter : dpadmm::RunObserver {

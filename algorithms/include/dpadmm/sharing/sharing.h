@@ -6,7 +6,7 @@
 //
 //     min_x  (1/N) sum_n log(1 + exp(-y_n sum_m (D_m x_m)_n))  +  lambda sum_m ||x_m||^2 / 2.
 //
-// The family runs through the one experiment API (dpadmm/experiment/run.h): select it with the
+// The family runs through the one experiment API (dpadmm/run/run.h): select it with the
 // algorithm of a RunSpec,
 //
 //   dpadmm::RunSpec spec = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kSharing);
@@ -16,5 +16,5 @@
 // This header is kept for code that included it; it only brings in that API.
 #pragma once
 
-#include "dpadmm/experiment/run.h"
-#include "dpadmm/experiment/run_spec.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/run_spec.h"

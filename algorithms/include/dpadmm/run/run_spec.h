@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: Apache-2.0
+// RunSpec: everything that defines a run of either family, with named defaults. The algorithm
+// selects the family (consensus or vertical sharing) and its own parameter struct;
+// Validate() checks every field and throws InputError naming it
+// ("algorithm.dvp.alpha must be > 0 for algorithm 'dvp' (it sets the noise), got 0").
+//
+// RunSpec{} is the main job: non-private consensus ADMM, 10 nodes on a random connected graph
+// with 13 edges ("auto"), logistic regression on generated twonorm data.
+// RunSpec::Defaults(Algorithm::kSharing) is the sharing family's default: 2 parties on
+// generated sparse data (2,000 rows x 200 features, every column informative).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "dpadmm/run/choices.h"
+#include "dpadmm/runtime/engine.h"
+#include "dpadmm/solver/local_solver.h"
+#include "dpadmm/solver/loss.h"
+
+namespace dpadmm {
+
+struct DataSpec {
+  DataSource source = DataSource::kTwonorm;
+  std::string train_path;  // file sources
+  std::string test_path;   // optional for libsvm/csv/asc (else a seeded split); required for adult
+  std::string train_labels_path;  // asc only
+  std::string test_labels_path;   // asc only
+  std::int64_t num_features = 0;  // libsvm: 0 = infer
+  int label_column = -1;          // csv
+  char delimiter = ',';           // csv
+  bool has_header = false;        // csv
+  std::int64_t rows = 7400;       // generated sources: rows before the split
+  std::int64_t dims = 20;         // twonorm/ringnorm; sparse: features
+  // sparse only: informative columns (the first ones), nonzeros per row, label-flip
+  // probability (generators.h, SparseHighDimOptions; informative and nnz clamped to dims).
+  std::int64_t sparse_informative = 50;
+  std::int64_t sparse_nnz_per_row = 100;
+  double sparse_flip_probability = 0.05;
+  double test_fraction = 0.3;  // when no test file: share of rows held out, in (0, 1)
+  // false: rows unchanged whatever `scaling` says (the same as scaling "none").
+  bool normalize = true;
+  // How every node prepares its rows (and the public test rows) before training
+  // (data/preprocessing.h). kAuto resolves by EffectiveScaling(). In private mode (a private
+  // algorithm without noise_seed) global-max-norm is refused: its factor depends on every
+  // party's data.
+  Scaling scaling = Scaling::kAuto;
+  // Public per-feature bounds (public-bounds scaling): a file of one "lo hi" line per feature
+  // in column order, or "index lo hi" lines (0-based feature index; features not listed take
+  // feature_range); '#' starts a comment.
+  std::string feature_bounds_path;
+  // Public bounds [lo, hi] of every feature not given by feature_bounds_path; empty = none.
+  // With dp-bounds: the bounds of a feature whose estimate found no occupied bin.
+  std::vector<double> feature_range;
+  // dp-bounds scaling: the epsilon each node spends on its bounds release (pure epsilon-DP,
+  // composed with the run's releases; privacy/bounds_release.h). Required (> 0) for dp-bounds.
+  double bounds_epsilon = 0.0;
+  // Append a constant feature 1 to every row (train and test) before normalisation: an
+  // intercept term (regularised like the other weights).
+  bool add_bias = false;
+};
+
+// Consensus family only.
+struct GraphSpec {
+  Topology topology = Topology::kRandom;
+  int nodes = 10;
+  // random only; kAutoEdges = derived from the node count (AutoEdges: 13 for 10 nodes).
+  static constexpr int kAutoEdges = 0;
+  int edges = kAutoEdges;
+  int grid_rows = 0;  // grid: rows x (nodes / rows); 0 = as square as possible
+  std::string file;   // file only
+
+  // About 1.3 edges per node (the main job's 13 edges on 10 nodes), within [n - 1, n(n-1)/2].
+  static int AutoEdges(int nodes);
+  // `edges`, or AutoEdges(nodes) when it is kAutoEdges.
+  int EffectiveEdges() const { return edges == kAutoEdges ? AutoEdges(nodes) : edges; }
+};
+
+// Consensus family only.
+struct PartitionSpec {
+  PartitionKind kind = PartitionKind::kEven;
+  std::vector<double> proportions;  // proportional: one per node
+  double dirichlet_alpha = 1.0;     // dirichlet
+  std::string file;                 // file
+};
+
+// --- Per-algorithm parameters -------------------------------------------------------------
+// Each struct lists its fields once (Visit: used by the JSON reader/writer and the CLI) and
+// validates them naming the field under `prefix` ("algorithm.dvp."). Per-node vectors, when not
+// empty, hold one value per node and replace the scalar for that node.
+
+// admm, radmm share nothing beyond AlgorithmSpec's consensus fields (radmm adds gamma).
+struct AdmmParams {
+  static constexpr Algorithm kAlgorithm = Algorithm::kAdmm;
+  template <class S, class V>
+  static void Visit(S&, V&&) {}
+  void Validate(const std::string&, int) const {}
+};
+
+// The noise schedule of the perturbation variants: alpha_i(t) = alpha q2^(t-1) (002, 004).
+// alpha = 0 turns the noise off (the non-private algorithm).
+struct NoiseSchedule {
+  double alpha = 0.0;
+  double q2 = 1.0;
+  std::vector<double> node_alpha, node_q2;
+};
+
+struct DvpParams : NoiseSchedule {  // 004 Algorithm 2
+  static constexpr Algorithm kAlgorithm = Algorithm::kDvp;
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("alpha", s.alpha);
+    v("q2", s.q2);
+    v("node_alpha", s.node_alpha);
+    v("node_q2", s.node_q2);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+struct PvpParams : NoiseSchedule {  // primal variable perturbation
+  static constexpr Algorithm kAlgorithm = Algorithm::kPvp;
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    DvpParams::Visit(s, v);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+struct MadmmParams : NoiseSchedule {  // 002
+  static constexpr Algorithm kAlgorithm = Algorithm::kMadmm;
+  // Penalty growth eta_i(t) = eta q1^(t-1) (002: eta_i(t+1) = theta q1^t); >= 1.
+  double q1 = 1.0;
+  double dual_step = 0.0;  // dual step theta (0 = eta_i(1))
+  std::vector<double> node_q1;
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    DvpParams::Visit(s, v);
+    v("q1", s.q1);
+    v("dual_step", s.dual_step);
+    v("node_q1", s.node_q1);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+struct RadmmParams {  // 003 Algorithm 1
+  static constexpr Algorithm kAlgorithm = Algorithm::kRadmm;
+  double gamma = 0.5;  // even-step term gamma >= 0 (003 eq. (10))
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("gamma", s.gamma);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+struct MradmmParams {  // 003 Algorithm 2
+  static constexpr Algorithm kAlgorithm = Algorithm::kMradmm;
+  double gamma = 0.5;
+  double q1 = 1.0;  // eta_i(2k-1) = eta q1^k (003 Fig. 5: 1.04^k); >= 1
+  std::vector<double> node_q1;
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("gamma", s.gamma);
+    v("q1", s.q1);
+    v("node_q1", s.node_q1);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+struct PrivateMradmmParams : NoiseSchedule {  // 003 Algorithm 3, alpha_i(k) = alpha q2^(k-1)
+  static constexpr Algorithm kAlgorithm = Algorithm::kPrivateMradmm;
+  double gamma = 0.5;
+  double q1 = 1.0;
+  std::vector<double> node_q1;
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("gamma", s.gamma);
+    v("q1", s.q1);
+    v("node_q1", s.node_q1);
+    DvpParams::Visit(s, v);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+// PDML (000). Uses C (the paper's (1) has C = 1), rho (= the paper's a, carried as a/N per
+// node) and eta (= the paper's beta) of AlgorithmSpec.
+struct PdmlParams {
+  static constexpr Algorithm kAlgorithm = Algorithm::kPdml;
+  // Label privacy of every user: eps-LDP by randomized response (000 (12)-(13)); 0 = labels
+  // reported truthfully (no Phase 1 randomization, plain loss). Finite, >= 0.
+  double label_eps = 0.0;
+  // Heterogeneous label privacy: group k has eps label_eps_groups[k] (0 = truthful) and each
+  // user joins it with probability label_eps_shares[k] (seeded draw; shares > 0, sum 1).
+  std::vector<double> label_eps_groups, label_eps_shares;
+  double R = 0.0;      // bound R of the objective noise ||eta_i||_2 <= R (14); 0 = none
+  double V = 0.0;      // primal noise theta_i(t) ~ N(0, decay^(t-1) V^2 I) (16); 0 = none
+  double decay = 0.8;  // decay rate of that variance, in (0, 1] (000 Fig. 3-4: 0.8)
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("label_eps", s.label_eps);
+    v("label_eps_groups", s.label_eps_groups);
+    v("label_eps_shares", s.label_eps_shares);
+    v("R", s.R);
+    v("V", s.V);
+    v("decay", s.decay);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+// How the feature columns are split over the parties (both sharing algorithms).
+struct PartyLayout {
+  int parties = 2;  // M >= 1
+  // Feature count of each party, in column order (party 1 first); must sum to the number of
+  // features. Empty: an even split (the first d mod M parties get one more column).
+  std::vector<std::int64_t> party_features;
+  double lambda = 1e-4;  // regulariser weight of (1/N) sum log-loss + lambda sum ||x_m||^2 / 2
+};
+
+// ADMM sharing, 001 Algorithm 1 (eqs. (6)-(8)); with dp its private version (16).
+struct SharingParams : PartyLayout {
+  static constexpr Algorithm kAlgorithm = Algorithm::kSharing;
+  // ADMM penalty, > 0. The loss is the AVERAGE over N rows, so its curvature is at most 1/(4N):
+  // rho of about 0.3/N .. 1/N works well (a9a, N = 32,561: 1e-5). The default suits the
+  // default data (N = 1,400).
+  double rho = 5e-4;
+  // The coordinator's per-sample z update (safeguarded Newton): stop when every sample's
+  // Newton step is below z_tolerance * max(1, |z_n|); fail (diverged) after z_max_iterations.
+  double z_tolerance = 1e-13;
+  int z_max_iterations = 100;
+  // Differential privacy (algorithms/sharing/README.md). mechanism "gaussian" (default): each
+  // party releases D_m x_m + N(0, sigma^2 I_N) (exact discrete Gaussian on the lattice) with
+  // ||x_m|| <= b1 enforced; sigma calibrated so that the T iterations together are
+  // (total_epsilon, delta)-DP per party (tight: analytic Gaussian, mu^2 summed over iterations).
+  // mechanism "paper16": 001 (16), x~_m = x_m + N(0, sigma_m^2 (D_m^T D_m)^{-1}) with Theorem
+  // 3's sigma - NOT DP as stated (the noise covariance is made of the private data: releases
+  // lie in col(D_m)); kept to reproduce 001.
+  bool dp = false;
+  std::string mechanism = "gaussian";  // "gaussian" | "paper16"
+  double total_epsilon = 2.0;          // gaussian: per party over all iterations, > 0
+  double epsilon = 1.0;                // paper16: per iteration and party, in (0, 1] (Theorem 3)
+  // > 0: use this sigma for every party instead of the calibrated one; the reported epsilon
+  // is then the value for it (gaussian: tight; paper16: Theorem 3's, maybe beyond eps <= 1).
+  double noise_sigma = 0.0;
+  // gaussian: the total delta per party; paper16: per iteration and party. In (0, 1).
+  double delta = 1e-5;
+  double delta_prime = 1e-5;  // paper16: Corollary 1's delta', in (0, 1)
+  // gaussian: enforced bound on ||x_m|| (the x step's constraint); paper16: Assumption 2.1's
+  // assumed bound on ||x_m|| and ||y|| (not enforced).
+  double b1 = 100.0;
+  double c1 = 1.0;  // Assumption 2.2: bound on |R''| (1 for R = ||.||^2/2), >= 0
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("parties", s.parties);
+    v("party_features", s.party_features);
+    v("lambda", s.lambda);
+    v("rho", s.rho);
+    v("z_tolerance", s.z_tolerance);
+    v("z_max_iterations", s.z_max_iterations);
+    v("dp", s.dp);
+    v("mechanism", s.mechanism);
+    v("total_epsilon", s.total_epsilon);
+    v("epsilon", s.epsilon);
+    v("noise_sigma", s.noise_sigma);
+    v("delta", s.delta);
+    v("delta_prime", s.delta_prime);
+    v("b1", s.b1);
+    v("c1", s.c1);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+// The SGD-based method for distributed features (001's baseline, FDML).
+struct SgdParams : PartyLayout {
+  static constexpr Algorithm kAlgorithm = Algorithm::kSgd;
+  double learning_rate = 0.5;  // step of epoch e: learning_rate / (1 + lr_decay (e - 1)), > 0
+  double lr_decay = 0.0;       // >= 0
+  int batch_size = 64;         // >= 1
+  double init_sd = 0.01;       // initial weights ~ N(0, init_sd^2) (001: "random numbers"), >= 0
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("parties", s.parties);
+    v("party_features", s.party_features);
+    v("lambda", s.lambda);
+    v("learning_rate", s.learning_rate);
+    v("lr_decay", s.lr_decay);
+    v("batch_size", s.batch_size);
+    v("init_sd", s.init_sd);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+
+// One alternative per Algorithm, in the order of the enum.
+using AlgorithmParams =
+    std::variant<AdmmParams, DvpParams, PvpParams, MadmmParams, RadmmParams, MradmmParams,
+                 PrivateMradmmParams, PdmlParams, SharingParams, SgdParams>;
+
+// Default parameters of `algorithm`.
+AlgorithmParams DefaultParams(Algorithm algorithm);
+
+struct AlgorithmSpec {
+  AlgorithmParams params;  // the algorithm is the alternative held (name())
+  Algorithm name() const;
+
+  // Shared by the consensus family (the sharing family must leave them at their defaults).
+  double C = 1750.0;          // loss weight C (per node: C / B_i)
+  double rho = 0.22;          // regulariser weight
+  bool rho_per_node = false;  // false: each node carries rho / N (003's O(f, D_i));
+                              // true: each node carries rho (004's DR-ERM (3))
+  double eta = 0.5;           // ADMM penalty; M-ADMM theta; MR-ADMM base penalty; PDML beta
+  bool random_start = false;  // f_i(0) ~ N(0, 1/d) per coordinate (seeded) instead of 0
+  std::vector<double> node_eta;
+  // Every node's privacy budget (as the paper of the algorithm states the loss), enforced by
+  // the node's release: a round that would take the node's spent loss above it is refused and
+  // the node freezes (resends its last release). The run ends with outcome "budget exhausted"
+  // once every private node has frozen. 0 = no budget.
+  double privacy_budget = 0.0;
+  // Per-node budgets (one per node, each >= 0, 0 = none); replace privacy_budget when not empty.
+  std::vector<double> node_privacy_budget;
+
+  // The parameters of algorithm P (precondition: P is the selected algorithm's struct;
+  // std::bad_variant_access otherwise).
+  template <class P>
+  P& As() {
+    return std::get<P>(params);
+  }
+  template <class P>
+  const P& As() const {
+    return std::get<P>(params);
+  }
+  // Switches to `algorithm` with its default parameters (no-op if it is already selected).
+  void Select(Algorithm algorithm);
+
+  // The field named `key` (as in the JSON, e.g. "alpha") of the selected algorithm's struct if
+  // it has one of type T, else nullptr: access by name, for front ends and sweeps.
+  template <class T>
+  T* Field(std::string_view key) {
+    T* out = nullptr;
+    std::visit(
+        [&](auto& p) {
+          std::decay_t<decltype(p)>::Visit(p, [&](const char* k, auto& field) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(field)>, T>) {
+              if (key == k) out = &field;
+            }
+          });
+        },
+        params);
+    return out;
+  }
+  template <class T>
+  const T* Field(std::string_view key) const {
+    return const_cast<AlgorithmSpec*>(this)->Field<T>(key);
+  }
+};
+
+struct RunSpec {
+  DataSpec data;
+  GraphSpec graph;
+  PartitionSpec partition;
+  Loss loss;
+  AlgorithmSpec algorithm;
+  NewtonOptions newton;
+  int iterations = 100;    // ADMM rounds after round 0 (sharing: iterations / SGD epochs)
+  std::uint64_t seed = 1;  // data, graph, partition, random start, SGD order (never noise)
+  // Set: simulation mode, every node's noise key is derived from this seed (reproducible bit
+  // for bit, NOT private). Unset: private mode, keys from the operating system's entropy.
+  std::optional<std::uint64_t> noise_seed;
+  // Which figures the run computes and outputs (MetricsScope).
+  MetricsScope metrics = MetricsScope::kAuto;
+  runtime::EngineKind engine = runtime::EngineKind::kTbb;
+  int threads = 0;  // 0 = all cores
+  // Consensus: solve the centralized problem and report the distance to it. Sharing: solve the
+  // centralized and the first party's local logistic regressions (baselines in RunInfo).
+  bool compute_optimum = true;
+  // Consensus only. Stop ("converged") on an evaluated round (metrics_every) once the mean model
+  // moved by <= this * max(1, ||mean f||) in the last round and max_i ||f_i - mean f|| is <= that
+  // too (every pair of nodes within twice it); 0 = never.
+  double tolerance = 0.0;
+  // Consensus only (JSON "eval_every", older "metrics_every"). Metrics, observer and tolerance
+  // check every this many rounds and at the last (0 = round 0, last); privacy: every round.
+  int metrics_every = 1;
+  // > 0: before the run, the algorithm's noise knob is set so that the run's tight total epsilon
+  // per node (max over nodes; sharing: per party) at kTightDelta (sharing: its delta) equals
+  // this (tools/calibration.h: dvp, pvp, madmm, private_mradmm: alpha; sharing with dp:
+  // total_epsilon). The knob's value in the spec is only the bisection's start. 0 = off.
+  double target_epsilon = 0.0;
+
+  Family family() const { return FamilyOf(algorithm.name()); }
+  NoiseMode noise_mode() const { return noise_seed ? NoiseMode::kSimulation : NoiseMode::kPrivate; }
+
+  // The defaults of `algorithm`'s family with that algorithm selected (the sharing family's
+  // data default differs: generated sparse 2,000 x 200, every column informative).
+  static RunSpec Defaults(Algorithm algorithm);
+
+  void Validate() const;
+};
+
+// True if the run's algorithm releases through a privacy mechanism: dvp, pvp, madmm and
+// private_mradmm with noise (alpha or node_alpha > 0), pdml with label_eps (or groups), R or V,
+// sharing with dp. Non-private algorithms (admm, radmm, mradmm, sgd) and noise-free settings
+// are not.
+// The loosest Newton gradient tolerance a private consensus variant (dvp, pvp, madmm,
+// private_mradmm with noise) accepts: their proofs (004 Theorem 1, PVP, 002, 003 Theorem V.1)
+// assume the exact minimiser of the perturbed local problem, and a private round whose solve
+// does not converge fails the run naming node and round.
+inline constexpr double kPrivateNewtonTolerance = 1e-8;
+// The delta at which every private consensus run reports its tight (epsilon, delta) per node.
+inline constexpr double kTightDelta = 1e-5;
+bool UsesPrivacyMechanism(const RunSpec& spec);
+// The run's outputs are bound by the guarantee: a privacy mechanism in private mode.
+inline bool PrivateRun(const RunSpec& spec) {
+  return UsesPrivacyMechanism(spec) && spec.noise_mode() == NoiseMode::kPrivate;
+}
+// spec.metrics with kAuto resolved: released-only for a PrivateRun, else all.
+MetricsScope EffectiveMetrics(const RunSpec& spec);
+// spec.data.scaling with kAuto resolved (normalize = false gives kNone): global-max-norm unless
+// PrivateRun; then public-bounds when feature_bounds_path or feature_range is given, else
+// clip-only.
+Scaling EffectiveScaling(const RunSpec& spec);
+
+}  // namespace dpadmm

@@ -1,0 +1,946 @@
+// SPDX-License-Identifier: Apache-2.0
+// The consensus family's driver (000, 002, 003, 004): graph and partition, the centralized
+// optimum, one node program per node on the engine, and the per-round metrics sink.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "consensus/consensus_admm.h"
+#include "consensus/pdml_node.h"
+#include "dpadmm/consensus/pdml.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/core/random.h"
+#include "dpadmm/data/loaders.h"
+#include "dpadmm/data/preprocessing.h"
+#include "dpadmm/privacy/accounting.h"
+#include "dpadmm/privacy/bounds_release.h"
+#include "dpadmm/run/spec_json.h"
+#include "dpadmm/runtime/mpi.h"
+#include "dpadmm/solver/local_solver.h"
+#include "persistence/checkpoint.h"
+#include "placement/placement.h"
+#include "run/driver.h"
+#include "run/tight_trace.h"
+
+namespace dpadmm {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Graph BuildGraph(const GraphSpec& g, std::uint64_t seed) {
+  switch (g.topology) {
+    case Topology::kRing: return MakeRing(g.nodes);
+    case Topology::kStar: return MakeStar(g.nodes);
+    case Topology::kComplete: return MakeComplete(g.nodes);
+    case Topology::kRandom: return MakeRandomConnected(g.nodes, g.EffectiveEdges(), seed);
+    case Topology::kFile: return LoadEdgeList(g.file);
+    case Topology::kGrid: break;
+  }
+  int rows = g.grid_rows;
+  if (rows == 0) {
+    rows = 1;
+    for (int r = 1; r * r <= g.nodes; ++r)
+      if (g.nodes % r == 0) rows = r;
+  }
+  return MakeGrid(rows, g.nodes / rows);
+}
+
+Partition BuildPartition(const PartitionSpec& p, std::int64_t rows, int nodes, std::uint64_t seed) {
+  if (p.kind == PartitionKind::kEven) return PartitionEven(rows, nodes, seed);
+  if (p.kind == PartitionKind::kProportional) {
+    if (static_cast<int>(p.proportions.size()) != nodes) {
+      throw InputError("partition.proportions must have one value per node (" +
+                       std::to_string(nodes) + "), got " + std::to_string(p.proportions.size()));
+    }
+    return PartitionProportional(rows, p.proportions, seed);
+  }
+  if (p.kind == PartitionKind::kDirichlet)
+    return PartitionDirichlet(rows, nodes, p.dirichlet_alpha, seed);
+  return LoadPartition(p.file, rows, nodes);
+}
+
+// (1/B) sum_n L(y_n x_n^T f): evaluation only (the node programs report it when they have it).
+double MeanLoss(const Dataset& data, const Loss& loss, const Eigen::Ref<const Eigen::VectorXd>& f) {
+  const Eigen::VectorXd margins =
+      VisitRows(data, [&](const auto& x) -> Eigen::VectorXd { return x * f; });
+  double sum = 0.0;
+  for (Eigen::Index n = 0; n < margins.size(); ++n) sum += loss.Value(data.y[n] * margins[n]);
+  return sum / static_cast<double>(data.rows());
+}
+
+std::string ShortNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+double PerNode(const std::vector<double>& values, double scalar, int node) {
+  return values.empty() ? scalar : values[static_cast<std::size_t>(node)];
+}
+
+std::string PrivacyGuarantee(ConsensusVariant v, bool noisy) {
+  if (!noisy) return "none: the algorithm is not private";
+  // The papers' theorems assume exactly sampled continuous noise and the exact minimiser; the
+  // released values are snapped to the 2^-16 grid and the noise is drawn in double precision
+  // (algorithms/privacy/README.md, "The floating-point term").
+  const std::string sampler =
+      "; for ideal continuous noise: the double-precision sampler adds delta_fp <= about "
+      "d 2^-27 per release, not included in the figure";
+  switch (v) {
+    case ConsensusVariant::kDvp:
+      return "dynamic alpha_i(t)-DP per node and iteration (004 Theorem 1); the reported total "
+             "is the plain composition max_i sum_t alpha_i(t)" +
+             sampler;
+    case ConsensusVariant::kPvp:
+      return "alpha_i(t)-DP per node and release of the exact primal update (primal variable "
+             "perturbation); the reported total is the plain composition max_i sum_t "
+             "alpha_i(t)" +
+             sampler;
+    case ConsensusVariant::kMadmm:
+      return "total privacy loss over the whole run P(T) = max_i sum_t C (1.4 c1 + alpha_i(t)) / "
+             "(eta_i(t) V_i B_i) (002)" +
+             sampler;
+    case ConsensusVariant::kPrivateMradmm:
+      return "beta-DP over the whole run, beta = max_i sum_k (2C/B_i)(1.4 c1 / (rho/N + 2 "
+             "eta_i(2k-1) V_i) + alpha_i(k)) (003 Theorem V.1, eq. (32))" +
+             sampler;
+    default: return "none: the algorithm is not private";
+  }
+}
+
+// The claim of a private consensus run, stated precisely (algorithms/privacy/README.md).
+std::string PrivacyClaim(ConsensusVariant v) {
+  const char* paper = v == ConsensusVariant::kDvp     ? "004 Theorem 1"
+                      : v == ConsensusVariant::kPvp   ? "primal variable perturbation"
+                      : v == ConsensusVariant::kMadmm ? "002"
+                                                      : "003 eq. (32)";
+  return std::string(
+             "neighbouring datasets: node i's training rows with one record replaced (rows "
+             "clipped to ||x|| <= 1, the loss's c1 bound); public: B_i, V_i, the graph, the "
+             "parameters and the schedule; notion: (epsilon, delta)-DP per node of the whole "
+             "sequence of values node i releases (the paper's per-round term is pure epsilon-DP "
+             "of that round's release, assuming the exact minimiser of the perturbed local "
+             "problem); paper's figure: the plain sum of the per-round terms (") +
+         paper +
+         ", a pure epsilon, delta 0); tight figure: the optimal composition of the same "
+         "per-round terms at delta = 1e-5 (Kairouz, Oh and Viswanath 2015, Thm 3.3; unequal "
+         "terms through the PLD accountant)";
+}
+
+// The largest debiasing weight a record may carry: over the public label eps levels.
+double PdmlMaxDebiasWeight(const PdmlParams& p) {
+  return dpadmm::PdmlMaxDebiasWeight(p.label_eps, p.label_eps_groups);
+}
+
+std::string PdmlPhase2Claim() {
+  return "Phase 2 (000 eq. (16), primal noise): neighbouring datasets: node i's training rows "
+         "with one record replaced (features, label and its eps level; rows clipped to ||x|| <= "
+         "1); public: m_i, the graph, C, rho, beta, V, the decay and the label eps levels; "
+         "notion: (epsilon, delta)-DP per node of the whole sequence of values node i releases, "
+         "each round a Gaussian mechanism on the exact minimiser of the local problem (15) with "
+         "L2 sensitivity 2 (C/m_i)(1 + max 1/(e^eps - 1)) / (rho_i + 2 beta N_i) plus the "
+         "grid's sqrt(d) step (algorithms/privacy/README.md, PDML Phase 2); the bounded "
+         "objective noise (14) is not counted; paper's figure: none (000 states no composed "
+         "guarantee); tight figure: the Gaussian releases composed exactly (mu^2 summed, "
+         "analytic Gaussian) at delta = 1e-5; Phase 1's label eps-LDP holds besides";
+}
+
+// Turns the nodes' reports of each round into RoundMetrics (off the nodes' critical path: the
+// engine calls it from whichever thread completes a round, one round at a time, in order).
+class MetricsSink : public runtime::RoundSink {
+ public:
+  MetricsSink(const RunSpec& spec, const Dataset& test, const std::vector<Dataset>& slices,
+              const Eigen::VectorXd& optimum, int nodes, std::int64_t dim, RunObserver* observer,
+              std::vector<char> private_nodes, bool tight,
+              std::vector<double> gaussian_sensitivity = {}, double V = 0.0, double decay = 1.0)
+      : spec_(spec),
+        slices_(slices),
+        test_(test),
+        optimum_(optimum),
+        nodes_(nodes),
+        dim_(dim),
+        observer_(observer),
+        start_(std::chrono::steady_clock::now()),
+        mean_(Eigen::VectorXd::Zero(dim)),
+        previous_mean_(Eigen::VectorXd::Zero(dim)),
+        private_nodes_(std::move(private_nodes)),
+        evaluate_(EffectiveMetrics(spec) == MetricsScope::kAll) {
+    if (tight && gaussian_sensitivity.empty()) {
+      tight_.emplace(nodes, kTightDelta);
+      // dp-bounds: the bounds release precedes round 1 (the summary composes it first too).
+      if (bounds_epsilon_ > 0.0) {
+        tight_->AddRound(std::vector<double>(static_cast<std::size_t>(nodes), bounds_epsilon_));
+      }
+    }
+    if (tight && !gaussian_sensitivity.empty()) {
+      gaussian_.emplace(GaussianTrace{std::move(gaussian_sensitivity), V, decay,
+                                      std::vector<double>(static_cast<std::size_t>(nodes), 0.0)});
+    }
+  }
+
+  bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
+    // What each node had spent before this round, whether or not that round was measured.
+    previous_privacy_.assign(static_cast<std::size_t>(nodes_), 0.0);
+    if (tight_ && round >= 1 && !table_.empty()) {
+      // Round t's term of node i is what its round t-1 report announced (kNextPrivacyLoss, the
+      // same PrivacyLoss(t) its release was opened with), unless the release refused the round.
+      std::vector<double> costs(static_cast<std::size_t>(nodes_));
+      for (int i = 0; i < nodes_; ++i) {
+        const bool frozen = t[i][static_cast<std::size_t>(dim_) + ConsensusReport::kFrozen] != 0.0;
+        costs[i] = frozen ? 0.0 : table_[i * width_ + dim_ + ConsensusReport::kNextPrivacyLoss];
+      }
+      tight_->AddRound(costs);
+      tight_rounds_.push_back(std::move(costs));  // for a checkpoint: replayed on resume
+    }
+    if (gaussian_ && round >= 1) gaussian_->AddRound(round, dim_);
+    if (!table_.empty()) {
+      for (int i = 0; i < nodes_; ++i) previous_privacy_[i] = table_[i * width_ + dim_ + 1];
+    }
+    table_.assign(t[0].data(), t[0].data() + static_cast<std::size_t>(nodes_) * t.width());
+    width_ = t.width();
+    last_round_ = round;
+    const int every = spec_.metrics_every;
+    const bool due = round == 0 || round == spec_.iterations || (every > 0 && round % every == 0);
+    if (round < spec_.iterations && EveryPrivateNodeFrozen()) {
+      budget_exhausted_ = true;
+      if (measured_round_ != round) Measure(round);
+      Emit();
+      return false;
+    }
+    if (!due) {
+      // Between evaluations (eval_every K > 1) only the mean is kept, O(N d), so that the
+      // tolerance's model change stays the change of one round whatever K is.
+      if (spec_.tolerance > 0.0) {
+        previous_mean_ = mean_;
+        ComputeMean();
+      }
+      return true;
+    }
+    previous_mean_ = mean_;
+    Measure(round);
+    Emit();
+    // The stop rule, checked on evaluated rounds only: the mean moved by at most tolerance
+    // relative to max(1, ||mean f||) in the last round, and every node is within tolerance of
+    // the mean (the gap through the mean; the pairwise spread is then <= 2 tolerance).
+    if (spec_.tolerance > 0.0 && round >= 1) {
+      const double scale = std::max(1.0, mean_.norm());
+      if ((mean_ - previous_mean_).norm() <= spec_.tolerance * scale &&
+          last_.consensus_gap <= spec_.tolerance * scale) {
+        converged_ = true;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // mean_ = (1/N) sum_i f_i, summed in node order (Measure's order: the same bits).
+  void ComputeMean() {
+    mean_.setZero();
+    for (int i = 0; i < nodes_; ++i) mean_ += Model(i);
+    mean_ /= nodes_;
+  }
+
+  // Makes sure the last reported round has metrics and was seen by the observer.
+  void Finish() {
+    if (last_round_ >= 0 && emitted_round_ != last_round_) {
+      if (measured_round_ != last_round_) Measure(last_round_);
+      Emit();
+    }
+  }
+
+  const RoundMetrics& last() const { return last_; }
+  const Eigen::VectorXd& mean() const { return mean_; }
+  bool converged() const { return converged_; }
+  bool budget_exhausted() const { return budget_exhausted_; }
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+  void Measure(std::int64_t round) {
+    RoundMetrics m;
+    m.round = round;
+    m.consensus_gap = 0.0;
+    m.distance_to_optimum = 0.0;
+    m.privacy_loss = 0.0;
+    m.privacy_round = 0.0;
+    const double reg =
+        0.5 * (spec_.algorithm.rho_per_node ? spec_.algorithm.rho : spec_.algorithm.rho / nodes_);
+    mean_.setZero();
+    m.node_privacy.resize(nodes_);
+    m.node_noise.resize(nodes_);
+    for (int i = 0; i < nodes_; ++i) {
+      const auto f = Model(i);
+      const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
+      // A node reports NaN when its round did not touch the data (R-ADMM even rounds, PVP's
+      // released point); the evaluation computes that loss here, outside the node.
+      // The paper's figure; with dp-bounds the node's bounds release is added (basic
+      // composition of pure epsilons).
+      const double spent = r[dim_ + 1] + bounds_epsilon_;
+      m.node_privacy[i] = spent;
+      m.node_noise[i] = r[dim_ + 3];
+      m.privacy_loss = std::max(m.privacy_loss, spent);
+      m.privacy_round = std::max(m.privacy_round, r[dim_ + 1] - PreviousPrivacy(i));
+      mean_ += f;
+      // The loss and objective evaluate the nodes' private data: only in the metrics scope
+      // "all" (released-only leaves them NaN, never computed).
+      if (!evaluate_) continue;
+      const double mean_loss = std::isnan(r[dim_]) ? MeanLoss(slices_[i], spec_.loss, f) : r[dim_];
+      m.train_loss += mean_loss;
+      m.objective += spec_.algorithm.C * mean_loss + reg * f.squaredNorm();
+    }
+    m.train_loss /= nodes_;
+    if (!evaluate_) m.train_loss = m.objective = kNaN;
+    mean_ /= nodes_;
+    m.test_error = test_.rows() > 0 ? TestError(test_, mean_) : kNaN;
+    // The consensus gap through the mean, max_i ||f_i - mean f||: O(N d) where the pairwise
+    // max_ij ||f_i - f_j|| is O(N^2 d). The two bracket each other (mean f is a convex
+    // combination of the f_j): gap <= max_ij ||f_i - f_j|| <= 2 gap. The mean is summed in node
+    // order above (on every engine; under MPI the sink holds the gathered table), so the figure
+    // has the same bits everywhere.
+    m.node_distance.resize(nodes_);
+    for (int i = 0; i < nodes_; ++i) {
+      m.node_distance[i] = (Model(i) - mean_).norm();
+      m.consensus_gap = std::max(m.consensus_gap, m.node_distance[i]);
+    }
+    if (optimum_.size() == dim_) {
+      const double scale = std::max(optimum_.norm(), std::numeric_limits<double>::min());
+      for (int i = 0; i < nodes_; ++i) {
+        m.distance_to_optimum =
+            std::max(m.distance_to_optimum, (Model(i) - optimum_).norm() / scale);
+      }
+    } else {
+      m.distance_to_optimum = kNaN;
+    }
+    m.seconds = elapsed();
+    last_ = m;
+    measured_round_ = round;
+  }
+  double PreviousPrivacy(int i) const { return previous_privacy_[i]; }
+
+  // Each node's release enforces its own budget (the node freezes alone, resending its last
+  // release); the run ends once every private node has frozen. The sink only reads the flags.
+  bool EveryPrivateNodeFrozen() const {
+    bool any_private = false;
+    for (int i = 0; i < nodes_; ++i) {
+      if (!private_nodes_[i]) continue;
+      any_private = true;
+      const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
+      if (r[dim_ + ConsensusReport::kFrozen] == 0.0) return false;
+    }
+    return any_private;
+  }
+  // Per node: the round its release was refused (it froze), or -1; from the last report.
+  std::vector<std::int64_t> frozen_rounds() const {
+    std::vector<std::int64_t> rounds(static_cast<std::size_t>(nodes_), -1);
+    for (int i = 0; i < nodes_ && !table_.empty(); ++i) {
+      rounds[i] = static_cast<std::int64_t>(
+          table_[static_cast<std::size_t>(i) * width_ + dim_ + ConsensusReport::kFrozenRound]);
+    }
+    return rounds;
+  }
+  void Emit() {
+    emitted_round_ = last_.round;
+    if (tight_) last_.tight_epsilon = tight_->MaxEpsilon();
+    if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon(bounds_epsilon_);
+    if (observer_ != nullptr) observer_->OnRound(last_);
+  }
+
+  // Checkpoints: everything OnRound carries from one round to the next (and the wall time so
+  // far, so that the seconds column continues).
+  void SaveState(StateWriter& out) const {
+    out.Vec(table_);
+    out.U64(width_);
+    out.Vec(previous_privacy_);
+    out.Vec(mean_);
+    out.Vec(previous_mean_);
+    out.I64(last_round_);
+    out.I64(measured_round_);
+    out.I64(emitted_round_);
+    SaveMetrics(out, last_);
+    out.Bool(converged_);
+    out.Bool(budget_exhausted_);
+    out.F64(elapsed());
+    // The per-round tight figure's state: the costs it composed (replayed on resume, which
+    // gives the same bits as composing them in one go) and PDML's mu^2 sums.
+    out.U64(tight_rounds_.size());
+    for (const std::vector<double>& costs : tight_rounds_) out.Vec(costs);
+    out.Vec(gaussian_ ? gaussian_->mu2 : std::vector<double>{});
+  }
+  void LoadState(StateReader& in) {
+    table_ = in.Vec("metrics table");
+    width_ = in.U64("metrics width");
+    if (width_ != static_cast<std::size_t>(dim_) + ConsensusReport::kFields ||
+        table_.size() != static_cast<std::size_t>(nodes_) * width_) {
+      in.Fail("metrics table", "size does not match the run's nodes and features");
+    }
+    previous_privacy_ = in.Vec("metrics previous privacy", nodes_);
+    mean_ = in.EVec("metrics mean", dim_);
+    previous_mean_ = in.EVec("metrics previous mean", dim_);
+    last_round_ = in.I64("metrics last round");
+    measured_round_ = in.I64("metrics measured round");
+    emitted_round_ = in.I64("metrics emitted round");
+    last_ = LoadMetrics(in);
+    converged_ = in.Bool("metrics converged");
+    budget_exhausted_ = in.Bool("metrics budget exhausted");
+    const double seconds = in.F64("metrics seconds");
+    const std::uint64_t tight_rounds = in.U64("metrics tight rounds");
+    if (tight_rounds > static_cast<std::uint64_t>(spec_.iterations) || (!tight_ && tight_rounds)) {
+      in.Fail("metrics tight rounds", "more than the run's rounds");
+    }
+    for (std::uint64_t r = 0; r < tight_rounds; ++r) {
+      std::vector<double> costs = in.Vec("metrics tight costs", nodes_);
+      for (double c : costs) {
+        if (!(c >= 0.0) || !std::isfinite(c)) in.Fail("metrics tight costs", "not >= 0 and finite");
+      }
+      tight_->AddRound(costs);
+      tight_rounds_.push_back(std::move(costs));
+    }
+    std::vector<double> mu2 = in.Vec("metrics gaussian mu2", gaussian_ ? nodes_ : 0);
+    if (gaussian_) gaussian_->mu2 = std::move(mu2);
+    if (std::isfinite(seconds) && seconds >= 0.0 && seconds < 1e9) {
+      start_ -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(seconds));
+    }
+    in.ExpectEnd("metrics state");
+  }
+
+ private:
+  Eigen::Map<const Eigen::VectorXd> Model(int i) const {
+    return Eigen::Map<const Eigen::VectorXd>(table_.data() + static_cast<std::size_t>(i) * width_,
+                                             dim_);
+  }
+
+  const RunSpec& spec_;
+  const std::vector<Dataset>& slices_;
+  const Dataset& test_;
+  const Eigen::VectorXd& optimum_;
+  const int nodes_;
+  const std::int64_t dim_;
+  RunObserver* observer_;
+  std::chrono::steady_clock::time_point start_;
+  Eigen::VectorXd mean_, previous_mean_;
+  std::vector<double> table_;             // copy of the last reported round
+  std::vector<double> previous_privacy_;  // per node, spent up to the previous round
+  std::size_t width_ = 0;
+  std::int64_t last_round_ = -1, measured_round_ = -1, emitted_round_ = -1;
+  RoundMetrics last_;
+  bool converged_ = false;
+  bool budget_exhausted_ = false;
+  std::vector<char> private_nodes_;  // node i's releases cost privacy (its budget may freeze it)
+  const bool evaluate_;  // metrics scope "all": also the figures evaluated on private data
+  std::optional<TightTrace> tight_;  // private consensus variants: the per-round tight epsilon
+  // dp-bounds: each node's bounds release, in its privacy figure from round 0 on.
+  const double bounds_epsilon_ = EffectiveScaling(spec_) == Scaling::kDpBounds
+                                     ? MakeBoundsMechanism(spec_.data.bounds_epsilon, 1).epsilon
+                                     : 0.0;
+  // PDML Phase 2: every round a Gaussian release per node (PdmlNode::Mechanism), composed as the
+  // summary's Accountant does (mu^2 summed in round order; the analytic Gaussian is increasing
+  // in mu, so the max over nodes is the figure of the largest sum). With dp-bounds, the bounds
+  // release (pure epsilon) is composed with that one Gaussian by the PLD accountant.
+  struct GaussianTrace {
+    std::vector<double> sensitivity;  // per node, PdmlPhase2Sensitivity
+    double V, decay;
+    std::vector<double> mu2;  // per node
+    void AddRound(std::int64_t round, std::int64_t dim) {
+      if (!(PrimalNoiseStd(V, decay, round) > 0.0)) return;
+      for (std::size_t i = 0; i < mu2.size(); ++i) {
+        const double mu = PdmlRoundMu(sensitivity[i], V, decay, round, dim);
+        mu2[i] += mu * mu;
+      }
+    }
+    double MaxEpsilon(double bounds_epsilon) const {
+      const double m = *std::max_element(mu2.begin(), mu2.end());
+      if (bounds_epsilon > 0.0) {
+        Accountant a;
+        a.AddPureEpsilon(bounds_epsilon);
+        if (m > 0.0) a.AddGaussian(std::sqrt(m), 1.0);
+        return a.Epsilon(kTightDelta);
+      }
+      return m > 0.0 ? AnalyticGaussianEpsilon(std::sqrt(m), 1.0, kTightDelta) : 0.0;
+    }
+  };
+  std::optional<GaussianTrace> gaussian_;
+  std::vector<std::vector<double>> tight_rounds_;  // what tight_ composed, round by round
+};
+
+class ConsensusDriver : public Experiment::Driver {
+ public:
+  void Prepare() override;
+  // The prepared training rows in their order, rebuilt from the slices on the first call (the
+  // experiment keeps the slices only); empty under MPI.
+  const Dataset& Train() const override {
+    if (!train_released_) return train;
+    std::call_once(rebuilt_once_, [this] {
+      rebuilt_train_ = Unpartition(slices_, partition);
+      rebuilt_train_.name = train_name_;
+    });
+    return rebuilt_train_;
+  }
+  void Run(runtime::EngineKind engine, int threads, RunObserver* observer,
+           const runtime::StopToken* stop, RunSummary& summary) const override {
+    RunImpl(engine, threads, observer, stop, nullptr, nullptr, summary);
+  }
+  void RunCheckpointed(runtime::EngineKind engine, int threads, RunObserver* observer,
+                       const runtime::StopToken* stop, const CheckpointOptions& options,
+                       const CheckpointContents* resume, RunSummary& summary) const override {
+    RunImpl(engine, threads, observer, stop, &options, resume, summary);
+  }
+
+ private:
+  // `checkpoint` null: one engine run (the plain Run). Otherwise segments with checkpoints
+  // (persistence/checkpoint.h), continued from `resume` when given.
+  void RunImpl(runtime::EngineKind engine, int threads, RunObserver* observer,
+               const runtime::StopToken* stop, const CheckpointOptions* checkpoint,
+               const CheckpointContents* resume, RunSummary& summary) const;
+  // Fills summary.node_tight_epsilon / tight_epsilon from the hosted nodes' released costs
+  // (under MPI gathered from every rank). Nodes with the same cost sequence share one query.
+  void TightAccounting(const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
+                       RunSummary& summary) const;
+  // Private algorithms only: refuses rows above the norm bound the proofs assume.
+  void CheckRowBound() const;
+  // The centralized optimum and its figures (optimum, info.optimum_*), from `train`.
+  void SolveOptimum();
+  std::vector<Dataset> slices_;
+  bool train_released_ = false;  // `train` freed once split into slices_ (not under MPI)
+  std::string train_name_;
+  mutable std::once_flag rebuilt_once_;
+  mutable Dataset rebuilt_train_;
+  runtime::Topology topology_;
+  std::vector<ReportedLabels> reported_;  // pdml: Phase 1 labels per node (true ones in slices_)
+};
+
+ConsensusVariant VariantOf(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::kDvp: return ConsensusVariant::kDvp;
+    case Algorithm::kPvp: return ConsensusVariant::kPvp;
+    case Algorithm::kMadmm: return ConsensusVariant::kMadmm;
+    case Algorithm::kRadmm: return ConsensusVariant::kRadmm;
+    case Algorithm::kMradmm: return ConsensusVariant::kMradmm;
+    case Algorithm::kPrivateMradmm: return ConsensusVariant::kPrivateMradmm;
+    default: return ConsensusVariant::kAdmm;  // admm; pdml has its own node program
+  }
+}
+
+// The node parameters of the selected variant's struct; fields a variant does not have keep
+// ConsensusNodeParams' defaults (which are the variants' "off" values).
+struct VariantFields {
+  double alpha = 0.0, q2 = 1.0, q1 = 1.0, gamma = 0.5, dual_step = 0.0;
+  const std::vector<double>* node_alpha = nullptr;
+  const std::vector<double>* node_q2 = nullptr;
+  const std::vector<double>* node_q1 = nullptr;
+};
+
+VariantFields FieldsOf(const AlgorithmParams& params) {
+  VariantFields f;
+  std::visit(
+      [&](const auto& p) {
+        using P = std::decay_t<decltype(p)>;
+        if constexpr (std::is_base_of_v<NoiseSchedule, P>) {
+          f.alpha = p.alpha;
+          f.q2 = p.q2;
+          f.node_alpha = &p.node_alpha;
+          f.node_q2 = &p.node_q2;
+        }
+        if constexpr (requires { p.q1; }) f.q1 = p.q1;
+        if constexpr (requires { p.node_q1; }) f.node_q1 = &p.node_q1;
+        if constexpr (requires { p.gamma; }) f.gamma = p.gamma;
+        if constexpr (requires { p.dual_step; }) f.dual_step = p.dual_step;
+      },
+      params);
+  return f;
+}
+
+double PerNode(const std::vector<double>* values, double scalar, int node) {
+  return values == nullptr ? scalar : PerNode(*values, scalar, node);
+}
+
+void ConsensusDriver::SolveOptimum() {
+  // The centralized optimum is solved on every node's private data: metrics scope "all" only.
+  const RunSpec& s = spec;
+  const bool optimum_wanted = s.compute_optimum && info.metrics == MetricsScope::kAll;
+  if (optimum_wanted && mpi) {
+    info.optimum_note =
+        "not computed on the mpi engine: the centralized optimum needs every node's rows in one "
+        "process (no distance to the optimum)";
+  } else if (optimum_wanted) {
+    // The centralized problem sum_i [(C/B_i) sum_{n in D_i} L + (rho/N) ||f||^2/2], solved by
+    // the same Newton solver with per-sample weights C/B_{node(n)} and a = rho.
+    Eigen::VectorXd weights(train.rows());
+    for (const auto& rows : partition) {
+      for (std::int64_t r : rows) weights[r] = s.algorithm.C / static_cast<double>(rows.size());
+    }
+    NewtonOptions newton = s.newton;
+    newton.max_iterations = std::max(newton.max_iterations, 200);
+    newton.borrow_rows = true;  // `train` outlives `central`
+    LocalSolver central(train, weights, s.loss, newton);
+    optimum = Eigen::VectorXd::Zero(train.cols());
+    const double rho_total =
+        s.algorithm.rho_per_node ? s.algorithm.rho * graph.num_nodes() : s.algorithm.rho;
+    const SolveReport r = central.Solve(rho_total, Eigen::VectorXd::Zero(train.cols()), optimum);
+    // An unsolved reference is an outcome to report, not a reason to refuse the run: a finite
+    // best point still gives approximate distances; a non-finite one gives none.
+    if (!optimum.allFinite() || !std::isfinite(r.objective)) {
+      optimum.resize(0);
+      info.optimum_note = std::string("the centralized Newton solve ended with ") +
+                          ToString(r.status) + " (non-finite): no distance to the optimum";
+    } else {
+      if (r.status != SolveStatus::kConverged) {
+        info.optimum_note = std::string("the centralized Newton solve ended with ") +
+                            ToString(r.status) + " after " + std::to_string(r.iterations) +
+                            " steps (gradient norm " + ShortNumber(r.gradient_norm) +
+                            "): f* and the distances to it are approximate";
+      }
+      info.optimum_objective = r.objective;
+      info.optimum_test_error = TestError(test, optimum);
+    }
+  }
+}
+
+void ConsensusDriver::Prepare() {
+  const RunSpec& s = spec;
+  const Algorithm algorithm = s.algorithm.name();
+  graph = BuildGraph(s.graph, s.seed);
+  partition = BuildPartition(s.partition, info.train_rows, graph.num_nodes(), s.seed);
+  hosted = HostedNodes(*this, graph.num_nodes());
+  // Under MPI a rank keeps the rows of the nodes it hosts only (the others' slices stay empty);
+  // from a LIBSVM file it reads only those rows.
+  // In one process the slices are split off `train` after the centralized optimum is solved
+  // (below), so that the optimum's solver and the slices are never held at once;
+  // dp-bounds (which maps `train` by the bounds the slices release) and PDML (whose labels are
+  // randomized from the slices) need them first.
+  const bool slices_late =
+      !rowwise && !mpi && info.scaling != Scaling::kDpBounds && algorithm != Algorithm::kPdml;
+  if (rowwise) {
+    slices_ = LoadHostedSlices(*this, partition);
+  } else if (!slices_late) {
+    slices_.resize(partition.size());
+    for (int i : hosted) slices_[i] = train.Subset(partition[i]);
+    if (info.scaling == Scaling::kDpBounds) PrepareRowsPerNode(*this, slices_);
+  }
+  topology_.neighbors = graph.adjacency();
+  const VariantFields vf = FieldsOf(s.algorithm.params);
+  if (algorithm == Algorithm::kPrivateMradmm) {
+    // 003 Algorithm 3: 2 c1 < (B_i / C)(rho/N + 2 eta_i(1) V_i) for every node, eta_i(1) = eta q1.
+    const int n = graph.num_nodes();
+    const double rho_total = s.algorithm.rho_per_node ? s.algorithm.rho * n : s.algorithm.rho;
+    for (int i = 0; i < n; ++i) {
+      const double eta1 =
+          PerNode(s.algorithm.node_eta, s.algorithm.eta, i) * PerNode(vf.node_q1, vf.q1, i);
+      if (!MrAdmmFirstPenaltyOk(s.algorithm.C, static_cast<double>(partition[i].size()),
+                                s.loss.CurvatureBound(), rho_total, n, eta1, graph.degree(i))) {
+        throw InputError("algorithm.eta: node " + std::to_string(i) +
+                         " violates 003 Algorithm 3's "
+                         "condition 2 c1 < (B_i/C)(rho/N + 2 eta_i(1) V_i) with eta_i(1) = " +
+                         std::to_string(eta1) + ", B_i = " + std::to_string(partition[i].size()) +
+                         ", V_i = " + std::to_string(graph.degree(i)) + ": increase eta");
+      }
+    }
+  }
+
+  info.nodes = graph.num_nodes();
+  info.edges = graph.num_edges();
+  // PDML's Phase 1 (labels) needs no row bound; its Phase 2 figure (primal noise V > 0) does.
+  const bool pdml_phase2 = algorithm == Algorithm::kPdml && s.algorithm.As<PdmlParams>().V > 0.0;
+  if ((algorithm != Algorithm::kPdml && UsesPrivacyMechanism(s)) || pdml_phase2) {
+    CheckRowBound();
+  }
+  for (const auto& rows : partition) {
+    info.rows_per_node.push_back(static_cast<std::int64_t>(rows.size()));
+  }
+  if (algorithm == Algorithm::kPdml) {
+    // 000 Phase 1, once per run: each user randomizes their own label (keyed per node).
+    const PdmlParams& p = s.algorithm.As<PdmlParams>();
+    const LabelPrivacySpec labels{p.label_eps, p.label_eps_groups, p.label_eps_shares};
+    reported_.resize(partition.size());
+    for (int i : hosted) {
+      reported_[i] =
+          RandomizeLabels(slices_[i].y, labels, s.noise_seed, static_cast<std::uint64_t>(i));
+    }
+    if (!mpi) {
+      info.privacy_guarantee = PdmlPrivacyGuarantee(reported_, p.R, p.V, p.decay);
+    } else {
+      // The guarantee summarises the users' eps (not their labels): gathered from every rank.
+      std::vector<double> eps;
+      for (int i : hosted) eps.insert(eps.end(), reported_[i].eps.begin(), reported_[i].eps.end());
+      std::vector<ReportedLabels> all(1);
+      const std::vector<double> gathered = runtime::MpiAllgather(eps, mpi->comm);
+      all[0].eps = Eigen::Map<const Eigen::VectorXd>(gathered.data(),
+                                                     static_cast<Eigen::Index>(gathered.size()));
+      info.privacy_guarantee = PdmlPrivacyGuarantee(all, p.R, p.V, p.decay);
+    }
+    if (pdml_phase2) info.privacy_claim = PdmlPhase2Claim();
+  } else {
+    const ConsensusVariant variant = VariantOf(algorithm);
+    const bool noisy =
+        IsPrivate(variant, vf.alpha) || (vf.node_alpha != nullptr && !vf.node_alpha->empty());
+    info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
+    if (noisy) info.privacy_claim = PrivacyClaim(variant);
+  }
+  if (info.scaling == Scaling::kDpBounds) {
+    const std::string bounds =
+        "each node's dp-bounds release (a noisy histogram of its own rows, pure " +
+        ShortNumber(info.dp_bounds.epsilon) +
+        "-DP, privacy/bounds_release.h) is composed first: added to the paper's figure and to "
+        "the tight composition, and paid from the node's budget";
+    info.privacy_guarantee += "; plus " + bounds;
+    if (!info.privacy_claim.empty()) info.privacy_claim += "; " + bounds;
+  }
+
+  // After the slices under dp-bounds (which maps `train` by the bounds the slices released).
+  SolveOptimum();
+  // Memory: the experiment keeps the slices only; `train` is rebuilt from them if asked for
+  // (Train()). Under MPI a rank keeps its own nodes' slices only, and no `train`.
+  train_name_ = train.name;
+  if (slices_late) {
+    // Every node is hosted here (one process): `train` is consumed as it is split (dense rows
+    // without a second copy of the whole set).
+    slices_ = SplitByPartition(std::move(train), partition);
+  }
+  train = Dataset{};
+  train_released_ = !mpi;
+}
+
+void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserver* observer,
+                              const runtime::StopToken* stop, const CheckpointOptions* checkpoint,
+                              const CheckpointContents* resume, RunSummary& summary) const {
+  const RunSpec& s = spec;
+  const int n = graph.num_nodes();
+  const std::int64_t d = info.features;  // (under MPI `train` is empty)
+  const Algorithm algorithm = s.algorithm.name();
+  const VariantFields vf = FieldsOf(s.algorithm.params);
+
+  std::vector<std::unique_ptr<runtime::NodeProgram>> nodes;
+  std::vector<runtime::NodeProgram*> programs;
+  std::vector<char> private_nodes(static_cast<std::size_t>(n), 0);
+  for (int i = 0; i < n && algorithm != Algorithm::kPdml; ++i) {
+    private_nodes[i] = IsPrivate(VariantOf(algorithm), PerNode(vf.node_alpha, vf.alpha, i));
+  }
+  for (int i : hosted) {
+    Eigen::VectorXd f0 = Eigen::VectorXd::Zero(d);
+    if (s.algorithm.random_start) {
+      Stream rng(s.seed, static_cast<std::uint64_t>(i), 0, Purpose::kInitialState);
+      const double sd = 1.0 / std::sqrt(static_cast<double>(d));
+      for (std::int64_t k = 0; k < d; ++k) f0[k] = sd * rng.Normal();
+    }
+    if (algorithm == Algorithm::kPdml) {
+      // 000 Phase 2: the server sees only the reported labels (Phase 1, built in Prepare); its
+      // own slice with the true labels stays with the evaluator.
+      const PdmlParams& pp = s.algorithm.As<PdmlParams>();
+      Dataset reported = slices_[i];
+      reported.y = reported_[i].y;
+      PdmlNodeParams q;
+      q.C = s.algorithm.C;
+      q.rho_node = s.algorithm.rho / n;
+      q.beta = s.algorithm.eta;
+      q.R = pp.R;
+      q.V = pp.V;
+      q.decay = pp.decay;
+      q.max_debias_weight = PdmlMaxDebiasWeight(pp);
+      q.noise_seed = s.noise_seed;
+      NewtonOptions newton = s.newton;
+      newton.borrow_rows = false;  // `reported` is a temporary
+      nodes.push_back(std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i),
+                                                 s.loss, newton, q, std::move(f0)));
+    } else {
+      ConsensusNodeParams p;
+      p.variant = VariantOf(algorithm);
+      p.C = s.algorithm.C;
+      p.rho_node = s.algorithm.rho_per_node ? s.algorithm.rho : s.algorithm.rho / n;
+      p.num_nodes = n;
+      p.eta = PerNode(s.algorithm.node_eta, s.algorithm.eta, i);
+      p.q1 = PerNode(vf.node_q1, vf.q1, i);
+      p.alpha = PerNode(vf.node_alpha, vf.alpha, i);
+      p.q2 = PerNode(vf.node_q2, vf.q2, i);
+      p.gamma = vf.gamma;
+      p.dual_step = vf.dual_step;
+      p.noise_seed = s.noise_seed;
+      p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
+      // dp-bounds: the bounds release was paid first (ValidateSpec refused a budget it uses up).
+      if (p.privacy_budget > 0.0) p.privacy_budget -= info.dp_bounds.epsilon;
+      // The node's solver reads its slice in place: the slices outlive the run's nodes.
+      NewtonOptions newton = s.newton;
+      newton.borrow_rows = true;
+      nodes.push_back(
+          MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, newton, p, std::move(f0)));
+    }
+    programs.push_back(nodes.back().get());
+  }
+  std::vector<std::unique_ptr<runtime::NodeProgram>> evaluated;
+  if (mpi) {
+    // Private evaluation under MPI: a loss the node leaves to the evaluator (NaN) is computed on
+    // the node's own rank, exactly as MetricsSink::Measure would, and travels in its report.
+    // Released-only: the node's loss slot is blanked, so no figure computed on its data leaves
+    // its rank.
+    const bool evaluate = info.metrics == MetricsScope::kAll;
+    for (std::size_t k = 0; k < programs.size(); ++k) {
+      const Dataset& slice = slices_[hosted[k]];
+      std::function<double(std::span<const double>)> fill;
+      if (evaluate) {
+        fill = [&slice, &s, d](std::span<const double> r) {
+          return MeanLoss(slice, s.loss, Eigen::Map<const Eigen::VectorXd>(r.data(), d));
+        };
+      }
+      evaluated.push_back(
+          std::make_unique<FilledReport>(*programs[k], static_cast<std::size_t>(d), fill));
+      programs[k] = evaluated.back().get();
+    }
+  }
+
+  // PDML Phase 2's per-round figure: each node's sensitivity from public values (rows, degree).
+  std::vector<double> gaussian_sensitivity;
+  double pdml_V = 0.0, pdml_decay = 1.0;
+  if (algorithm == Algorithm::kPdml && !info.privacy_claim.empty()) {
+    const PdmlParams& pp = s.algorithm.As<PdmlParams>();
+    pdml_V = pp.V;
+    pdml_decay = pp.decay;
+    for (int i = 0; i < n; ++i) {
+      gaussian_sensitivity.push_back(PdmlPhase2Sensitivity(
+          s.algorithm.C, static_cast<std::int64_t>(partition[i].size()), PdmlMaxDebiasWeight(pp),
+          s.algorithm.rho / n, s.algorithm.eta, graph.degree(i)));
+    }
+  }
+  // With checkpoints, every row the observer sees is also kept for the next checkpoint; a
+  // resumed run first hands the saved rows on, so its trace is the whole run's.
+  RecordingObserver recorder(observer);
+  if (checkpoint != nullptr) observer = &recorder;
+  if (resume != nullptr) {
+    for (const RoundMetrics& row : resume->trace) recorder.OnRound(row);
+  }
+  MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes),
+                   !info.privacy_claim.empty(), std::move(gaussian_sensitivity), pdml_V,
+                   pdml_decay);
+  runtime::EngineOptions options;
+  options.kind = engine;
+  options.threads = threads;
+  options.last_round = s.iterations;
+  options.stop = stop;
+  runtime::EngineResult result;
+  if (checkpoint == nullptr) {
+    result = RunPrograms(*this, programs, topology_, options, sink);
+  } else {
+    CheckpointedEngineRun run{*this, programs, {}, n, {}, {}, checkpoint->every};
+    for (const auto& node : nodes) {
+      auto* state = dynamic_cast<Checkpointable*>(node.get());
+      if (state == nullptr)
+        throw std::logic_error("checkpoint: a node program without state hooks");
+      run.states.push_back(state);
+    }
+    run.save_sink = [&sink](StateWriter& out) { sink.SaveState(out); };
+    run.load_sink = [&sink](StateReader& in) { sink.LoadState(in); };
+    result = RunWithCheckpoints(run, topology_, options, sink, *checkpoint, resume, recorder);
+  }
+  if (IsReportingRank(*this)) sink.Finish();
+  if (!info.privacy_claim.empty()) TightAccounting(nodes, summary);
+
+  summary.rounds = result.last_reported_round;
+  summary.final = sink.last();
+  summary.model = sink.mean();
+  summary.seconds = sink.elapsed();
+  summary.node_frozen_round = sink.frozen_rounds();
+  switch (result.outcome) {
+    case runtime::EngineOutcome::kCompleted:
+      summary.outcome = RunOutcome::kCompleted;
+      summary.message = "completed " + std::to_string(s.iterations) + " iterations";
+      break;
+    case runtime::EngineOutcome::kStopped:
+      if (sink.budget_exhausted()) {
+        summary.outcome = RunOutcome::kBudgetExhausted;
+        summary.message =
+            "privacy budget exhausted: every private node froze (its release "
+            "refused a round that would exceed its budget); stopped after round " +
+            std::to_string(result.last_reported_round);
+      } else {
+        summary.outcome = RunOutcome::kConverged;
+        summary.message = "converged in round " + std::to_string(result.last_reported_round) +
+                          " (tolerance " + std::to_string(s.tolerance) + ")";
+      }
+      break;
+    case runtime::EngineOutcome::kCancelled:
+      summary.outcome = RunOutcome::kCancelled;
+      summary.message = "cancelled after round " + std::to_string(result.last_reported_round);
+      break;
+    case runtime::EngineOutcome::kFailed:
+      summary.outcome = OutcomeOfFailure(result.failure);
+      summary.message = result.failure.message;
+      break;
+  }
+}
+
+void ConsensusDriver::CheckRowBound() const {
+  // Every private consensus variant's sensitivity (004 Theorem 1, PVP, 002, 003) assumes
+  // ||x|| <= 1. Private mode's preparation clips to it; scaling "none" (--no-normalize) leaves
+  // the rows as they are, and a run whose rows exceed the bound is refused rather than given an
+  // epsilon that does not hold.
+  double max_norm = 0.0;
+  if (slices_.empty()) {
+    max_norm = train.MaxRowNorm();  // slices not yet copied out: every row is some node's
+  } else {
+    for (int i : hosted) max_norm = std::max(max_norm, slices_[i].MaxRowNorm());
+  }
+  if (mpi) {
+    for (double v : runtime::MpiAllgather(std::vector<double>{max_norm}, mpi->comm))
+      max_norm = std::max(max_norm, v);
+  }
+  constexpr double kSlack = 1e-12;  // rounding of a row scaled to norm 1
+  if (max_norm > 1.0 + kSlack) {
+    throw InputError("data: a training row has norm " + ShortNumber(max_norm) +
+                     " > 1, above the bound ||x|| <= 1 that the privacy analysis of algorithm '" +
+                     ChoiceName(spec.algorithm.name()) + "' assumes (scaling " +
+                     ChoiceName(info.scaling) +
+                     "): refused; use a scaling that clips (data.normalize, the default) or "
+                     "rows of norm <= 1");
+  }
+}
+
+void ConsensusDriver::TightAccounting(
+    const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes, RunSummary& summary) const {
+  const int n = graph.num_nodes();
+  std::vector<double> pairs;  // (node, tight epsilon) of the hosted nodes
+  std::map<std::vector<double>, double> cache;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const auto* node = dynamic_cast<const ConsensusNode*>(nodes[k].get());
+    if (node == nullptr) continue;
+    // Nodes with the same sequence of releases share one query (the key lists every field).
+    // dp-bounds: the node's bounds release (pure epsilon) came first.
+    std::vector<MechanismRelease> releases;
+    if (info.dp_bounds.epsilon > 0.0) {
+      releases.push_back(
+          MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, info.dp_bounds.epsilon});
+    }
+    const std::vector<MechanismRelease>& released = node->released_mechanisms();
+    releases.insert(releases.end(), released.begin(), released.end());
+    std::vector<double> key;
+    key.reserve(4 * releases.size());
+    for (const MechanismRelease& m : releases) {
+      key.insert(key.end(), {static_cast<double>(m.kind), m.sensitivity, m.scale, m.epsilon});
+    }
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      it = cache.emplace(key, ComposeTightMechanisms(releases, kTightDelta)).first;
+    }
+    pairs.push_back(static_cast<double>(hosted[k]));
+    pairs.push_back(it->second);
+  }
+  if (mpi) pairs = runtime::MpiAllgather(pairs, mpi->comm);
+  summary.node_tight_epsilon.assign(static_cast<std::size_t>(n), kNaN);
+  summary.tight_delta = kTightDelta;
+  summary.tight_epsilon = 0.0;
+  for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
+    summary.node_tight_epsilon[static_cast<std::size_t>(pairs[k])] = pairs[k + 1];
+    summary.tight_epsilon = std::max(summary.tight_epsilon, pairs[k + 1]);
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Experiment::Driver> MakeConsensusDriver() {
+  return std::make_unique<ConsensusDriver>();
+}
+
+}  // namespace dpadmm

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: Apache-2.0
+// Experiment: the family-independent part of a run (validation, data, RunInfo's common fields,
+// engine checks) and the dispatch to the family's driver.
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "data/data_source.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/data/preprocessing.h"
+#include "dpadmm/placement/mpi_run.h"
+#include "dpadmm/privacy/bounds_release.h"
+#include "dpadmm/runtime/mpi.h"
+#include "dpadmm/solver/local_solver.h"
+#include "dpadmm/tools/calibration.h"
+#include "placement/placement.h"
+#include "run/driver.h"
+#include "run/spec_internal.h"
+
+namespace dpadmm {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void CheckEngine(runtime::EngineKind engine, int threads) {
+  if (!runtime::EngineAvailable(engine)) {
+    throw InputError(std::string("engine: '") + ChoiceName(engine) +
+                     "' is not available in this build (use serial)");
+  }
+  if (threads < 0) {
+    throw InputError("threads must be >= 0 (0 = all cores), got " + std::to_string(threads));
+  }
+}
+
+}  // namespace
+
+// The column block of each party of a sharing run (the driver's split: party_features, or an
+// even split with the first d mod M parties one column wider); empty for the consensus family
+// or a layout that does not fit (the driver's Prepare then rejects it).
+std::vector<std::int64_t> PartyBlocks(const RunSpec& spec, std::int64_t cols) {
+  if (spec.family() != Family::kSharing) return {};
+  const PartyLayout& layout =
+      spec.algorithm.name() == Algorithm::kSharing
+          ? static_cast<const PartyLayout&>(spec.algorithm.As<SharingParams>())
+          : static_cast<const PartyLayout&>(spec.algorithm.As<SgdParams>());
+  std::vector<std::int64_t> sizes = layout.party_features;
+  if (sizes.empty()) {
+    const std::int64_t m = layout.parties;
+    for (std::int64_t p = 0; p < m; ++p) sizes.push_back(cols / m + (p < cols % m ? 1 : 0));
+  }
+  std::int64_t total = 0;
+  for (std::int64_t size : sizes) {
+    if (size < 1) return {};
+    total += size;
+  }
+  return total == cols ? sizes : std::vector<std::int64_t>{};
+}
+
+namespace {
+
+// Clips each record (consensus: every node holds whole rows) or each party's block of each
+// record (sharing: a party sees only its own columns, so it can only bound its own block).
+void Clip(const RunSpec& spec, Dataset& data) {
+  if (spec.family() == Family::kSharing) {
+    const std::vector<std::int64_t> blocks = PartyBlocks(spec, data.cols());
+    if (!blocks.empty()) ClipRowBlocks(data, blocks);
+    return;
+  }
+  ClipRows(data);
+}
+
+}  // namespace
+
+namespace {
+
+// The per-feature map of `bounds` to [-1, 1] / sqrt(d) (d: the final column count, the bias
+// column included, so that a row within its bounds has norm <= 1 before clipping), the bias
+// column at 1 / sqrt(d), then clipping: a map of each record alone.
+void MapByBounds(const RunSpec& spec, const FeatureBounds& bounds, Dataset& data) {
+  const std::int64_t dims = data.cols() + (spec.data.add_bias ? 1 : 0);
+  if (data.rows() > 0) ScaleByPublicBounds(data, bounds, dims);
+  if (spec.data.add_bias) AddBiasFeature(data, 1.0 / std::sqrt(static_cast<double>(dims)));
+  Clip(spec, data);
+}
+
+}  // namespace
+
+// Every row prepared as spec.data says (data/preprocessing.h). Only global-max-norm reads more
+// than the record it prepares; test rows take the same public maps.
+void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& info,
+                 const std::function<double(double)>& max_over_holders) {
+  const auto all_max = [&](double local) {
+    return max_over_holders ? max_over_holders(local) : local;
+  };
+  const DataSpec& data = spec.data;
+  const bool public_bounds =
+      info.scaling == Scaling::kPublicBounds || info.scaling == Scaling::kDpBounds;
+  // The intercept column comes before the scaling (public bounds: after, at 1/sqrt(d)).
+  if (data.add_bias && !public_bounds) {
+    AddBiasFeature(train);
+    AddBiasFeature(test);
+  }
+  info.max_row_norm_before = kNaN;
+  if (info.metrics == MetricsScope::kAll) {  // a private evaluation
+    info.max_row_norm_before = all_max(std::max(train.MaxRowNorm(), test.MaxRowNorm()));
+  }
+  switch (info.scaling) {
+    case Scaling::kGlobalMaxNorm:
+      info.normalization_factor = GlobalMaxNormScale(train, test, max_over_holders);
+      return;
+    case Scaling::kPublicBounds: {
+      const std::int64_t features = train.cols();
+      const FeatureBounds bounds =
+          data.feature_bounds_path.empty()
+              ? UniformBounds(features, data.feature_range[0], data.feature_range[1])
+              : LoadFeatureBounds(data.feature_bounds_path, features, data.feature_range);
+      MapByBounds(spec, bounds, train);
+      MapByBounds(spec, bounds, test);
+      return;
+    }
+    case Scaling::kDpBounds:  // per node, after partitioning (PrepareRowsPerNode)
+      throw std::logic_error("PrepareRows: dp-bounds rows are prepared per node");
+    case Scaling::kClipOnly:
+      Clip(spec, train);
+      Clip(spec, test);
+      return;
+    case Scaling::kNone:
+    case Scaling::kAuto:  // resolved by EffectiveScaling
+      return;
+  }
+}
+
+void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices) {
+  const RunSpec& spec = d.spec;
+  RunInfo& info = d.info;
+  const std::int64_t features = d.info.features;
+  const int nodes = static_cast<int>(slices.size());
+  const BoundsMechanism mechanism = MakeBoundsMechanism(spec.data.bounds_epsilon, features);
+  // Each node's release from its own raw rows, summed (exact: integer counts).
+  std::vector<double> summed(static_cast<std::size_t>(features * kBoundsBins), 0.0);
+  double max_norm = d.test.MaxRowNorm();
+  for (int i : d.hosted) {
+    const std::vector<double> release = ReleaseBoundsHistogram(
+        slices[i], mechanism, spec.noise_seed, static_cast<std::uint64_t>(i));
+    for (std::size_t k = 0; k < summed.size(); ++k) summed[k] += release[k];
+    max_norm = std::max(max_norm, slices[i].MaxRowNorm());
+  }
+  if (d.mpi) {
+    // The releases travel between ranks (released values); summing is exact in any order.
+    const std::vector<double> all = runtime::MpiAllgather(summed, d.mpi->comm);
+    std::fill(summed.begin(), summed.end(), 0.0);
+    for (std::size_t k = 0; k < all.size(); ++k) summed[k % summed.size()] += all[k];
+    max_norm = runtime::MpiAllreduceMax(max_norm, d.mpi->comm);
+  }
+  const DpBoundsEstimate estimate =
+      BoundsFromReleases(summed, mechanism, nodes, spec.data.feature_range);
+  info.dp_bounds.epsilon = mechanism.epsilon;
+  info.dp_bounds.threshold = estimate.threshold;
+  info.dp_bounds.fallback_features = estimate.fallback_features;
+  info.dp_bounds.lo = estimate.bounds.lo;
+  info.dp_bounds.hi = estimate.bounds.hi;
+  info.max_row_norm_before = info.metrics == MetricsScope::kAll ? max_norm : kNaN;
+  for (int i : d.hosted) MapByBounds(spec, estimate.bounds, slices[i]);
+  MapByBounds(spec, estimate.bounds, d.test);
+  if (d.train.rows() > 0) MapByBounds(spec, estimate.bounds, d.train);  // the optimum's rows
+  info.features = features + (spec.data.add_bias ? 1 : 0);
+}
+
+double MajorityRate(const Dataset& data) {
+  if (data.rows() == 0) return kNaN;
+  const auto positive = static_cast<double>((data.y.array() > 0.0).count());
+  const auto rows = static_cast<double>(data.rows());
+  return std::max(positive, rows - positive) / rows;
+}
+
+namespace {
+
+std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset train, Dataset test,
+                                          const MpiPlacement* placement) {
+  if (placement == nullptr && spec.engine == runtime::EngineKind::kMpi) {
+    static const MpiPlacement kWorld;
+    placement = &kWorld;
+  }
+  ValidateSpec(spec, !in_memory);
+  // The SGD baseline is an in-process loop: the engine does not matter.
+  if (spec.algorithm.name() != Algorithm::kSgd) CheckEngine(spec.engine, spec.threads);
+  std::unique_ptr<Experiment::Driver> d =
+      spec.family() == Family::kConsensus ? MakeConsensusDriver() : MakeSharingDriver();
+  if (placement != nullptr) {
+    CheckEngine(runtime::EngineKind::kMpi, spec.threads);
+    if (!runtime::MpiInitialized()) {
+      throw InputError(
+          "engine: 'mpi' needs MPI initialised first (runtime::MpiSession, or the "
+          "caller's MPI_Init) and every rank of the communicator constructing the "
+          "experiment");
+    }
+    d->mpi = std::make_unique<MpiPlacement>(*placement);
+    d->group = MpiProcessGroup(placement->comm);
+    spec.engine = runtime::EngineKind::kMpi;
+  }
+  const bool rowwise = !in_memory && StartRowwiseLoad(*d, spec);  // MPI: rows per rank later
+  bool columnwise = false;  // MPI sharing: this rank's parties' columns only
+  if (rowwise) {
+    // Each rank loads its own nodes' training rows in Prepare (LoadHostedSlices), which also
+    // fills the data fields of info below.
+  } else if (!in_memory && (columnwise = LoadColumnwise(*d, spec, train, test))) {
+    // Sharing under MPI: this rank's parties' columns only (and the labels on the coordinator's).
+  } else if (!in_memory) {
+    TrainTest data = LoadDataSource(spec.data, spec.seed);
+    train = std::move(data.train);
+    test = std::move(data.test);
+  } else if (test.rows() > 0 && test.cols() != train.cols()) {
+    throw InputError("test data has " + std::to_string(test.cols()) +
+                     " columns but training data has " + std::to_string(train.cols()));
+  }
+  RunInfo& info = d->info;
+  info.metrics = EffectiveMetrics(spec);
+  info.scaling = EffectiveScaling(spec);
+  if (!rowwise) {
+    if (train.rows() == 0) throw InputError("training data has no rows");
+    d->train = std::move(train);
+    d->test = std::move(test);
+    // A size only the data reveals (a huge feature index): refused before any array of one
+    // entry per column is allocated.
+    const std::int64_t columns = d->train.cols() + (spec.data.add_bias ? 1 : 0);
+    if (columns > LocalSolver::kMaxColumns) {
+      throw InputError((d->train.name.empty() ? std::string("training data") : d->train.name) +
+                       ": " + std::to_string(columns) + " columns" +
+                       (spec.data.add_bias ? " with the intercept" : "") + ", above the limit of " +
+                       std::to_string(LocalSolver::kMaxColumns));
+    }
+    // dp-bounds: each node prepares its own rows once the partition is known (the driver's
+    // Prepare, PrepareRowsPerNode); the other maps are per record or global-max-norm.
+    if (info.scaling != Scaling::kDpBounds) {
+      PrepareRows(spec, d->train, d->test, info,
+                  columnwise ? ColumnwiseMaxRowNorm(*d, spec) : std::function<double(double)>{});
+    }
+  }
+  // The test set is public and every rank holds it whole (also under MPI, where the per-rank
+  // load fills it in Prepare).
+  info.test_majority_rate = MajorityRate(d->test);
+  if (PrivateRun(spec) && info.metrics == MetricsScope::kAll) {
+    info.evaluation = PrivateEvaluationFigures(spec.family());
+  }
+
+  info.family = spec.family();
+  info.algorithm = spec.algorithm.name();
+  if (in_memory) {
+    info.dataset = "in-memory data";
+  } else {
+    const std::string source = ChoiceName(spec.data.source);
+    info.dataset = IsGenerated(spec.data.source) ? source + " (generated)"
+                                                 : source + ": " + spec.data.train_path;
+  }
+  if (rowwise) {
+    info.train_rows = static_cast<std::int64_t>(d->rowwise->file_rows.size());
+  } else {
+    info.train_rows = d->train.rows();
+    info.test_rows = d->test.rows();
+    info.features = d->train.cols();
+    info.sparse = d->train.is_sparse();
+  }
+  info.loss = ChoiceName(spec.loss.kind);
+  info.engine = spec.engine;
+  info.on_engine = spec.algorithm.name() != Algorithm::kSgd;
+  info.threads = spec.threads;
+  info.noise_mode = spec.noise_mode();
+  info.noisy = UsesPrivacyMechanism(spec);
+  info.optimum_objective = kNaN;
+  info.optimum_test_error = kNaN;
+  // target_epsilon: sharing's knob (total_epsilon) is read by Prepare, which derives sigma from
+  // it; the consensus knob (alpha) needs the graph and the partition, so comes after Prepare.
+  std::optional<CalibrationResult> calibration;
+  if (spec.target_epsilon > 0.0 && spec.family() == Family::kSharing) {
+    calibration = CalibrateToEpsilon(spec, {}, {}, spec.target_epsilon,
+                                     spec.algorithm.As<SharingParams>().delta);
+  }
+  d->spec = std::move(spec);
+  d->Prepare();
+  if (d->spec.target_epsilon > 0.0 && d->spec.family() == Family::kConsensus) {
+    std::vector<int> degrees;
+    for (int i = 0; i < d->graph.num_nodes(); ++i) degrees.push_back(d->graph.degree(i));
+    calibration = CalibrateToEpsilon(d->spec, degrees, d->info.rows_per_node,
+                                     d->spec.target_epsilon, kTightDelta, d->info.features);
+  }
+  if (calibration) {
+    info.calibrated_knob = calibration->knob;
+    info.calibrated_value = calibration->value;
+    info.calibrated_epsilon = calibration->epsilon;
+    info.calibrated_delta = calibration->delta;
+  }
+  return d;
+}
+
+}  // namespace
+
+std::vector<std::string> PrivateEvaluationFigures(Family family) {
+  if (family == Family::kConsensus) {
+    return {"train_loss",
+            "objective",
+            "distance_to_optimum",
+            "info.normalization_factor",
+            "info.max_row_norm_before",
+            "info.optimum_objective",
+            "info.optimum_test_error"};
+  }
+  return {"train_loss",
+          "objective",
+          "primal_residual",
+          "max_x_norm",
+          "y_norm",
+          "info.normalization_factor",
+          "info.max_row_norm_before",
+          "info.party_max_row_norm",
+          "info.privacy.party_gram_rank",
+          "info.privacy.observed_max_x_norm",
+          "info.privacy.observed_y_norm",
+          "info.central_baseline",
+          "info.local_baseline"};
+}
+
+std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summary) {
+  std::vector<std::string> out;
+  const RunInfo& info = summary.info;
+  const RoundMetrics& m = summary.final;
+  const auto num = [](double v) {
+    std::ostringstream s;
+    s << std::setprecision(4) << v;
+    return s.str();
+  };
+  if (UsesPrivacyMechanism(spec) && spec.noise_mode() == NoiseMode::kSimulation) {
+    out.push_back(
+        "simulation mode: the noise can be regenerated from the seed; this run is not private");
+  }
+  // A node's total epsilon above 10: the guarantee says little.
+  constexpr double kLargeEpsilon = 10.0;
+  if (info.family == Family::kConsensus) {
+    // The tight figure when the run has one (it is the guarantee that holds), else the paper's.
+    // (Under MPI the other ranks have no final metrics: the paper's figures stay empty there.)
+    const bool tight = !summary.node_tight_epsilon.empty() &&
+                       summary.node_tight_epsilon.size() == m.node_privacy.size();
+    const std::vector<double>& total = tight ? summary.node_tight_epsilon : m.node_privacy;
+    for (std::size_t i = 0; i < total.size(); ++i) {
+      if (total[i] > kLargeEpsilon) {
+        out.push_back("node " + std::to_string(i) + ": total privacy loss " + num(total[i]) +
+                      (!tight ? std::string()
+                       : spec.algorithm.name() == Algorithm::kPdml
+                           ? " at delta " + num(summary.tight_delta) +
+                                 " (tight, Phase 2's Gaussian primal noise; 000 gives no figure)"
+                           : " at delta " + num(summary.tight_delta) +
+                                 " (tight, optimal composition; the paper's figure is " +
+                                 num(m.node_privacy[i]) + ")") +
+                      " > 10 (" + info.privacy_guarantee + "): the guarantee is weak");
+        break;  // one line names the first; the trace has every node's value
+      }
+    }
+    if (spec.algorithm.name() == Algorithm::kPdml) {
+      const PdmlParams& p = spec.algorithm.As<PdmlParams>();
+      double eps = p.label_eps;
+      for (double g : p.label_eps_groups) eps = std::max(eps, g);
+      if (eps > kLargeEpsilon) {
+        out.push_back("label epsilon " + num(eps) +
+                      " > 10: randomized response barely hides the labels");
+      }
+    }
+  } else if (info.dp) {
+    if (info.sharing_mechanism == "paper16") {
+      out.push_back(
+          "dp mechanism paper16 (001 eq. (16)) is NOT DP as stated: the noise covariance is made "
+          "of the private data, so the releases lie in col(D_m); its epsilon is the paper's "
+          "figure, not a guarantee");
+    }
+    if (m.epsilon_total > kLargeEpsilon) {
+      out.push_back("each party's total epsilon " + num(m.epsilon_total) +
+                    " > 10: the guarantee is weak");
+    }
+    const double records = static_cast<double>(info.train_rows);
+    if (m.delta_total > 1.0 / records) {
+      out.push_back("each party's total delta " + num(m.delta_total) + " > 1 / " +
+                    std::to_string(info.train_rows) +
+                    " records: the guarantee allows revealing a whole record");
+    }
+  }
+  if (std::isfinite(m.test_error) && std::isfinite(info.test_majority_rate) &&
+      1.0 - m.test_error < info.test_majority_rate + 0.02) {
+    out.push_back("test accuracy " + num(100.0 * (1.0 - m.test_error)) +
+                  "% is not 2 points above the majority-class rate " +
+                  num(100.0 * info.test_majority_rate) +
+                  "% of the test set: the model learned nothing (always predicting the majority "
+                  "class does as well)");
+  }
+  if (UsesPrivacyMechanism(spec) && info.scaling == Scaling::kNone) {
+    out.push_back(
+        "rows were not clipped to ||x|| <= 1 (scaling none): the privacy analyses assume it");
+  }
+  if (info.scaling == Scaling::kDpBounds && info.dp_bounds.fallback_features > 0) {
+    out.push_back("dp-bounds: " + std::to_string(info.dp_bounds.fallback_features) + " of " +
+                  std::to_string(info.dp_bounds.lo.size()) +
+                  " features had no bin above the noise threshold " +
+                  num(info.dp_bounds.threshold) + " (too few rows for bounds epsilon " +
+                  num(info.dp_bounds.epsilon) +
+                  ") and took the fallback range (--feature-range, else [-1, 1]): raise "
+                  "--bounds-epsilon or give public bounds");
+  }
+  if (PrivateRun(spec) && info.scaling == Scaling::kClipOnly) {
+    out.push_back(
+        "features are not scaled (clip-only): give public bounds (--feature-bounds FILE or "
+        "--feature-range LO,HI) for per-feature scaling; mixed units lose accuracy");
+  }
+  return out;
+}
+
+double TestError(const Dataset& data, const Eigen::VectorXd& f) {
+  if (data.rows() == 0) return kNaN;
+  const Eigen::VectorXd scores =
+      VisitRows(data, [&](const auto& x) -> Eigen::VectorXd { return x * f; });
+  std::int64_t wrong = 0;
+  for (Eigen::Index n = 0; n < scores.size(); ++n) {
+    const double predicted = scores[n] >= 0.0 ? 1.0 : -1.0;
+    wrong += predicted != data.y[n];
+  }
+  return static_cast<double>(wrong) / static_cast<double>(data.rows());
+}
+
+Experiment::Experiment(RunSpec spec)
+    : driver_(Build(std::move(spec), false, Dataset{}, Dataset{}, nullptr)) {}
+
+Experiment::Experiment(RunSpec spec, Dataset train, Dataset test)
+    : driver_(Build(std::move(spec), true, std::move(train), std::move(test), nullptr)) {}
+
+Experiment::Experiment(RunSpec spec, const MpiPlacement& placement)
+    : driver_(Build(std::move(spec), false, Dataset{}, Dataset{}, &placement)) {}
+
+Experiment::~Experiment() = default;
+Experiment::Experiment(Experiment&&) noexcept = default;
+Experiment& Experiment::operator=(Experiment&&) noexcept = default;
+
+const RunSpec& Experiment::spec() const { return driver_->spec; }
+const RunInfo& Experiment::info() const { return driver_->info; }
+const Dataset& Experiment::train() const { return driver_->Train(); }
+const Dataset& Experiment::test() const { return driver_->test; }
+const Graph& Experiment::graph() const { return driver_->graph; }
+const Partition& Experiment::partition() const { return driver_->partition; }
+const Eigen::VectorXd& Experiment::optimum() const { return driver_->optimum; }
+
+RunSummary Experiment::Run(RunObserver* observer, const runtime::StopToken* stop) const {
+  return RunOn(driver_->spec.engine, driver_->spec.threads, observer, stop);
+}
+
+RunSummary Experiment::RunOn(runtime::EngineKind engine, int threads, RunObserver* observer,
+                             const runtime::StopToken* stop) const {
+  if (driver_->info.on_engine) CheckEngine(engine, threads);
+  // Which nodes this process holds is fixed at construction: an MPI experiment runs on MPI only.
+  if (driver_->info.on_engine &&
+      (engine == runtime::EngineKind::kMpi) != (driver_->mpi != nullptr)) {
+    throw InputError(driver_->mpi ? std::string("engine: this experiment was built across MPI "
+                                                "ranks; it runs on the mpi engine only")
+                                  : std::string("engine: 'mpi' needs an experiment built across "
+                                                "MPI ranks (spec.engine = mpi, or MpiPlacement)"));
+  }
+  RunSummary summary;
+  summary.info = driver_->info;
+  summary.info.engine = engine;
+  summary.info.threads = threads;
+  if (observer != nullptr) observer->OnStart(summary.info);
+  driver_->Run(engine, threads, observer, stop, summary);
+  summary.seconds_per_round =
+      summary.rounds > 0 ? summary.seconds / static_cast<double>(summary.rounds) : 0.0;
+  summary.warnings = RunWarnings(driver_->spec, summary);
+  return summary;
+}
+
+RunSummary RunExperiment(const RunSpec& spec, RunObserver* observer,
+                         const runtime::StopToken* stop) {
+  return Experiment(spec).Run(observer, stop);
+}
+
+}  // namespace dpadmm

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// `dpadmm run` and its alias `dpadmm sharing`: the effective spec (family defaults, --config,
+// the flags given), the checks before anything is loaded, the run with its trace, progress,
+// summary, model and checkpoints, on the serial, tbb or mpi engine.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/run_spec.h"
+#include "spec_flags.h"
+
+namespace dpadmm::cli {
+
+// --checkpoint FILE --checkpoint-every K, --resume FILE (dpadmm/persistence/checkpoint.h).
+struct CheckpointFlags {
+  std::string path;
+  std::int64_t every = 0;
+  std::string resume;
+  bool active() const { return !path.empty() || !resume.empty(); }
+};
+
+struct OutputOptions {
+  CheckpointFlags checkpoint;
+  std::string config;
+  std::string trace = "dpadmm-trace.csv";
+  std::string trace_format;
+  std::string summary = "dpadmm-summary.json";
+  std::string model_out;
+  std::string node_ranks;
+  bool quiet = false;
+  bool progress = false;
+  bool print_config = false;
+  std::string max_memory;  // --max-memory; empty = the default limit
+};
+
+// The input/output and checkpoint flags of `run` and `sharing`, bound to `o`.
+void AddOutputOptions(CLI::App& command, OutputOptions& o);
+
+// The effective spec: the defaults of the algorithm's family (the algorithm from --algorithm,
+// else the config's algorithm.name), then the config file, then the flags given.
+RunSpec BuildSpec(const SpecFlags& flags, const OutputOptions& o);
+
+// The checks that need no data: the spec (BuildSpec validates it), the trace format, outputs
+// that are distinct files and not inputs, the thread and memory limits. `dpadmm run` does
+// these before anything is loaded or allocated; the command-line fuzzer runs only these.
+RunSpec CheckBeforeRun(const SpecFlags& flags, const OutputOptions& o);
+
+// Runs the parsed command; returns its exit code (throws InputError, OutputError, ...).
+int Run(const SpecFlags& flags, const OutputOptions& o,
+        std::chrono::steady_clock::time_point started);
+
+}  // namespace dpadmm::cli

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "summary_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "command_common.h"
+#include "dpadmm/run/spec_json.h"
+
+namespace dpadmm::cli {
+
+void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
+                  const TraceWriter& trace, const std::string& summary_path) {
+  const RunInfo& info = s.info;
+  const RoundMetrics& m = s.final;
+  std::ostringstream out;
+  const auto row = [&](const char* label, const std::string& text) {
+    out << "  " << label << std::string(std::max<std::size_t>(1, 22 - std::strlen(label)), ' ')
+        << text << '\n';
+  };
+  // A figure computed on private data: absent from a released-only run, labelled when a
+  // guarantee binds the run's other outputs.
+  const bool computed = info.metrics == MetricsScope::kAll;
+  const bool labelled = !info.evaluation.empty();
+  const auto eval_row = [&](const char* label, const std::string& text) {
+    if (!computed) {
+      row(label, "not computed (metrics released-only: it would evaluate private data)");
+    } else {
+      row(label, text + (labelled ? std::string("  [") + kPrivateEvaluationLabel + "]" : ""));
+    }
+  };
+  out << "dpadmm: " << ToString(s.outcome) << " -- " << s.message << '\n';
+  row("data", info.dataset + ": " + std::to_string(info.train_rows) + " training rows, " +
+                  std::to_string(info.test_rows) + " test rows, " + std::to_string(info.features) +
+                  " features, " + (info.sparse ? "sparse" : "dense"));
+  switch (info.scaling) {
+    case Scaling::kNone:
+      eval_row(
+          "normalisation",
+          "rows not scaled (--scaling none); max ||x|| = " + Fmt("%.6g", info.max_row_norm_before) +
+              (info.max_row_norm_before > 1.0 ? " > 1: the privacy analyses assume ||x|| <= 1"
+                                              : ""));
+      break;
+    case Scaling::kPublicBounds:
+      row("normalisation",
+          "each feature mapped from its public bounds to [-1, 1] / sqrt(d), then every row "
+          "clipped to ||x|| <= 1 (public-bounds)");
+      break;
+    case Scaling::kDpBounds:
+      row("normalisation",
+          "each feature mapped from DP-estimated bounds to [-1, 1] / sqrt(d), then every row "
+          "clipped to ||x|| <= 1 (dp-bounds: each node spent epsilon " +
+              Fmt("%.6g", info.dp_bounds.epsilon) +
+              " on its bounds release, included in its privacy figures; " +
+              std::to_string(info.dp_bounds.fallback_features) +
+              " features without an occupied bin took the fallback range)");
+      break;
+    case Scaling::kClipOnly:
+      row("normalisation",
+          "every row clipped to ||x|| <= 1 (clip-only); features not scaled: give public bounds "
+          "(--feature-bounds / --feature-range) to scale them");
+      break;
+    case Scaling::kGlobalMaxNorm:
+    case Scaling::kAuto:
+      if (info.normalization_factor == 1.0) {
+        eval_row("normalisation", "rows not scaled (max ||x|| was already " +
+                                      Fmt("%.6g", info.max_row_norm_before) + ")");
+      } else {
+        eval_row("normalisation", "rows scaled by " + Fmt("%.6g", info.normalization_factor) +
+                                      " so that max ||x|| = 1 (it was " +
+                                      Fmt("%.6g", info.max_row_norm_before) +
+                                      "; global-max-norm: one factor from every node's data)");
+      }
+      break;
+  }
+  const int threads =
+      info.threads > 0 ? info.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const std::string engine = !info.on_engine
+                                 ? std::string("in-process loop")
+                                 : std::string(ChoiceName(info.engine)) + " engine" +
+                                       (info.engine == runtime::EngineKind::kTbb
+                                            ? ", " + std::to_string(threads) + " threads"
+                                        : info.engine == runtime::EngineKind::kMpi && g_mpi
+                                            ? ", " + std::to_string(g_mpi->size()) +
+                                                  (g_mpi->size() == 1 ? " rank" : " ranks")
+                                            : "");
+  row("privacy", info.privacy_guarantee);
+  row("noise", NoiseLabel(info));
+  row("rounds", std::to_string(s.rounds) + " of " + std::to_string(spec.iterations));
+  eval_row("training loss", Fmt("%.8g", m.train_loss));
+  if (info.family == Family::kSharing) {
+    std::string parties;
+    for (std::size_t p = 0; p < info.party_features.size(); ++p) {
+      parties += (p ? " / " : "") + std::to_string(info.party_features[p]);
+    }
+    row("parties", parties + " features");
+    row("algorithm",
+        std::string(ChoiceName(info.algorithm)) + (info.dp ? " (private)" : "") + ", " + engine);
+    eval_row("objective", Fmt("%.8g", m.objective) +
+                              (info.central.computed ? "  (centralized optimum " +
+                                                           Fmt("%.8g", info.central.objective) + ")"
+                                                     : ""));
+    row("test log loss", Fmt("%.6g", m.test_loss));
+    if (info.central.computed) {
+      eval_row("baselines", "test log loss all features " + Fmt("%.6g", info.central.test_loss) +
+                                ", party 1 only " + Fmt("%.6g", info.local.test_loss));
+    }
+    row("test accuracy", Percent(1.0 - m.test_error));
+    if (info.dp) {
+      const bool paper16 = info.sharing_mechanism == "paper16";
+      std::string totals;
+      for (double v : info.party_epsilon_total)
+        totals += (totals.empty() ? "" : " ") + Fmt("%.6g", v);
+      if (paper16) {
+        row("mechanism",
+            "paper16 (001 eq. (16)): NOT DP as stated (the noise covariance is made "
+            "of the private data: releases lie in col(D_m))");
+        row("paper's figure",
+            "per iteration (" + Fmt("%.6g", info.epsilon) + ", " + Fmt("%.6g", info.delta) +
+                "); total (" + Fmt("%.6g", m.epsilon_total) + ", " + Fmt("%.6g", m.delta_total) +
+                ") over " + std::to_string(s.rounds) + " iterations (001 Theorem 3, Corollary 1)");
+        row("assumptions", "b1 = " + Fmt("%.6g", info.b1) + ", c1 = " + Fmt("%.6g", info.c1));
+        eval_row("observed norms", "max ||x_m|| " + Fmt("%.6g", m.max_x_norm) + ", ||y|| " +
+                                       Fmt("%.6g", m.y_norm) + " (compare with b1)");
+      } else {
+        row("mechanism", "gaussian: D_m x_m + N(0, sigma^2 I_N), ||x_m|| <= b1 = " +
+                             Fmt("%.6g", info.b1) + " enforced");
+        row("privacy loss", "tight total (" + Fmt("%.6g", m.epsilon_total) + ", " +
+                                Fmt("%.6g", m.delta_total) + ") per party over " +
+                                std::to_string(s.rounds) +
+                                " iterations (analytic Gaussian, mu^2 summed)");
+      }
+      row(paper16 ? "eps' per party" : "total eps per party", totals);
+      std::string sigmas;
+      for (double v : info.party_sigma) sigmas += (sigmas.empty() ? "" : " ") + Fmt("%.6g", v);
+      row("sigma per party", sigmas);
+      if (!info.calibrated_knob.empty()) {
+        row("calibrated", info.calibrated_knob + " = " + Fmt("%.6g", info.calibrated_value) +
+                              " (--target-epsilon; sigma derived from it)");
+      }
+    }
+  } else {
+    std::string per_node = "rows per node ";
+    if (!info.rows_per_node.empty()) {
+      const auto [lo, hi] =
+          std::minmax_element(info.rows_per_node.begin(), info.rows_per_node.end());
+      per_node +=
+          *lo == *hi ? std::to_string(*lo) : std::to_string(*lo) + ".." + std::to_string(*hi);
+    }
+    row("graph", std::to_string(info.nodes) + " nodes, " + std::to_string(info.edges) + " edges (" +
+                     ChoiceName(spec.graph.topology) + "); " + per_node);
+    row("algorithm",
+        std::string(ChoiceName(info.algorithm)) + ", " + info.loss + " loss, " + engine);
+    if (info.algorithm == Algorithm::kPdml) {
+      // PDML's only quantified guarantee is Phase 1's; say so rather than print a bare number.
+      const PdmlParams& p = spec.algorithm.As<PdmlParams>();
+      double eps = p.label_eps;
+      for (double g : p.label_eps_groups) eps = std::max(eps, g);
+      row("privacy loss",
+          (eps > 0.0 ? "Phase 1: label eps " + Fmt("%.6g", eps) +
+                           " (randomized response, pure eps-LDP per user)"
+                     : std::string("Phase 1: labels not randomized")) +
+              "; Phase 2: " +
+              (p.V > 0.0 && std::isfinite(s.tight_epsilon)
+                   ? "tight (" + Fmt("%.6g", s.tight_epsilon) + ", " + Fmt("%.0e", s.tight_delta) +
+                         ")-DP per node (primal noise (16), Gaussian "
+                         "composition, max over nodes)"
+                   : std::string("no primal noise (V = 0): no epsilon for "
+                                 "the released models")));
+    } else if (m.privacy_loss > 0.0) {
+      // Both figures: the paper's (its composition) and the tight one (optimal composition).
+      const char* paper = info.algorithm == Algorithm::kDvp     ? "004 Thm 1, plain sum"
+                          : info.algorithm == Algorithm::kPvp   ? "PVP, plain sum"
+                          : info.algorithm == Algorithm::kMadmm ? "002 P(T)"
+                                                                : "003 eq. (32) beta";
+      row("privacy loss", Fmt("%.6g", m.privacy_loss) + " (paper: " + paper + ", max over nodes)");
+      if (std::isfinite(s.tight_epsilon)) {
+        row("tight privacy", "(" + Fmt("%.6g", s.tight_epsilon) + ", " +
+                                 Fmt("%.0e", s.tight_delta) +
+                                 ")-DP per node (optimal composition, max over nodes)");
+      }
+    }
+    if (!info.calibrated_knob.empty()) {
+      row("calibrated", info.calibrated_knob + " = " + Fmt("%.6g", info.calibrated_value) +
+                            " for a tight total epsilon of " +
+                            Fmt("%.6g", info.calibrated_epsilon) + " at delta " +
+                            Fmt("%.0e", info.calibrated_delta) + " (target " +
+                            Fmt("%.6g", spec.target_epsilon) + ")");
+    }
+    if (!info.privacy_claim.empty()) row("privacy claim", info.privacy_claim);
+    const bool has_optimum = !std::isnan(info.optimum_objective);
+    eval_row("objective",
+             Fmt("%.8g", m.objective) + (has_optimum ? "  (centralized optimum " +
+                                                           Fmt("%.8g", info.optimum_objective) + ")"
+                                                     : ""));
+    row("test accuracy", Percent(1.0 - m.test_error));
+    if (has_optimum) {
+      eval_row("optimum accuracy",
+               Percent(1.0 - info.optimum_test_error) + " (centralized optimum on the test set)");
+    }
+    if (!computed) {
+      eval_row("distance to optimum", "");
+    } else {
+      eval_row(
+          "distance to optimum",
+          std::isnan(m.distance_to_optimum)
+              ? std::string(spec.compute_optimum ? "not computed" : "not computed (--no-optimum)")
+              : Fmt("%.3e", m.distance_to_optimum) + "  (max_i ||f_i - f*|| / ||f*||)");
+    }
+    if (!info.optimum_note.empty()) row("optimum note", info.optimum_note);
+    row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_i ||f_i - mean f||)");
+  }
+  row("wall time", Seconds(wall_seconds) + " (rounds " + Seconds(s.seconds) + ", " +
+                       Fmt("%.3g", s.seconds_per_round) + " s per round)");
+  row("trace",
+      trace.path() + " (" + trace.format_name() + ", " + std::to_string(trace.rows()) + " rows)");
+  row("summary", summary_path);
+  std::cout << out.str() << std::flush;
+  // Warnings go to stderr as well, so that a redirected stdout cannot hide them.
+  for (const std::string& w : s.warnings) std::cerr << "dpadmm: warning: " << w << '\n';
+}
+
+}  // namespace dpadmm::cli
