@@ -28,7 +28,8 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
                  std::chrono::steady_clock::time_point started, const MpiPlacement* placement);
 void CheckCheckpointFlags(const RunSpec& spec, const OutputOptions& o);
 RunSummary RunWithCheckpointFlags(const Experiment& experiment, const CheckpointFlags& c,
-                                  RunObserver* observer, const runtime::StopToken* stop);
+                                  CliObserver* observer, const runtime::StopToken* stop,
+                                  TraceWriter* trace);
 
 // The effective spec: the defaults of the algorithm's family (the algorithm from --algorithm,
 // else the config's algorithm.name), then the config file, then the flags given.
@@ -144,6 +145,9 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   // so that an unwritable path is found before any work; they are opened for good once the
   // set-up is done, so that a run killed during the set-up leaves nothing behind.
   if (writes) {
+    // A resumed run appends to the trace of the run it continues: a killed run's
+    // TRACE.partial becomes TRACE first (the probe below would remove it).
+    if (!o.checkpoint.resume.empty()) TraceWriter::KeepKilledTrace(o.trace);
     { AtomicFile(o.trace, "the trace"); }
     { AtomicFile(o.summary, "the summary"); }
   }
@@ -152,7 +156,8 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   Experiment experiment = placement != nullptr ? Experiment(spec, *placement) : Experiment(spec);
   if (!writes) {
     // Checkpoints are collective under MPI: every rank runs the checkpointed run.
-    const RunSummary summary = RunWithCheckpointFlags(experiment, o.checkpoint, nullptr, &g_stop);
+    const RunSummary summary =
+        RunWithCheckpointFlags(experiment, o.checkpoint, nullptr, &g_stop, nullptr);
     RestoreStopSignals();
     return OutputsDone(ExitCodeOf(summary.outcome));
   }
@@ -171,7 +176,7 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
 
   std::optional<RunSummary> result;
   try {
-    result = RunWithCheckpointFlags(experiment, o.checkpoint, &observer, &g_stop);
+    result = RunWithCheckpointFlags(experiment, o.checkpoint, &observer, &g_stop, &trace);
   } catch (...) {
     // The rounds done so far stay readable at the trace's path.
     RestoreStopSignals();
@@ -181,6 +186,8 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
         trace.Close();
       } catch (const OutputError&) {
       }
+    } else {
+      trace.CloseAfterError();
     }
     throw;
   }
@@ -188,9 +195,13 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   progress.Finish();
   const RunSummary& summary = *result;
 
-  // After a trace write error the trace is incomplete: its partial file is removed (the summary
-  // is still written: it says where the run stopped).
-  if (observer.write_error().empty()) trace.Close();
+  // After a trace write error the trace keeps the rows written whole (a resumed run continues
+  // them; the summary is still written: it says where the run stopped).
+  if (observer.write_error().empty()) {
+    trace.Close();
+  } else {
+    trace.CloseAfterError();
+  }
   summary_file.Write(SummaryToJson(summary) + '\n');
   summary_file.Commit();
   if (!observer.write_error().empty()) throw OutputError(observer.write_error());
@@ -231,7 +242,9 @@ void AddCheckpointOptions(CLI::App& command, CheckpointFlags& c) {
                   "Continue the run saved in FILE; give the same flags and config (a different "
                   "spec is refused). With --noise-seed the result has the same bits as an "
                   "uninterrupted run; a private run draws fresh noise keys. The trace is "
-                  "written whole (the checkpoint keeps the rows so far)")
+                  "continued: give the interrupted run's --trace (its rows up to the checkpoint "
+                  "are checked against the checkpoint's checksum; another or an edited trace is "
+                  "refused)")
       ->type_name("FILE")
       ->group(group);
 }
@@ -272,12 +285,25 @@ void CheckCheckpointFlags(const RunSpec& /*spec*/, const OutputOptions& o) {
 
 // Experiment::Run, or RunCheckpointed when a checkpoint flag is given.
 RunSummary RunWithCheckpointFlags(const Experiment& experiment, const CheckpointFlags& c,
-                                  RunObserver* observer, const runtime::StopToken* stop) {
+                                  CliObserver* observer, const runtime::StopToken* stop,
+                                  TraceWriter* trace) {
   if (!c.active()) return experiment.Run(observer, stop);
   CheckpointOptions options;
   options.save_path = c.path;
   options.every = c.every;
   options.resume_path = c.resume;
+  if (trace != nullptr) {
+    // The checkpoint keeps the trace's length and checksum, not its rows; a resumed run
+    // appends to the trace after checking it against them.
+    options.trace_mark = [observer, trace] {
+      // A trace that lost a row cannot be continued: the checkpoint fails (exit 6).
+      if (!observer->write_error().empty()) throw OutputError(observer->write_error());
+      return trace->Mark();
+    };
+    options.on_resume = [trace, &c](const std::string& mark, std::int64_t rows) {
+      trace->ContinueFrom(mark, rows, c.resume);
+    };
+  }
   return experiment.RunCheckpointed(options, observer, stop);
 }
 

@@ -6,9 +6,9 @@
              [--trial K] [--engines serial,tbb,mpi] [--work DIR] [--keep]
 
 Trial k draws everything from Random("S:k"), so `--seed S --trial K` replays trial K alone.
-A trial picks an engine (serial, tbb, mpi with 2-4 ranks), an algorithm of either family, the
-node count, topology, data source (generated, a LIBSVM or CSV file), trace format and
-checkpoint interval, and a fault: SIGKILL, SIGTERM or SIGINT, a full disk (the output folder is
+A trial picks a run from a pool of 40 random runs of seed S (an algorithm of either family,
+the node count, topology, data source: generated, a LIBSVM or CSV file), an engine (serial,
+tbb, mpi with 2-4 ranks), trace format and checkpoint interval, and a fault: SIGKILL, SIGTERM or SIGINT, a full disk (the output folder is
 a small tmpfs that is filled), a file made unreadable (the training file, or the output folder
 made read-only; the run has the DAC capabilities dropped so that root obeys permissions) or,
 under MPI, a killed rank. The fault strikes at a random moment of the run (uniform over its
@@ -48,9 +48,10 @@ import time
 CONSENSUS = ["admm", "dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm", "pdml"]
 SHARING = ["sharing", "sharing_dp", "sgd"]
 TOPOLOGIES = ["ring", "star", "complete", "grid", "random"]
-# Rounds for a run of roughly a tenth of a second on a quiet core (rows 300-800, 3-8 nodes).
-ROUNDS = {"madmm": 25, "pdml": 250, "dvp": 120, "sharing": 40, "sharing_dp": 40, "sgd": 60}
-DEFAULT_ROUNDS = 250
+# Rounds for a run of a few tens of milliseconds on a quiet core (rows 300-800, 3-8 nodes).
+ROUNDS = {"madmm": 12, "pdml": 120, "dvp": 60, "sharing": 20, "sharing_dp": 20, "sgd": 30}
+DEFAULT_ROUNDS = 120
+SPEC_POOL = 40  # distinct random runs per seed (trials draw from them)
 RUN_TIMEOUT = 180.0  # seconds for one run: beyond the engine's 60 s peer timeout
 # Exit codes the README documents, per fault, besides 0 (the run ended before the fault).
 EXPECTED = {
@@ -301,7 +302,7 @@ class Runner:
                 f.write(",".join(f"{(2 * y - 1) * 0.5 + rng.gauss(0, 1):.5f}"
                                  for _ in range(5)) + f",{y}\n")
 
-    def spec_flags(self, rng, engine):
+    def spec_flags(self, rng):
         """Flags of a random run (without outputs and engine)."""
         family = rng.choice(["consensus"] * 3 + ["sharing"])
         algo = rng.choice(CONSENSUS if family == "consensus" else SHARING)
@@ -332,8 +333,7 @@ class Runner:
                       "--parties", str(rng.randint(2, 4))]
             if algo == "sharing_dp":
                 flags += ["--dp", "--epsilon", "0.5", "--b1", "2"]
-        every = rng.randint(max(1, rounds // 12), max(1, rounds // 3))
-        return flags, rounds, every, data
+        return flags, rounds, data
 
     def reference(self, flags, trace_ext):
         key = (tuple(flags), trace_ext)
@@ -440,7 +440,12 @@ class Runner:
         engines = self.args.engines
         engine = engines[k % len(engines)]
         ranks = rng.randint(2, 4) if engine == "mpi" else 1
-        flags, rounds, every, data = self.spec_flags(rng, engine)
+        # The run comes from a pool of SPEC_POOL random runs per seed, so that the uninterrupted
+        # reference runs are shared between trials (each trial draws its own fault, moment,
+        # engine, trace format and checkpoint interval).
+        spec = rng.randrange(SPEC_POOL)
+        flags, rounds, data = self.spec_flags(random.Random(f"{self.args.seed}:spec:{spec}"))
+        every = rng.randint(max(1, rounds // 12), max(1, rounds // 3))
         trace_ext = rng.choice([".csv", ".csv", ".jsonl"])
         faults = ["sigkill", "sigterm", "sigint", "full_disk", "unreadable"]
         if engine == "mpi":
