@@ -11,8 +11,9 @@ the node count, topology, data source: generated, a LIBSVM or CSV file), an engi
 tbb, mpi with 2-4 ranks), trace format and checkpoint interval, and a fault: SIGKILL, SIGTERM or SIGINT, a full disk (the output folder is
 a small tmpfs that is filled), a file made unreadable (the training file, or the output folder
 made read-only; the run has the DAC capabilities dropped so that root obeys permissions) or,
-under MPI, a killed rank. The fault strikes at a random moment of the run (uniform over its
-expected duration, so some land during set-up and some after the end). Every run is seeded
+under MPI, a killed rank. The fault strikes at a random moment of the run, measured in its
+progress: 15% of trials during start-up and set-up, the others when the trace holds a uniform
+fraction of the uninterrupted run's bytes (some land after the end). Every run is seeded
 (--noise-seed: simulation mode). After the faulted run:
   - the exit code is one the README documents for that fault (0 if the run ended first;
     137 only for the process that was SIGKILLed itself, or its job);
@@ -341,14 +342,13 @@ class Runner:
             d = os.path.join(self.work, f"ref{len(self.references)}")
             os.makedirs(d, exist_ok=True)
             trace, summary = os.path.join(d, "trace" + trace_ext), os.path.join(d, "summary.json")
-            t0 = time.monotonic()
             r = subprocess.run([self.dpadmm, "run", *flags, "--engine", "serial", "--trace", trace,
                                 "--summary", summary], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
             if r.returncode != 0:
                 raise TrialFailure(f"the uninterrupted serial run failed (exit {r.returncode}): "
                                    f"{r.stderr.decode()[-400:]}")
-            self.references[key] = (trace, summary, time.monotonic() - t0)
+            self.references[key] = (trace, summary)
         return self.references[key]
 
     def command(self, engine, ranks, flags, out, trace_ext, every, resume):
@@ -482,22 +482,34 @@ class Runner:
             if fault == "full_disk":
                 mount_tmpfs(out, "4m")
                 mounted = True
-            ref_trace, ref_summary, ref_seconds = self.reference(flags, trace_ext)
+            ref_trace, ref_summary = self.reference(flags, trace_ext)
             if fault == "unreadable_data":
                 # A copy of the training file, in the trial's folder, is made unreadable.
                 at = flags.index("--train") + 1
                 data_copy = os.path.join(tdir, os.path.basename(flags[at]))
                 shutil.copy(flags[at], data_copy)
                 flags = flags[:at] + [data_copy] + flags[at + 1:]
-            # The fault strikes uniformly over the run's expected duration (set-up included).
-            expected = ref_seconds * (2.0 if engine == "tbb" else 1.0) + (
-                1.0 + 0.3 * ranks if engine == "mpi" else 0.05)
-            delay = moment * expected * 1.2
             log = open(os.path.join(tdir, "faulted.err"), "wb")
             drop = fault in ("unreadable_data", "readonly_output")
             proc = self.start(self.command(engine, ranks, flags, out, trace_ext, every, False),
                               drop, log, tdir)
-            time.sleep(delay)
+            # The moment, in the run's own progress (a loaded machine stretches wall times, not
+            # rows): the first 15% of trials strike during start-up and set-up (within 50 ms),
+            # the others once the trace holds that fraction of the uninterrupted run's bytes.
+            partial = os.path.join(out, "trace" + trace_ext + ".partial")
+            if moment < 0.15:
+                time.sleep(moment / 0.15 * 0.05)
+            else:
+                target = (moment - 0.15) / 0.85 * os.path.getsize(ref_trace)
+                deadline = time.monotonic() + RUN_TIMEOUT
+                while proc.poll() is None and time.monotonic() < deadline:
+                    try:
+                        if os.path.getsize(partial) >= target:
+                            break
+                    except OSError:
+                        pass
+                    time.sleep(0.002)
+            t_fault = time.monotonic()
             early_signal = None
             if proc.poll() is None:
                 if fault == "sigkill":
@@ -525,12 +537,11 @@ class Runner:
                     ranks_now = rank_pids(proc.pid)
                     if ranks_now:  # else mpirun has not started them yet: no fault
                         kill_quietly([ranks_now[rng.choice(sorted(ranks_now))]])
-            t_fault = time.monotonic()
             rc = self.wait(proc, "the faulted run")
             log.close()
             if self.args.verbose:
-                print(f"    faulted run ended {time.monotonic() - t_fault:.2f} s after the fault"
-                      f" ({delay:.2f} s in), exit {rc}", flush=True)
+                print(f"    faulted run ended {time.monotonic() - t_fault:.2f} s after the fault,"
+                      f" exit {rc}", flush=True)
             if rc < 0:
                 rc = 128 - rc  # died of a signal: the shell's code
             key = fault if rc != 0 else "none"
