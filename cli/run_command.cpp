@@ -158,7 +158,6 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
     // Checkpoints are collective under MPI: every rank runs the checkpointed run.
     const RunSummary summary =
         RunWithCheckpointFlags(experiment, o.checkpoint, nullptr, &g_stop, nullptr);
-    RestoreStopSignals();
     return OutputsDone(ExitCodeOf(summary.outcome));
   }
 
@@ -179,7 +178,6 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
     result = RunWithCheckpointFlags(experiment, o.checkpoint, &observer, &g_stop, &trace);
   } catch (...) {
     // The rounds done so far stay readable at the trace's path.
-    RestoreStopSignals();
     progress.Finish();
     if (observer.write_error().empty()) {
       try {
@@ -191,7 +189,8 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
     }
     throw;
   }
-  RestoreStopSignals();
+  // SIGINT and SIGTERM stay caught until the process ends: one arriving now (the run is over)
+  // must not end the process with its trace and summary half-written.
   progress.Finish();
   const RunSummary& summary = *result;
 
