@@ -146,6 +146,14 @@ class CommandLine {
 
   // Runs the parsed command.
   int Execute(std::chrono::steady_clock::time_point started) {
+    if (run_->parsed() || sharing_->parsed()) {
+      // Ctrl-C and SIGTERM stop a run (exit 4, outputs complete) from here on, on every rank
+      // under MPI: a signal during the checks or the set-up cancels the run at its first round;
+      // mpirun sends SIGTERM to every rank, and a rank that died of it would take the job down
+      // with rank 0's outputs half-written. A second signal kills the usual way.
+      CatchStopSignal(SIGINT);
+      CatchStopSignal(SIGTERM);
+    }
     const int code = Guarded([&] {
       if (predict_->parsed()) return predict_->Run();
       if (audit_->parsed()) return audit_->Run();

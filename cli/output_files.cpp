@@ -101,6 +101,17 @@ void AtomicFile::Discard() {
   done_ = true;
 }
 
+void AtomicFile::CommitPrefix(std::uint64_t bytes) {
+  if (file_ != nullptr) {
+    std::fclose(file_);  // its unwritten buffer fails again or lands past `bytes`: cut below
+    file_ = nullptr;
+  }
+  if (!in_place_ && !done_ && ::truncate(path_.c_str(), static_cast<off_t>(bytes)) == 0 &&
+      std::rename(path_.c_str(), target_.c_str()) == 0) {
+    done_ = true;
+  }
+}
+
 void WriteFileAtomically(const std::string& target, const std::string& what,
                          const std::string& text, unsigned mode) {
   AtomicFile file(target, what, mode);

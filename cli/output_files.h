@@ -6,19 +6,19 @@
 // and are not regular files (/dev/stdout, /dev/full, a FIFO) are written in place.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "dpadmm/core/error.h"
+
 namespace dpadmm::cli {
 
 // An output file could not be written (exit code 6); the message names the path and the reason.
-class OutputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using dpadmm::OutputError;
 
 class AtomicFile {
  public:
@@ -36,6 +36,10 @@ class AtomicFile {
   void Commit();
   // Removes the partial file (nothing happens to the target).
   void Discard();
+  // After a failed Write: cuts the partial file to its first `bytes` bytes (those written
+  // whole) and renames it onto the target, ignoring further errors (no space is needed to cut
+  // a file or to rename it). A file written in place is left as it is.
+  void CommitPrefix(std::uint64_t bytes);
 
   const std::string& target() const { return target_; }
   const std::string& written_path() const { return path_; }

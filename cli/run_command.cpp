@@ -28,7 +28,8 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
                  std::chrono::steady_clock::time_point started, const MpiPlacement* placement);
 void CheckCheckpointFlags(const RunSpec& spec, const OutputOptions& o);
 RunSummary RunWithCheckpointFlags(const Experiment& experiment, const CheckpointFlags& c,
-                                  RunObserver* observer, const runtime::StopToken* stop);
+                                  CliObserver* observer, const runtime::StopToken* stop,
+                                  TraceWriter* trace);
 
 // The effective spec: the defaults of the algorithm's family (the algorithm from --algorithm,
 // else the config's algorithm.name), then the config file, then the flags given.
@@ -122,6 +123,17 @@ int Run(const SpecFlags& flags, const OutputOptions& o,
   return RunAndReport(spec, o, started, &placement);
 }
 
+// The exit code of a run, agreed by every rank under MPI once rank 0's outputs are complete:
+// rank 0 calls it after its trace, summary and model are at their paths, the other ranks after
+// their part of the run, and every rank returns rank 0's code. So no rank ends before rank 0's
+// outputs are complete (MPI_Finalize need not synchronise the ranks, and a launcher may report
+// the job as soon as ranks exit), and every rank ends with the same code. An error on rank 0
+// before this point aborts the job (CommandLine::Execute), which also ends the waiting ranks.
+int OutputsDone(int code) {
+  if (!g_mpi || g_mpi->size() == 1) return code;
+  return static_cast<int>(runtime::MpiAllreduceMax(g_mpi->rank() == 0 ? code : 0));
+}
+
 int RunAndReport(const RunSpec& spec, const OutputOptions& o,
                  std::chrono::steady_clock::time_point started, const MpiPlacement* placement) {
   const TraceFormat format = ResolveTraceFormat(o.trace, o.trace_format);
@@ -133,6 +145,9 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   // so that an unwritable path is found before any work; they are opened for good once the
   // set-up is done, so that a run killed during the set-up leaves nothing behind.
   if (writes) {
+    // A resumed run appends to the trace of the run it continues: a killed run's
+    // TRACE.partial becomes TRACE first (the probe below would remove it).
+    if (!o.checkpoint.resume.empty()) TraceWriter::KeepKilledTrace(o.trace);
     { AtomicFile(o.trace, "the trace"); }
     { AtomicFile(o.summary, "the summary"); }
   }
@@ -141,8 +156,9 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   Experiment experiment = placement != nullptr ? Experiment(spec, *placement) : Experiment(spec);
   if (!writes) {
     // Checkpoints are collective under MPI: every rank runs the checkpointed run.
-    const RunSummary summary = RunWithCheckpointFlags(experiment, o.checkpoint, nullptr, &g_stop);
-    return ExitCodeOf(summary.outcome);
+    const RunSummary summary =
+        RunWithCheckpointFlags(experiment, o.checkpoint, nullptr, &g_stop, nullptr);
+    return OutputsDone(ExitCodeOf(summary.outcome));
   }
 
   TraceWriter trace(o.trace, format, spec.family(), experiment.info(),
@@ -157,30 +173,34 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
   Progress progress(mode, spec.iterations);
   CliObserver observer(trace, progress);
 
-  CatchStopSignal(SIGINT);
-  CatchStopSignal(SIGTERM);
   std::optional<RunSummary> result;
   try {
-    result = RunWithCheckpointFlags(experiment, o.checkpoint, &observer, &g_stop);
+    result = RunWithCheckpointFlags(experiment, o.checkpoint, &observer, &g_stop, &trace);
   } catch (...) {
     // The rounds done so far stay readable at the trace's path.
-    RestoreStopSignals();
     progress.Finish();
     if (observer.write_error().empty()) {
       try {
         trace.Close();
       } catch (const OutputError&) {
       }
+    } else {
+      trace.CloseAfterError();
     }
     throw;
   }
-  RestoreStopSignals();
+  // SIGINT and SIGTERM stay caught until the process ends: one arriving now (the run is over)
+  // must not end the process with its trace and summary half-written.
   progress.Finish();
   const RunSummary& summary = *result;
 
-  // After a trace write error the trace is incomplete: its partial file is removed (the summary
-  // is still written: it says where the run stopped).
-  if (observer.write_error().empty()) trace.Close();
+  // After a trace write error the trace keeps the rows written whole (a resumed run continues
+  // them; the summary is still written: it says where the run stopped).
+  if (observer.write_error().empty()) {
+    trace.Close();
+  } else {
+    trace.CloseAfterError();
+  }
   summary_file.Write(SummaryToJson(summary) + '\n');
   summary_file.Commit();
   if (!observer.write_error().empty()) throw OutputError(observer.write_error());
@@ -193,10 +213,12 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
       summary.message.find("bad_alloc") != std::string::npos) {
     std::cerr << "dpadmm: error: out of memory while running on " << g_inputs << " ("
               << summary.message << ")\n";
-    return kExitBadInput;
+    return OutputsDone(kExitBadInput);
   }
-  if (!o.model_out.empty() && !SaveRunModel(summary, spec, o.model_out)) return kExitInternal;
-  return ExitCodeOf(summary.outcome);
+  if (!o.model_out.empty() && !SaveRunModel(summary, spec, o.model_out)) {
+    return OutputsDone(kExitInternal);
+  }
+  return OutputsDone(ExitCodeOf(summary.outcome));
 }
 
 void AddCheckpointOptions(CLI::App& command, CheckpointFlags& c) {
@@ -219,7 +241,9 @@ void AddCheckpointOptions(CLI::App& command, CheckpointFlags& c) {
                   "Continue the run saved in FILE; give the same flags and config (a different "
                   "spec is refused). With --noise-seed the result has the same bits as an "
                   "uninterrupted run; a private run draws fresh noise keys. The trace is "
-                  "written whole (the checkpoint keeps the rows so far)")
+                  "continued: give the interrupted run's --trace (its rows up to the checkpoint "
+                  "are checked against the checkpoint's checksum; another or an edited trace is "
+                  "refused)")
       ->type_name("FILE")
       ->group(group);
 }
@@ -260,12 +284,25 @@ void CheckCheckpointFlags(const RunSpec& /*spec*/, const OutputOptions& o) {
 
 // Experiment::Run, or RunCheckpointed when a checkpoint flag is given.
 RunSummary RunWithCheckpointFlags(const Experiment& experiment, const CheckpointFlags& c,
-                                  RunObserver* observer, const runtime::StopToken* stop) {
+                                  CliObserver* observer, const runtime::StopToken* stop,
+                                  TraceWriter* trace) {
   if (!c.active()) return experiment.Run(observer, stop);
   CheckpointOptions options;
   options.save_path = c.path;
   options.every = c.every;
   options.resume_path = c.resume;
+  if (trace != nullptr) {
+    // The checkpoint keeps the trace's length and checksum, not its rows; a resumed run
+    // appends to the trace after checking it against them.
+    options.trace_mark = [observer, trace] {
+      // A trace that lost a row cannot be continued: the checkpoint fails (exit 6).
+      if (!observer->write_error().empty()) throw OutputError(observer->write_error());
+      return trace->Mark();
+    };
+    options.on_resume = [trace, &c](const std::string& mark, std::int64_t rows) {
+      trace->ContinueFrom(mark, rows, c.resume);
+    };
+  }
   return experiment.RunCheckpointed(options, observer, stop);
 }
 

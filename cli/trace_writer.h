@@ -61,7 +61,30 @@ class TraceWriter {
                                           : MetricsToJsonLine(m, family_));
     text += '\n';
     file_.Write(text);
+    Count(text);
     ++rows_;
+  }
+
+  // Checkpoints (CheckpointOptions::trace_mark): the trace so far as "<bytes> <rows> <hash>",
+  // its length, row count and FNV-1a checksum.
+  std::string Mark() const;
+  // A resumed run (CheckpointOptions::on_resume): continues the trace the checkpointed run
+  // wrote, which must be at this trace's path and begin with the rows `mark` describes (length
+  // and checksum): those bytes are copied to this trace's new file and the run's rows follow.
+  // InputError naming the trace and `checkpoint` if it is missing, shorter, edited or another
+  // run's.
+  void ContinueFrom(const std::string& mark, std::int64_t rows, const std::string& checkpoint);
+  // Before a resumed run opens its trace: a killed run's TRACE.partial (valid up to its last
+  // complete line) is cut there and renamed onto TRACE, the file ContinueFrom reads.
+  static void KeepKilledTrace(const std::string& path);
+  // After a write error: the rows written whole stay readable at the trace's path (a resumed
+  // run continues them), the row that failed is cut off.
+  void CloseAfterError() {
+    if (rows_ > 0) {
+      file_.CommitPrefix(bytes_);
+    } else {
+      file_.Discard();
+    }
   }
   // Renames the trace onto its path (rounds were written) or removes it (none were).
   void Close() {
@@ -81,6 +104,10 @@ class TraceWriter {
   Family family_;
   std::string header_;  // written with the first row
   std::int64_t rows_ = 0;
+  std::uint64_t bytes_ = 0;                     // written so far
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;  // FNV-1a 64 of those bytes
+
+  void Count(const std::string& text);
 };
 
 }  // namespace dpadmm::cli

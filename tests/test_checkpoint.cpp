@@ -6,7 +6,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -65,6 +67,8 @@ void ExpectSameSummary(const RunSummary& a, const RunSummary& b) {
 
 // Saves every `every` rounds up to round `stop_after` (the run is cut there by its spec), then
 // resumes the full spec from that file: the interrupted run's state as SIGKILL would leave it.
+// `rounds` is the whole run's trace as an application keeps it: the interrupted run's rows up
+// to the checkpoint's round, then the resumed run's (which hands on only the rows after it).
 struct Resumed {
   RunSummary summary;
   std::vector<RoundMetrics> rounds;
@@ -76,7 +80,9 @@ Resumed CheckpointAndResume(RunSpec spec, const std::string& path, int every, in
   struct StopAfter : RunObserver {
     runtime::StopToken* token;
     std::int64_t cut;
+    std::vector<RoundMetrics> rows;
     void OnRound(const RoundMetrics& m) override {
+      rows.push_back(m);
       if (m.round >= cut) token->RequestStop();
     }
   };
@@ -95,7 +101,19 @@ Resumed CheckpointAndResume(RunSpec spec, const std::string& path, int every, in
   RunRecorder recorder;
   Resumed out;
   out.summary = Experiment(spec).RunCheckpointed(resume, &recorder);
-  out.rounds = recorder.rounds;
+  // The interrupted run's rows up to its checkpoint (the sharing family's checkpoint rounds are
+  // engine rounds, two per iteration: count rows, not rounds).
+  const CheckpointContents saved = ReadCheckpoint(path);
+  EXPECT_GT(saved.trace_rows, 0);
+  EXPECT_LT(saved.trace_rows, static_cast<std::int64_t>(stopper.rows.size()) + 1);
+  out.rounds.assign(
+      stopper.rows.begin(),
+      stopper.rows.begin() +
+          std::min<std::int64_t>(saved.trace_rows, static_cast<std::int64_t>(stopper.rows.size())));
+  EXPECT_TRUE(recorder.rounds.empty() || out.rounds.empty() ||
+              recorder.rounds.front().round > out.rounds.back().round)
+      << "a resumed run handed on a row of the checkpoint's rounds again";
+  out.rounds.insert(out.rounds.end(), recorder.rounds.begin(), recorder.rounds.end());
   return out;
 }
 
@@ -143,6 +161,59 @@ TEST(CheckpointTest, BudgetFreezeContinuesAfterResume) {
   ExpectSameBits(full_rounds.rounds, resumed.rounds);
   ExpectSameSummary(full, resumed.summary);
   std::remove(path.c_str());
+}
+
+// A checkpoint keeps no trace row: the size of a non-private run's checkpoint does not grow
+// with the rounds (it grew by a row per round, so quadratically in total over the saves; a
+// private run's release states still keep each round's mechanism, the accountant's input), and
+// it carries the application's trace mark and the row count.
+TEST(CheckpointTest, SizeDoesNotGrowWithTheRounds) {
+  std::uintmax_t sizes[2] = {0, 0};
+  const std::int64_t iterations[2] = {10, 60};
+  for (int k = 0; k < 2; ++k) {
+    RunSpec spec = Spec(Algorithm::kAdmm);
+    spec.iterations = iterations[k];
+    CheckpointOptions save;
+    save.save_path = TempPath("size.ckpt");
+    save.every = 5;
+    std::int64_t marks = 0;
+    save.trace_mark = [&marks] { return "mark " + std::to_string(++marks); };
+    (void)Experiment(spec).RunCheckpointed(save);
+    const CheckpointContents c = ReadCheckpoint(save.save_path);
+    EXPECT_EQ(c.round, iterations[k] - 5);
+    EXPECT_EQ(c.trace_rows, iterations[k] - 5 + 1);  // rounds 0..round, eval every round
+    EXPECT_EQ(c.trace_mark, "mark " + std::to_string(marks));
+    sizes[k] = std::filesystem::file_size(save.save_path);
+    std::remove(save.save_path.c_str());
+  }
+  EXPECT_LE(sizes[1], sizes[0] + 16)
+      << sizes[0] << " bytes at round 5, " << sizes[1] << " at round 55";
+}
+
+// A resumed run asks the application to continue its trace (on_resume) with the saved mark
+// and row count, once the spec is checked; an application that refuses ends the resume.
+TEST(CheckpointTest, ResumeHandsTheTraceMarkToTheApplication) {
+  const RunSpec spec = Spec(Algorithm::kDvp);
+  CheckpointOptions save;
+  save.save_path = TempPath("mark.ckpt");
+  save.every = 4;
+  save.trace_mark = [] { return std::string("the trace so far"); };
+  (void)Experiment(spec).RunCheckpointed(save);
+  CheckpointOptions resume;
+  resume.resume_path = save.save_path;
+  std::string seen;
+  std::int64_t rows = -1;
+  resume.on_resume = [&](const std::string& mark, std::int64_t n) {
+    seen = mark;
+    rows = n;
+  };
+  (void)Experiment(spec).RunCheckpointed(resume);
+  EXPECT_EQ(seen, "the trace so far");
+  EXPECT_EQ(rows, ReadCheckpoint(save.save_path).trace_rows);
+  resume.on_resume = [](const std::string&, std::int64_t) { throw InputError("not my trace"); };
+  EXPECT_TRUE(
+      ThrowsInputError([&] { (void)Experiment(spec).RunCheckpointed(resume); }, {"not my trace"}));
+  std::remove(save.save_path.c_str());
 }
 
 TEST(CheckpointTest, FileIsMode0600WhateverTheUmask) {

@@ -163,8 +163,8 @@ std::string SerializeCheckpoint(const CheckpointContents& c) {
   payload.U64(c.node_states.size());
   for (const auto& s : c.node_states) payload.Str(s);
   payload.Str(c.sink_state);
-  payload.U64(c.trace.size());
-  for (const RoundMetrics& m : c.trace) SaveMetrics(payload, m);
+  payload.I64(c.trace_rows);
+  payload.Str(c.trace_mark);
 
   const std::string body = payload.Take();
   std::string out(kMagic, sizeof kMagic);
@@ -216,9 +216,9 @@ CheckpointContents ParseCheckpoint(std::string_view bytes, const std::string& na
   c.node_states.resize(states);
   for (auto& s : c.node_states) s = in.Str("node state");
   c.sink_state = in.Str("metrics state");
-  const std::size_t rows = in.Length("trace row count", 8);
-  c.trace.reserve(rows);
-  for (std::size_t k = 0; k < rows; ++k) c.trace.push_back(LoadMetrics(in));
+  c.trace_rows = in.I64("trace row count");
+  if (c.trace_rows < 0) in.Fail("trace row count", "negative");
+  c.trace_mark = in.Str("trace mark");
   in.ExpectEnd("payload");
   return c;
 }
@@ -246,8 +246,8 @@ void WriteCheckpoint(const std::string& path, const CheckpointContents& contents
   const std::string temp = path + ".partial";
   const auto fail = [&](const char* action) {
     const int error_number = errno;
-    throw InputError("checkpoint " + path + ": cannot " + action + " " + temp + " (" +
-                     std::strerror(error_number) + ")");
+    throw OutputError("checkpoint " + path + ": cannot " + action + " " + temp + " (" +
+                      std::strerror(error_number) + ")");
   };
   // 0600 from the start (O_CREAT's mode; an existing partial file is replaced, not reused, so
   // its permissions cannot leak in).
@@ -296,6 +296,12 @@ std::vector<std::string> SpecDifferences(const std::string& saved_json,
     out.push_back(key + ": " + Shown(x) + " in the checkpoint, " + Shown(y) + " now");
   }
   return out;
+}
+
+void StartResumedTrace(const CheckpointOptions& options, const CheckpointContents& resume,
+                       bool reporting, RecordingObserver& recorder) {
+  recorder.rows = resume.trace_rows;
+  if (reporting && options.on_resume) options.on_resume(resume.trace_mark, resume.trace_rows);
 }
 
 RunSummary Experiment::RunCheckpointed(const CheckpointOptions& options, RunObserver* observer,
@@ -507,7 +513,8 @@ runtime::EngineResult RunWithCheckpoints(const CheckpointedEngineRun& run,
     StateWriter out;
     run.save_sink(out);
     c.sink_state = out.Take();
-    c.trace = recorder.rows;
+    c.trace_rows = recorder.rows;
+    if (checkpoint.trace_mark) c.trace_mark = checkpoint.trace_mark();
     WriteCheckpoint(checkpoint.save_path, c);
   };
   const auto engine_run = [&](std::span<runtime::NodeProgram* const> programs,

@@ -237,7 +237,7 @@ class SegmentSink : public runtime::RoundSink {
   std::int64_t offset_ = 0;
 };
 
-// Records every round the observer sees (the trace rows a checkpoint keeps) and forwards it.
+// Counts the rounds the observer sees (a checkpoint's trace_rows) and forwards them.
 class RecordingObserver : public RunObserver {
  public:
   explicit RecordingObserver(RunObserver* inner) : inner_(inner) {}
@@ -245,14 +245,19 @@ class RecordingObserver : public RunObserver {
     if (inner_ != nullptr) inner_->OnStart(info);
   }
   void OnRound(const RoundMetrics& m) override {
-    rows.push_back(m);
+    ++rows;
     if (inner_ != nullptr) inner_->OnRound(m);
   }
-  std::vector<RoundMetrics> rows;
+  std::int64_t rows = 0;
 
  private:
   RunObserver* inner_;
 };
+
+// A resumed run's trace: the recorder counts on from the checkpoint's rows, and the reporting
+// rank calls CheckpointOptions::on_resume (the application's check of the trace it appends to).
+void StartResumedTrace(const CheckpointOptions& options, const CheckpointContents& resume,
+                       bool reporting, RecordingObserver& recorder);
 
 // Runs `programs` from round start_round + 1 (0: a fresh run from round 0) to
 // options.last_round in segments that end at the multiples of `every` (0: one segment), calling

@@ -821,13 +821,12 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
           s.algorithm.rho / n, s.algorithm.eta, graph.degree(i)));
     }
   }
-  // With checkpoints, every row the observer sees is also kept for the next checkpoint; a
-  // resumed run first hands the saved rows on, so its trace is the whole run's.
+  // With checkpoints, the rows the observer sees are counted for the next checkpoint; a
+  // resumed run hands on only the rows after the checkpoint's round (the application appends
+  // them to the trace it wrote: CheckpointOptions::on_resume).
   RecordingObserver recorder(observer);
   if (checkpoint != nullptr) observer = &recorder;
-  if (resume != nullptr) {
-    for (const RoundMetrics& row : resume->trace) recorder.OnRound(row);
-  }
+  if (resume != nullptr) StartResumedTrace(*checkpoint, *resume, IsReportingRank(*this), recorder);
   MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes),
                    !info.privacy_claim.empty(), std::move(gaussian_sensitivity), pdml_V,
                    pdml_decay);

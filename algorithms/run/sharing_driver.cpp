@@ -472,9 +472,7 @@ void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver
   // resumed run first hands the saved rows on, so its trace is the whole run's.
   RecordingObserver recorder(observer);
   if (checkpoint != nullptr) observer = &recorder;
-  if (resume != nullptr) {
-    for (const RoundMetrics& row : resume->trace) recorder.OnRound(row);
-  }
+  if (resume != nullptr) StartResumedTrace(*checkpoint, *resume, IsReportingRank(*this), recorder);
   SharingSink sink(sp, test, info, observer);
   runtime::EngineOptions options;
   options.kind = engine;
@@ -635,7 +633,7 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     const double seconds = in.F64("metrics seconds");
     in.ExpectEnd("metrics state");
     if (std::isfinite(seconds) && seconds >= 0.0 && seconds < 1e9) offset_seconds = seconds;
-    for (const RoundMetrics& row : resume->trace) recorder.OnRound(row);
+    StartResumedTrace(*checkpoint, *resume, !comm || runtime::MpiRank(*comm) == 0, recorder);
     first_epoch = static_cast<int>(resume->round) + 1;
     summary.rounds = resume->round;
     for (int p = 0; p < M; ++p) {
@@ -665,7 +663,8 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     SaveMetrics(out, summary.final);
     out.F64(elapsed());
     c.sink_state = out.Take();
-    c.trace = recorder.rows;
+    c.trace_rows = recorder.rows;
+    if (checkpoint->trace_mark) c.trace_mark = checkpoint->trace_mark();
     WriteCheckpoint(checkpoint->save_path, c);
   };
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));

@@ -141,10 +141,12 @@ case "$CASE" in
     mode=$(stat -c %a run.ckpt)
     [ "$mode" = 600 ] || fail "checkpoint mode $mode, expected 600"
     echo "killed pid $pid after its first checkpoint ($(stat -c %s run.ckpt) bytes)"
-    "${resume_with[@]}" run "${ARGS[@]}" --trace resumed.csv --summary resumed.json \
+    # The resumed run continues the killed run's trace (cut.csv.partial, kept as cut.csv).
+    "${resume_with[@]}" run "${ARGS[@]}" --trace cut.csv --summary resumed.json \
       --resume run.ckpt --checkpoint run.ckpt --checkpoint-every 25 >out.txt \
       2>err_resume.txt || fail "resumed run failed"
-    same_results full.csv resumed.csv full.json resumed.json
+    [ -f cut.csv.partial ] && fail "the killed run's partial trace was left"
+    same_results full.csv cut.csv full.json resumed.json
     ;;
   cross_engine)
     # Saved on tbb, resumed on serial: the engine is not part of the spec comparison.
@@ -154,9 +156,9 @@ case "$CASE" in
     "$DPADMM" run "${ARGS[@]}" --iterations 40 --trace a.csv --summary a.json \
       --checkpoint run.ckpt --checkpoint-every 30 >out.txt 2>err.txt || fail "run failed"
     read -r -a ARGS <<<"$(args_of dvp serial)"
-    "$DPADMM" run "${ARGS[@]}" --iterations 40 --trace b.csv --summary b.json \
+    "$DPADMM" run "${ARGS[@]}" --iterations 40 --trace a.csv --summary b.json \
       --resume run.ckpt >out.txt 2>err.txt || fail "resume failed"
-    same_results full.csv b.csv full.json b.json
+    same_results full.csv a.csv full.json b.json
     ;;
   refusals)
     read -r -a ARGS <<<"$(args_of dvp serial)"
@@ -189,6 +191,37 @@ case "$CASE" in
       >out.txt 2>err.txt && fail "checkpoint onto the summary accepted"
     [ -f x.ckpt ] && fail "a refused run wrote a checkpoint"
     echo "refusals named"
+    ;;
+  trace_continues)
+    # The resumed run appends to the trace its checkpoint describes (length and checksum of the
+    # rows up to the checkpoint): the same trace continues; another path, an edited row, a
+    # shorter trace are refused naming the trace and the checkpoint.
+    read -r -a ARGS <<<"$(args_of dvp serial)"
+    ARGS+=(--iterations 30)
+    "$DPADMM" run "${ARGS[@]}" --trace full.csv --summary full.json >out.txt 2>err.txt ||
+      fail "run failed"
+    "$DPADMM" run "${ARGS[@]}" --trace a.csv --summary a.json --checkpoint run.ckpt \
+      --checkpoint-every 10 >out.txt 2>err.txt || fail "checkpointed run failed"
+    cp a.csv pristine.csv
+    "$DPADMM" run "${ARGS[@]}" --trace other.csv --summary b.json --resume run.ckpt \
+      >out.txt 2>err.txt && fail "a resume onto another trace path was accepted"
+    grep -q -- "--trace other.csv: the resumed run appends to the trace the run of checkpoint run.ckpt wrote" \
+      err.txt && grep -q "no trace at this path" err.txt || fail "missing trace not named"
+    sed -i '5s/,0\.\([0-9]\)/,0.9\1/' a.csv  # one digit of row 3 edited
+    cmp -s a.csv pristine.csv && fail "the edit did not change the trace"
+    "$DPADMM" run "${ARGS[@]}" --trace a.csv --summary b.json --resume run.ckpt >out.txt \
+      2>err.txt && fail "a resume onto an edited trace was accepted"
+    grep -q "rows differ from them (edited, or another run's trace): refused" err.txt ||
+      fail "edited trace not named"
+    head -c 200 pristine.csv >a.csv
+    "$DPADMM" run "${ARGS[@]}" --trace a.csv --summary b.json --resume run.ckpt >out.txt \
+      2>err.txt && fail "a resume onto a shorter trace was accepted"
+    grep -q "this trace is shorter" err.txt || fail "shorter trace not named"
+    cp pristine.csv a.csv
+    "$DPADMM" run "${ARGS[@]}" --trace a.csv --summary b.json --resume run.ckpt >out.txt \
+      2>err.txt || fail "the resume onto its own trace failed"
+    same_results full.csv a.csv full.json b.json
+    echo "trace continued and refusals named"
     ;;
   help)
     "$DPADMM" run --help >out.txt 2>err.txt || fail "help failed"

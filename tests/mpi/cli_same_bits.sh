@@ -5,12 +5,16 @@
 # tests/golden/compare.py (every value except wall times), and exit codes must agree.
 # The centralized optimum and the sharing baselines are off (--no-optimum): the mpi engine does
 # not compute them (they need every node's rows in one process).
+# A run that exits 0 must have its trace and summary complete at their paths when it exits:
+# each is checked right after its run (not after all runs), so that an output completed after
+# the job ended fails here.
 #
-#   cli_same_bits.sh DPADMM WORKDIR MPIRUN...
+#   cli_same_bits.sh DPADMM WORKDIR CASES MPIRUN...   (CASES: comma-separated names, or all)
 set -uo pipefail
 DPADMM=$1
 WORK=$2
-shift 2
+SELECTED=$3
+shift 3
 MPIRUN=("$@")
 HERE=$(cd "$(dirname "$0")" && pwd)
 COMPARE=$HERE/../golden/compare.py
@@ -69,18 +73,43 @@ declare -A CASES=(
   [sgd_libsvm]="--algorithm sgd --data libsvm --train $WORK/train.libsvm --test $WORK/test.libsvm --bias --parties 3 --iterations 3 --seed 3 --no-optimum -q"
 )
 
+if [[ $SELECTED == all ]]; then
+  NAMES=("${!CASES[@]}")
+else
+  IFS=, read -r -a NAMES <<<"$SELECTED"
+  for name in "${NAMES[@]}"; do
+    [[ -n ${CASES[$name]+x} ]] || { echo "cli_same_bits.sh: no case '$name'"; exit 2; }
+  done
+fi
+
 LAUNCH=()
 run() {  # DIR NAME ENGINE-ARGS...: "${LAUNCH[@]}" run CASE ENGINE-ARGS; records the exit code
-  local dir=$1 name=$2
+  local dir=$1 name=$2 rc
   shift 2
   mkdir -p "$WORK/$dir"
   # shellcheck disable=SC2086
   "${LAUNCH[@]}" run ${CASES[$name]} "$@" --trace "$WORK/$dir/$name.csv" --summary "$WORK/$dir/$name.json" \
     >"$WORK/$dir/$name.out" 2>"$WORK/$dir/$name.err"
-  echo $? >"$WORK/$dir/$name.rc"
+  rc=$?
+  echo $rc >"$WORK/$dir/$name.rc"
+  # Exit 0: both outputs are complete now, when the launcher has returned.
+  if [[ $rc == 0 ]] && ! python3 - "$WORK/$dir/$name.csv" "$WORK/$dir/$name.json" <<'PY'; then
+import csv, json, os, sys
+trace, summary = sys.argv[1:]
+for p in (trace, summary):
+    if not os.path.exists(p):
+        sys.exit(f"{p} missing when the run had exited 0 ({os.listdir(os.path.dirname(p))})")
+rows = [r for r in csv.reader(l for l in open(trace) if not l.startswith("#"))]
+if len(rows) < 2 or any(len(r) != len(rows[0]) for r in rows):
+    sys.exit(f"{trace}: incomplete")
+json.load(open(summary))
+PY
+    echo "INCOMPLETE OUTPUT: $dir/$name exited 0"
+    failures=$((failures + 1))
+  fi
 }
 
-for name in "${!CASES[@]}"; do
+for name in "${NAMES[@]}"; do
   LAUNCH=("$DPADMM")
   run serial "$name" --engine serial
   run tbb "$name" --engine tbb
@@ -97,7 +126,7 @@ for name in "${!CASES[@]}"; do
 done
 
 for dir in tbb np1 np2 np3 np4 np2map; do
-  for name in "${!CASES[@]}"; do
+  for name in "${NAMES[@]}"; do
     [[ -f $WORK/$dir/$name.rc ]] || continue
     if [[ $(cat "$WORK/serial/$name.rc") != "$(cat "$WORK/$dir/$name.rc")" ]]; then
       echo "DIFFERENT: $dir/$name exit code $(cat "$WORK/$dir/$name.rc"), serial" \

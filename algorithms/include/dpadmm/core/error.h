@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Bad input is reported by throwing InputError. Its message names what is wrong and where
-// (file and line, config field, node). Algorithm outcomes (converged, diverged, cancelled, ...)
-// are never exceptions: they are reported in a RunSummary.
+// Bad input is reported by throwing InputError; an output that cannot be written, OutputError. Its
+// message names what is wrong and where (file and line, config field, node). Algorithm outcomes
+// (converged, diverged, cancelled, ...) are never exceptions: they are reported in a RunSummary.
 #pragma once
 
 #include <stdexcept>
@@ -10,6 +10,13 @@
 namespace dpadmm {
 
 class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An output (the trace, the summary, a checkpoint) could not be written: the message names the
+// path and the reason. The command line ends such a run with exit 6.
+class OutputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

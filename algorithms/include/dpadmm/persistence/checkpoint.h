@@ -5,7 +5,8 @@
 // program's state (model, duals, penalties' state, the local solver's warm state, the release
 // point's spent budget, frozen flag and round, its closed mechanisms: the accountant's input),
 // the message each node broadcast last (what its neighbours receive next), the metrics sink's
-// state, every trace row emitted so far, the round, and the spec as JSON (its fingerprint).
+// state, the number of trace rows emitted so far with the application's trace mark (never the
+// rows: see CheckpointOptions), the round, and the spec as JSON (its fingerprint).
 // A resumed run restores all of it and continues; in simulation mode (noise_seed) it gives the
 // same bits as the uninterrupted run: noise is keyed by (node key, round, purpose), so no
 // generator position needs saving. Noise keys are never written: a resumed private run draws
@@ -22,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +36,20 @@ struct CheckpointOptions {
   std::string save_path;    // write checkpoints here; empty = none
   std::int64_t every = 0;   // rounds between checkpoints (> 0 when save_path is set)
   std::string resume_path;  // continue from this checkpoint; empty = a fresh run
+  // The trace is the application's: a checkpoint keeps no trace row, only how many rows the
+  // observer had seen and what trace_mark() returns, called on the reporting rank at each
+  // checkpoint once the observer has seen every row up to the checkpoint's round (the CLI
+  // returns its trace file's length and checksum there). A resumed run hands the observer only
+  // the rows after the checkpoint's round; before it continues (the spec checked), it calls
+  // on_resume(trace_mark, trace_rows) on the reporting rank, which appends to the trace it
+  // wrote or throws (InputError) if that trace is not the one the checkpoint describes.
+  std::function<std::string()> trace_mark;
+  std::function<void(const std::string& trace_mark, std::int64_t trace_rows)> on_resume;
 };
 
+// 2: the trace rows gave way to their count and the application's trace mark (1 kept every
+// row, so that each checkpoint rewrote the whole trace so far), and each release's state carries
+// the delta its snapped releases spent (the sampler's floating-point term).
 inline constexpr std::uint32_t kCheckpointVersion = 2;
 
 // The parsed content of a checkpoint file. Node states and the sink state are opaque byte
@@ -47,7 +61,8 @@ struct CheckpointContents {
   std::vector<std::vector<double>> messages;  // per node: its last broadcast message
   std::vector<std::string> node_states;       // per node
   std::string sink_state;
-  std::vector<RoundMetrics> trace;  // every row emitted to the observer so far
+  std::int64_t trace_rows = 0;  // rows the observer had seen up to `round`
+  std::string trace_mark;       // CheckpointOptions::trace_mark's bytes
 };
 
 // Serialises to the file format above.
@@ -59,7 +74,7 @@ CheckpointContents ParseCheckpoint(std::string_view bytes, const std::string& na
 // Reads and parses the file at `path` (InputError naming it if unreadable or malformed).
 CheckpointContents ReadCheckpoint(const std::string& path);
 // Writes atomically (temporary file in the same folder, fsync, rename) with mode 0600; throws
-// InputError naming the path if it cannot.
+// OutputError naming the path if it cannot.
 void WriteCheckpoint(const std::string& path, const CheckpointContents& contents);
 
 // The spec fields (dotted JSON paths, "algorithm.dvp.alpha") whose values differ between two
