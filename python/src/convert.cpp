@@ -28,6 +28,7 @@ constexpr ScalarColumn kScalarColumns[] = {
     {"privacy_loss", &RoundMetrics::privacy_loss},
     {"privacy_round", &RoundMetrics::privacy_round},
     {"tight_epsilon", &RoundMetrics::tight_epsilon},
+    {"tight_delta", &RoundMetrics::tight_delta},
     {"test_loss", &RoundMetrics::test_loss},
     {"primal_residual", &RoundMetrics::primal_residual},
     {"max_x_norm", &RoundMetrics::max_x_norm},
@@ -46,11 +47,13 @@ std::vector<std::string> Columns(Family family) {
   return out;
 }
 
-const ScalarColumn* FindScalar(const std::string& name) {
+// Every trace column that is not `round` or a per-node vector is a scalar of this table: a
+// column the trace gains without a row here is an internal error, not a silent omission.
+const ScalarColumn& FindScalar(const std::string& name) {
   for (const ScalarColumn& c : kScalarColumns) {
-    if (name == c.name) return &c;
+    if (name == c.name) return c;
   }
-  return nullptr;
+  throw std::logic_error("trace column '" + name + "' has no entry in python/src/convert.cpp");
 }
 
 // Index arrays of a CSR matrix as int64 values, whatever their integer type.
@@ -147,9 +150,10 @@ py::dict HistoryToDict(const std::vector<RoundMetrics>& rounds, Family family) {
         }
       }
       out[name.c_str()] = a;
-    } else if (const ScalarColumn* c = FindScalar(name)) {
+    } else {
+      const ScalarColumn& c = FindScalar(name);
       py::array_t<double> a(n);
-      for (py::ssize_t i = 0; i < n; ++i) a.mutable_at(i) = rounds[i].*(c->field);
+      for (py::ssize_t i = 0; i < n; ++i) a.mutable_at(i) = rounds[i].*(c.field);
       out[name.c_str()] = a;
     }
   }
@@ -161,8 +165,8 @@ py::dict RoundToDict(const RoundMetrics& m, Family family) {
   for (const std::string& name : Columns(family)) {
     if (name == "round") {
       out["round"] = m.round;
-    } else if (const ScalarColumn* c = FindScalar(name)) {
-      out[name.c_str()] = m.*(c->field);
+    } else if (name != "node_privacy" && name != "node_noise") {
+      out[name.c_str()] = m.*(FindScalar(name).field);
     }
   }
   return out;
