@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/run/spec_json.h"

@@ -82,13 +82,30 @@ def _checks(estimators):
     return out
 
 
+# Checks with an accuracy threshold: in private mode each fit draws fresh noise, so a check
+# fails with some probability p however the settings are chosen. p was measured at up to 1 in
+# 12 attempts per check at the settings above (and one failure of DP sharing's
+# check_classifiers_classes was seen in a CI run); each such check gets ACCURACY_ATTEMPTS
+# independent attempts and fails only if all do, a false-failure rate of at most
+# 0.1^5 = 1e-5 per check for p <= 0.1 (a broken estimator fails every attempt).
+ACCURACY_CHECKS = {"check_classifiers_classes", "check_classifiers_train"}
+ACCURACY_ATTEMPTS = 5
+
+
 @pytest.mark.parametrize("estimator,check,name", _checks(private_estimators("private")))
 def test_private_estimators_pass_every_check_not_needing_equal_refits(estimator, check, name):
     if name in NEEDS_EQUAL_REFITS:
         pytest.skip(f"{name}: {NEEDS_EQUAL_REFITS[name]} (private noise differs per fit)")
+    attempts = ACCURACY_ATTEMPTS if name in ACCURACY_CHECKS else 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpadmm.RunWarning)
-        check(estimator)
+        for attempt in range(attempts):
+            try:
+                check(estimator)
+                break
+            except AssertionError:
+                if attempt == attempts - 1:
+                    raise
 
 
 @pytest.mark.parametrize("estimator,check,name",
