@@ -220,10 +220,10 @@ CalibrationResult CalibratePdml(RunSpec& spec, const std::vector<int>& degrees,
   double lo = hi, f_lo = f_hi;
   while (f_hi > target) {
     if (hi >= kMaxLogV) {
-      throw InputError("target_epsilon " + Short(target) +
-                       " is out of reach for pdml: V = 1e20 "
-                       "still spends " +
-                       Short(f_hi));
+      throw UnreachablePrivacyTarget("target_epsilon " + Short(target) +
+                                     " is out of reach for pdml: V = 1e20 "
+                                     "still spends " +
+                                     Short(f_hi));
     }
     lo = hi;
     f_lo = f_hi;
@@ -348,12 +348,12 @@ CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degr
     lo = kMinLogAlpha;
     f_lo = eps_at(lo);
     if (f_lo > target) {
-      throw InputError("target_epsilon " + Short(target) + " is out of reach for algorithm '" +
-                       ChoiceName(algorithm) + "': even alpha -> 0 spends a tight epsilon of " +
-                       Short(f_lo) + " at delta " + Short(delta) + " over " +
-                       std::to_string(spec.iterations) +
-                       " rounds (the paper's per-round term has a part independent of alpha); "
-                       "raise the target or eta, or run fewer rounds");
+      throw UnreachablePrivacyTarget(
+          "target_epsilon " + Short(target) + " is out of reach for algorithm '" +
+          ChoiceName(algorithm) + "': even alpha -> 0 spends a tight epsilon of " + Short(f_lo) +
+          " at delta " + Short(delta) + " over " + std::to_string(spec.iterations) +
+          " rounds (the paper's per-round term has a part independent of alpha); "
+          "raise the target or eta, or run fewer rounds");
     }
   }
   while (f_hi <= target) {

@@ -525,13 +525,10 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const UnreachablePrivacyTarget& e) {
+      budget_error(e.what());
     } catch (const InputError& e) {
-      const std::string what = e.what();
-      if (what.find("is out of reach") != std::string::npos) {
-        budget_error(e.what());
-      } else {
-        input_error(e.what());
-      }
+      input_error(e.what());
     }
   });
 

@@ -14,6 +14,14 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A privacy target (target_epsilon) that no setting of the mechanism's noise knob reaches: bad
+// input like any other (the command line's exit 2), a type of its own for front ends that name
+// it (Python's dpadmm.PrivacyBudgetError).
+class UnreachablePrivacyTarget : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // An output (the trace, the summary, a checkpoint) could not be written: the message names the
 // path and the reason. The command line ends such a run with exit 6.
 class OutputError : public std::runtime_error {
