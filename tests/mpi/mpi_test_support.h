@@ -175,7 +175,8 @@ inline std::vector<std::unique_ptr<ToyProgram>> MakePrograms(const std::vector<i
   for (int i : nodes) owned.push_back(std::make_unique<ToyProgram>(i, faults, width));
   return owned;
 }
-inline std::vector<rt::NodeProgram*> Pointers(const std::vector<std::unique_ptr<ToyProgram>>& o) {
+template <class Program>
+std::vector<rt::NodeProgram*> Pointers(const std::vector<std::unique_ptr<Program>>& o) {
   std::vector<rt::NodeProgram*> p;
   for (const auto& x : o) p.push_back(x.get());
   return p;

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: Apache-2.0
+// The network engine against the MPI, TBB and serial engines on the same node programs, one
+// process per party on 127.0.0.1 (bench/network_bench.py launches the processes, alternates the
+// engines repetition by repetition and prints the medians; see bench/README.md, "bench_network").
+//
+//   --case adult  UCI Adult, N = 5 nodes, the real consensus-ADMM node programs (the default
+//                 algorithm, built by MakeConsensusNode as the consensus driver builds them:
+//                 bench_round's set-up, random graph of 7 edges, C = 1750, rho = 0.22, eta = 0.1),
+//                 messages of 104 doubles. Every process loads the whole file (a benchmark, not a
+//                 deployment) and builds only its own nodes.
+//   --case ring   a ring of --nodes nodes (default 20) running the averaging program of the MPI
+//                 tests and bench_mpi (tests/mpi/mpi_test_support.h), messages of --width doubles.
+//
+// One process runs one engine: --engine serial|tbb (all nodes in this process), mpi (under
+// mpirun: contiguous blocks of nodes per rank) or network (--party K of --ports P0,P1,..: party K
+// listens on 127.0.0.1:PK; contiguous blocks; --certs DIR with DIR/ca.pem, pK.pem, pK.key, or
+// --certs insecure). The reporting process (in-process engines, MPI rank 0, network party 0)
+// prints
+//
+//   result engine=E processes=P case=C nodes=N rounds=R us_per_round=X total_s=T same_bits=B
+//
+// where us_per_round is the steady-state time per round at the sink, (t(R) - t(W)) / (R - W)
+// with W = --warmup (default 20, beyond the network engine's 16 rounds of lead), total_s the
+// whole engine call (set-up included), and same_bits whether the rows this process saw equal the
+// serial engine's (run afterwards in the same process; --check 0 skips it). Every network party
+// also prints
+//
+//   wire party=K payload_per_round=A sent_per_round=S received_per_round=Q
+//
+// A: bytes of released messages this party sends to other parties per round (edges that cross,
+// times the message length, times 8); S, Q: TCP payload bytes (gRPC, HTTP/2 and, with TLS, the
+// records' overhead) sent and received per round over rounds W..R, from TCP_INFO of the
+// process's sockets (tcpi_bytes_acked, tcpi_bytes_received): what crosses the wire beside the
+// TCP/IP headers.
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../tests/mpi/mpi_test_support.h"
+#include "consensus/consensus_admm.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/runtime/engine.h"
+#include "dpadmm/runtime/mpi.h"
+#include "dpadmm/runtime/network.h"
+
+namespace rt = dpadmm::runtime;
+using namespace dpadmm::mpitest;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// TCP payload bytes this process has sent (acknowledged) and received over all its TCP sockets.
+struct WireBytes {
+  std::uint64_t sent = 0, received = 0;
+};
+WireBytes ReadWireBytes() {
+  WireBytes w;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    int fd = -1;
+    try {
+      fd = std::stoi(entry.path().filename().string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    tcp_info info{};
+    socklen_t len = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) continue;  // not TCP
+    w.sent += info.tcpi_bytes_acked;
+    w.received += info.tcpi_bytes_received;
+  }
+  return w;
+}
+
+// Times the rounds at the sink, snapshots the wire counters at the warm-up round and the last
+// one, and hashes the rows of the nodes this process hosts (FNV-1a over their bits, every round).
+struct TimingSink : rt::RoundSink {
+  std::vector<int> hosted;
+  std::int64_t warmup = 0, last = 0;
+  bool wire = false;
+  Clock::time_point t_warmup, t_last;
+  WireBytes w_warmup, w_last;
+  std::uint64_t hash = 1469598103934665603ULL;
+  bool OnRound(std::int64_t round, const rt::ReportTable& t) override {
+    for (int i : hosted) {
+      for (double v : t[i]) {
+        std::uint64_t bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        hash = (hash ^ bits) * 1099511628211ULL;
+      }
+    }
+    if (round == warmup || round == last) {
+      (round == warmup ? t_warmup : t_last) = Clock::now();
+      if (wire) (round == warmup ? w_warmup : w_last) = ReadWireBytes();
+    }
+    return true;
+  }
+};
+
+struct Args {
+  std::map<std::string, std::string> v = {
+      {"--case", "ring"},  {"--nodes", "20"},       {"--width", "2"},   {"--rounds", "2000"},
+      {"--engine", "tbb"}, {"--threads", "2"},      {"--warmup", "20"}, {"--party", "0"},
+      {"--ports", ""},     {"--certs", "insecure"}, {"--check", "1"},   {"--data", ""}};
+  std::string operator[](const std::string& k) const { return v.at(k); }
+  int Int(const std::string& k) const { return std::stoi(v.at(k)); }
+};
+
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= s.size()) {
+    const auto k = s.find(',', at);
+    out.push_back(s.substr(at, k == std::string::npos ? std::string::npos : k - at));
+    if (k == std::string::npos) break;
+    at = k + 1;
+  }
+  return out;
+}
+
+// The Adult case: the data, graph and partition of bench_round's spec; node programs built as
+// the consensus driver builds consensus-ADMM nodes (non-private, zero start).
+class AdultCase {
+ public:
+  explicit AdultCase(const std::string& data_dir, std::int64_t rounds) {
+    dpadmm::RunSpec spec;
+    spec.data.source = dpadmm::DataSource::kAdult;
+    spec.data.train_path = data_dir + "/adult/adult.data";
+    spec.data.test_path = data_dir + "/adult/adult.test";
+    spec.graph.topology = dpadmm::Topology::kRandom;
+    spec.graph.nodes = 5;
+    spec.graph.edges = 7;
+    spec.algorithm.C = 1750;
+    spec.algorithm.rho = 0.22;
+    spec.algorithm.eta = 0.1;
+    spec.compute_optimum = false;
+    spec.metrics_every = 0;
+    spec.iterations = rounds;
+    experiment_ = std::make_unique<dpadmm::Experiment>(spec);
+    const auto& partition = experiment_->partition();
+    for (const auto& rows : partition) slices_.push_back(experiment_->train().Subset(rows));
+    topology_.neighbors = experiment_->graph().adjacency();
+  }
+  const rt::Topology& topology() const { return topology_; }
+  std::int64_t features() const { return experiment_->info().features; }
+  std::vector<std::unique_ptr<rt::NodeProgram>> Programs(const std::vector<int>& nodes) const {
+    const dpadmm::RunSpec& s = experiment_->spec();
+    const int n = experiment_->graph().num_nodes();
+    std::vector<std::unique_ptr<rt::NodeProgram>> out;
+    for (int i : nodes) {
+      dpadmm::ConsensusNodeParams p;
+      p.variant = dpadmm::ConsensusVariant::kAdmm;
+      p.C = s.algorithm.C;
+      p.rho_node = s.algorithm.rho / n;
+      p.num_nodes = n;
+      p.eta = s.algorithm.eta;
+      dpadmm::NewtonOptions newton = s.newton;
+      newton.borrow_rows = true;  // the slices outlive the programs
+      out.push_back(dpadmm::MakeConsensusNode(i, slices_[i], experiment_->graph().degree(i), s.loss,
+                                              newton, p,
+                                              Eigen::VectorXd::Zero(experiment_->info().features)));
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<dpadmm::Experiment> experiment_;
+  std::vector<dpadmm::Dataset> slices_;
+  rt::Topology topology_;
+};
+
+// Runs `nodes` of the case on one engine call; returns the engine's seconds.
+struct Bench {
+  const Args& args;
+  std::unique_ptr<AdultCase> adult;
+  rt::Topology ring;
+  std::size_t width = 0;
+
+  explicit Bench(const Args& a) : args(a) {
+    if (a["--case"] == "adult") {
+      std::string dir = a["--data"];
+      if (dir.empty()) dir = std::getenv("DPADMM_DATA") ? std::getenv("DPADMM_DATA") : "";
+      if (dir.empty()) dir = DPADMM_SHARED_DATA;
+      adult = std::make_unique<AdultCase>(dir, a.Int("--rounds"));
+    } else if (a["--case"] == "ring") {
+      ring = Ring(a.Int("--nodes"));
+      width = static_cast<std::size_t>(a.Int("--width"));
+    } else {
+      throw std::invalid_argument("--case must be adult or ring, not " + a["--case"]);
+    }
+  }
+  const rt::Topology& topology() const { return adult ? adult->topology() : ring; }
+  std::vector<std::unique_ptr<rt::NodeProgram>> Programs(const std::vector<int>& nodes) const {
+    if (adult) return adult->Programs(nodes);
+    auto toy = MakePrograms(nodes, {}, width);
+    std::vector<std::unique_ptr<rt::NodeProgram>> out;
+    for (auto& p : toy) out.push_back(std::move(p));
+    return out;
+  }
+  std::size_t MessageDoubles() const {
+    return adult ? static_cast<std::size_t>(adult->features()) : width;
+  }
+};
+
+std::vector<int> AllNodes(int n) {
+  std::vector<int> out;
+  for (int i = 0; i < n; ++i) out.push_back(i);
+  return out;
+}
+
+// The serial engine's hash of the same rows (the reference for same_bits).
+std::uint64_t SerialHash(const Bench& b, const std::vector<int>& hosted, std::int64_t rounds) {
+  auto owned = b.Programs(AllNodes(b.topology().num_nodes()));
+  const auto programs = Pointers(owned);
+  rt::EngineOptions o;
+  o.kind = rt::EngineKind::kSerial;
+  o.last_round = rounds;
+  TimingSink sink;
+  sink.hosted = hosted;
+  if (rt::Run(programs, b.topology(), o, sink).outcome != rt::EngineOutcome::kCompleted) {
+    throw std::runtime_error("the serial reference run did not complete");
+  }
+  return sink.hash;
+}
+
+int RunMain(int argc, char** argv) {
+  Args a;
+  for (int k = 1; k + 1 < argc; k += 2) {
+    if (a.v.count(argv[k]) == 0)
+      throw std::invalid_argument(std::string("unknown flag ") + argv[k]);
+    a.v[argv[k]] = argv[k + 1];
+  }
+  const std::string engine = a["--engine"];
+  std::unique_ptr<rt::MpiSession> mpi;
+  if (engine == "mpi") mpi = std::make_unique<rt::MpiSession>(&argc, &argv);
+  const Bench b(a);
+  const int n = b.topology().num_nodes();
+  const std::int64_t rounds = a.Int("--rounds");
+
+  TimingSink sink;
+  sink.warmup = a.Int("--warmup");
+  sink.last = rounds;
+  if (sink.warmup >= rounds) throw std::invalid_argument("--warmup must be below --rounds");
+  rt::EngineOptions o;
+  o.last_round = rounds;
+  o.threads = a.Int("--threads");
+  int processes = 1;
+  bool reporting = true;
+  std::vector<int> hosted;
+  std::vector<int> map;
+  rt::NetworkOptions net;
+  if (engine == "serial" || engine == "tbb" || engine == "mpi") {
+    o.kind = engine == "serial" ? rt::EngineKind::kSerial
+             : engine == "tbb"  ? rt::EngineKind::kTbb
+                                : rt::EngineKind::kMpi;
+    if (mpi) {
+      processes = mpi->size();
+      reporting = mpi->rank() == 0;
+      hosted = rt::LocalNodes(rt::ContiguousNodeRanks(n, processes), mpi->rank());
+    } else {
+      hosted = AllNodes(n);
+    }
+    sink.hosted = reporting ? AllNodes(n) : std::vector<int>{};
+  } else if (engine == "network") {
+    const auto ports = SplitComma(a["--ports"]);
+    processes = static_cast<int>(ports.size());
+    const int party = a.Int("--party");
+    reporting = party == 0;
+    net.self = "p" + std::to_string(party);
+    for (int p = 0; p < processes; ++p) {
+      net.parties.push_back({"p" + std::to_string(p), "127.0.0.1:" + ports[p]});
+    }
+    net.node_parties = rt::ContiguousNodeRanks(n, processes);
+    map = net.node_parties;
+    net.spec_hash = {'b', 'e', 'n', 'c', 'h'};
+    if (a["--certs"] == "insecure") {
+      net.insecure = true;
+    } else {
+      const std::string dir = a["--certs"] + "/";
+      net.tls = {dir + "ca.pem", dir + net.self + ".pem", dir + net.self + ".key"};
+    }
+    hosted = rt::PartyNodes(net.node_parties, party);
+    sink.hosted = hosted;
+    sink.wire = true;
+  } else {
+    throw std::invalid_argument("--engine must be serial, tbb, mpi or network, not " + engine);
+  }
+
+  auto owned = b.Programs(hosted);
+  const auto programs = Pointers(owned);
+  const auto start = Clock::now();
+  const rt::EngineResult r = engine == "network"
+                                 ? rt::RunNetwork(programs, b.topology(), o, net, sink)
+                                 : rt::Run(programs, b.topology(), o, sink);
+  const double total = std::chrono::duration<double>(Clock::now() - start).count();
+  if (r.outcome != rt::EngineOutcome::kCompleted) {
+    std::fprintf(stderr, "run ended %s: %s\n", rt::ToString(r.outcome), r.failure.message.c_str());
+    return 1;
+  }
+  const double span = static_cast<double>(rounds - sink.warmup);
+  if (engine == "network") {
+    // The released bytes this party sends per round: one message per edge leaving it.
+    const int party = a.Int("--party");
+    std::uint64_t crossing = 0;
+    for (int i : hosted)
+      for (int j : b.topology().neighbors[i]) crossing += map[j] != party;
+    std::printf(
+        "wire party=%d payload_per_round=%llu sent_per_round=%.1f received_per_round=%.1f\n", party,
+        static_cast<unsigned long long>(crossing * b.MessageDoubles() * sizeof(double)),
+        static_cast<double>(sink.w_last.sent - sink.w_warmup.sent) / span,
+        static_cast<double>(sink.w_last.received - sink.w_warmup.received) / span);
+  }
+  if (!reporting) return 0;
+  const char* same = "unchecked";
+  if (a.Int("--check") != 0) same = SerialHash(b, sink.hosted, rounds) == sink.hash ? "1" : "0";
+  std::printf(
+      "result engine=%s processes=%d case=%s nodes=%d rounds=%lld us_per_round=%.2f "
+      "total_s=%.4f same_bits=%s\n",
+      engine.c_str(), processes, a["--case"].c_str(), n, static_cast<long long>(rounds),
+      1e6 * std::chrono::duration<double>(sink.t_last - sink.t_warmup).count() / span, total, same);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return RunMain(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_network: %s\n", e.what());
+    return 2;
+  }
+}
