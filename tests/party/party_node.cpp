@@ -14,6 +14,10 @@
 //   certificate/key pair to present, default pK)  --spec TEXT (spec hash bytes, default "spec")
 //   --fault node:round:fail|throw|kill|hang  --stop-after R  --peer-timeout S  --setup-timeout S
 //   --start-delay S (sleeps before it starts)  --out FILE
+//   --program toy|sharing|sharing-dp (default toy): sharing runs the sharing family's programs
+//   of tests/party/sharing_programs.h on a star of --nodes nodes (coordinator + --nodes - 1
+//   parties) for --iterations iterations (2 engine rounds each; --rounds and --topology are
+//   ignored); sharing-dp its DP version (simulation mode).
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -26,6 +30,7 @@
 
 #include "../mpi/mpi_test_support.h"
 #include "dpadmm/runtime/network.h"
+#include "sharing_programs.h"
 
 namespace rt = dpadmm::runtime;
 using namespace dpadmm::mpitest;
@@ -61,7 +66,7 @@ int main(int argc, char** argv) {
       {"--rounds", "30"},       {"--map", "contiguous"},   {"--width", "2"},
       {"--certs", "insecure"},  {"--spec", "spec"},        {"--stop-after", "-1"},
       {"--peer-timeout", "20"}, {"--setup-timeout", "20"}, {"--out", "/dev/null"},
-      {"--start-delay", "0"}};
+      {"--start-delay", "0"},   {"--program", "toy"},      {"--iterations", "12"}};
   std::vector<Fault> faults;
   for (int k = 1; k + 1 < argc; k += 2) {
     if (std::strcmp(argv[k], "--fault") == 0) {
@@ -80,7 +85,14 @@ int main(int argc, char** argv) {
   const auto ports = Split(a.at("--ports"), ',');
   const int parties = static_cast<int>(ports.size());
 
-  rt::Topology topology = a["--topology"] == "ring"   ? Ring(n)
+  const bool sharing = a["--program"] != "toy";
+  std::unique_ptr<dpadmm::partytest::SharingCase> sharing_case;
+  if (sharing) {
+    sharing_case = std::make_unique<dpadmm::partytest::SharingCase>(
+        n, a["--program"] == "sharing-dp", std::stoi(a["--iterations"]));
+  }
+  rt::Topology topology = sharing                     ? sharing_case->Topology()
+                          : a["--topology"] == "ring" ? Ring(n)
                           : a["--topology"] == "star" ? Star(n)
                                                       : RandomGraph(n, 2, 7);
   rt::NetworkOptions o;
@@ -105,11 +117,19 @@ int main(int argc, char** argv) {
              dir + name + ".key"};
   }
 
-  auto owned = MakePrograms(rt::PartyNodes(o.node_parties, party), faults,
-                            static_cast<std::size_t>(std::stoul(a["--width"])));
+  if (sharing) o.max_message_doubles = sharing_case->max_message_doubles();
+  const std::vector<int> hosted = rt::PartyNodes(o.node_parties, party);
+  std::vector<std::unique_ptr<rt::NodeProgram>> owned;
+  if (sharing) {
+    owned = sharing_case->Programs(hosted);
+  } else {
+    for (auto& p : MakePrograms(hosted, faults, std::stoul(a["--width"]))) {
+      owned.push_back(std::move(p));
+    }
+  }
   auto programs = Pointers(owned);
   rt::EngineOptions e;
-  e.last_round = std::stoll(a["--rounds"]);
+  e.last_round = sharing ? sharing_case->last_round() : std::stoll(a["--rounds"]);
   Recorder recorder;
   recorder.stop_after = std::stoll(a["--stop-after"]);
 

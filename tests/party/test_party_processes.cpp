@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../mpi/mpi_test_support.h"
+#include "sharing_programs.h"
 
 namespace rt = dpadmm::runtime;
 namespace fs = std::filesystem;
@@ -201,11 +202,15 @@ struct Reference {
   std::vector<std::vector<double>> rows;
 };
 
-Reference Serial(const rt::Topology& t, std::int64_t rounds, std::size_t width,
-                 std::vector<Fault> faults, std::int64_t stop_after) {
-  std::vector<int> all(static_cast<std::size_t>(t.num_nodes()));
-  for (int i = 0; i < t.num_nodes(); ++i) all[i] = i;
-  auto owned = MakePrograms(all, faults, width);
+std::vector<int> AllNodes(int n) {
+  std::vector<int> all(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) all[i] = i;
+  return all;
+}
+
+template <class Program>
+Reference SerialRun(const std::vector<std::unique_ptr<Program>>& owned, const rt::Topology& t,
+                    std::int64_t rounds, std::int64_t stop_after) {
   auto programs = Pointers(owned);
   rt::EngineOptions o;
   o.kind = rt::EngineKind::kSerial;
@@ -216,6 +221,11 @@ Reference Serial(const rt::Topology& t, std::int64_t rounds, std::size_t width,
   ref.result = rt::Run(programs, t, o, rec);
   ref.rows = rec.rows;
   return ref;
+}
+
+Reference Serial(const rt::Topology& t, std::int64_t rounds, std::size_t width,
+                 std::vector<Fault> faults, std::int64_t stop_after) {
+  return SerialRun(MakePrograms(AllNodes(t.num_nodes()), faults, width), t, rounds, stop_after);
 }
 
 std::string RoundLine(std::size_t round, const std::vector<double>& row,
@@ -330,6 +340,40 @@ void ExpectError(const Ended& e, const std::string& kind, const std::string& men
   EXPECT_EQ(e.exit_code, 3) << e.err;
   EXPECT_EQ(e.Line("error").substr(0, kind.size()), kind) << e.Line("error");
   EXPECT_NE(e.Line("message").find(mentions), std::string::npos) << e.Line("message");
+}
+
+// The sharing family (ADMM sharing and its DP version, simulation mode) over the network: the
+// coordinator and each feature party in its own process, its programs built as the sharing
+// driver builds them (sharing_programs.h); every process's rows equal the serial engine's.
+class SharingProcesses : public PartyProcesses {
+ protected:
+  void ExpectSameAsSerialSharing(int processes, bool dp);
+};
+
+void SharingProcesses::ExpectSameAsSerialSharing(int processes, bool dp) {
+  const int iterations = 12;
+  dpadmm::partytest::SharingCase c(processes, dp, iterations);
+  const auto ref = SerialRun(c.Programs(AllNodes(c.nodes())), c.Topology(), c.last_round(), -1);
+  ASSERT_EQ(ref.result.outcome, rt::EngineOutcome::kCompleted) << ref.result.failure.message;
+  ASSERT_EQ(ref.rows.size(), static_cast<std::size_t>(c.last_round() + 1));
+  auto args = Tls();
+  args.insert(args.end(),
+              {"--nodes", std::to_string(processes), "--program", dp ? "sharing-dp" : "sharing",
+               "--iterations", std::to_string(iterations)});
+  ExpectSameAsSerial(Launch(processes, args), ref, Contiguous(processes, processes), c.width());
+}
+
+TEST_F(SharingProcesses, SharingThreeProcessesGiveTheSerialEnginesBits) {
+  ExpectSameAsSerialSharing(3, false);
+}
+TEST_F(SharingProcesses, SharingFiveProcessesGiveTheSerialEnginesBits) {
+  ExpectSameAsSerialSharing(5, false);
+}
+TEST_F(SharingProcesses, DpSharingThreeProcessesGiveTheSerialEnginesBits) {
+  ExpectSameAsSerialSharing(3, true);
+}
+TEST_F(SharingProcesses, DpSharingFiveProcessesGiveTheSerialEnginesBits) {
+  ExpectSameAsSerialSharing(5, true);
 }
 
 TEST_F(PartyProcesses, KilledPartyEndsTheOthersNamingIt) {
