@@ -22,8 +22,9 @@
 // where us_per_round is the steady-state time per round at the sink, (t(R) - t(W)) / (R - W)
 // with W = --warmup (default 20, beyond the network engine's 16 rounds of lead), total_s the
 // whole engine call (set-up included), and same_bits whether the rows this process saw equal the
-// serial engine's (run afterwards in the same process; --check 0 skips it). Every network party
-// also prints
+// serial engine's (run afterwards in the same process; --check 0 skips it). Every process prints
+// `cpu us_per_round=X`: its CPU time (user + system, all threads) over the whole engine call
+// (set-up included) per round. Every network party also prints
 //
 //   wire party=K payload_per_round=A sent_per_round=S received_per_round=Q
 //
@@ -34,6 +35,7 @@
 // TCP/IP headers.
 #include <linux/tcp.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <chrono>
@@ -82,6 +84,14 @@ WireBytes ReadWireBytes() {
     w.received += info.tcpi_bytes_received;
   }
   return w;
+}
+
+// CPU seconds (user + system, all threads) of this process so far.
+double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  const auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * t.tv_usec; };
+  return s(u.ru_utime) + s(u.ru_stime);
 }
 
 // Times the rounds at the sink, snapshots the wire counters at the warm-up round and the last
@@ -300,16 +310,19 @@ int RunMain(int argc, char** argv) {
 
   auto owned = b.Programs(hosted);
   const auto programs = Pointers(owned);
+  const double cpu_start = CpuSeconds();
   const auto start = Clock::now();
   const rt::EngineResult r = engine == "network"
                                  ? rt::RunNetwork(programs, b.topology(), o, net, sink)
                                  : rt::Run(programs, b.topology(), o, sink);
   const double total = std::chrono::duration<double>(Clock::now() - start).count();
+  const double cpu = CpuSeconds() - cpu_start;
   if (r.outcome != rt::EngineOutcome::kCompleted) {
     std::fprintf(stderr, "run ended %s: %s\n", rt::ToString(r.outcome), r.failure.message.c_str());
     return 1;
   }
   const double span = static_cast<double>(rounds - sink.warmup);
+  std::printf("cpu us_per_round=%.2f\n", 1e6 * cpu / static_cast<double>(rounds + 1));
   if (engine == "network") {
     // The released bytes this party sends per round: one message per edge leaving it.
     const int party = a.Int("--party");

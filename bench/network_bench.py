@@ -51,7 +51,11 @@ def run_in_process(exe, engine, common):
                        timeout=TIMEOUT)
     if p.returncode != 0:
         sys.exit(f"{engine} failed ({p.returncode}): {p.stderr}")
-    return parse(p.stdout, "result")[0], []
+    return parse(p.stdout, "result")[0], [], cpu_sum(p.stdout)
+
+
+def cpu_sum(text):
+    return sum(float(c["us_per_round"]) for c in parse(text, "cpu"))
 
 
 def run_mpi(exe, ranks, common):
@@ -59,7 +63,7 @@ def run_mpi(exe, ranks, common):
                        capture_output=True, text=True, timeout=TIMEOUT)
     if p.returncode != 0:
         sys.exit(f"mpi -np {ranks} failed ({p.returncode}): {p.stderr}")
-    return parse(p.stdout, "result")[0], []
+    return parse(p.stdout, "result")[0], [], cpu_sum(p.stdout)
 
 
 def run_network(exe, parties, certs, common):
@@ -84,7 +88,7 @@ def run_network(exe, parties, certs, common):
         sys.exit("network run failed: " + "; ".join(failed))
     result = parse(outs[0], "result")[0]
     wire = [parse(o, "wire")[0] for o in outs]
-    return result, wire
+    return result, wire, sum(cpu_sum(o) for o in outs)
 
 
 def main():
@@ -137,13 +141,17 @@ def main():
         subprocess.run([os.path.join(ROOT, "scripts", "make_certs.sh"), certs] +
                        [f"p{k}" for k in range(most)], check=True, capture_output=True)
         samples = {i: [] for i in range(len(configs))}
+        totals = {i: [] for i in range(len(configs))}
+        cpus = {i: [] for i in range(len(configs))}
         wires = {i: [] for i in range(len(configs))}
         for rep in range(args.reps):
             for i, (case, label, procs, launch) in enumerate(configs):
-                result, wire = launch()
+                result, wire, cpu = launch()
+                cpus[i].append(cpu)
                 if result["same_bits"] != "1":
                     sys.exit(f"{case} {label} x{procs}: not the serial engine's bits")
                 samples[i].append(float(result["us_per_round"]))
+                totals[i].append(float(result["total_s"]))
                 wires[i].append(wire)
                 print(f"rep {rep} {case:5} {label:20} x{procs:<2} "
                       f"{float(result['us_per_round']):10.1f} us/round", file=sys.stderr)
@@ -154,8 +162,9 @@ def main():
           f"ring_nodes={args.ring_nodes}; medians; load average {os.getloadavg()[0]:.1f} at the end")
     print()
     print("| case | engine | processes | us/round | rounds/s | / tbb | / mpi (same processes) "
-          "| released bytes/round (all parties) | TCP bytes sent/round (all parties) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| CPU us/round (all processes) | engine call s (set-up incl.) | released bytes/round (all parties) "
+          "| TCP bytes sent/round (all parties) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for i, (case, label, procs, _) in enumerate(configs):
         med = statistics.median(samples[i])
         tbb = next(statistics.median(samples[j]) for j, c in enumerate(configs)
@@ -167,7 +176,9 @@ def main():
             payload = str(sum(int(w["payload_per_round"]) for w in wires[i][0]))
             sent = f"{statistics.median(sum(float(w['sent_per_round']) for w in ws) for ws in wires[i]):.0f}"
         print(f"| {case} | {label} | {procs} | {med:.1f} | {1e6 / med:.0f} | {med / tbb:.2f} | "
-              f"{(f'{med / mpi[0]:.2f}' if mpi else '-')} | {payload} | {sent} |")
+              f"{(f'{med / mpi[0]:.2f}' if mpi else '-')} | {statistics.median(cpus[i]):.1f} | "
+              f"{statistics.median(totals[i]):.3f} | "
+              f"{payload} | {sent} |")
 
 
 if __name__ == "__main__":
