@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "../tests/mpi/mpi_test_support.h"
+#include "adult_round_spec.h"
 #include "consensus/consensus_admm.h"
 #include "dpadmm/run/run.h"
 #include "dpadmm/runtime/engine.h"
@@ -145,20 +146,8 @@ std::vector<std::string> SplitComma(const std::string& s) {
 class AdultCase {
  public:
   explicit AdultCase(const std::string& data_dir, std::int64_t rounds) {
-    dpadmm::RunSpec spec;
-    spec.data.source = dpadmm::DataSource::kAdult;
-    spec.data.train_path = data_dir + "/adult/adult.data";
-    spec.data.test_path = data_dir + "/adult/adult.test";
-    spec.graph.topology = dpadmm::Topology::kRandom;
-    spec.graph.nodes = 5;
-    spec.graph.edges = 7;
-    spec.algorithm.C = 1750;
-    spec.algorithm.rho = 0.22;
-    spec.algorithm.eta = 0.1;
-    spec.compute_optimum = false;
-    spec.metrics_every = 0;
-    spec.iterations = rounds;
-    experiment_ = std::make_unique<dpadmm::Experiment>(spec);
+    experiment_ = std::make_unique<dpadmm::Experiment>(
+        dpadmm::bench::AdultRoundSpec(data_dir, static_cast<int>(rounds)));
     const auto& partition = experiment_->partition();
     for (const auto& rows : partition) slices_.push_back(experiment_->train().Subset(rows));
     topology_.neighbors = experiment_->graph().adjacency();

@@ -43,13 +43,14 @@
 #include <string>
 #include <vector>
 
+#include "adult_round_spec.h"
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/run/run.h"
 #include "dpadmm/solver/local_solver.h"
 
 namespace {
 
-constexpr int kNodes = 5;
+constexpr int kNodes = dpadmm::bench::kAdultRoundNodes;
 constexpr int kShortRounds = 1;
 constexpr int kLongRounds = 41;
 
@@ -59,19 +60,7 @@ std::string DataDir() {
 }
 
 dpadmm::RunSpec AdultSpec(int rounds, double tolerance) {
-  dpadmm::RunSpec spec;
-  spec.data.source = dpadmm::DataSource::kAdult;
-  spec.data.train_path = DataDir() + "/adult/adult.data";
-  spec.data.test_path = DataDir() + "/adult/adult.test";
-  spec.graph.topology = dpadmm::Topology::kRandom;
-  spec.graph.nodes = kNodes;
-  spec.graph.edges = 7;
-  spec.algorithm.C = 1750;
-  spec.algorithm.rho = 0.22;
-  spec.algorithm.eta = 0.1;
-  spec.compute_optimum = false;
-  spec.metrics_every = 0;
-  spec.iterations = rounds;
+  dpadmm::RunSpec spec = dpadmm::bench::AdultRoundSpec(DataDir(), rounds);
   spec.engine = dpadmm::runtime::EngineKind::kSerial;
   spec.threads = 1;
   spec.newton.gradient_tolerance = tolerance;
