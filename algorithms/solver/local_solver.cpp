@@ -222,6 +222,9 @@ void NewtonOptions::Validate() const {
   if (!(hessian_reuse_ratio >= 0.0 && hessian_reuse_ratio < 1.0)) {
     fail("hessian_reuse_ratio", "in [0, 1)", Num(hessian_reuse_ratio));
   }
+  if (secant_pairs < 0 || secant_pairs > 64) {
+    fail("secant_pairs", "in [0, 64]", std::to_string(secant_pairs));
+  }
 }
 
 const char* ToString(SolveStatus s) {
@@ -292,6 +295,14 @@ struct LocalSolver::Impl {
   bool factor_valid = false;
   double factor_a = 0.0;
 
+  // --- Secant pairs of this solve (NewtonOptions::secant_pairs): column i of pair_s is an
+  // accepted step s_i, of pair_y the gradient's change y_i over it, pair_rho[i] = 1 / y_i^T s_i;
+  // the oldest is dropped when full. Cleared where the factor is formed and at every call. ---
+  Eigen::MatrixXd pair_s, pair_y;
+  Eigen::VectorXd pair_rho, pair_alpha;
+  Eigen::VectorXd secant_y;  // the gradient's change over the step being recorded
+  int pairs = 0;
+
   // --- Workspace, sized in the constructor. ---
   Eigen::ArrayXd mt, dlt, ddlt;  // trial point
   Eigen::VectorXd trial_grad;    // X~^T dlt at the full step
@@ -326,6 +337,11 @@ struct LocalSolver::Impl {
   void FormHessian(double a);
   // out = (X~^T diag(ddl) X~ + a I) v; clobbers sample_tmp.
   void HessianTimes(double a, const Eigen::VectorXd& v, Eigen::VectorXd& out);
+  // step = -B^{-1} grad: B is the factor's Hessian updated by the secant pairs (BFGS, the
+  // two-loop recursion with the factor's solves in the middle; no pairs: the factor's solve).
+  void FactorStep();
+  // Records the accepted step s (= ft - f) and the gradient's change y over it.
+  void AddSecantPair(const Eigen::VectorXd& s, const Eigen::VectorXd& y);
   // Truncated Newton: preconditioned CG on H step = -grad.
   void ConjugateGradientStep(double a, double grad_norm);
   // Brings (m, dl, ddl, loss_sum, data_grad) to the point f.
@@ -552,6 +568,11 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
   }
   if (use_cholesky) {
     factor.setZero(d, d);
+    pair_s.setZero(d, opt.secant_pairs);
+    pair_y.setZero(d, opt.secant_pairs);
+    pair_rho.setZero(opt.secant_pairs);
+    pair_alpha.setZero(opt.secant_pairs);
+    if (opt.secant_pairs > 0) secant_y.setZero(d);
     if (!sparse && d > 0) {
       chunk.setZero(std::max<Index>(1, std::min<Index>({n, kStackDoubles / d, kMaxChunkRows})), d);
     }
@@ -741,6 +762,40 @@ void LocalSolver::Impl::HessianTimes(double a, const Eigen::VectorXd& v, Eigen::
   out += a * v;
 }
 
+void LocalSolver::Impl::FactorStep() {
+  step = -grad;
+  for (int i = pairs - 1; i >= 0; --i) {
+    pair_alpha[i] = pair_rho[i] * pair_s.col(i).dot(step);
+    step -= pair_alpha[i] * pair_y.col(i);
+  }
+  factor.triangularView<Eigen::Lower>().solveInPlace(step);
+  factor.triangularView<Eigen::Lower>().transpose().solveInPlace(step);
+  for (int i = 0; i < pairs; ++i) {
+    const double beta = pair_rho[i] * pair_y.col(i).dot(step);
+    step += (pair_alpha[i] - beta) * pair_s.col(i);
+  }
+}
+
+void LocalSolver::Impl::AddSecantPair(const Eigen::VectorXd& s, const Eigen::VectorXd& y) {
+  const int capacity = static_cast<int>(pair_rho.size());
+  const double ys = y.dot(s);
+  // The objective is strongly convex (a > 0), so y^T s >= a ||s||^2 but for rounding: a pair
+  // that does not show it is noise and is not kept (BFGS needs y^T s > 0).
+  if (capacity == 0 || !(ys > 0.5 * factor_a * s.squaredNorm()) || !std::isfinite(ys)) return;
+  if (pairs == capacity) {
+    for (int i = 1; i < capacity; ++i) {
+      pair_s.col(i - 1) = pair_s.col(i);
+      pair_y.col(i - 1) = pair_y.col(i);
+      pair_rho[i - 1] = pair_rho[i];
+    }
+    --pairs;
+  }
+  pair_s.col(pairs) = s;
+  pair_y.col(pairs) = y;
+  pair_rho[pairs] = 1.0 / ys;
+  ++pairs;
+}
+
 void LocalSolver::Impl::ConjugateGradientStep(double a, double grad_norm) {
   // Jacobi preconditioner: diag(H)_j = a + sum_n ddl_n x_nj^2.
   precond.setConstant(a);
@@ -825,6 +880,7 @@ SolveReport LocalSolver::Impl::Solve(double a, const Eigen::VectorXd& g, Eigen::
   bool last_lagged = false;
   bool last_full = true;
   double last_grad_norm = 0.0;
+  pairs = 0;
   for (;;) {
     grad = data_grad + a * f + g;
     const double grad_norm = grad.norm();
@@ -861,11 +917,10 @@ SolveReport LocalSolver::Impl::Solve(double a, const Eigen::VectorXd& g, Eigen::
         ++report.hessian_factorizations;
         exact = true;
         stale = !reuse;
+        pairs = 0;
       }
       if (factor_valid) {
-        step = -grad;
-        factor.triangularView<Eigen::Lower>().solveInPlace(step);
-        factor.triangularView<Eigen::Lower>().transpose().solveInPlace(step);
+        FactorStep();
         have_step = true;
       }
     }
@@ -906,6 +961,16 @@ SolveReport LocalSolver::Impl::Solve(double a, const Eigen::VectorXd& g, Eigen::
       report.status = SolveStatus::kLineSearchFailed;
       break;
     }
+    if (use_cholesky && opt.secant_pairs > 0) {
+      // The step actually taken and the gradient's change over it (the a f term changes by
+      // a s; g does not change within a call).
+      step = ft - f;
+      if (t == 1.0) {
+        secant_y = trial_grad - data_grad + a * step;
+      } else {
+        secant_y = data_grad;  // the old data gradient; the new one is formed below
+      }
+    }
     f = ft;
     m.swap(mt);
     dl.swap(dlt);
@@ -915,7 +980,9 @@ SolveReport LocalSolver::Impl::Solve(double a, const Eigen::VectorXd& g, Eigen::
       data_grad.swap(trial_grad);
     } else {
       MultiplyTransposed(dl, data_grad);
+      if (use_cholesky && opt.secant_pairs > 0) secant_y = data_grad - secant_y + a * step;
     }
+    if (use_cholesky && opt.secant_pairs > 0) AddSecantPair(step, secant_y);
     ++incremental_steps;
     ++report.iterations;
     last_lagged = !exact;
