@@ -5,6 +5,7 @@
 // composition theorem. Neighbouring relation: replace one record (see pld.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -111,7 +112,11 @@ class Accountant {
   std::int64_t release_count_ = 0;
   std::int64_t non_gaussian_count_ = 0;
   double gaussian_mu2_ = 0.0;  // sum of (D_i / sigma_i)^2 over Gaussian releases
-  RdpAccountant rdp_;
+  // The RDP curve; releases wait (in order, at most kRdpPendingLimit) until an RDP query.
+  static constexpr std::size_t kRdpPendingLimit = 4096;
+  void FlushRdp() const;
+  mutable RdpAccountant rdp_;
+  mutable std::vector<std::pair<MechanismRelease, std::int64_t>> rdp_pending_;
   // The PLD of one release: the last few dense ones are kept.
   const PrivacyLossDistribution& Single(const MechanismRelease& r) const;
 
