@@ -68,7 +68,8 @@ struct AccountantOptions {
 };
 
 /// The privacy spent by one node over its releases. Adding a release is O(1) (parameters are
-/// checked at once); the composed PLD is cached and brought up to date at the next query.
+/// checked at once); the composed PLD is cached and brought up to date at the next query, the
+/// RDP curve at the next RDP query (in the order of the Add calls: the same bits).
 ///  - Gaussian releases are composed analytically: independent Gaussian losses
 ///    N(mu_i^2/2, mu_i^2) sum to N(mu^2/2, mu^2) with mu^2 = sum mu_i^2 (mu_i = D_i / sigma_i),
 ///    so all of them together are ONE Gaussian, discretised once (one grid error h instead of
