@@ -119,19 +119,30 @@ Accountant::Accountant(AccountantOptions options)
 
 void Accountant::Add(const MechanismRelease& release, std::int64_t count) {
   Require(count >= 0, "Accountant::Add", "count must be >= 0", static_cast<double>(count));
-  // The RDP update checks the parameters, so a bad release throws before anything is recorded.
+  // The parameters are checked first (by the RDP curve at one order, which throws the same
+  // errors as the whole curve), so a bad release throws before anything is recorded. The curve
+  // itself (some 460 orders) is added at the next RDP query, in the order of the Add calls
+  // (the same bits as adding it here).
   switch (release.kind) {
     case MechanismKind::kGaussian:
-      rdp_.AddGaussian(release.sensitivity, release.scale, count);
+      static_cast<void>(GaussianRdp(2.0, release.sensitivity, release.scale));
       break;
-    case MechanismKind::kLaplace: rdp_.AddLaplace(release.sensitivity, release.scale, count); break;
-    case MechanismKind::kPureEpsilon: rdp_.AddPureEpsilon(release.epsilon, count); break;
+    case MechanismKind::kLaplace:
+      static_cast<void>(LaplaceRdp(2.0, release.sensitivity, release.scale));
+      break;
+    case MechanismKind::kPureEpsilon:
+      static_cast<void>(PureEpsilonRdp(2.0, release.epsilon));
+      break;
     case MechanismKind::kDiscreteGaussian:
       // Canonne, Kamath and Steinke 2020: D^2 / (2 sigma^2)-zCDP, the Gaussian's RDP curve.
       Require(release.sensitivity == std::floor(release.sensitivity), "Accountant::Add",
               "a discrete Gaussian's sensitivity must be an integer", release.sensitivity);
-      rdp_.AddGaussian(release.sensitivity, release.scale, count);
+      static_cast<void>(GaussianRdp(2.0, release.sensitivity, release.scale));
       break;
+  }
+  if (count > 0) {
+    rdp_pending_.emplace_back(release, count);
+    if (rdp_pending_.size() >= kRdpPendingLimit) FlushRdp();
   }
   if (count == 0) return;
   release_count_ += count;
@@ -258,13 +269,27 @@ double Accountant::Delta(double epsilon) const {
   return Pld().DeltaForEpsilon(epsilon);
 }
 
+void Accountant::FlushRdp() const {
+  for (const auto& [r, count] : rdp_pending_) {
+    switch (r.kind) {
+      case MechanismKind::kGaussian:
+      case MechanismKind::kDiscreteGaussian: rdp_.AddGaussian(r.sensitivity, r.scale, count); break;
+      case MechanismKind::kLaplace: rdp_.AddLaplace(r.sensitivity, r.scale, count); break;
+      case MechanismKind::kPureEpsilon: rdp_.AddPureEpsilon(r.epsilon, count); break;
+    }
+  }
+  rdp_pending_.clear();
+}
+
 double Accountant::RdpEpsilon(double delta) const {
   if (release_count_ == 0) return 0.0;
+  FlushRdp();
   return rdp_.Epsilon(delta);
 }
 
 double Accountant::RdpDelta(double epsilon) const {
   if (release_count_ == 0) return 0.0;
+  FlushRdp();
   return rdp_.Delta(epsilon);
 }
 

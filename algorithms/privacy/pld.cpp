@@ -247,6 +247,22 @@ double Norm2(const std::vector<double>& v) {
   return std::sqrt(s);
 }
 
+// The power of two the FFT convolution of out points uses, and its log2.
+std::size_t FftSize(std::size_t out, int* log2n) {
+  std::size_t size = 1;
+  *log2n = 0;
+  while (size < out) {
+    size <<= 1;
+    ++*log2n;
+  }
+  return size;
+}
+
+// The FFT's cost in the units of a direct convolution's multiply-adds (Convolve's choice).
+double FftCost(std::size_t size, int log2n) {
+  return 12.0 * static_cast<double>(size) * std::max(log2n, 1);
+}
+
 // Linear convolution of two nonnegative sequences into c (resized; its old contents are
 // ignored, its capacity reused). *error_bound receives a bound on the l1 norm of the rounding
 // error (0 for the direct sum, whose terms are all nonnegative).
@@ -256,12 +272,8 @@ void Convolve(const std::vector<double>& a, const std::vector<double>& b, std::v
   const std::size_t m = b.size();
   const std::size_t out = n + m - 1;
   *error_bound = 0.0;
-  std::size_t size = 1;
   int log2n = 0;
-  while (size < out) {
-    size <<= 1;
-    ++log2n;
-  }
+  const std::size_t size = FftSize(out, &log2n);
   // Direct convolution over the nonzero entries of the sparser side when that is cheaper than
   // the FFT (sparse distributions such as composed randomized response are then exact, and
   // their large l2 norms would make the FFT's error bound large).
@@ -270,8 +282,7 @@ void Convolve(const std::vector<double>& a, const std::vector<double>& b, std::v
   };
   const double direct_a = nonzeros(a) * static_cast<double>(m);
   const double direct_b = nonzeros(b) * static_cast<double>(n);
-  const double fft_cost = 12.0 * static_cast<double>(size) * std::max(log2n, 1);
-  if (std::min(direct_a, direct_b) <= fft_cost) {
+  if (std::min(direct_a, direct_b) <= FftCost(size, log2n)) {
     c.assign(out, 0.0);
     const bool a_outer = direct_a <= direct_b;
     const auto& outer = a_outer ? a : b;
@@ -326,6 +337,60 @@ void Convolve(const std::vector<double>& a, const std::vector<double>& b, std::v
   const double eta = (3.0 * log2n + 12.0) * kUnitRoundoff;
   const double kappa = log2n * eta / (1.0 - log2n * eta);
   *error_bound = std::sqrt(static_cast<double>(out)) * 4.0 * kappa * (Norm2(a) + Norm2(b));
+}
+
+// a <- the convolution of a and b, in place and in one pass over a, when b has at most
+// kMaxSparseTerms nonzero masses (randomized response has 4) and Convolve would take the direct
+// sum with b as the outer side; false (a unchanged) otherwise. Each output is summed in
+// Convolve's order (from 0, b's nonzero terms by ascending index), so the bits are Convolve's.
+// Outputs are computed block by block from the top: output o reads a[o - j] for j >= 0 only,
+// which a block's outputs overwrite only after the block is complete.
+constexpr std::size_t kMaxSparseTerms = 8;
+
+bool FoldSparseInPlace(std::vector<double>& a, const std::vector<double>& b) {
+  const std::size_t n = a.size();
+  const std::size_t m = b.size();
+  std::size_t index[kMaxSparseTerms];
+  double mass[kMaxSparseTerms];
+  std::size_t terms = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    if (b[j] == 0.0) continue;
+    if (terms == kMaxSparseTerms) return false;
+    index[terms] = j;
+    mass[terms] = b[j];
+    ++terms;
+  }
+  int log2n = 0;
+  const std::size_t out = n + m - 1;
+  const double direct_b = static_cast<double>(terms) * static_cast<double>(n);
+  if (terms == 0 || direct_b > FftCost(FftSize(out, &log2n), log2n)) return false;
+  // Convolve takes b as the outer side iff nonzeros(a) * m > direct_b.
+  double nonzeros_a = 0.0;
+  bool b_outer = false;
+  for (std::size_t i = 0; i < n && !b_outer; ++i) {
+    if (a[i] != 0.0) b_outer = ++nonzeros_a * static_cast<double>(m) > direct_b;
+  }
+  if (!b_outer) return false;
+  a.resize(out, 0.0);
+  constexpr std::size_t kBlock = 512;
+  double block[kBlock];
+  for (std::size_t hi = out; hi > 0;) {
+    const std::size_t lo = hi > kBlock ? hi - kBlock : 0;
+    std::fill(block, block + (hi - lo), 0.0);
+    for (std::size_t t = 0; t < terms; ++t) {
+      const std::size_t j = index[t];
+      const double w = mass[t];
+      // Outputs o in [lo, hi) whose source o - j lies in [0, n).
+      const std::size_t begin = std::max(lo, j);
+      const std::size_t end = std::min(hi, n + j);
+      const double* src = a.data() + (begin - j);
+      double* dst = block + (begin - lo);
+      for (std::size_t o = begin; o < end; ++o) *dst++ += w * *src++;
+    }
+    std::copy(block, block + (hi - lo), a.begin() + static_cast<std::ptrdiff_t>(lo));
+    hi = lo;
+  }
+  return true;
 }
 
 }  // namespace
@@ -503,14 +568,17 @@ void PrivacyLossDistribution::ComposeInPlace(const PrivacyLossDistribution& othe
   // large enough (other may be *this: it is only read until the swap).
   thread_local std::vector<double> scratch;
   double fft_error = 0.0;
-  Convolve(probs_, other.probs_, scratch, &fft_error);
+  // A sparse other (randomized response) folds into probs_ in place, one pass; the bits are
+  // those of Convolve (FoldSparseInPlace).
+  const bool folded = &other != this && FoldSparseInPlace(probs_, other.probs_);
+  if (!folded) Convolve(probs_, other.probs_, scratch, &fft_error);
   // P(either loss is +inf), plus the convolution's rounding error bound (pessimistic).
   infinity_mass_ = std::min(1.0, infinity_mass_ + other.infinity_mass_ -
                                      infinity_mass_ * other.infinity_mass_ + fft_error);
   options_.tail_mass_truncation =
       std::max(options_.tail_mass_truncation, other.options_.tail_mass_truncation);
   lowest_index_ += other.lowest_index_;
-  probs_.swap(scratch);
+  if (!folded) probs_.swap(scratch);
   Truncate();
 }
 

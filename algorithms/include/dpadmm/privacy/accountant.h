@@ -5,6 +5,7 @@
 // composition theorem. Neighbouring relation: replace one record (see pld.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -67,7 +68,8 @@ struct AccountantOptions {
 };
 
 /// The privacy spent by one node over its releases. Adding a release is O(1) (parameters are
-/// checked at once); the composed PLD is cached and brought up to date at the next query.
+/// checked at once); the composed PLD is cached and brought up to date at the next query, the
+/// RDP curve at the next RDP query (in the order of the Add calls: the same bits).
 ///  - Gaussian releases are composed analytically: independent Gaussian losses
 ///    N(mu_i^2/2, mu_i^2) sum to N(mu^2/2, mu^2) with mu^2 = sum mu_i^2 (mu_i = D_i / sigma_i),
 ///    so all of them together are ONE Gaussian, discretised once (one grid error h instead of
@@ -111,7 +113,11 @@ class Accountant {
   std::int64_t release_count_ = 0;
   std::int64_t non_gaussian_count_ = 0;
   double gaussian_mu2_ = 0.0;  // sum of (D_i / sigma_i)^2 over Gaussian releases
-  RdpAccountant rdp_;
+  // The RDP curve; releases wait (in order, at most kRdpPendingLimit) until an RDP query.
+  static constexpr std::size_t kRdpPendingLimit = 4096;
+  void FlushRdp() const;
+  mutable RdpAccountant rdp_;
+  mutable std::vector<std::pair<MechanismRelease, std::int64_t>> rdp_pending_;
   // The PLD of one release: the last few dense ones are kept.
   const PrivacyLossDistribution& Single(const MechanismRelease& r) const;
 
