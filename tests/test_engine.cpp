@@ -279,6 +279,17 @@ double ThreadCpuSeconds() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
+// A TBB run of `programs` on `threads` threads with the given inline limit, into `recorder`.
+rt::EngineResult RunTbbWithLimit(const std::vector<rt::NodeProgram*>& programs,
+                                 const rt::Topology& t, int threads, std::int64_t last_round,
+                                 double inline_round_seconds, Recorder& recorder) {
+  rt::EngineOptions options;
+  options.kind = rt::EngineKind::kTbb;
+  options.threads = threads;
+  options.last_round = last_round;
+  options.inline_round_seconds = inline_round_seconds;
+  return rt::Run(programs, t, options, recorder);
+}
 }  // namespace
 
 TEST(Engine, ExpensiveRoundsTurnTheRunToTasksExactly) {
@@ -311,11 +322,11 @@ TEST(Engine, ExpensiveRoundsTurnTheRunToTasksExactly) {
   const auto ref = Reference(t, 80);
   // A limit of 100 us (400 us on one thread): a round of five 0.3 ms spends is above it on both
   // clocks. On one thread nodes this expensive stay on the calling thread for the whole run. The
-  // wall-clock measurement that first holds one is checked by timing the next round alone on the
-  // CPU clock, and the run turns to tasks after it: from round 2 when round 0 is expensive. Rounds
-  // 0 and 1 are measured alone, later rounds in groups of about the limit's worth of cheap rounds
-  // (at most 64); an interrupt can make a cheap group suspect, but the CPU clock then clears it, so
-  // the switch comes at most two rounds after the group holding the first expensive round.
+  // wall-clock measurement that first holds one is checked by timing the next two rounds alone on
+  // the CPU clock, and the run turns to tasks after them: from round 3 when round 0 is expensive.
+  // Rounds 0 and 1 are measured alone, later rounds in groups of about the limit's worth of cheap
+  // rounds (at most 64); an interrupt can make a cheap group suspect, but the CPU clock then clears
+  // it, so the switch comes at most three rounds after the group holding the first expensive round.
   for (std::int64_t from : {0, 1, 2, 5}) {
     for (int threads : {1, 2}) {
       std::vector<std::unique_ptr<Busy>> owned;
@@ -324,13 +335,8 @@ TEST(Engine, ExpensiveRoundsTurnTheRunToTasksExactly) {
         owned.push_back(std::make_unique<Busy>(i, from));
         programs.push_back(owned.back().get());
       }
-      rt::EngineOptions options;
-      options.kind = rt::EngineKind::kTbb;
-      options.threads = threads;
-      options.last_round = 80;
-      options.inline_round_seconds = 1e-4;
       Recorder recorder;
-      const auto result = rt::Run(programs, t, options, recorder);
+      const auto result = RunTbbWithLimit(programs, t, threads, 80, 1e-4, recorder);
       SCOPED_TRACE("expensive from round " + std::to_string(from) + ", threads " +
                    std::to_string(threads));
       EXPECT_EQ(result.outcome, rt::EngineOutcome::kCompleted);
@@ -339,13 +345,13 @@ TEST(Engine, ExpensiveRoundsTurnTheRunToTasksExactly) {
       if (threads == 1) {
         EXPECT_EQ(result.first_task_round, -1);  // nodes of 0.3 ms stay inline on one thread
       } else if (from == 0) {
-        EXPECT_EQ(result.first_task_round, 2);
+        EXPECT_EQ(result.first_task_round, 3);
       } else if (from == 1) {
-        EXPECT_GE(result.first_task_round, 2);
-        EXPECT_LE(result.first_task_round, 3);
+        EXPECT_GE(result.first_task_round, 3);
+        EXPECT_LE(result.first_task_round, 4);
       } else {
-        EXPECT_GE(result.first_task_round, 2);
-        EXPECT_LE(result.first_task_round, from + 64 + 2);
+        EXPECT_GE(result.first_task_round, 3);
+        EXPECT_LE(result.first_task_round, from + 64 + 3);
       }
     }
   }
@@ -353,7 +359,7 @@ TEST(Engine, ExpensiveRoundsTurnTheRunToTasksExactly) {
 
 TEST(Engine, ManyCheapNodesOnOneThreadTurnToTasksExactly) {
   // One thread: a round of 2000 toy nodes (well under 1 us each) above a limit of 1 us (4 us on
-  // one thread) turns to tasks after round 1 is confirmed on the CPU clock; the bits stay.
+  // one thread) turns to tasks once rounds 1 and 2 confirm it on the CPU clock; the bits stay.
   const rt::Topology t = Ring(2000);
   const auto ref = Reference(t, 6);
   std::vector<std::unique_ptr<ToyProgram>> owned;
@@ -362,15 +368,10 @@ TEST(Engine, ManyCheapNodesOnOneThreadTurnToTasksExactly) {
     owned.push_back(std::make_unique<ToyProgram>(i, -1, -1));
     programs.push_back(owned.back().get());
   }
-  rt::EngineOptions options;
-  options.kind = rt::EngineKind::kTbb;
-  options.threads = 1;
-  options.last_round = 6;
-  options.inline_round_seconds = 1e-6;
   Recorder recorder;
-  const auto result = rt::Run(programs, t, options, recorder);
+  const auto result = RunTbbWithLimit(programs, t, 1, 6, 1e-6, recorder);
   EXPECT_EQ(result.outcome, rt::EngineOutcome::kCompleted);
-  EXPECT_EQ(result.first_task_round, 2);
+  EXPECT_EQ(result.first_task_round, 3);
   EXPECT_TRUE(recorder.in_order);
   EXPECT_EQ(recorder.rows, ref);
 }
@@ -401,13 +402,8 @@ TEST(Engine, SleepingRoundsStayOnTheCallingThread) {
       owned.push_back(std::make_unique<Sleepy>(i));
       programs.push_back(owned.back().get());
     }
-    rt::EngineOptions options;
-    options.kind = rt::EngineKind::kTbb;
-    options.threads = threads;
-    options.last_round = 12;
-    options.inline_round_seconds = 1e-3;
     Recorder recorder;
-    const auto result = rt::Run(programs, t, options, recorder);
+    const auto result = RunTbbWithLimit(programs, t, threads, 12, 1e-3, recorder);
     EXPECT_EQ(result.outcome, rt::EngineOutcome::kCompleted);
     EXPECT_EQ(result.first_task_round, -1) << "threads " << threads;
     EXPECT_TRUE(recorder.in_order);

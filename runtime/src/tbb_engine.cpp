@@ -82,6 +82,9 @@ constexpr double kOneThreadFactor = 4.0;
 // whole run (bench_engine EngineGrid, one thread: tasks at 0.71-0.96x serial for nodes of
 // 0.1 us at N >= 1000, 0.93-1.12x for nodes of 10 us and 1 ms, i.e. nothing to gain).
 constexpr double kOneThreadNodeSeconds = 1e-6;
+// A slow wall-clock reading turns the run to tasks only when this many rounds after it, each
+// timed alone on the thread's CPU clock, are slow too (Execute).
+constexpr int kCpuConfirmations = 2;
 
 // Breadth-first search from s: the eccentricity of s and a node at that distance, or
 // eccentricity -1 when some node is unreachable.
@@ -179,14 +182,18 @@ class TbbRun {
     // machine) the calling thread preempted for milliseconds in the middle of a group of tiny
     // rounds. So it is only a suspicion: the next round alone is timed on the thread's CPU clock
     // (which stops while the thread is preempted; reading it is a system call of a few
-    // microseconds, so it is read only then), and the run turns to tasks when that round is slow
-    // too. Before this check, a single preemption turned runs of tiny rounds to tasks for good
-    // (bench_engine EngineGrid, loaded machine: 1.5-2.2x slower than serial at N = 5 and 20).
+    // microseconds, so it is read only then), and the run turns to tasks when that round and the
+    // next, each timed alone on the CPU clock, are slow too. Two, because interrupts handled while
+    // the thread runs are charged to its CPU clock: at load 25 one CPU reading still turned
+    // about one run in three of tiny rounds to tasks. Before these checks, a single preemption
+    // turned runs of tiny rounds to tasks for good (bench_engine EngineGrid, loaded machine:
+    // 1.5-2.2x slower than serial at N = 5-100).
     const int workers = options_.threads > 0 ? options_.threads : tbb::info::default_concurrency();
     const double limit = options_.inline_round_seconds * (workers == 1 ? kOneThreadFactor : 1.0);
     std::int64_t r = 0;  // the next round to run
     double per_round = 0.0;
-    bool suspect = false;  // the last wall-clock measurement was slow: check on the CPU clock
+    // Slow readings in a row: from 1 on, the next round is timed alone on the CPU clock.
+    int suspect = 0;
     for (;;) {
       const std::int64_t group = std::min(r <= 1 || suspect ? 1 : InlineGroup(per_round, limit),
                                           options_.last_round - r + 1);
@@ -198,7 +205,7 @@ class TbbRun {
           ((suspect ? ThreadCpuSeconds() : WallSeconds()) - t0) / static_cast<double>(group);
       if (r > options_.last_round) return Finish();
       const bool slow = per_round >= limit;
-      if (slow && (suspect || limit <= 0.0)) {
+      if (slow && (suspect == kCpuConfirmations || limit <= 0.0)) {
         if (workers > 1 || limit <= 0.0 || per_round < kOneThreadNodeSeconds * n_) break;
         // One thread and expensive nodes: the rest of the run on this thread, untimed.
         for (; r <= options_.last_round; ++r) {
@@ -206,7 +213,7 @@ class TbbRun {
         }
         return Finish();
       }
-      suspect = slow;
+      suspect = slow ? suspect + 1 : 0;
     }
 
     // Tasks from round r on.

@@ -90,12 +90,12 @@ struct EngineOptions {
   // tasks, counters and wake-ups would cost more than two threads save on so little work.
   // Rounds are timed on the wall clock (rounds 0 and 1 one by one, later rounds in groups of
   // about this much work, at most 64 rounds); a group at or above the limit is checked by timing
-  // the next round on the thread's CPU clock, which a loaded machine's preemption does not
-  // inflate, and the run turns to tasks for good only when that round is at or above the limit
-  // too. A round that waits (sleeps, blocks) therefore counts as cheap. On one thread the limit
-  // is 4 times this, and nodes of 1 us or more per round stay on the calling thread for the
-  // whole run (tasks there only win through a batch's cache locality, on many cheap nodes).
-  // 0 = tasks from round 1 on (round 0 always runs on the calling thread).
+  // the next two rounds, one by one, on the thread's CPU clock, which a loaded machine's
+  // preemption does not inflate, and the run turns to tasks for good only when both are at or
+  // above the limit too. A round that waits (sleeps, blocks) therefore counts as cheap. On one
+  // thread the limit is 4 times this, and nodes of 1 us or more per round stay on the calling
+  // thread for the whole run (tasks there only win through a batch's cache locality, on many cheap
+  // nodes). 0 = tasks from round 1 on (round 0 always runs on the calling thread).
   double inline_round_seconds = 10e-6;
   std::size_t channel_capacity = 4;  // messages per directed edge (>= 2)
   const StopToken* stop = nullptr;
