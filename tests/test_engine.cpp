@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Engines against an independent synchronous reference, and against each other bit for bit.
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -271,64 +272,142 @@ TEST(Engine, CheapRoundsRunOnTheCallingThreadExactly) {
 
 // Rounds that cost more than the limit turn the run to tasks, at whatever round that happens
 // (odd or even: the counters' parity starts there), with the reference's bits throughout.
+namespace {
+// The calling thread's CPU time, the clock the TBB engine checks a slow round on.
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+// A TBB run of `programs` on `threads` threads with the given inline limit, into `recorder`.
+rt::EngineResult RunTbbWithLimit(const std::vector<rt::NodeProgram*>& programs,
+                                 const rt::Topology& t, int threads, std::int64_t last_round,
+                                 double inline_round_seconds, Recorder& recorder) {
+  rt::EngineOptions options;
+  options.kind = rt::EngineKind::kTbb;
+  options.threads = threads;
+  options.last_round = last_round;
+  options.inline_round_seconds = inline_round_seconds;
+  return rt::Run(programs, t, options, recorder);
+}
+}  // namespace
+
 TEST(Engine, ExpensiveRoundsTurnTheRunToTasksExactly) {
-  // The toy, sleeping `nap` in every round from `from` on (Start is round 0).
-  class Sleepy : public ToyProgram {
+  // The toy, spending `kBusy` of its thread's CPU time in every round from `from` on (Start is
+  // round 0). CPU time, not sleep: the engine confirms a slow round on the thread's CPU clock, so
+  // a round that sleeps counts as cheap (SleepingRoundsStayOnTheCallingThread).
+  static constexpr double kBusy = 3e-4;
+  class Busy : public ToyProgram {
    public:
-    Sleepy(int id, std::int64_t from) : ToyProgram(id, -1, -1), from_(from) {}
+    Busy(int id, std::int64_t from) : ToyProgram(id, -1, -1), from_(from) {}
     rt::StepResult Start(rt::Outbox& out) override {
-      Nap(0);
+      Spend(0);
       return ToyProgram::Start(out);
     }
     rt::StepResult Step(std::int64_t round, const rt::Inbox& in, rt::Outbox& out) override {
-      Nap(round);
+      Spend(round);
       return ToyProgram::Step(round, in, out);
     }
 
    private:
-    void Nap(std::int64_t round) const {
-      if (round >= from_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    void Spend(std::int64_t round) const {
+      if (round < from_) return;
+      const double t0 = ThreadCpuSeconds();
+      while (ThreadCpuSeconds() - t0 < kBusy) {
+      }
     }
     std::int64_t from_;
   };
   const rt::Topology t = Ring(5);
   const auto ref = Reference(t, 80);
-  // A limit of 100 us (400 us on one thread): a round of five 1 ms naps is above 8 times the
-  // limit and switches at once; the toy's cheap rounds before it are far below the limit (an
-  // interrupt could still switch earlier, so where a cheap round precedes the naps the round of the
-  // switch is bounded, not fixed). Rounds 0 and 1 are measured alone, later rounds in groups of
-  // about the limit's worth of cheap rounds (at most 64), so the switch comes when the group
-  // holding the first nap ends.
+  // A limit of 100 us (400 us on one thread): a round of five 0.3 ms spends is above it on both
+  // clocks. On one thread nodes this expensive stay on the calling thread for the whole run. The
+  // wall-clock measurement that first holds one is checked by timing the next two rounds alone on
+  // the CPU clock, and the run turns to tasks after them: from round 3 when round 0 is expensive.
+  // Rounds 0 and 1 are measured alone, later rounds in groups of about the limit's worth of cheap
+  // rounds (at most 64); an interrupt can make a cheap group suspect, but the CPU clock then clears
+  // it, so the switch comes at most three rounds after the group holding the first expensive round.
   for (std::int64_t from : {0, 1, 2, 5}) {
     for (int threads : {1, 2}) {
-      std::vector<std::unique_ptr<Sleepy>> owned;
+      std::vector<std::unique_ptr<Busy>> owned;
       std::vector<rt::NodeProgram*> programs;
       for (int i = 0; i < t.num_nodes(); ++i) {
-        owned.push_back(std::make_unique<Sleepy>(i, from));
+        owned.push_back(std::make_unique<Busy>(i, from));
         programs.push_back(owned.back().get());
       }
-      rt::EngineOptions options;
-      options.kind = rt::EngineKind::kTbb;
-      options.threads = threads;
-      options.last_round = 80;
-      options.inline_round_seconds = 1e-4;
       Recorder recorder;
-      const auto result = rt::Run(programs, t, options, recorder);
-      SCOPED_TRACE("naps from round " + std::to_string(from) + ", threads " +
+      const auto result = RunTbbWithLimit(programs, t, threads, 80, 1e-4, recorder);
+      SCOPED_TRACE("expensive from round " + std::to_string(from) + ", threads " +
                    std::to_string(threads));
       EXPECT_EQ(result.outcome, rt::EngineOutcome::kCompleted);
       EXPECT_TRUE(recorder.in_order);
       EXPECT_EQ(recorder.rows, ref);
-      if (from == 0) {
-        EXPECT_EQ(result.first_task_round, 1);
+      if (threads == 1) {
+        EXPECT_EQ(result.first_task_round, -1);  // nodes of 0.3 ms stay inline on one thread
+      } else if (from == 0) {
+        EXPECT_EQ(result.first_task_round, 3);
       } else if (from == 1) {
-        EXPECT_GE(result.first_task_round, 1);
-        EXPECT_LE(result.first_task_round, 2);
+        EXPECT_GE(result.first_task_round, 3);
+        EXPECT_LE(result.first_task_round, 4);
       } else {
-        EXPECT_GE(result.first_task_round, 1);
-        EXPECT_LE(result.first_task_round, from + 64 + 1);
+        EXPECT_GE(result.first_task_round, 3);
+        EXPECT_LE(result.first_task_round, from + 64 + 3);
       }
     }
+  }
+}
+
+TEST(Engine, ManyCheapNodesOnOneThreadTurnToTasksExactly) {
+  // One thread: a round of 2000 toy nodes (well under 1 us each) above a limit of 1 us (4 us on
+  // one thread) turns to tasks once rounds 1 and 2 confirm it on the CPU clock; the bits stay.
+  const rt::Topology t = Ring(2000);
+  const auto ref = Reference(t, 6);
+  std::vector<std::unique_ptr<ToyProgram>> owned;
+  std::vector<rt::NodeProgram*> programs;
+  for (int i = 0; i < t.num_nodes(); ++i) {
+    owned.push_back(std::make_unique<ToyProgram>(i, -1, -1));
+    programs.push_back(owned.back().get());
+  }
+  Recorder recorder;
+  const auto result = RunTbbWithLimit(programs, t, 1, 6, 1e-6, recorder);
+  EXPECT_EQ(result.outcome, rt::EngineOutcome::kCompleted);
+  EXPECT_EQ(result.first_task_round, 3);
+  EXPECT_TRUE(recorder.in_order);
+  EXPECT_EQ(recorder.rows, ref);
+}
+
+TEST(Engine, SleepingRoundsStayOnTheCallingThread) {
+  // Rounds slow on the wall clock but cheap on the CPU clock (node 0 sleeps 3 ms per round, as
+  // a thread preempted on a loaded machine seems to): each suspicion is cleared by the CPU clock,
+  // so the run never turns to tasks, and keeps the reference's bits. The limit is 1 ms: going to
+  // sleep and waking is charged to the thread's CPU clock too, tens of microseconds on a loaded
+  // machine.
+  class Sleepy : public ToyProgram {
+   public:
+    explicit Sleepy(int id) : ToyProgram(id, -1, -1), id_(id) {}
+    rt::StepResult Step(std::int64_t round, const rt::Inbox& in, rt::Outbox& out) override {
+      if (id_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      return ToyProgram::Step(round, in, out);
+    }
+
+   private:
+    int id_;
+  };
+  const rt::Topology t = Ring(5);
+  const auto ref = Reference(t, 12);
+  for (int threads : {1, 2}) {
+    std::vector<std::unique_ptr<Sleepy>> owned;
+    std::vector<rt::NodeProgram*> programs;
+    for (int i = 0; i < t.num_nodes(); ++i) {
+      owned.push_back(std::make_unique<Sleepy>(i));
+      programs.push_back(owned.back().get());
+    }
+    Recorder recorder;
+    const auto result = RunTbbWithLimit(programs, t, threads, 12, 1e-3, recorder);
+    EXPECT_EQ(result.outcome, rt::EngineOutcome::kCompleted);
+    EXPECT_EQ(result.first_task_round, -1) << "threads " << threads;
+    EXPECT_TRUE(recorder.in_order);
+    EXPECT_EQ(recorder.rows, ref);
   }
 }
 

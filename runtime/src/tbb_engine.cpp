@@ -20,8 +20,9 @@
 // Cheap rounds never become tasks: round 0, and every later round while rounds take less than
 // EngineOptions::inline_round_seconds, run on the calling thread in node order (the serial
 // engine's loop). A round of a few microseconds costs more in spawns, counters and wake-ups
-// than a second thread can save. Once rounds are measured above the limit (see
-// kInlineSureFactor), the run turns to tasks from the next round on, for good.
+// than a second thread can save. Once rounds are measured above the limit, on the wall clock
+// and then on the thread's CPU clock (see Execute), the run turns to tasks from the next round
+// on, for good.
 //
 // Reports go to a ring of `window` round slots. The last node to report round r makes the round
 // complete; completed rounds are handed to the sink strictly in order by whichever thread holds
@@ -33,6 +34,8 @@
 // with the lowest (round, node) is reported, so the result is the same as the serial engine's.
 // No exception from a program leaves a task. An exception from the sink is caught by the
 // emitter, stops the run like a fault, and is rethrown by Execute() once every task is done.
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -69,16 +72,19 @@ constexpr double kBatchSeconds = 20e-6;
 // ... while keeping at least this many batches per thread (when there are enough nodes), so that
 // work stealing can balance uneven nodes.
 constexpr int kBatchesPerThread = 8;
-// Inline rounds: a single measurement this many times above EngineOptions::inline_round_seconds
-// turns the run to tasks at once; one between 1 and this many times the limit must be confirmed
-// by the next measurement (a first, cold round or a timer interrupt can take tens of
-// microseconds on its own).
-constexpr double kInlineSureFactor = 8.0;
 // On one thread, tasks can only win by running a batch's nodes while their channels are in
 // cache, which pays on larger rounds only (bench_engine EngineScaling: tasks on one thread were
 // 1.1x slower than the calling thread at about 13 us per round, faster from about 60 us): the
 // limit is this many times higher there.
 constexpr double kOneThreadFactor = 4.0;
+// ... and only for cheap nodes: a node whose round costs at least this keeps its data in cache
+// through its own round, so a batch's locality saves nothing and one thread stays inline for the
+// whole run (bench_engine EngineGrid, one thread: tasks at 0.71-0.96x serial for nodes of
+// 0.1 us at N >= 1000, 0.93-1.12x for nodes of 10 us and 1 ms, i.e. nothing to gain).
+constexpr double kOneThreadNodeSeconds = 1e-6;
+// A slow wall-clock reading turns the run to tasks only when this many rounds after it, each
+// timed alone on the thread's CPU clock, are slow too (Execute).
+constexpr int kCpuConfirmations = 2;
 
 // Breadth-first search from s: the eccentricity of s and a node at that distance, or
 // eccentricity -1 when some node is unreachable.
@@ -130,6 +136,17 @@ int ReportWindow(const Topology& t) {
   return Window(diameter);
 }
 
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The calling thread's CPU time (POSIX; the TBB engine is not built where this is missing).
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 void AtomicMin(std::atomic<std::int64_t>& a, std::int64_t v) {
   std::int64_t cur = a.load(std::memory_order_relaxed);
   while (v < cur && !a.compare_exchange_weak(cur, v, std::memory_order_acq_rel)) {
@@ -160,26 +177,43 @@ class TbbRun {
     // Rounds run on the calling thread, in node order, while they are cheap (see
     // EngineOptions::inline_round_seconds); round 0 always does, and its cost (or the cost of the
     // round that ended the inline phase) sizes the batches.
+    //
+    // A slow wall-clock measurement may be a cold first round, an interrupt, or (on a loaded
+    // machine) the calling thread preempted for milliseconds in the middle of a group of tiny
+    // rounds. So it is only a suspicion: the next round alone is timed on the thread's CPU clock
+    // (which stops while the thread is preempted; reading it is a system call of a few
+    // microseconds, so it is read only then), and the run turns to tasks when that round and the
+    // next, each timed alone on the CPU clock, are slow too. Two, because interrupts handled while
+    // the thread runs are charged to its CPU clock: at load 25 one CPU reading still turned
+    // about one run in three of tiny rounds to tasks. Before these checks, a single preemption
+    // turned runs of tiny rounds to tasks for good (bench_engine EngineGrid, loaded machine:
+    // 1.5-2.2x slower than serial at N = 5-100).
     const int workers = options_.threads > 0 ? options_.threads : tbb::info::default_concurrency();
     const double limit = options_.inline_round_seconds * (workers == 1 ? kOneThreadFactor : 1.0);
     std::int64_t r = 0;  // the next round to run
     double per_round = 0.0;
-    bool was_slow = false;
+    // Slow readings in a row: from 1 on, the next round is timed alone on the CPU clock.
+    int suspect = 0;
     for (;;) {
-      const std::int64_t group =
-          std::min(r <= 1 ? 1 : InlineGroup(per_round, limit), options_.last_round - r + 1);
-      const auto t0 = std::chrono::steady_clock::now();
+      const std::int64_t group = std::min(r <= 1 || suspect ? 1 : InlineGroup(per_round, limit),
+                                          options_.last_round - r + 1);
+      const double t0 = suspect ? ThreadCpuSeconds() : WallSeconds();
       for (std::int64_t k = 0; k < group; ++k, ++r) {
         if (!RunRoundInline(r)) return Finish();
       }
-      per_round = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                  static_cast<double>(group);
+      per_round =
+          ((suspect ? ThreadCpuSeconds() : WallSeconds()) - t0) / static_cast<double>(group);
       if (r > options_.last_round) return Finish();
-      // One slow measurement may be a cold first round or an interrupt; a second in a row, or
-      // one far above the limit, is the work itself.
       const bool slow = per_round >= limit;
-      if (per_round >= kInlineSureFactor * limit || (slow && was_slow)) break;
-      was_slow = slow;
+      if (slow && (suspect == kCpuConfirmations || limit <= 0.0)) {
+        if (workers > 1 || limit <= 0.0 || per_round < kOneThreadNodeSeconds * n_) break;
+        // One thread and expensive nodes: the rest of the run on this thread, untimed.
+        for (; r <= options_.last_round; ++r) {
+          if (!RunRoundInline(r)) return Finish();
+        }
+        return Finish();
+      }
+      suspect = slow ? suspect + 1 : 0;
     }
 
     // Tasks from round r on.

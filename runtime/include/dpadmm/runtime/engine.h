@@ -85,14 +85,17 @@ struct EngineOptions {
   // TBB: consecutive nodes run as one task per round (a batch); 0 = automatic (from round 0's
   // cost: about 20 us of work per task, and at least 8 tasks per thread when the round allows).
   int batch_nodes = 0;
-  // TBB: while rounds take less than this (wall seconds per round, measured on the calling
-  // thread), they run on the calling thread in node order, the serial engine's schedule (same
-  // bits): tasks, counters and wake-ups would cost more than two threads save on so little work.
-  // Two measurements in a row at or above it, or one at or above 8 times it, turn the run to
-  // tasks for good (rounds 0 and 1 are measured one by one, later rounds in groups of about
-  // this much work, at most 64 rounds). On one thread the limit is 4 times this (tasks there
-  // only win on rounds long enough for a batch's cache locality to pay). 0 = tasks from round 1
-  // on (round 0 always runs on the calling thread).
+  // TBB: while rounds take less than this (seconds per round, measured on the calling thread),
+  // they run on the calling thread in node order, the serial engine's schedule (same bits):
+  // tasks, counters and wake-ups would cost more than two threads save on so little work.
+  // Rounds are timed on the wall clock (rounds 0 and 1 one by one, later rounds in groups of
+  // about this much work, at most 64 rounds); a group at or above the limit is checked by timing
+  // the next two rounds, one by one, on the thread's CPU clock, which a loaded machine's
+  // preemption does not inflate, and the run turns to tasks for good only when both are at or
+  // above the limit too. A round that waits (sleeps, blocks) therefore counts as cheap. On one
+  // thread the limit is 4 times this, and nodes of 1 us or more per round stay on the calling
+  // thread for the whole run (tasks there only win through a batch's cache locality, on many cheap
+  // nodes). 0 = tasks from round 1 on (round 0 always runs on the calling thread).
   double inline_round_seconds = 10e-6;
   std::size_t channel_capacity = 4;  // messages per directed edge (>= 2)
   const StopToken* stop = nullptr;
