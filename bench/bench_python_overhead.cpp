@@ -35,10 +35,7 @@ int main(int argc, char** argv) {
     std::ifstream in(argv[1]);
     std::stringstream text;
     text << in.rdbuf();
-    dpadmm::Algorithm algorithm = dpadmm::Algorithm::kAdmm;
-    if (const auto named = dpadmm::PeekAlgorithm(text.str(), argv[1])) algorithm = *named;
-    dpadmm::RunSpec spec = dpadmm::RunSpec::Defaults(algorithm);
-    dpadmm::ApplySpecJson(text.str(), argv[1], spec);
+    dpadmm::RunSpec spec = dpadmm::SpecFromJson(text.str(), argv[1]);
     spec.Validate();
     const dpadmm::Dataset rows = dpadmm::LoadCsv(argv[2]);
     const int reps = std::atoi(argv[3]);
