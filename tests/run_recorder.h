@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
 
 namespace dpadmm::test {
 
@@ -28,33 +29,23 @@ inline bool SameBits(double a, double b) {
   return ua == ub;
 }
 
-// Every metric but wall time must have the same bits in both runs.
+// Every trace column (TraceColumns, both families) but wall time must have the same bits in
+// both runs.
 inline void ExpectSameBits(const std::vector<RoundMetrics>& a, const std::vector<RoundMetrics>& b) {
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t k = 0; k < a.size(); ++k) {
-    EXPECT_EQ(a[k].round, b[k].round);
-    const std::pair<const char*, double RoundMetrics::*> fields[] = {
-        {"train_loss", &RoundMetrics::train_loss},
-        {"objective", &RoundMetrics::objective},
-        {"test_error", &RoundMetrics::test_error},
-        {"consensus_gap", &RoundMetrics::consensus_gap},
-        {"distance_to_optimum", &RoundMetrics::distance_to_optimum},
-        {"privacy_loss", &RoundMetrics::privacy_loss},
-        {"privacy_round", &RoundMetrics::privacy_round},
-        {"test_loss", &RoundMetrics::test_loss},
-        {"primal_residual", &RoundMetrics::primal_residual},
-        {"max_x_norm", &RoundMetrics::max_x_norm},
-        {"y_norm", &RoundMetrics::y_norm},
-        {"epsilon_iteration", &RoundMetrics::epsilon_iteration},
-        {"delta_iteration", &RoundMetrics::delta_iteration},
-        {"epsilon_total", &RoundMetrics::epsilon_total},
-        {"delta_total", &RoundMetrics::delta_total}};
-    for (const auto& [name, field] : fields) {
-      EXPECT_TRUE(SameBits(a[k].*field, b[k].*field))
-          << name << " in round " << a[k].round << ": " << a[k].*field << " vs " << b[k].*field;
+    for (const TraceColumn& c : TraceColumns()) {
+      if (c.integer != nullptr) {
+        EXPECT_EQ(a[k].*c.integer, b[k].*c.integer) << c.name << " in row " << k;
+      } else if (c.scalar != nullptr) {
+        if (c.scalar == &RoundMetrics::seconds) continue;
+        EXPECT_TRUE(SameBits(a[k].*c.scalar, b[k].*c.scalar))
+            << c.name << " in round " << a[k].round << ": " << a[k].*c.scalar << " vs "
+            << b[k].*c.scalar;
+      } else {
+        EXPECT_EQ(a[k].*c.per_node, b[k].*c.per_node) << c.name << " in round " << a[k].round;
+      }
     }
-    EXPECT_EQ(a[k].node_privacy, b[k].node_privacy) << "round " << a[k].round;
-    EXPECT_EQ(a[k].node_noise, b[k].node_noise) << "round " << a[k].round;
   }
 }
 

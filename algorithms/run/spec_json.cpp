@@ -121,35 +121,19 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
   }
 }
 
-// The trace columns, one table for both families; each column belongs to one family or both.
-// CSV and JSON lines write a run's columns by this table, in this order.
-enum ColumnFamilies { kBoth, kConsensusOnly, kSharingOnly };
+// Visits the trace columns of `family` (TraceColumns) with their values in `m`.
 template <class Visitor>
 void VisitMetrics(const RoundMetrics& m, Family family, Visitor&& v) {
-  const auto col = [&](const char* name, ColumnFamilies f, const auto& value) {
-    if (f == kBoth || (f == kConsensusOnly) == (family == Family::kConsensus)) v(name, value);
-  };
-  col("round", kBoth, m.round);
-  col("seconds", kBoth, m.seconds);
-  col("train_loss", kBoth, m.train_loss);
-  col("objective", kBoth, m.objective);
-  col("test_error", kBoth, m.test_error);
-  col("consensus_gap", kConsensusOnly, m.consensus_gap);
-  col("distance_to_optimum", kConsensusOnly, m.distance_to_optimum);
-  col("privacy_loss", kConsensusOnly, m.privacy_loss);
-  col("privacy_round", kConsensusOnly, m.privacy_round);
-  col("tight_epsilon", kConsensusOnly, m.tight_epsilon);
-  col("tight_delta", kConsensusOnly, m.tight_delta);
-  col("node_privacy", kConsensusOnly, m.node_privacy);
-  col("node_noise", kConsensusOnly, m.node_noise);
-  col("test_loss", kSharingOnly, m.test_loss);
-  col("primal_residual", kSharingOnly, m.primal_residual);
-  col("max_x_norm", kSharingOnly, m.max_x_norm);
-  col("y_norm", kSharingOnly, m.y_norm);
-  col("epsilon_iteration", kSharingOnly, m.epsilon_iteration);
-  col("delta_iteration", kSharingOnly, m.delta_iteration);
-  col("epsilon_total", kSharingOnly, m.epsilon_total);
-  col("delta_total", kSharingOnly, m.delta_total);
+  for (const TraceColumn& c : TraceColumns()) {
+    if (!c.In(family)) continue;
+    if (c.integer != nullptr) {
+      v(c.name, m.*c.integer);
+    } else if (c.scalar != nullptr) {
+      v(c.name, m.*c.scalar);
+    } else {
+      v(c.name, m.*c.per_node);
+    }
+  }
 }
 
 // Fields of schema 1 (the configs of the separate consensus and sharing commands) and what
@@ -593,10 +577,7 @@ Json ParseJsonText(const std::string& json_text, const std::string& where) {
   }
 }
 
-}  // namespace
-
-void ApplySpecJson(const std::string& json_text, const std::string& where, RunSpec& spec) {
-  const Json root = ParseJsonText(json_text, where);
+void ApplySpecRoot(const Json& root, const std::string& where, RunSpec& spec) {
   const SpecReader reader(root, where);
   reader.CheckKeys();
   RunSpec updated = spec;  // all or nothing: `spec` is untouched if a field is bad
@@ -613,8 +594,7 @@ void ApplySpecJson(const std::string& json_text, const std::string& where, RunSp
   spec = std::move(updated);
 }
 
-std::optional<Algorithm> PeekAlgorithm(const std::string& json_text, const std::string& where) {
-  const Json root = ParseJsonText(json_text, where);
+std::optional<Algorithm> PeekAlgorithmRoot(const Json& root, const std::string& where) {
   const auto algorithm = root.is_object() ? root.find("algorithm") : root.end();
   if (!root.is_object() || algorithm == root.end() || !algorithm->is_object()) return std::nullopt;
   const auto name = algorithm->find("name");
@@ -624,6 +604,23 @@ std::optional<Algorithm> PeekAlgorithm(const std::string& json_text, const std::
   } catch (const InputError& e) {
     throw InputError((where.empty() ? "" : where + ": ") + e.what());
   }
+}
+
+}  // namespace
+
+void ApplySpecJson(const std::string& json_text, const std::string& where, RunSpec& spec) {
+  ApplySpecRoot(ParseJsonText(json_text, where), where, spec);
+}
+
+std::optional<Algorithm> PeekAlgorithm(const std::string& json_text, const std::string& where) {
+  return PeekAlgorithmRoot(ParseJsonText(json_text, where), where);
+}
+
+RunSpec SpecFromJson(const std::string& json_text, const std::string& where) {
+  const Json root = ParseJsonText(json_text, where);
+  RunSpec spec = RunSpec::Defaults(PeekAlgorithmRoot(root, where).value_or(Algorithm::kAdmm));
+  ApplySpecRoot(root, where, spec);
+  return spec;
 }
 
 std::string SpecToJson(const RunSpec& spec) {
@@ -710,6 +707,41 @@ std::string SummaryToJson(const RunSummary& summary) {
   }
   o["warnings"] = ToJsonValue(summary.warnings);
   return o.dump(2);
+}
+
+std::span<const TraceColumn> TraceColumns() {
+  using M = RoundMetrics;
+  const auto scalar = [](const char* name, bool consensus, bool sharing, double M::*field) {
+    return TraceColumn{name, consensus, sharing, nullptr, field, nullptr};
+  };
+  const auto per_node = [](const char* name, std::vector<double> M::*field) {
+    return TraceColumn{name, true, false, nullptr, nullptr, field};
+  };
+  // Columns of both families, then consensus-only, then sharing-only ones.
+  static const TraceColumn kColumns[] = {
+      TraceColumn{"round", true, true, &M::round, nullptr, nullptr},
+      scalar("seconds", true, true, &M::seconds),
+      scalar("train_loss", true, true, &M::train_loss),
+      scalar("objective", true, true, &M::objective),
+      scalar("test_error", true, true, &M::test_error),
+      scalar("consensus_gap", true, false, &M::consensus_gap),
+      scalar("distance_to_optimum", true, false, &M::distance_to_optimum),
+      scalar("privacy_loss", true, false, &M::privacy_loss),
+      scalar("privacy_round", true, false, &M::privacy_round),
+      scalar("tight_epsilon", true, false, &M::tight_epsilon),
+      scalar("tight_delta", true, false, &M::tight_delta),
+      per_node("node_privacy", &M::node_privacy),
+      per_node("node_noise", &M::node_noise),
+      scalar("test_loss", false, true, &M::test_loss),
+      scalar("primal_residual", false, true, &M::primal_residual),
+      scalar("max_x_norm", false, true, &M::max_x_norm),
+      scalar("y_norm", false, true, &M::y_norm),
+      scalar("epsilon_iteration", false, true, &M::epsilon_iteration),
+      scalar("delta_iteration", false, true, &M::delta_iteration),
+      scalar("epsilon_total", false, true, &M::epsilon_total),
+      scalar("delta_total", false, true, &M::delta_total),
+  };
+  return kColumns;
 }
 
 std::string MetricsToJsonLine(const RoundMetrics& metrics, Family family) {

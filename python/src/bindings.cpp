@@ -103,11 +103,9 @@ R RunReleased(const std::function<R()>& work, runtime::StopToken& stop, PendingE
   return std::move(*result);
 }
 
-RunSpec SpecFromJson(const std::string& text, const std::string& where) {
-  Algorithm algorithm = Algorithm::kAdmm;
-  if (const auto named = PeekAlgorithm(text, where)) algorithm = *named;
-  RunSpec spec = RunSpec::Defaults(algorithm);
-  ApplySpecJson(text, where, spec);
+// The spec of a JSON text (parsed once), validated.
+RunSpec ValidSpec(const std::string& text, const std::string& where) {
+  RunSpec spec = SpecFromJson(text, where);
   spec.Validate();
   return spec;
 }
@@ -116,9 +114,13 @@ RunSpec SpecFromJson(const std::string& text, const std::string& where) {
 class PyObserver : public RunObserver {
  public:
   PyObserver(py::object progress, Family family, runtime::StopToken& stop, bool keep)
-      : progress_(std::move(progress)), family_(family), stop_(stop), keep_(keep) {}
+      : progress_(std::move(progress)),
+        family_(family),
+        stop_(stop),
+        keep_(keep),
+        history_(family) {}
   void OnRound(const RoundMetrics& m) override {
-    if (keep_) rounds_.push_back(m);
+    if (keep_) history_.Add(m);
     if (progress_.is_none() || callback_error_) return;
     py::gil_scoped_acquire gil;
     try {
@@ -130,7 +132,7 @@ class PyObserver : public RunObserver {
       stop_.RequestStop();
     }
   }
-  const std::vector<RoundMetrics>& rounds() const { return rounds_; }
+  HistoryRecorder& history() { return history_; }
   PendingError& callback_error() { return callback_error_; }
 
  private:
@@ -138,7 +140,7 @@ class PyObserver : public RunObserver {
   Family family_;
   runtime::StopToken& stop_;
   bool keep_;
-  std::vector<RoundMetrics> rounds_;
+  HistoryRecorder history_;
   PendingError callback_error_;
 };
 
@@ -152,7 +154,7 @@ struct RunResult {
 py::dict Run(const std::string& spec_text, const std::string& where, const py::object& x_train,
              const py::object& y_train, const py::object& x_test, const py::object& y_test,
              const py::object& progress, bool history) {
-  const RunSpec spec = SpecFromJson(spec_text, where);
+  const RunSpec spec = ValidSpec(spec_text, where);
   const bool in_memory = !x_train.is_none();
   Dataset train, test;
   if (in_memory) {
@@ -182,7 +184,7 @@ py::dict Run(const std::string& spec_text, const std::string& where, const py::o
   out["outcome"] = ToString(r.summary.outcome);
   out["model"] = r.model ? py::cast(*r.model) : py::none();
   out["model_error"] = r.model_error;
-  out["history"] = HistoryToDict(observer.rounds(), spec.family());
+  out["history"] = observer.history().ToDict();
   out["warnings"] = r.summary.warnings;
   out["interrupt"] = interrupt.value ? interrupt.value : py::object(py::none());
   out["callback_error"] =
@@ -191,7 +193,7 @@ py::dict Run(const std::string& spec_text, const std::string& where, const py::o
 }
 
 std::string NormalizeSpec(const std::string& spec_text, const std::string& where) {
-  return SpecToJson(SpecFromJson(spec_text, where));
+  return SpecToJson(ValidSpec(spec_text, where));
 }
 
 std::string DefaultSpec(const std::string& algorithm) {
@@ -321,7 +323,7 @@ double TightEpsilon(const py::iterable& mechanisms, double delta) {
 
 py::dict Calibrate(const std::string& spec_text, const std::string& where, double target,
                    double delta, const py::object& x, const py::object& y) {
-  RunSpec spec = SpecFromJson(spec_text, where);
+  RunSpec spec = ValidSpec(spec_text, where);
   std::optional<Dataset> train;
   if (!x.is_none()) train.emplace(ToDataset(x, y, "X"));
   CalibrationResult c;
@@ -375,7 +377,7 @@ py::dict Sweep(const std::string& spec_text, const std::string& where,
                const std::vector<std::string>& algorithms, const std::vector<double>& epsilons,
                double delta, int seeds, bool reference_lines, const py::object& progress) {
   SweepOptions o;
-  o.base = SpecFromJson(spec_text, where);
+  o.base = ValidSpec(spec_text, where);
   for (const std::string& a : algorithms)
     o.algorithms.push_back(ParseChoice<Algorithm>(a, "algorithms"));
   o.epsilons = epsilons;
@@ -545,7 +547,7 @@ PYBIND11_MODULE(_core, m) {
     return ChoiceName(FamilyOf(ParseChoice<Algorithm>(algorithm, "algorithm")));
   });
   m.def("uses_privacy_mechanism", [](const std::string& spec_text) {
-    return UsesPrivacyMechanism(SpecFromJson(spec_text, "spec"));
+    return UsesPrivacyMechanism(ValidSpec(spec_text, "spec"));
   });
   BindModel(m);
 

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "convert.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <sstream>
-#include <stdexcept>
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/run/spec_json.h"
@@ -14,47 +13,12 @@ namespace {
 
 using DenseArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
-// The scalar metrics by their trace names (VisitMetrics' table, spec_json.cpp).
-struct ScalarColumn {
-  const char* name;
-  double RoundMetrics::*field;
-};
-constexpr ScalarColumn kScalarColumns[] = {
-    {"seconds", &RoundMetrics::seconds},
-    {"train_loss", &RoundMetrics::train_loss},
-    {"objective", &RoundMetrics::objective},
-    {"test_error", &RoundMetrics::test_error},
-    {"consensus_gap", &RoundMetrics::consensus_gap},
-    {"distance_to_optimum", &RoundMetrics::distance_to_optimum},
-    {"privacy_loss", &RoundMetrics::privacy_loss},
-    {"privacy_round", &RoundMetrics::privacy_round},
-    {"tight_epsilon", &RoundMetrics::tight_epsilon},
-    {"tight_delta", &RoundMetrics::tight_delta},
-    {"test_loss", &RoundMetrics::test_loss},
-    {"primal_residual", &RoundMetrics::primal_residual},
-    {"max_x_norm", &RoundMetrics::max_x_norm},
-    {"y_norm", &RoundMetrics::y_norm},
-    {"epsilon_iteration", &RoundMetrics::epsilon_iteration},
-    {"delta_iteration", &RoundMetrics::delta_iteration},
-    {"epsilon_total", &RoundMetrics::epsilon_total},
-    {"delta_total", &RoundMetrics::delta_total},
-};
-
-std::vector<std::string> Columns(Family family) {
-  std::vector<std::string> out;
-  std::stringstream header(MetricsCsvHeader(family));
-  std::string name;
-  while (std::getline(header, name, ',')) out.push_back(name);
-  return out;
-}
-
-// Every trace column that is not `round` or a per-node vector is a scalar of this table: a
-// column the trace gains without a row here is an internal error, not a silent omission.
-const ScalarColumn& FindScalar(const std::string& name) {
-  for (const ScalarColumn& c : kScalarColumns) {
-    if (name == c.name) return c;
-  }
-  throw std::logic_error("trace column '" + name + "' has no entry in python/src/convert.cpp");
+// A numpy array over `values` (moved to the heap, freed with the array): no copy.
+template <class T>
+py::array_t<T> Own(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
+  auto* owned = new std::vector<T>(std::move(values));
+  const py::capsule release(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(std::move(shape), owned->data(), release);
 }
 
 // Index arrays of a CSR matrix as int64 values, whatever their integer type.
@@ -131,43 +95,53 @@ Dataset ToDataset(const py::handle& x, const py::handle& y, const std::string& w
   return d;
 }
 
-py::dict HistoryToDict(const std::vector<RoundMetrics>& rounds, Family family) {
-  py::dict out;
-  const auto n = static_cast<py::ssize_t>(rounds.size());
-  for (const std::string& name : Columns(family)) {
-    if (name == "round") {
-      py::array_t<std::int64_t> a(n);
-      for (py::ssize_t i = 0; i < n; ++i) a.mutable_at(i) = rounds[i].round;
-      out[name.c_str()] = a;
-    } else if (name == "node_privacy" || name == "node_noise") {
-      const auto field =
-          name == "node_privacy" ? &RoundMetrics::node_privacy : &RoundMetrics::node_noise;
-      const py::ssize_t nodes = n == 0 ? 0 : static_cast<py::ssize_t>((rounds[0].*field).size());
-      py::array_t<double> a({n, nodes});
-      for (py::ssize_t i = 0; i < n; ++i) {
-        const std::vector<double>& v = rounds[i].*field;
-        for (py::ssize_t j = 0; j < nodes; ++j) {
-          a.mutable_at(i, j) = j < static_cast<py::ssize_t>(v.size()) ? v[j] : RoundMetrics::kNaN;
-        }
-      }
-      out[name.c_str()] = a;
+HistoryRecorder::HistoryRecorder(Family family) {
+  for (const TraceColumn& c : TraceColumns()) {
+    if (c.In(family)) columns_.push_back(Column{&c, {}, {}, -1});
+  }
+}
+
+void HistoryRecorder::Add(const RoundMetrics& m) {
+  ++rounds_;
+  for (Column& c : columns_) {
+    if (c.trace->integer != nullptr) {
+      c.integers.push_back(m.*(c.trace->integer));
+    } else if (c.trace->scalar != nullptr) {
+      c.values.push_back(m.*(c.trace->scalar));
     } else {
-      const ScalarColumn& c = FindScalar(name);
-      py::array_t<double> a(n);
-      for (py::ssize_t i = 0; i < n; ++i) a.mutable_at(i) = rounds[i].*(c.field);
-      out[name.c_str()] = a;
+      const std::vector<double>& v = m.*(c.trace->per_node);
+      if (c.width < 0) c.width = static_cast<py::ssize_t>(v.size());
+      for (py::ssize_t j = 0; j < c.width; ++j) {
+        c.values.push_back(j < static_cast<py::ssize_t>(v.size()) ? v[j] : RoundMetrics::kNaN);
+      }
     }
   }
+}
+
+py::dict HistoryRecorder::ToDict() {
+  py::dict out;
+  for (Column& c : columns_) {
+    if (c.trace->integer != nullptr) {
+      out[c.trace->name] = Own(std::move(c.integers), {rounds_});
+    } else if (c.trace->scalar != nullptr) {
+      out[c.trace->name] = Own(std::move(c.values), {rounds_});
+    } else {
+      out[c.trace->name] = Own(std::move(c.values), {rounds_, std::max<py::ssize_t>(c.width, 0)});
+    }
+  }
+  columns_.clear();
+  rounds_ = 0;
   return out;
 }
 
 py::dict RoundToDict(const RoundMetrics& m, Family family) {
   py::dict out;
-  for (const std::string& name : Columns(family)) {
-    if (name == "round") {
-      out["round"] = m.round;
-    } else if (name != "node_privacy" && name != "node_noise") {
-      out[name.c_str()] = m.*(FindScalar(name).field);
+  for (const TraceColumn& c : TraceColumns()) {
+    if (!c.In(family)) continue;
+    if (c.integer != nullptr) {
+      out[c.name] = m.*c.integer;
+    } else if (c.scalar != nullptr) {
+      out[c.name] = m.*c.scalar;
     }
   }
   return out;

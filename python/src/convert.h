@@ -10,10 +10,13 @@
 #pragma once
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/run/run.h"
+#include "dpadmm/run/spec_json.h"
 
 namespace dpadmm::python {
 
@@ -28,10 +31,26 @@ std::variant<DenseRows, SparseRows> ToRows(const py::handle& x, const std::strin
 // A Dataset from rows `x` and labels `y` (each -1.0 or +1.0, one per row).
 Dataset ToDataset(const py::handle& x, const py::handle& y, const std::string& what);
 
-// The per-round metrics of a run as a dict of numpy arrays, one entry per trace column of the
-// run's family (MetricsCsvHeader): scalars as float64 arrays (round as int64), node_privacy and
-// node_noise as (rounds, nodes) arrays.
-py::dict HistoryToDict(const std::vector<RoundMetrics>& rounds, Family family);
+// The per-round metrics of a run, recorded column by column as the rounds come (the trace
+// columns of the run's family, TraceColumns) and handed to numpy without another copy: a dict
+// of arrays, one per column, scalars as float64 (round as int64), node_privacy and node_noise
+// as (rounds, nodes) arrays (a round with fewer nodes than the first is padded with NaN).
+class HistoryRecorder {
+ public:
+  explicit HistoryRecorder(Family family);
+  void Add(const RoundMetrics& m);  // no GIL needed
+  py::dict ToDict();                // needs the GIL; leaves the recorder empty
+
+ private:
+  struct Column {
+    const TraceColumn* trace;
+    std::vector<double> values;          // scalar and per-node columns (row-major)
+    std::vector<std::int64_t> integers;  // round
+    py::ssize_t width = -1;              // per-node columns: nodes of the first round
+  };
+  std::vector<Column> columns_;
+  py::ssize_t rounds_ = 0;
+};
 
 // One round's scalar metrics of `family` as a dict (the progress callback's argument).
 py::dict RoundToDict(const RoundMetrics& m, Family family);

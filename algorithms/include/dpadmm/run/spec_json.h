@@ -21,8 +21,11 @@
 // All functions are pure (no I/O) and safe to call from several threads at once.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "dpadmm/run/run.h"
 #include "dpadmm/run/run_spec.h"
@@ -48,6 +51,12 @@ void ApplySpecJson(const std::string& json_text, const std::string& where, RunSp
 // RunSpec::Defaults before ApplySpecJson). Throws InputError for a syntax error or an unknown name.
 std::optional<Algorithm> PeekAlgorithm(const std::string& json_text, const std::string& where);
 
+// The spec a JSON text describes, parsed once: RunSpec::Defaults of the algorithm it names
+// (admm if none) with its fields applied (PeekAlgorithm, then ApplySpecJson, on one parse).
+// Not validated: call RunSpec::Validate() once the spec is complete. Throws InputError as
+// ApplySpecJson does.
+RunSpec SpecFromJson(const std::string& json_text, const std::string& where);
+
 // Every field of `spec` that applies to its family as an indented JSON object (no trailing
 // newline). Round-trips: ApplySpecJson(SpecToJson(s), ...) onto
 // RunSpec::Defaults(s.algorithm.name()) reproduces s.
@@ -58,8 +67,25 @@ std::string RunInfoToJson(const RunInfo& info);
 // outcome, message, rounds, seconds, final metrics, info and the model vector.
 std::string SummaryToJson(const RunSummary& summary);
 
-// The trace formats write the columns of one table (spec_json.cpp, VisitMetrics) that apply to
-// the run's family, by name, in the table's order.
+// One column of the trace formats: its name, the families it belongs to and the RoundMetrics
+// field it shows. Exactly one of `integer` (round), `scalar` and `per_node` (node_privacy,
+// node_noise) is set.
+struct TraceColumn {
+  const char* name;
+  bool consensus;  // in the trace of consensus runs
+  bool sharing;    // in the trace of sharing runs
+  std::int64_t RoundMetrics::*integer = nullptr;
+  double RoundMetrics::*scalar = nullptr;
+  std::vector<double> RoundMetrics::*per_node = nullptr;
+  bool In(Family family) const { return family == Family::kConsensus ? consensus : sharing; }
+};
+
+// Every trace column of both families, in the formats' order (the one table the CSV and
+// JSON-lines traces, the Python binding's history and the tests' bit comparisons read).
+std::span<const TraceColumn> TraceColumns();
+
+// The trace formats write the columns of TraceColumns() that apply to the run's family, by
+// name, in the table's order.
 // One round as a single-line JSON object (no newline): the JSON-lines trace format.
 std::string MetricsToJsonLine(const RoundMetrics& metrics, Family family = Family::kConsensus);
 
