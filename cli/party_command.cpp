@@ -64,10 +64,9 @@ int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
       LoadPartyData(file.spec, file.data, file.test, file.data_labels, file.test_labels);
   const Party party(file.spec, std::move(data.train), std::move(data.test),
                     std::move(file.network));
-  return ReportRun(party.spec(), o, started, party.info(),
-                   [&](CliObserver* observer, TraceWriter* /*trace*/) {
-                     return party.Run(observer, &g_stop);
-                   });
+  return ReportRun(
+      party.spec(), o, started, party.info(),
+      [&](CliObserver* observer, TraceWriter* /*trace*/) { return party.Run(observer, &g_stop); });
 }
 
 }  // namespace dpadmm::cli

@@ -31,7 +31,8 @@ class CountingSink : public runtime::RoundSink {
 runtime::EngineResult RunOnNetwork(const Experiment::Driver& d,
                                    std::span<runtime::NodeProgram* const> programs,
                                    const runtime::Topology& topology,
-                                   const runtime::EngineOptions& options, runtime::RoundSink& sink) {
+                                   const runtime::EngineOptions& options,
+                                   runtime::RoundSink& sink) {
   CountingSink counted(sink);
   try {
     return runtime::RunNetwork(programs, topology, options, *d.network, counted);
@@ -42,8 +43,7 @@ runtime::EngineResult RunOnNetwork(const Experiment::Driver& d,
     result.last_reported_round = counted.last();
     result.failure.kind = runtime::FailureKind::kException;
     result.failure.message =
-        (e.peer().empty() ? std::string("the network: ") : "party '" + e.peer() + "': ") +
-        e.what();
+        (e.peer().empty() ? std::string("the network: ") : "party '" + e.peer() + "': ") + e.what();
     return result;
   }
 }

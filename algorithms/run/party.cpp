@@ -33,14 +33,22 @@ std::vector<std::uint8_t> Fnv1a64(const std::string& text) {
 }
 
 // Each party's own fields of the spec JSON (not part of what the parties agree on).
-constexpr const char* kOwnFields[] = {
-    "data.train_path",       "data.test_path",          "data.train_labels_path",
-    "data.test_labels_path", "data.rows",               "data.dims",
-    "data.test_fraction",    "data.sparse_informative", "data.sparse_nnz_per_row",
-    "data.sparse_flip_probability", "engine",           "threads",
-    "compute_optimum"};
+constexpr const char* kOwnFields[] = {"data.train_path",
+                                      "data.test_path",
+                                      "data.train_labels_path",
+                                      "data.test_labels_path",
+                                      "data.rows",
+                                      "data.dims",
+                                      "data.test_fraction",
+                                      "data.sparse_informative",
+                                      "data.sparse_nnz_per_row",
+                                      "data.sparse_flip_probability",
+                                      "engine",
+                                      "threads",
+                                      "compute_optimum"};
 
-void Leaves(const nlohmann::json& j, const std::string& path, std::vector<runtime::SpecField>& out) {
+void Leaves(const nlohmann::json& j, const std::string& path,
+            std::vector<runtime::SpecField>& out) {
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       Leaves(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
@@ -88,7 +96,8 @@ TrainTest LoadPartyData(const RunSpec& spec, const std::string& train_path,
       break;
     case DataSource::kCsv:
       out.train = LoadCsv(train_path, d.label_column, d.delimiter, d.has_header);
-      if (!test_path.empty()) out.test = LoadCsv(test_path, d.label_column, d.delimiter, d.has_header);
+      if (!test_path.empty())
+        out.test = LoadCsv(test_path, d.label_column, d.delimiter, d.has_header);
       break;
     case DataSource::kAsc:
       out.train = LoadAsc(train_path, train_labels_path);
@@ -146,6 +155,21 @@ RunSummary Party::Run(RunObserver* observer, const runtime::StopToken* stop) con
   return experiment_->Run(observer, stop);
 }
 
+RunSummary Party::SerialAsParty(RunSpec spec, Dataset train, Dataset test, std::vector<int> view,
+                                RunObserver* observer) {
+  if (spec.family() != Family::kConsensus) {
+    throw InputError("SerialAsParty: the consensus family only");
+  }
+  std::sort(view.begin(), view.end());
+  if (view.empty() || view.front() < 0 || view.back() >= spec.graph.nodes ||
+      std::adjacent_find(view.begin(), view.end()) != view.end()) {
+    throw InputError("SerialAsParty: view must list distinct nodes of the run");
+  }
+  Experiment serial(std::move(spec), std::move(train), std::move(test));
+  serial.driver_->view = std::move(view);
+  return serial.RunOn(runtime::EngineKind::kSerial, 1, observer);
+}
+
 }  // namespace dpadmm
 
 namespace dpadmm {
@@ -188,15 +212,26 @@ PartyFile ParsePartyFile(const std::string& text, const std::string& where) {
     throw InputError(where + ": JSON syntax error at byte " + std::to_string(e.byte));
   }
   if (!j.is_object()) throw InputError(where + ": must be a JSON object");
-  static const char* const kKeys[] = {"spec",  "party", "data",    "test",    "data_labels",
-                                      "test_labels", "parties", "node_parties", "tls",
-                                      "setup_timeout_seconds", "peer_timeout_seconds", "trace",
-                                      "summary", "model_out"};
+  static const char* const kKeys[] = {"spec",
+                                      "party",
+                                      "data",
+                                      "test",
+                                      "data_labels",
+                                      "test_labels",
+                                      "parties",
+                                      "node_parties",
+                                      "tls",
+                                      "setup_timeout_seconds",
+                                      "peer_timeout_seconds",
+                                      "trace",
+                                      "summary",
+                                      "model_out"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(std::begin(kKeys), std::end(kKeys), it.key()) == std::end(kKeys)) {
-      Bad(where, it.key(), "unknown field (fields: spec, party, data, test, data_labels, "
-                           "test_labels, parties, node_parties, tls, setup_timeout_seconds, "
-                           "peer_timeout_seconds, trace, summary, model_out)");
+      Bad(where, it.key(),
+          "unknown field (fields: spec, party, data, test, data_labels, "
+          "test_labels, parties, node_parties, tls, setup_timeout_seconds, "
+          "peer_timeout_seconds, trace, summary, model_out)");
     }
   }
   for (const char* required : {"spec", "party", "data", "parties"}) {

@@ -111,6 +111,14 @@ class Party {
   // protocol ends the run "failed" naming it (the rounds every party completed are reported).
   RunSummary Run(RunObserver* observer = nullptr, const runtime::StopToken* stop = nullptr) const;
 
+  // The reference a party's run must reproduce: the serial engine in one process on every
+  // node's rows (`train`, spec.partition as given, e.g. a partition file), with the metrics
+  // measured as a party hosting `view` measures them (its nodes' figures, the mean of its
+  // nodes' models). In simulation mode the party's trace (but the seconds) and model have
+  // these bits. Set spec.compute_optimum = false to compare the distance column.
+  static RunSummary SerialAsParty(RunSpec spec, Dataset train, Dataset test, std::vector<int> view,
+                                  RunObserver* observer = nullptr);
+
  private:
   std::unique_ptr<Experiment> experiment_;
   PublicSpec public_;
