@@ -42,8 +42,7 @@ runtime::EngineResult RunOnNetwork(const Experiment::Driver& d,
     result.outcome = runtime::EngineOutcome::kFailed;
     result.last_reported_round = counted.last();
     result.failure.kind = runtime::FailureKind::kException;
-    result.failure.message =
-        (e.peer().empty() ? std::string("the network: ") : "party '" + e.peer() + "': ") + e.what();
+    result.failure.message = e.what();  // names the peer at fault
     return result;
   }
 }

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -78,7 +79,7 @@ void WriteRows(std::ofstream& out, const dpadmm::Dataset& data, std::int64_t beg
                std::int64_t end) {
   const auto& x = std::get<dpadmm::DenseRows>(data.x);
   for (std::int64_t r = begin; r < end; ++r) {
-    char buf[40];
+    char buf[64];
     out << (data.y[r] > 0 ? "1" : "-1");
     for (Eigen::Index c = 0; c < x.cols(); ++c) {
       std::snprintf(buf, sizeof buf, " %ld:%.17g", static_cast<long>(c + 1), x(r, c));
@@ -161,11 +162,74 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
     return ended;
   }
 
+  // Writes the data (party p: rows [p * kRowsPerParty, (p + 1) * kRowsPerParty) of one data
+  // set, all.libsvm and partition.txt for the serial run, test.libsvm) and the party files
+  // (tweak(p, spec) may change party p's spec), and runs the parties.
+  std::vector<Ended> RunParties(const fs::path& run, const std::string& algorithm, int parties,
+                                const std::function<void(int, nlohmann::json&)>& tweak = {},
+                                double setup_timeout = 60) {
+    fs::create_directories(run);
+    // One data set: party p holds rows [p * kRowsPerParty, (p + 1) * kRowsPerParty).
+    const dpadmm::Dataset all = dpadmm::GenerateTwonorm(kRowsPerParty * parties, 5, kDims);
+    const dpadmm::Dataset test_rows = dpadmm::GenerateTwonorm(30, 6, kDims);
+    {
+      std::ofstream whole(run / "all.libsvm"), part(run / "partition.txt"),
+          test(run / "test.libsvm");
+      WriteRows(whole, all, 0, all.rows());
+      WriteRows(test, test_rows, 0, test_rows.rows());
+      for (int p = 0; p < parties; ++p) {
+        std::ofstream mine(run / ("p" + std::to_string(p) + ".libsvm"));
+        WriteRows(mine, all, p * kRowsPerParty, (p + 1) * kRowsPerParty);
+        for (int r = 0; r < kRowsPerParty; ++r) part << p << '\n';
+      }
+    }
+    std::vector<Ended> ended;
+    // A port taken between FreePorts and the party's listen (another test): a fresh set.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const std::vector<int> ports = FreePorts(parties);
+      if (static_cast<int>(ports.size()) != parties) {
+        ADD_FAILURE() << "no free loopback ports";
+        return ended;
+      }
+      nlohmann::json list = nlohmann::json::array();
+      for (int p = 0; p < parties; ++p) {
+        list.push_back({{"id", "p" + std::to_string(p)},
+                        {"address", "127.0.0.1:" + std::to_string(ports[p])}});
+      }
+      const fs::path certs = dir_ / "certs";
+      for (int p = 0; p < parties; ++p) {
+        const std::string id = "p" + std::to_string(p);
+        nlohmann::json spec = Spec(algorithm, parties);
+        if (tweak) tweak(p, spec);
+        const nlohmann::json file = {{"spec", spec},
+                                     {"party", id},
+                                     {"data", (run / (id + ".libsvm")).string()},
+                                     {"test", (run / "test.libsvm").string()},
+                                     {"parties", list},
+                                     {"tls",
+                                      {{"ca", (certs / "ca.pem").string()},
+                                       {"cert", (certs / (id + ".pem")).string()},
+                                       {"key", (certs / (id + ".key")).string()}}},
+                                     {"setup_timeout_seconds", setup_timeout},
+                                     {"peer_timeout_seconds", 60},
+                                     {"trace", (run / (id + "-trace.csv")).string()},
+                                     {"summary", (run / (id + "-summary.json")).string()}};
+        std::ofstream(run / ("party" + std::to_string(p) + ".json")) << file.dump(2);
+      }
+      ended = Launch(run, parties);
+      bool port_taken = false;
+      for (const Ended& e : ended) {
+        port_taken = port_taken || e.err.find("cannot listen") != std::string::npos;
+      }
+      if (!port_taken) break;
+    }
+
+    return ended;
+  }
+
   static fs::path dir_;
-  static int runs_;
 };
 fs::path PartyAlgorithms::dir_;
-int PartyAlgorithms::runs_ = 0;
 
 // Records every round the serial reference reports.
 struct Rows : dpadmm::RunObserver {
@@ -187,62 +251,13 @@ std::string WithoutColumn(const std::string& row, std::size_t skip) {
 TEST_P(PartyAlgorithms, SameBitsAsSerial) {
   const auto& [algorithm, parties] = GetParam();
   const fs::path run = dir_ / (algorithm + "_" + std::to_string(parties));
-  fs::create_directories(run);
-  // One data set: party p holds rows [p * kRowsPerParty, (p + 1) * kRowsPerParty).
-  const dpadmm::Dataset all = dpadmm::GenerateTwonorm(kRowsPerParty * parties, 5, kDims);
-  const dpadmm::Dataset test_rows = dpadmm::GenerateTwonorm(30, 6, kDims);
-  {
-    std::ofstream whole(run / "all.libsvm"), part(run / "partition.txt"),
-        test(run / "test.libsvm");
-    WriteRows(whole, all, 0, all.rows());
-    WriteRows(test, test_rows, 0, test_rows.rows());
-    for (int p = 0; p < parties; ++p) {
-      std::ofstream mine(run / ("p" + std::to_string(p) + ".libsvm"));
-      WriteRows(mine, all, p * kRowsPerParty, (p + 1) * kRowsPerParty);
-      for (int r = 0; r < kRowsPerParty; ++r) part << p << '\n';
-    }
-  }
+  const std::vector<Ended> ended = RunParties(run, algorithm, parties);
   const nlohmann::json spec = Spec(algorithm, parties);
-  std::vector<Ended> ended;
-  // A port taken between FreePorts and the party's listen (another test): a fresh set.
-  for (int attempt = 0; attempt < 3; ++attempt) {
-  const std::vector<int> ports = FreePorts(parties);
-  ASSERT_EQ(static_cast<int>(ports.size()), parties);
-  nlohmann::json list = nlohmann::json::array();
-  for (int p = 0; p < parties; ++p) {
-    list.push_back({{"id", "p" + std::to_string(p)},
-                    {"address", "127.0.0.1:" + std::to_string(ports[p])}});
-  }
-  const fs::path certs = dir_ / "certs";
-  for (int p = 0; p < parties; ++p) {
-    const std::string id = "p" + std::to_string(p);
-    const nlohmann::json file = {
-        {"spec", spec},
-        {"party", id},
-        {"data", (run / (id + ".libsvm")).string()},
-        {"test", (run / "test.libsvm").string()},
-        {"parties", list},
-        {"tls",
-         {{"ca", (certs / "ca.pem").string()},
-          {"cert", (certs / (id + ".pem")).string()},
-          {"key", (certs / (id + ".key")).string()}}},
-        {"setup_timeout_seconds", 60},
-        {"peer_timeout_seconds", 60},
-        {"trace", (run / (id + "-trace.csv")).string()},
-        {"summary", (run / (id + "-summary.json")).string()}};
-    std::ofstream(run / ("party" + std::to_string(p) + ".json")) << file.dump(2);
-  }
-  ended = Launch(run, parties);
-  bool port_taken = false;
-  for (const Ended& e : ended) {
-    port_taken = port_taken || e.err.find("cannot listen") != std::string::npos;
-  }
-  if (!port_taken) break;
-  }
 
   // The serial reference: the concatenated rows, the partition file that gives party p's rows
   // to node p, the same public test file.
-  dpadmm::RunSpec serial = dpadmm::RunSpec::Defaults(dpadmm::ParseChoice<dpadmm::Algorithm>(algorithm, "algorithm"));
+  dpadmm::RunSpec serial =
+      dpadmm::RunSpec::Defaults(dpadmm::ParseChoice<dpadmm::Algorithm>(algorithm, "algorithm"));
   dpadmm::ApplySpecJson(spec.dump(), "spec", serial);
   serial.partition.kind = dpadmm::PartitionKind::kFile;
   serial.partition.file = (run / "partition.txt").string();
@@ -297,13 +312,41 @@ TEST_P(PartyAlgorithms, SameBitsAsSerial) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Consensus, PartyAlgorithms,
-    ::testing::Combine(::testing::Values("admm", "dvp", "pvp", "madmm", "radmm", "mradmm",
-                                         "private_mradmm", "pdml"),
-                       ::testing::Values(3, 5)),
-    [](const auto& param_info) {
-      return std::get<0>(param_info.param) + "_" + std::to_string(std::get<1>(param_info.param));
-    });
+// One party runs another alpha: every party refuses before round 0, each naming the field, and
+// ends (exit 5, its summary written, no partial file left) within the bound (a refusing party
+// keeps answering Hello with its reason until its set-up timeout, 15 s here).
+TEST_F(PartyAlgorithms, SpecMismatchIsRefusedNamingTheField) {
+  const fs::path run = dir_ / "mismatch";
+  const std::vector<Ended> ended = RunParties(
+      run, "dvp", 3,
+      [](int p, nlohmann::json& spec) {
+        if (p == 2) spec["algorithm"]["dvp"]["alpha"] = 0.7;
+      },
+      /*setup_timeout=*/15);
+  for (int p = 0; p < 3; ++p) {
+    SCOPED_TRACE("party p" + std::to_string(p));
+    const Ended& e = ended[p];
+    ASSERT_FALSE(e.killed_by_test) << e.err;
+    EXPECT_EQ(e.exit_code, 5) << e.out << e.err;
+    const std::string id = "p" + std::to_string(p);
+    const nlohmann::json summary = nlohmann::json::parse(ReadAll(run / (id + "-summary.json")));
+    EXPECT_EQ(summary["outcome"], "failed");
+    const std::string message = summary["message"];
+    EXPECT_NE(message.find("algorithm.dvp.alpha"), std::string::npos) << message;
+    EXPECT_EQ(message.find("iterations"), std::string::npos) << message;
+    EXPECT_FALSE(fs::exists(run / (id + "-trace.csv.partial")));
+    EXPECT_FALSE(fs::exists(run / (id + "-summary.json.partial")));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Consensus, PartyAlgorithms,
+                         ::testing::Combine(::testing::Values("admm", "dvp", "pvp", "madmm",
+                                                              "radmm", "mradmm", "private_mradmm",
+                                                              "pdml"),
+                                            ::testing::Values(3, 5)),
+                         [](const auto& param_info) {
+                           return std::get<0>(param_info.param) + "_" +
+                                  std::to_string(std::get<1>(param_info.param));
+                         });
 
 }  // namespace
