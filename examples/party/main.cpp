@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
     threads.emplace_back([&, p] {
       try {
         // This organisation's own rows (here generated; in a service, its database).
-        dpadmm::Dataset mine = dpadmm::GenerateTwonorm(400, /*seed=*/static_cast<std::uint64_t>(p + 1), 10);
+        dpadmm::Dataset mine =
+            dpadmm::GenerateTwonorm(400, /*seed=*/static_cast<std::uint64_t>(p + 1), 10);
         dpadmm::runtime::NetworkOptions net;
         net.self = parties[p].id;
         net.parties = parties;
@@ -70,11 +71,11 @@ int main(int argc, char** argv) {
       continue;
     }
     const dpadmm::RunSummary& s = summaries[p];
-    std::printf("%s: %s, test accuracy of its model %.2f%%, its tight epsilon %.3g (delta %.2g), "
-                "%s\n",
-                parties[p].id.c_str(), dpadmm::ToString(s.outcome),
-                100.0 * (1.0 - s.final.test_error), s.tight_epsilon, s.tight_delta,
-                dpadmm::NoiseLabel(s.info));
+    std::printf(
+        "%s: %s, test accuracy of its model %.2f%%, its tight epsilon %.3g (delta %.2g), "
+        "%s\n",
+        parties[p].id.c_str(), dpadmm::ToString(s.outcome), 100.0 * (1.0 - s.final.test_error),
+        s.tight_epsilon, s.tight_delta, dpadmm::NoiseLabel(s.info));
     ok = ok && s.outcome == dpadmm::RunOutcome::kCompleted && s.final.test_error < 0.2;
   }
   std::printf(ok ? "ok\n" : "FAILED\n");

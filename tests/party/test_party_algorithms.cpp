@@ -31,48 +31,18 @@
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/party.h"
 #include "dpadmm/run/spec_json.h"
+#include "party_launch.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
+using dpadmm::partytest::FreePorts;
+using dpadmm::partytest::Lines;
+using dpadmm::partytest::ReadAll;
+
 constexpr int kRowsPerParty = 24;
 constexpr int kDims = 4;
-
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::stringstream s(text);
-  for (std::string l; std::getline(s, l);) lines.push_back(l);
-  return lines;
-}
-
-// Ports free on 127.0.0.1 right now (bound together, then released).
-std::vector<int> FreePorts(int k) {
-  std::vector<int> fds, ports;
-  for (int i = 0; i < k; ++i) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      ADD_FAILURE() << "cannot bind a loopback port";
-      return {};
-    }
-    fds.push_back(fd);
-    ports.push_back(ntohs(addr.sin_port));
-  }
-  for (int fd : fds) close(fd);
-  return ports;
-}
 
 // A row as LIBSVM text whose values read back to the same doubles.
 void WriteRows(std::ofstream& out, const dpadmm::Dataset& data, std::int64_t begin,
