@@ -309,6 +309,42 @@ TEST_F(PartyAlgorithms, SpecMismatchIsRefusedNamingTheField) {
   }
 }
 
+// Private mode (no noise seed) with a budget: each party's summary holds its own node's figures
+// only (its budget spent, its tight epsilon, frozen round), null for the other parties' nodes,
+// and no figure evaluated on private data (metrics released-only).
+TEST_F(PartyAlgorithms, PrivateModeReportsOnlyTheOwnNodes) {
+  const fs::path run = dir_ / "private";
+  const std::vector<Ended> ended = RunParties(run, "dvp", 3, [](int, nlohmann::json& spec) {
+    spec.erase("noise_seed");
+    spec["algorithm"]["privacy_budget"] = 1.6;
+  });
+  for (int p = 0; p < 3; ++p) {
+    SCOPED_TRACE("party p" + std::to_string(p));
+    const Ended& e = ended[p];
+    ASSERT_FALSE(e.killed_by_test) << e.err;
+    ASSERT_EQ(e.exit_code, 0) << e.out << e.err;
+    const std::string id = "p" + std::to_string(p);
+    const nlohmann::json s = nlohmann::json::parse(ReadAll(run / (id + "-summary.json")));
+    EXPECT_EQ(s["noise_mode"], "private");
+    EXPECT_TRUE(s["final"]["train_loss"].is_null());
+    const auto& tight = s["tight_privacy"];
+    for (int q = 0; q < 3; ++q) {
+      if (q == p) {
+        // alpha 0.5 per round: the budget 1.6 refuses round 4, the node froze then.
+        EXPECT_EQ(s["final"]["node_privacy"][q].get<double>(), 1.5);
+        EXPECT_EQ(s["node_frozen_round"][q].get<int>(), 4);
+        EXPECT_GT(tight["node_epsilon"][q].get<double>(), 0.0);
+        EXPECT_LE(tight["node_epsilon"][q].get<double>(), 1.5);
+        EXPECT_EQ(tight["epsilon"].get<double>(), tight["node_epsilon"][q].get<double>());
+      } else {
+        EXPECT_TRUE(s["final"]["node_privacy"][q].is_null());
+        EXPECT_TRUE(tight["node_epsilon"][q].is_null());
+        EXPECT_EQ(s["node_frozen_round"][q].get<int>(), -2);
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Consensus, PartyAlgorithms,
                          ::testing::Combine(::testing::Values("admm", "dvp", "pvp", "madmm",
                                                               "radmm", "mradmm", "private_mradmm",
