@@ -3,6 +3,7 @@
 //
 //   dpadmm run [options]      one experiment of either family; cli/run_command.h
 //   dpadmm sharing [options]  alias: the vertical family (001) with its defaults and old flags
+//   dpadmm party --config F   one party of a run across organisations; cli/party_command.h
 //   dpadmm predict [options]  apply a saved model to a data file; cli/predict_command.h
 //   dpadmm audit [options]    empirical privacy audit of one mechanism; cli/audit_command.h
 //   dpadmm sweep [options]    accuracy against total epsilon; cli/sweep_command.h
@@ -39,6 +40,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/runtime/mpi.h"
 #include "output_files.h"
+#include "party_command.h"
 #include "predict_command.h"
 #include "run_command.h"
 #include "spec_flags.h"
@@ -108,6 +110,7 @@ class CommandLine {
     }
 
     predict_ = std::make_unique<PredictCommand>(app_);  // `dpadmm predict`
+    party_ = std::make_unique<PartyCommand>(app_);      // `dpadmm party`
     audit_ = std::make_unique<AuditCommand>(app_);      // `dpadmm audit`
     sweep_ = std::make_unique<SweepCommand>(app_);      // `dpadmm sweep`, with the run's spec flags
     if (wanted("sweep")) {
@@ -122,9 +125,10 @@ class CommandLine {
     // CLI11 would only say "A subcommand is required" for a misspelt command; name it instead.
     if (argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "run") != 0 &&
         std::strcmp(argv[1], "sharing") != 0 && std::strcmp(argv[1], "predict") != 0 &&
-        std::strcmp(argv[1], "audit") != 0 && std::strcmp(argv[1], "sweep") != 0) {
+        std::strcmp(argv[1], "audit") != 0 && std::strcmp(argv[1], "sweep") != 0 &&
+        std::strcmp(argv[1], "party") != 0) {
       err_ << "dpadmm: error: unknown command '" << argv[1]
-           << "' (available: run, sharing, predict, audit, sweep; see dpadmm --help)\n";
+           << "' (available: run, sharing, party, predict, audit, sweep; see dpadmm --help)\n";
       return kExitBadInput;
     }
     try {
@@ -137,6 +141,7 @@ class CommandLine {
                : predict_->parsed() ? "predict "
                : audit_->parsed()   ? "audit "
                : sweep_->parsed()   ? "sweep "
+               : party_->parsed()   ? "party "
                                     : "")
            << "--help)\n";
       return kExitBadInput;
@@ -146,7 +151,7 @@ class CommandLine {
 
   // Runs the parsed command.
   int Execute(std::chrono::steady_clock::time_point started) {
-    if (run_->parsed() || sharing_->parsed()) {
+    if (run_->parsed() || sharing_->parsed() || party_->parsed()) {
       // Ctrl-C and SIGTERM stop a run (exit 4, outputs complete) from here on, on every rank
       // under MPI: a signal during the checks or the set-up cancels the run at its first round;
       // mpirun sends SIGTERM to every rank, and a rank that died of it would take the job down
@@ -158,6 +163,7 @@ class CommandLine {
       if (predict_->parsed()) return predict_->Run();
       if (audit_->parsed()) return audit_->Run();
       if (sweep_->parsed()) return RunSweepCommand();
+      if (party_->parsed()) return party_->Run(started);
       if (sharing_->parsed()) return Run(*sharing_flags_, sharing_output_, started);
       return Run(*flags_, output_, started);
     });
@@ -175,7 +181,7 @@ class CommandLine {
   // Only the checks before a run (spec, outputs, limits): 0 if the run would start.
   int CheckOnly() {
     return Guarded([&] {
-      if (predict_->parsed() || audit_->parsed()) return int{kExitOk};
+      if (predict_->parsed() || audit_->parsed() || party_->parsed()) return int{kExitOk};
       if (sweep_->parsed()) SweepBase();
       if (sharing_->parsed()) CheckBeforeRun(*sharing_flags_, sharing_output_);
       if (run_->parsed()) CheckBeforeRun(*flags_, output_);
@@ -245,6 +251,7 @@ class CommandLine {
   std::unique_ptr<SpecFlags> flags_, sharing_flags_;
   OutputOptions output_, sharing_output_;
   std::unique_ptr<PredictCommand> predict_;
+  std::unique_ptr<PartyCommand> party_;
   std::unique_ptr<AuditCommand> audit_;
   std::unique_ptr<SweepCommand> sweep_;
   std::unique_ptr<SpecFlags> sweep_flags_;

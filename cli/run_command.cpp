@@ -136,7 +136,7 @@ int OutputsDone(int code) {
 
 int RunAndReport(const RunSpec& spec, const OutputOptions& o,
                  std::chrono::steady_clock::time_point started, const MpiPlacement* placement) {
-  const TraceFormat format = ResolveTraceFormat(o.trace, o.trace_format);
+  ResolveTraceFormat(o.trace, o.trace_format);
   g_inputs = DescribeInputs(spec, o);
   // Under MPI only rank 0 writes outputs; the other ranks run their nodes and return.
   const bool writes = !(g_mpi && g_mpi->rank() != 0);
@@ -161,8 +161,17 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
     return OutputsDone(ExitCodeOf(summary.outcome));
   }
 
-  TraceWriter trace(o.trace, format, spec.family(), experiment.info(),
-                    experiment.info().evaluation);
+  return OutputsDone(ReportRun(
+      spec, o, started, experiment.info(), [&](CliObserver* observer, TraceWriter* trace) {
+        return RunWithCheckpointFlags(experiment, o.checkpoint, observer, &g_stop, trace);
+      }));
+}
+
+int ReportRun(const RunSpec& spec, const OutputOptions& o,
+              std::chrono::steady_clock::time_point started, const RunInfo& info,
+              const std::function<RunSummary(CliObserver*, TraceWriter*)>& run) {
+  const TraceFormat format = ResolveTraceFormat(o.trace, o.trace_format);
+  TraceWriter trace(o.trace, format, spec.family(), info, info.evaluation);
   AtomicFile summary_file(o.summary, "the summary");
 
   Progress::Mode mode = Progress::Mode::kOff;
@@ -175,7 +184,7 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
 
   std::optional<RunSummary> result;
   try {
-    result = RunWithCheckpointFlags(experiment, o.checkpoint, &observer, &g_stop, &trace);
+    result = run(&observer, &trace);
   } catch (...) {
     // The rounds done so far stay readable at the trace's path.
     progress.Finish();
@@ -213,12 +222,10 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
       summary.message.find("bad_alloc") != std::string::npos) {
     std::cerr << "dpadmm: error: out of memory while running on " << g_inputs << " ("
               << summary.message << ")\n";
-    return OutputsDone(kExitBadInput);
+    return kExitBadInput;
   }
-  if (!o.model_out.empty() && !SaveRunModel(summary, spec, o.model_out)) {
-    return OutputsDone(kExitInternal);
-  }
-  return OutputsDone(ExitCodeOf(summary.outcome));
+  if (!o.model_out.empty() && !SaveRunModel(summary, spec, o.model_out)) return kExitInternal;
+  return ExitCodeOf(summary.outcome);
 }
 
 void AddCheckpointOptions(CLI::App& command, CheckpointFlags& c) {

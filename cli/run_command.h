@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,9 @@
 #include "spec_flags.h"
 
 namespace dpadmm::cli {
+
+class CliObserver;  // progress.h
+class TraceWriter;  // trace_writer.h
 
 // --checkpoint FILE --checkpoint-every K, --resume FILE (dpadmm/persistence/checkpoint.h).
 struct CheckpointFlags {
@@ -37,6 +41,14 @@ struct OutputOptions {
   bool print_config = false;
   std::string max_memory;  // --max-memory; empty = the default limit
 };
+
+// What `run` does once the run is prepared (shared by `party`): opens the trace and the summary
+// (o.trace, o.summary), shows progress, calls `run` with the observer and the trace, writes the
+// summary, prints it, saves o.model_out; returns the exit code. The outputs must have been
+// probed before the data was loaded (AtomicFile, as RunAndReport does).
+int ReportRun(const RunSpec& spec, const OutputOptions& o,
+              std::chrono::steady_clock::time_point started, const RunInfo& info,
+              const std::function<RunSummary(CliObserver*, TraceWriter*)>& run);
 
 // The input/output and checkpoint flags of `run` and `sharing`, bound to `o`.
 void AddOutputOptions(CLI::App& command, OutputOptions& o);

@@ -14,6 +14,7 @@ runtime::EngineResult RunPrograms(const Experiment::Driver& d,
                                   std::span<runtime::NodeProgram* const> programs,
                                   const runtime::Topology& topology, runtime::EngineOptions options,
                                   runtime::RoundSink& sink) {
+  if (d.network) return RunOnNetwork(d, programs, topology, options, sink);
   if (!d.mpi) return runtime::Run(programs, topology, options, sink);
   options.kind = runtime::EngineKind::kMpi;
   options.node_ranks = d.mpi->node_ranks;

@@ -16,6 +16,15 @@
 namespace dpadmm {
 
 std::vector<int> HostedNodes(Experiment::Driver& d, int n) {
+  if (d.network) {
+    const auto& parties = d.network->parties;
+    for (std::size_t p = 0; p < parties.size(); ++p) {
+      if (parties[p].id == d.network->self) {
+        return runtime::PartyNodes(d.network->node_parties, static_cast<int>(p));
+      }
+    }
+    throw InputError("party: this party's id '" + d.network->self + "' is not in the party list");
+  }
   if (!d.mpi) {
     std::vector<int> all(static_cast<std::size_t>(n));
     std::iota(all.begin(), all.end(), 0);

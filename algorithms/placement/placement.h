@@ -21,9 +21,10 @@
 namespace dpadmm {
 
 // The nodes this process builds, in increasing id: 0..n-1 without MPI; under MPI the ones this
-// rank hosts. Resolves d.mpi->node_ranks for n nodes (contiguous blocks when empty); throws
-// InputError naming --node-ranks when the map has the wrong length or a rank outside the
-// communicator.
+// rank hosts; in a network run the ones the node-to-party map gives this party (the map's
+// length is checked by the engine's options, ValidateNetworkOptions). Resolves d.mpi->node_ranks
+// for n nodes (contiguous blocks when empty); throws InputError naming --node-ranks when the map
+// has the wrong length or a rank outside the communicator.
 std::vector<int> HostedNodes(Experiment::Driver& d, int n);
 
 // True where this process runs the observer (rank 0, or always without MPI).
@@ -31,11 +32,20 @@ bool IsReportingRank(const Experiment::Driver& d);
 
 // The transport (mpi_transport.cpp). `programs` are the hosted nodes' programs (d.hosted order).
 // Under MPI runs them with RunMpi on d.mpi's communicator and node map (whatever `options.kind`
-// says); else runtime::Run.
+// says); in a network run with RunNetwork (network_transport.cpp); else runtime::Run.
 runtime::EngineResult RunPrograms(const Experiment::Driver& d,
                                   std::span<runtime::NodeProgram* const> programs,
                                   const runtime::Topology& topology, runtime::EngineOptions options,
                                   runtime::RoundSink& sink);
+
+// The network transport (network_transport.cpp): RunNetwork with d.network. An engine error
+// (a peer unreachable, disconnected, silent or breaking the protocol) becomes a failed outcome
+// naming the peer (the rounds every party completed stay reported); bad options are an
+// InputError.
+runtime::EngineResult RunOnNetwork(const Experiment::Driver& d,
+                                   std::span<runtime::NodeProgram* const> programs,
+                                   const runtime::Topology& topology,
+                                   const runtime::EngineOptions& options, runtime::RoundSink& sink);
 
 // Values of a per-node quantity that each rank computes for its hosted nodes only
 // (`local[i]` for i in d.hosted; the others are ignored), completed from every rank: each

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -49,6 +50,23 @@ Graph BuildGraph(const GraphSpec& g, std::uint64_t seed) {
       if (g.nodes % r == 0) rows = r;
   }
   return MakeGrid(rows, g.nodes / rows);
+}
+
+// A party's partition: its `rows` own rows split among its hosted nodes (increasing id) in
+// contiguous blocks whose sizes differ by at most one; the other nodes' entries stay empty.
+Partition OwnRowsPartition(std::int64_t rows, const std::vector<int>& hosted, int nodes) {
+  const auto k = static_cast<std::int64_t>(hosted.size());
+  if (rows < k) {
+    throw InputError("party: " + std::to_string(rows) + " training rows for " + std::to_string(k) +
+                     " hosted nodes: every node needs at least one row");
+  }
+  Partition partition(static_cast<std::size_t>(nodes));
+  std::int64_t next = 0;
+  for (std::int64_t a = 0; a < k; ++a) {
+    const std::int64_t size = rows / k + (a < rows % k ? 1 : 0);
+    for (std::int64_t r = 0; r < size; ++r) partition[hosted[a]].push_back(next++);
+  }
+  return partition;
 }
 
 Partition BuildPartition(const PartitionSpec& p, std::int64_t rows, int nodes, std::uint64_t seed) {
@@ -162,7 +180,7 @@ class MetricsSink : public runtime::RoundSink {
  public:
   MetricsSink(const RunSpec& spec, const Dataset& test, const std::vector<Dataset>& slices,
               const Eigen::VectorXd& optimum, int nodes, std::int64_t dim, RunObserver* observer,
-              std::vector<char> private_nodes, bool tight,
+              std::vector<char> private_nodes, bool tight, std::vector<int> view, bool budget_stop,
               std::vector<double> gaussian_sensitivity = {}, double V = 0.0, double decay = 1.0)
       : spec_(spec),
         slices_(slices),
@@ -175,7 +193,11 @@ class MetricsSink : public runtime::RoundSink {
         mean_(Eigen::VectorXd::Zero(dim)),
         previous_mean_(Eigen::VectorXd::Zero(dim)),
         private_nodes_(std::move(private_nodes)),
+        view_(std::move(view)),
+        in_view_(static_cast<std::size_t>(nodes), 0),
+        budget_stop_(budget_stop),
         evaluate_(EffectiveMetrics(spec) == MetricsScope::kAll) {
+    for (int i : view_) in_view_[static_cast<std::size_t>(i)] = 1;
     if (tight && gaussian_sensitivity.empty()) {
       tight_.emplace(nodes, kTightDelta);
       // dp-bounds: the bounds release precedes round 1 (the summary composes it first too).
@@ -198,7 +220,10 @@ class MetricsSink : public runtime::RoundSink {
       std::vector<double> costs(static_cast<std::size_t>(nodes_));
       for (int i = 0; i < nodes_; ++i) {
         const bool frozen = t[i][static_cast<std::size_t>(dim_) + ConsensusReport::kFrozen] != 0.0;
-        costs[i] = frozen ? 0.0 : table_[i * width_ + dim_ + ConsensusReport::kNextPrivacyLoss];
+        // Outside the view (another party's node) nothing is known here: no term.
+        costs[i] = frozen || !in_view_[i]
+                       ? 0.0
+                       : table_[i * width_ + dim_ + ConsensusReport::kNextPrivacyLoss];
       }
       tight_->AddRound(costs);
       tight_rounds_.push_back(std::move(costs));  // for a checkpoint: replayed on resume
@@ -212,7 +237,7 @@ class MetricsSink : public runtime::RoundSink {
     last_round_ = round;
     const int every = spec_.metrics_every;
     const bool due = round == 0 || round == spec_.iterations || (every > 0 && round % every == 0);
-    if (round < spec_.iterations && EveryPrivateNodeFrozen()) {
+    if (budget_stop_ && round < spec_.iterations && EveryPrivateNodeFrozen()) {
       budget_exhausted_ = true;
       if (measured_round_ != round) Measure(round);
       Emit();
@@ -247,8 +272,8 @@ class MetricsSink : public runtime::RoundSink {
   // mean_ = (1/N) sum_i f_i, summed in node order (Measure's order: the same bits).
   void ComputeMean() {
     mean_.setZero();
-    for (int i = 0; i < nodes_; ++i) mean_ += Model(i);
-    mean_ /= nodes_;
+    for (int i : view_) mean_ += Model(i);
+    mean_ /= static_cast<double>(view_.size());
   }
 
   // Makes sure the last reported round has metrics and was seen by the observer.
@@ -277,9 +302,10 @@ class MetricsSink : public runtime::RoundSink {
     const double reg =
         0.5 * (spec_.algorithm.rho_per_node ? spec_.algorithm.rho : spec_.algorithm.rho / nodes_);
     mean_.setZero();
-    m.node_privacy.resize(nodes_);
-    m.node_noise.resize(nodes_);
-    for (int i = 0; i < nodes_; ++i) {
+    m.node_privacy.assign(static_cast<std::size_t>(nodes_), kNaN);
+    m.node_noise.assign(static_cast<std::size_t>(nodes_), kNaN);
+    const auto viewed = static_cast<double>(view_.size());
+    for (int i : view_) {
       const auto f = Model(i);
       const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
       // A node reports NaN when its round did not touch the data (R-ADMM even rounds, PVP's
@@ -299,23 +325,23 @@ class MetricsSink : public runtime::RoundSink {
       m.train_loss += mean_loss;
       m.objective += spec_.algorithm.C * mean_loss + reg * f.squaredNorm();
     }
-    m.train_loss /= nodes_;
+    m.train_loss /= viewed;
     if (!evaluate_) m.train_loss = m.objective = kNaN;
-    mean_ /= nodes_;
+    mean_ /= viewed;
     m.test_error = test_.rows() > 0 ? TestError(test_, mean_) : kNaN;
     // The consensus gap through the mean, max_i ||f_i - mean f||: O(N d) where the pairwise
     // max_ij ||f_i - f_j|| is O(N^2 d). The two bracket each other (mean f is a convex
     // combination of the f_j): gap <= max_ij ||f_i - f_j|| <= 2 gap. The mean is summed in node
     // order above (on every engine; under MPI the sink holds the gathered table), so the figure
     // has the same bits everywhere.
-    m.node_distance.resize(nodes_);
-    for (int i = 0; i < nodes_; ++i) {
+    m.node_distance.assign(static_cast<std::size_t>(nodes_), kNaN);
+    for (int i : view_) {
       m.node_distance[i] = (Model(i) - mean_).norm();
       m.consensus_gap = std::max(m.consensus_gap, m.node_distance[i]);
     }
     if (optimum_.size() == dim_) {
       const double scale = std::max(optimum_.norm(), std::numeric_limits<double>::min());
-      for (int i = 0; i < nodes_; ++i) {
+      for (int i : view_) {
         m.distance_to_optimum =
             std::max(m.distance_to_optimum, (Model(i) - optimum_).norm() / scale);
       }
@@ -331,7 +357,8 @@ class MetricsSink : public runtime::RoundSink {
   // TightAccounting takes the same values from the releases).
   double MaxSpentDelta() const {
     double m = 0.0;
-    for (int i = 0; i < nodes_ && !table_.empty(); ++i) {
+    for (int i : view_) {
+      if (table_.empty()) break;
       m = std::max(
           m, table_[static_cast<std::size_t>(i) * width_ + dim_ + ConsensusReport::kSpentDelta]);
     }
@@ -350,10 +377,15 @@ class MetricsSink : public runtime::RoundSink {
     }
     return any_private;
   }
-  // Per node: the round its release was refused (it froze), or -1; from the last report.
+  // Per node: the round its release was refused (it froze), or -1; from the last report. -2
+  // outside the view (another party's node: not known here).
   std::vector<std::int64_t> frozen_rounds() const {
     std::vector<std::int64_t> rounds(static_cast<std::size_t>(nodes_), -1);
-    for (int i = 0; i < nodes_ && !table_.empty(); ++i) {
+    for (int i = 0; i < nodes_; ++i) {
+      if (!in_view_[i]) rounds[i] = -2;
+    }
+    for (int i : view_) {
+      if (table_.empty()) break;
       rounds[i] = static_cast<std::int64_t>(
           table_[static_cast<std::size_t>(i) * width_ + dim_ + ConsensusReport::kFrozenRound]);
     }
@@ -449,6 +481,11 @@ class MetricsSink : public runtime::RoundSink {
   bool converged_ = false;
   bool budget_exhausted_ = false;
   std::vector<char> private_nodes_;  // node i's releases cost privacy (its budget may freeze it)
+  // The nodes measured (increasing; every node, or a party's own), and membership by node.
+  const std::vector<int> view_;
+  std::vector<char> in_view_;
+  // The run stops once every private node froze (false for a party: it sees only its own).
+  const bool budget_stop_;
   const bool evaluate_;  // metrics scope "all": also the figures evaluated on private data
   std::optional<TightTrace> tight_;  // private consensus variants: the per-round tight epsilon
   // dp-bounds: each node's bounds release, in its privacy figure from round 0 on.
@@ -522,6 +559,13 @@ class ConsensusDriver : public Experiment::Driver {
   void CheckRowBound() const;
   // The centralized optimum and its figures (optimum, info.optimum_*), from `train`.
   void SolveOptimum();
+  // The nodes the metrics measure: `view`, or every node.
+  std::vector<int> ViewNodes() const {
+    if (!view.empty()) return view;
+    std::vector<int> all(static_cast<std::size_t>(graph.num_nodes()));
+    std::iota(all.begin(), all.end(), 0);
+    return all;
+  }
   std::vector<Dataset> slices_;
   bool train_released_ = false;  // `train` freed once split into slices_ (not under MPI)
   std::string train_name_;
@@ -580,10 +624,11 @@ void ConsensusDriver::SolveOptimum() {
   // The centralized optimum is solved on every node's private data: metrics scope "all" only.
   const RunSpec& s = spec;
   const bool optimum_wanted = s.compute_optimum && info.metrics == MetricsScope::kAll;
-  if (optimum_wanted && mpi) {
-    info.optimum_note =
-        "not computed on the mpi engine: the centralized optimum needs every node's rows in one "
-        "process (no distance to the optimum)";
+  if (optimum_wanted && (mpi || network)) {
+    info.optimum_note = std::string("not computed ") +
+                        (mpi ? "on the mpi engine" : "in party mode") +
+                        ": the centralized optimum needs every node's rows in one process (no "
+                        "distance to the optimum)";
   } else if (optimum_wanted) {
     // The centralized problem sum_i [(C/B_i) sum_{n in D_i} L + (rho/N) ||f||^2/2], solved by
     // the same Newton solver with per-sample weights C/B_{node(n)} and a = rho.
@@ -622,16 +667,29 @@ void ConsensusDriver::Prepare() {
   const RunSpec& s = spec;
   const Algorithm algorithm = s.algorithm.name();
   graph = BuildGraph(s.graph, s.seed);
-  partition = BuildPartition(s.partition, info.train_rows, graph.num_nodes(), s.seed);
-  hosted = HostedNodes(*this, graph.num_nodes());
+  if (network) {
+    // A party: its nodes split its own rows in contiguous blocks; nothing is known here of the
+    // other parties' rows (their B_i).
+    try {
+      runtime::ValidateNetworkOptions(*network, graph.num_nodes());
+    } catch (const runtime::NetworkError& e) {
+      throw InputError(std::string("party: ") + e.what());
+    }
+    hosted = HostedNodes(*this, graph.num_nodes());
+    partition = OwnRowsPartition(info.train_rows, hosted, graph.num_nodes());
+    view = hosted;
+  } else {
+    partition = BuildPartition(s.partition, info.train_rows, graph.num_nodes(), s.seed);
+    hosted = HostedNodes(*this, graph.num_nodes());
+  }
   // Under MPI a rank keeps the rows of the nodes it hosts only (the others' slices stay empty);
   // from a LIBSVM file it reads only those rows.
   // In one process the slices are split off `train` after the centralized optimum is solved
   // (below), so that the optimum's solver and the slices are never held at once;
   // dp-bounds (which maps `train` by the bounds the slices release) and PDML (whose labels are
   // randomized from the slices) need them first.
-  const bool slices_late =
-      !rowwise && !mpi && info.scaling != Scaling::kDpBounds && algorithm != Algorithm::kPdml;
+  const bool slices_late = !rowwise && !mpi && !network && info.scaling != Scaling::kDpBounds &&
+                           algorithm != Algorithm::kPdml;
   if (rowwise) {
     slices_ = LoadHostedSlices(*this, partition);
   } else if (!slices_late) {
@@ -645,7 +703,7 @@ void ConsensusDriver::Prepare() {
     // 003 Algorithm 3: 2 c1 < (B_i / C)(rho/N + 2 eta_i(1) V_i) for every node, eta_i(1) = eta q1.
     const int n = graph.num_nodes();
     const double rho_total = s.algorithm.rho_per_node ? s.algorithm.rho * n : s.algorithm.rho;
-    for (int i = 0; i < n; ++i) {
+    for (int i : ViewNodes()) {
       const double eta1 =
           PerNode(s.algorithm.node_eta, s.algorithm.eta, i) * PerNode(vf.node_q1, vf.q1, i);
       if (!MrAdmmFirstPenaltyOk(s.algorithm.C, static_cast<double>(partition[i].size()),
@@ -666,8 +724,10 @@ void ConsensusDriver::Prepare() {
   if ((algorithm != Algorithm::kPdml && UsesPrivacyMechanism(s)) || pdml_phase2) {
     CheckRowBound();
   }
-  for (const auto& rows : partition) {
-    info.rows_per_node.push_back(static_cast<std::int64_t>(rows.size()));
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    // -1: another party's node (its row count is not known to this party).
+    const bool known = !network || std::binary_search(hosted.begin(), hosted.end(), i);
+    info.rows_per_node.push_back(known ? static_cast<std::int64_t>(partition[i].size()) : -1);
   }
   if (algorithm == Algorithm::kPdml) {
     // 000 Phase 1, once per run: each user randomizes their own label (keyed per node).
@@ -719,7 +779,7 @@ void ConsensusDriver::Prepare() {
     slices_ = SplitByPartition(std::move(train), partition);
   }
   train = Dataset{};
-  train_released_ = !mpi;
+  train_released_ = !mpi && !network;
 }
 
 void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserver* observer,
@@ -815,10 +875,11 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
     const PdmlParams& pp = s.algorithm.As<PdmlParams>();
     pdml_V = pp.V;
     pdml_decay = pp.decay;
-    for (int i = 0; i < n; ++i) {
-      gaussian_sensitivity.push_back(PdmlPhase2Sensitivity(
+    gaussian_sensitivity.assign(static_cast<std::size_t>(n), 0.0);  // 0: outside the view
+    for (int i : ViewNodes()) {
+      gaussian_sensitivity[i] = PdmlPhase2Sensitivity(
           s.algorithm.C, static_cast<std::int64_t>(partition[i].size()), PdmlMaxDebiasWeight(pp),
-          s.algorithm.rho / n, s.algorithm.eta, graph.degree(i)));
+          s.algorithm.rho / n, s.algorithm.eta, graph.degree(i));
     }
   }
   // With checkpoints, the rows the observer sees are counted for the next checkpoint; a
@@ -828,8 +889,8 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
   if (checkpoint != nullptr) observer = &recorder;
   if (resume != nullptr) StartResumedTrace(*checkpoint, *resume, IsReportingRank(*this), recorder);
   MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes),
-                   !info.privacy_claim.empty(), std::move(gaussian_sensitivity), pdml_V,
-                   pdml_decay);
+                   !info.privacy_claim.empty(), ViewNodes(), !network,
+                   std::move(gaussian_sensitivity), pdml_V, pdml_decay);
   runtime::EngineOptions options;
   options.kind = engine;
   options.threads = threads;
@@ -950,8 +1011,11 @@ void ConsensusDriver::TightAccounting(
   // snapped releases' floating-point delta): (eps_t, delta_t) releases compose to
   // (eps(delta'), delta' + sum_t delta_t) (accounting.h, SnappedReleaseDelta).
   summary.sampler_delta = 0.0;
+  const std::vector<int> viewed = ViewNodes();
   for (std::size_t k = 0; k + 2 < triples.size(); k += 3) {
-    summary.node_tight_epsilon[static_cast<std::size_t>(triples[k])] = triples[k + 1];
+    const int node = static_cast<int>(triples[k]);
+    summary.node_tight_epsilon[static_cast<std::size_t>(node)] = triples[k + 1];
+    if (!std::binary_search(viewed.begin(), viewed.end(), node)) continue;
     summary.tight_epsilon = std::max(summary.tight_epsilon, triples[k + 1]);
     summary.sampler_delta = std::max(summary.sampler_delta, triples[k + 2]);
   }

@@ -14,6 +14,7 @@
 #include "dpadmm/persistence/checkpoint.h"
 #include "dpadmm/placement/mpi_run.h"
 #include "dpadmm/run/run.h"
+#include "dpadmm/runtime/network.h"
 
 namespace dpadmm {
 
@@ -31,7 +32,13 @@ struct Experiment::Driver {
   std::unique_ptr<MpiPlacement> mpi;
   // The processes of that run, as placement/ sees them (no transport named): set with `mpi`.
   std::shared_ptr<const ProcessGroup> group;
+  // Set when this process is one party of a network run (dpadmm/party.h): it hosts the nodes
+  // network->node_parties gives its party, and `train` holds that party's own rows only.
+  std::unique_ptr<runtime::NetworkOptions> network;
   std::vector<int> hosted;  // the nodes this process builds (all of them without MPI)
+  // The nodes whose figures the consensus metrics measure (empty: every node); a party's own
+  // nodes in a network run (it sees no other node's model).
+  std::vector<int> view;
   // Under MPI, consensus on a LIBSVM file: the training rows are loaded per rank in Prepare.
   std::shared_ptr<struct RowwiseLoad> rowwise;
 
@@ -77,6 +84,11 @@ double MajorityRate(const Dataset& data);
 std::vector<std::int64_t> PartyBlocks(const RunSpec& spec, std::int64_t cols);
 
 std::unique_ptr<Experiment::Driver> MakeConsensusDriver();
+
+// One party of a network run (dpadmm/party.h): the in-memory Experiment path on this party's
+// own rows, with what party mode cannot do refused naming the field.
+std::unique_ptr<Experiment::Driver> BuildPartyDriver(RunSpec spec, Dataset train, Dataset test,
+                                                     const runtime::NetworkOptions& network);
 std::unique_ptr<Experiment::Driver> MakeSharingDriver();
 
 // Seconds since `start`.

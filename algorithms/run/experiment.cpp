@@ -178,8 +178,49 @@ double MajorityRate(const Dataset& data) {
 
 namespace {
 
+// What a party of a network run cannot do (dpadmm/party.h): each refusal names the field.
+void CheckPartySpec(const RunSpec& spec) {
+  const std::string party =
+      ": not available in party mode (one process per party, each with "
+      "its own rows only)";
+  if (spec.family() != Family::kConsensus) {
+    throw InputError(std::string("algorithm.name: '") + ChoiceName(spec.algorithm.name()) + "'" +
+                     party +
+                     ": the consensus family only (admm, dvp, pvp, madmm, radmm, "
+                     "mradmm, private_mradmm, pdml)");
+  }
+  switch (EffectiveScaling(spec)) {
+    case Scaling::kGlobalMaxNorm:
+      throw InputError(
+          "data.scaling: global-max-norm" + party +
+          ": its factor is the largest row norm over every party's rows, which no party may "
+          "see; use clip-only, public-bounds (feature_range or feature_bounds_path) or none");
+    case Scaling::kDpBounds:
+      throw InputError("data.scaling: dp-bounds" + party +
+                       " yet (the parties' histogram releases are not exchanged); use "
+                       "clip-only or public-bounds");
+    default: break;
+  }
+  if (spec.target_epsilon > 0.0) {
+    throw InputError("target_epsilon" + party +
+                     ": the calibration needs every node's row count; set the algorithm's "
+                     "noise parameter instead");
+  }
+  if (spec.tolerance > 0.0) {
+    throw InputError("tolerance" + party +
+                     ": the stop rule needs every node's model; run a fixed number of iterations");
+  }
+  if (spec.partition.kind != PartitionKind::kEven) {
+    throw InputError(std::string("partition.kind: '") + ChoiceName(spec.partition.kind) + "'" +
+                     party +
+                     ": each party's rows are its own data, split among the nodes it "
+                     "hosts in contiguous blocks; leave partition.kind 'even'");
+  }
+}
+
 std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset train, Dataset test,
-                                          const MpiPlacement* placement) {
+                                          const MpiPlacement* placement,
+                                          const runtime::NetworkOptions* network = nullptr) {
   if (placement == nullptr && spec.engine == runtime::EngineKind::kMpi) {
     static const MpiPlacement kWorld;
     placement = &kWorld;
@@ -189,6 +230,10 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   if (spec.algorithm.name() != Algorithm::kSgd) CheckEngine(spec.engine, spec.threads);
   std::unique_ptr<Experiment::Driver> d =
       spec.family() == Family::kConsensus ? MakeConsensusDriver() : MakeSharingDriver();
+  if (network != nullptr) {
+    CheckPartySpec(spec);
+    d->network = std::make_unique<runtime::NetworkOptions>(*network);
+  }
   if (placement != nullptr) {
     CheckEngine(runtime::EngineKind::kMpi, spec.threads);
     if (!runtime::MpiInitialized()) {
@@ -248,7 +293,9 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
 
   info.family = spec.family();
   info.algorithm = spec.algorithm.name();
-  if (in_memory) {
+  if (network != nullptr) {
+    info.dataset = "party '" + network->self + "': its own rows";
+  } else if (in_memory) {
     info.dataset = "in-memory data";
   } else {
     const std::string source = ChoiceName(spec.data.source);
@@ -424,6 +471,13 @@ double TestError(const Dataset& data, const Eigen::VectorXd& f) {
   }
   return static_cast<double>(wrong) / static_cast<double>(data.rows());
 }
+
+std::unique_ptr<Experiment::Driver> BuildPartyDriver(RunSpec spec, Dataset train, Dataset test,
+                                                     const runtime::NetworkOptions& network) {
+  return Build(std::move(spec), true, std::move(train), std::move(test), nullptr, &network);
+}
+
+Experiment::Experiment(std::unique_ptr<Driver> driver) : driver_(std::move(driver)) {}
 
 Experiment::Experiment(RunSpec spec)
     : driver_(Build(std::move(spec), false, Dataset{}, Dataset{}, nullptr)) {}

@@ -140,6 +140,16 @@ void ValidateNetworkOptions(const NetworkOptions& o, int nodes) {
     if (a.id == o.self) self = static_cast<int>(p);
   }
   if (self < 0) Refuse("this party's id '" + o.self + "' is not in the party list");
+  if (o.spec_fields.size() > kMaxSpecFields) {
+    Refuse("spec fields: " + std::to_string(o.spec_fields.size()) + ", at most " +
+           std::to_string(kMaxSpecFields));
+  }
+  for (const SpecField& f : o.spec_fields) {
+    if (f.name.empty() || f.name.size() > 128 || f.digest.size() > 64) {
+      Refuse("spec field '" + f.name.substr(0, 128) +
+             "': a name of 1-128 bytes and a digest of at most 64 bytes");
+    }
+  }
   if (static_cast<int>(o.node_parties.size()) != nodes) {
     Refuse("node-to-party map has " + std::to_string(o.node_parties.size()) + " entries for " +
            std::to_string(nodes) + " nodes");

@@ -189,8 +189,8 @@ class Service final : public pb::Party::Service {
       }
     }
     std::vector<std::size_t> sizes;
-    const std::string err =
-        CheckHello(*request, facts_.expect[p], facts_.spec_hash(), facts_.layout_hash, &sizes);
+    const std::string err = CheckHello(*request, facts_.expect[p], facts_.spec_hash(),
+                                       facts_.layout_hash, &sizes, facts_.options->spec_fields);
     if (!err.empty()) {
       const std::string what = "party '" + facts_.ids[p] + "' " + err;
       (*facts_.log)("refused party '" + facts_.ids[p] + "': " + err);
@@ -485,17 +485,25 @@ class NetworkRun {
     h.set_party_id(options_.self);
     h.set_spec_hash(std::string(options_.spec_hash.begin(), options_.spec_hash.end()));
     h.set_layout_hash(facts_.layout_hash);
+    std::size_t fields_bytes = 0;
+    for (const SpecField& f : options_.spec_fields) {
+      auto* field = h.add_spec_fields();
+      field->set_name(f.name);
+      field->set_digest(std::string(f.digest.begin(), f.digest.end()));
+    }
+    // A peer's fields within the limits of SpecField (a different spec may have other fields).
+    fields_bytes = kMaxSpecFields * (128 + 64 + 8);
     for (std::size_t a = 0; a < local_.size(); ++a) {
       auto* node = h.add_nodes();
       node->set_node(static_cast<std::uint32_t>(local_[a]));
       node->set_max_doubles(shapes_.max_message[a]);
     }
     // The largest envelope a peer may send (its round frame, or a Hello, or an abort).
-    std::size_t largest = 4096 + options_.spec_hash.size();
+    std::size_t largest = 4096 + options_.spec_hash.size() + fields_bytes;
     for (int q = 0; q < parties; ++q) {
       if (q == self_) continue;
-      largest =
-          std::max(largest, 256 + options_.spec_hash.size() + 32 * facts_.expect[q].nodes.size());
+      largest = std::max(largest, 256 + options_.spec_hash.size() + fields_bytes +
+                                      32 * facts_.expect[q].nodes.size());
       largest = std::max(largest, 256 + facts_.expect[q].edges.size() * (cap * 8 + 48));
     }
     if (largest > (std::size_t{1} << 30)) {
@@ -696,8 +704,8 @@ class NetworkRun {
       }
     }
     std::vector<std::size_t> sizes;
-    const std::string err =
-        CheckHello(reply, facts_.expect[q], facts_.spec_hash(), facts_.layout_hash, &sizes);
+    const std::string err = CheckHello(reply, facts_.expect[q], facts_.spec_hash(),
+                                       facts_.layout_hash, &sizes, options_.spec_fields);
     if (!err.empty()) {
       log_("refused party '" + facts_.ids[q] + "': " + err);
       SetupFails(q, who + " " + err);

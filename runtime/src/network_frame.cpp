@@ -79,9 +79,42 @@ std::string SanitizePeerText(const std::string& text) {
   return s;
 }
 
+std::vector<std::string> DifferingSpecFields(const pb::HelloMessage& hello,
+                                             std::span<const SpecField> own, bool* malformed) {
+  *malformed = false;
+  std::vector<std::string> out;
+  if (static_cast<std::size_t>(hello.spec_fields_size()) > kMaxSpecFields) {
+    *malformed = true;
+    return out;
+  }
+  for (const auto& f : hello.spec_fields()) {
+    if (f.name().size() > 128 || f.digest().size() > 64) {
+      *malformed = true;
+      return out;
+    }
+  }
+  const auto digest_of = [](const SpecField& f) {
+    return std::string(f.digest.begin(), f.digest.end());
+  };
+  for (const SpecField& mine : own) {
+    const std::string* theirs = nullptr;
+    for (const auto& f : hello.spec_fields()) {
+      if (f.name() == mine.name) theirs = &f.digest();
+    }
+    if (theirs == nullptr || *theirs != digest_of(mine)) out.push_back(mine.name);
+  }
+  for (const auto& f : hello.spec_fields()) {
+    bool known = false;
+    for (const SpecField& mine : own) known = known || mine.name == f.name();
+    if (!known) out.push_back(SanitizePeerText(f.name()));
+  }
+  return out;
+}
+
 std::string CheckHello(const pb::HelloMessage& hello, const PeerExpect& expect,
                        std::span<const std::uint8_t> spec_hash, std::uint64_t layout_hash,
-                       std::vector<std::size_t>* max_doubles) {
+                       std::vector<std::size_t>* max_doubles,
+                       std::span<const SpecField> spec_fields) {
   if (hello.protocol_version() != kProtocolVersion) {
     return "protocol version " + std::to_string(hello.protocol_version()) + ", expected " +
            std::to_string(kProtocolVersion);
@@ -94,8 +127,23 @@ std::string CheckHello(const pb::HelloMessage& hello, const PeerExpect& expect,
   const std::span<const std::uint8_t> theirs(reinterpret_cast<const std::uint8_t*>(h.data()),
                                              h.size());
   if (!std::equal(theirs.begin(), theirs.end(), spec_hash.begin(), spec_hash.end())) {
+    std::string named;
+    bool malformed = false;
+    const std::vector<std::string> fields = DifferingSpecFields(hello, spec_fields, &malformed);
+    if (malformed) {
+      named = "; its spec fields are malformed";
+    } else if (!fields.empty()) {
+      named = "; fields that differ:";
+      for (std::size_t k = 0; k < fields.size(); ++k) {
+        if (k == 8) {
+          named += " and " + std::to_string(fields.size() - k) + " more";
+          break;
+        }
+        named += (k == 0 ? " " : ", ") + fields[k];
+      }
+    }
     return "runs a different spec (spec hash " + HexPrefix(theirs) + ", this party's " +
-           HexPrefix(spec_hash) + ")";
+           HexPrefix(spec_hash) + ")" + named;
   }
   if (hello.layout_hash() != layout_hash) {
     return "runs a different layout (topology, node-to-party map, party list or last round)";

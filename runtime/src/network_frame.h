@@ -14,13 +14,14 @@
 #include <vector>
 
 #include "dpadmm/runtime/engine.h"
+#include "dpadmm/runtime/network.h"
 #include "dpadmm_party.pb.h"
 
 namespace dpadmm::runtime::detail {
 
 namespace pb = ::dpadmm::party::v1;
 
-inline constexpr std::uint32_t kProtocolVersion = 1;
+inline constexpr std::uint32_t kProtocolVersion = 2;
 // A party computes round r only while r <= (its next round for the sink) + kLeadRounds, so
 // the frames a peer may send ahead of this party are bounded (see PeerStream::Accept).
 inline constexpr std::int64_t kLeadRounds = 16;
@@ -46,10 +47,18 @@ struct PeerExpect {
 };
 
 // A peer's Hello against what this party expects: "" when accepted, else why not (naming
-// what differs). On success max_doubles[k] is the peer's node nodes[k]'s message limit.
+// what differs: on a spec mismatch, the fields of `spec_fields` whose digests differ from the
+// peer's). On success max_doubles[k] is the peer's node nodes[k]'s message limit.
 std::string CheckHello(const pb::HelloMessage& hello, const PeerExpect& expect,
                        std::span<const std::uint8_t> spec_hash, std::uint64_t layout_hash,
-                       std::vector<std::size_t>* max_doubles);
+                       std::vector<std::size_t>* max_doubles,
+                       std::span<const SpecField> spec_fields = {});
+
+// The spec fields a peer's Hello carries that differ from `own` (by digest; a field only one
+// side has counts as different), in `own`'s order then the peer's; a Hello with malformed
+// fields (too many, a name or digest too long) gives "" and `malformed` set.
+std::vector<std::string> DifferingSpecFields(const pb::HelloMessage& hello,
+                                             std::span<const SpecField> own, bool* malformed);
 
 // A hex prefix of a hash for messages ("1a2b3c4d5e6f7788..." or "(empty)").
 std::string HexPrefix(std::span<const std::uint8_t> bytes);

@@ -40,6 +40,18 @@ if(NOT EXISTS ${WORK}/embed/model.json)
   message(FATAL_ERROR "examples/embed wrote no model file")
 endif()
 
+# examples/party against the installed package: three parties of a network run (threads on
+# loopback) through dpadmm/party.h.
+run(${CMAKE_COMMAND} -S ${PARTY_EXAMPLE} -B ${WORK}/party -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK}/party)
+execute_process(COMMAND ${WORK}/party/party RESULT_VARIABLE rc OUTPUT_VARIABLE out
+  ERROR_VARIABLE err TIMEOUT 120)
+message("${out}")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\nok\n")
+  message(FATAL_ERROR "examples/party failed (${rc}):\n${out}\n${err}")
+endif()
+
 # pkg-config: the installed dpadmm.pc (relocatable, found through PKG_CONFIG_PATH) gives the
 # flags to compile and link a program without CMake.
 if(NOT PKG_CONFIG)

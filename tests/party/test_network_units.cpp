@@ -175,8 +175,8 @@ std::string Check(const rtd::pb::HelloMessage& h) {
 TEST(NetworkDecoder, HelloNamesWhatDiffers) {
   EXPECT_EQ(Check(Hello()), "");
   auto h = Hello();
-  h.set_protocol_version(2);
-  EXPECT_EQ(Check(h), "protocol version 2, expected 1");
+  h.set_protocol_version(1);
+  EXPECT_EQ(Check(h), "protocol version 1, expected 2");
   h = Hello();
   h.set_party_id("c\n");
   EXPECT_EQ(Check(h), "introduces itself as 'c?', expected 'b'");
@@ -193,6 +193,33 @@ TEST(NetworkDecoder, HelloNamesWhatDiffers) {
   h.mutable_nodes(1)->set_max_doubles(4);
   EXPECT_EQ(Check(h),
             "node 3 sends messages of up to 4 doubles, more than this party's limit of 3");
+}
+
+// Version 2: a spec mismatch names the fields whose digests differ (and those only one side
+// has); malformed fields are refused without being named.
+TEST(NetworkDecoder, SpecMismatchNamesTheFields) {
+  const std::vector<rt::SpecField> mine = {
+      {"algorithm.dvp.alpha", {1}}, {"iterations", {2}}, {"seed", {3}}};
+  const std::vector<std::uint8_t> spec = {'s', 'p', 'e', 'c'};
+  std::vector<std::size_t> sizes;
+  auto h = Hello();
+  h.set_spec_hash("spex");
+  for (const auto& [name, digest] : std::vector<std::pair<std::string, char>>{
+           {"algorithm.dvp.alpha", 9}, {"iterations", 2}, {"loss.kind", 4}}) {
+    auto* f = h.add_spec_fields();
+    f->set_name(name);
+    f->set_digest(std::string(1, digest));
+  }
+  EXPECT_EQ(rtd::CheckHello(h, Expect(), spec, 7, &sizes, mine),
+            "runs a different spec (spec hash 73706578, this party's 73706563); fields that "
+            "differ: algorithm.dvp.alpha, seed, loss.kind");
+  h.mutable_spec_fields(0)->set_name(std::string(200, 'x'));
+  EXPECT_EQ(rtd::CheckHello(h, Expect(), spec, 7, &sizes, mine),
+            "runs a different spec (spec hash 73706578, this party's 73706563); its spec fields "
+            "are malformed");
+  // The same hash: the fields are not looked at.
+  h.set_spec_hash("spec");
+  EXPECT_EQ(rtd::CheckHello(h, Expect(), spec, 7, &sizes, mine), "");
 }
 
 rtd::pb::Envelope RoundFrame(std::int64_t r,

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../mpi/mpi_test_support.h"
+#include "party_launch.h"
 #include "sharing_programs.h"
 
 namespace rt = dpadmm::runtime;
@@ -35,6 +36,10 @@ namespace fs = std::filesystem;
 using namespace dpadmm::mpitest;
 
 namespace {
+
+using dpadmm::partytest::FreePorts;
+using dpadmm::partytest::Lines;
+using dpadmm::partytest::ReadAll;
 
 struct Ended {
   int exit_code = -1;  // -1: killed by a signal
@@ -49,41 +54,6 @@ struct Ended {
     return "";
   }
 };
-
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::stringstream s(text);
-  for (std::string l; std::getline(s, l);) lines.push_back(l);
-  return lines;
-}
-
-// Ports free on 127.0.0.1 right now (bound together, then released).
-std::vector<int> FreePorts(int k) {
-  std::vector<int> fds, ports;
-  for (int i = 0; i < k; ++i) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      ADD_FAILURE() << "cannot bind a loopback port";
-      return {};
-    }
-    fds.push_back(fd);
-    ports.push_back(ntohs(addr.sin_port));
-  }
-  for (int fd : fds) close(fd);
-  return ports;
-}
 
 class PartyProcesses : public ::testing::Test {
  protected:

@@ -193,7 +193,9 @@ struct RunSummary {
   // Consensus: mean_i f_i. Sharing: [x_1; ...; x_M] (released values).
   Eigen::VectorXd model;
   // Consensus: per node, the round in which its release refused to exceed its privacy budget
-  // and the node froze (resending its last release from then on), or -1. Sharing: empty.
+  // and the node froze (resending its last release from then on), or -1; a party of a network
+  // run (dpadmm/party.h) writes -2 for the other parties' nodes (not known to it). Sharing:
+  // empty.
   std::vector<std::int64_t> node_frozen_round;
   double seconds = 0.0;
   double seconds_per_round = 0.0;  // seconds / rounds (0 for 0 rounds)
@@ -283,6 +285,8 @@ class Experiment {
   struct Driver;  // the family's driver (run/driver.h)
 
  private:
+  friend class Party;  // dpadmm/party.h: one party of a network run
+  explicit Experiment(std::unique_ptr<Driver> driver);
   std::unique_ptr<Driver> driver_;
 };
 

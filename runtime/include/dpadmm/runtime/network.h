@@ -19,8 +19,9 @@
 // server's SAN against the party id it dials). Plaintext only with `insecure`, which refuses
 // any address that is not loopback. The private key file must not be readable by group or
 // others. Before round 0 every party checks every other party's protocol version, spec hash
-// (bytes given by the caller) and layout (topology, map, rounds); a mismatch is refused on
-// both sides. See runtime/README.md ("The network engine").
+// (bytes given by the caller, with its fields' digests to name what differs) and layout
+// (topology, map, rounds); a mismatch is refused on both sides. See runtime/README.md ("The network
+// engine").
 //
 // Faults: a node fault (Fail, an exception, NaN/Inf) is an outcome (kFailed) on every party,
 // naming the node, its party and the round; the text of the fault stays on its party. An
@@ -73,11 +74,21 @@ struct PartyAddress {
   std::string address;  // host:port; this party listens on its own entry's address
 };
 
+// One named field of the caller's spec and a digest of its value: a peer whose spec hash
+// differs is refused naming the fields whose digests differ (on both sides). At most
+// kMaxSpecFields, names of at most 128 bytes, digests of at most 64 bytes.
+struct SpecField {
+  std::string name;
+  std::vector<std::uint8_t> digest;
+};
+inline constexpr std::size_t kMaxSpecFields = 1024;
+
 struct NetworkOptions {
   std::string self;                     // this party's id
   std::vector<PartyAddress> parties;    // every party, self included; index = party number
   std::vector<int> node_parties;        // node_parties[i]: the party number hosting node i
   std::vector<std::uint8_t> spec_hash;  // compared byte for byte with every peer's
+  std::vector<SpecField> spec_fields;   // what spec_hash covers, field by field (optional)
   TlsFiles tls;                         // required unless insecure
   bool insecure = false;  // plaintext, no authentication; only loopback addresses allowed
   double setup_timeout_seconds = 30;  // to reach every peer and agree, from the start

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// One party of a run across organisations: this process hosts the nodes the node-to-party map
+// gives its party, holds only its own rows, and talks to the other parties over the network
+// engine (dpadmm/runtime/network.h: gRPC with mutual TLS). The consensus family only.
+//
+//   dpadmm::RunSpec spec = ...;                       // the public run spec, the same everywhere
+//   dpadmm::runtime::NetworkOptions net;              // self, parties, TLS files, timeouts
+//   net.self = "hospital-a";
+//   net.parties = {{"hospital-a", "10.0.0.1:7001"}, {"hospital-b", "10.0.0.2:7001"}, ...};
+//   dpadmm::Party party(spec, my_rows, public_test_rows, net);  // node k = party k by default
+//   dpadmm::RunSummary s = party.Run(&observer, &stop);         // this party's summary
+//
+// What stays with the party: its rows, its nodes' programs, their noise keys and accountants.
+// What crosses to the others: the released messages its nodes broadcast (the engine's frames),
+// and before round 0 the public spec (a hash, and a digest of each public field so that a
+// mismatch is refused on every side naming the fields that differ: PublicSpecOf).
+//
+// Party mode differs from a run in one process in what one party can know:
+// - data: `train` is this party's rows only; with several hosted nodes they are split among
+//   them in contiguous blocks (sizes differ by at most one; node order). spec.partition must be
+//   'even' (it is not used) and spec.data's source and paths are ignored (LoadPartyData reads a
+//   party's files in the spec's format).
+// - scaling: per-record maps only (clip-only, public-bounds, none); global-max-norm (it needs the
+//   largest row norm over every party's rows) and dp-bounds are refused naming data.scaling.
+// - refused as well: target_epsilon (the calibration needs every node's row count), tolerance
+//   (the stop rule needs every node's model), the sharing family.
+// - metrics: computed by the party from its own nodes' reports (their models, their losses on
+//   its own rows), the public test data it is given and the spec only. Per-node figures of other
+//   parties' nodes are NaN (node_frozen_round -2); the model is the mean of its own nodes' final
+//   models; consensus_gap is over its own nodes; the centralized optimum is not computed
+//   (info.optimum_note). A privacy budget freezes each node on its own but does not end the run
+//   (no party sees whether every other node froze).
+// - privacy: the summary's figures (paper's and tight) are those of this party's nodes, from
+//   their own releases; nothing is said of the others'.
+// With the same spec and noise_seed (simulation mode) every party's hosted nodes compute the
+// serial engine's bits on the concatenation of the parties' rows with the matching partition
+// (tests/party/test_party_algorithms.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dpadmm/data/dataset.h"
+#include "dpadmm/data/preprocessing.h"
+#include "dpadmm/run/run.h"
+#include "dpadmm/run/run_spec.h"
+#include "dpadmm/runtime/network.h"
+
+namespace dpadmm {
+
+// The public part of a spec, as every party must agree on it: the canonical JSON (keys sorted)
+// of SpecToJson less what is each party's own (data paths, generated data's sizes and split,
+// engine, threads, compute_optimum), plus "data.features" (the prepared column count); its
+// 64-bit FNV-1a hash and one digest per leaf field ("algorithm.dvp.alpha"). An agreement check,
+// not a security measure: the peers are authenticated by their certificates.
+struct PublicSpec {
+  std::string json;
+  std::vector<std::uint8_t> hash;
+  std::vector<runtime::SpecField> fields;
+};
+PublicSpec PublicSpecOf(const RunSpec& spec, std::int64_t features);
+
+// A party's own rows from its files, read whole in the format spec.data names (libsvm with
+// data.num_features > 0, csv, asc with its labels files); no split: `test_path` (may be empty)
+// is the party's public test data. Generated sources and adult are refused naming data.source.
+TrainTest LoadPartyData(const RunSpec& spec, const std::string& train_path,
+                        const std::string& test_path, const std::string& train_labels_path = "",
+                        const std::string& test_labels_path = "");
+
+// A party file (`dpadmm party --config FILE`), JSON:
+//   {"spec": {...the public run spec, the object `dpadmm run --config` reads...},
+//    "party": "hospital-a",                         // this party's id
+//    "data": "a.libsvm", "test": "test.libsvm",     // its own rows; optional public test data
+//    "data_labels": "", "test_labels": "",          // asc data only: the labels files
+//    "parties": [{"id": "hospital-a", "address": "10.0.0.1:7001"}, ...],  // every party
+//    "node_parties": ["hospital-a", ...],           // optional: node k's party (default k)
+//    "tls": {"ca": "ca.pem", "cert": "a.pem", "key": "a.key"},
+//    "setup_timeout_seconds": 30, "peer_timeout_seconds": 60,               // optional
+//    "trace": "a-trace.csv", "summary": "a-summary.json", "model_out": ""}  // optional
+// Unknown keys and wrong types are refused naming the field ("party.json: parties[2].address:
+// ..."). Paths are used as written (relative to the working directory).
+struct PartyFile {
+  RunSpec spec;
+  std::string data, test, data_labels, test_labels;
+  runtime::NetworkOptions network;  // self, parties, node_parties, tls, timeouts
+  std::string trace = "dpadmm-trace.csv", summary = "dpadmm-summary.json", model_out;
+};
+PartyFile ParsePartyFile(const std::string& text, const std::string& where);
+
+class Party {
+ public:
+  // Validates `spec` (and what party mode refuses), prepares this party's rows and builds
+  // nothing else yet. network.node_parties empty = node k on party k (then the run must have
+  // as many nodes as parties); network.spec_hash and spec_fields are set here from the spec.
+  // Throws InputError naming the field.
+  Party(RunSpec spec, Dataset train, Dataset test, runtime::NetworkOptions network);
+  ~Party();
+  Party(Party&&) noexcept;
+  Party& operator=(Party&&) noexcept;
+
+  const RunSpec& spec() const;
+  const RunInfo& info() const;
+  const PublicSpec& public_spec() const { return public_; }
+  // The nodes this party hosts, increasing.
+  const std::vector<int>& nodes() const;
+
+  // Runs this party's nodes with every other party (each calls Run). Everything during the run
+  // is an outcome: a peer that cannot be reached, disconnects, goes silent or breaks the
+  // protocol ends the run "failed" naming it (the rounds every party completed are reported).
+  RunSummary Run(RunObserver* observer = nullptr, const runtime::StopToken* stop = nullptr) const;
+
+  // The reference a party's run must reproduce: the serial engine in one process on every
+  // node's rows (`train`, spec.partition as given, e.g. a partition file), with the metrics
+  // measured as a party hosting `view` measures them (its nodes' figures, the mean of its
+  // nodes' models). In simulation mode the party's trace (but the seconds) and model have
+  // these bits. Set spec.compute_optimum = false to compare the distance column.
+  static RunSummary SerialAsParty(RunSpec spec, Dataset train, Dataset test, std::vector<int> view,
+                                  RunObserver* observer = nullptr);
+
+ private:
+  std::unique_ptr<Experiment> experiment_;
+  PublicSpec public_;
+};
+
+}  // namespace dpadmm

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "party_command.h"
+
+#include <utility>
+
+#include "command_common.h"
+#include "dpadmm/core/error.h"
+#include "dpadmm/party.h"
+#include "output_files.h"
+#include "progress.h"
+#include "run_command.h"
+#include "trace_writer.h"
+
+namespace dpadmm::cli {
+
+PartyCommand::PartyCommand(CLI::App& app) {
+  sub_ = app.add_subcommand(
+      "party",
+      "Run one party of a run across organisations: this party's nodes on its own data, the "
+      "other parties\nreached over gRPC with mutual TLS (consensus family). Every party runs "
+      "this command with its own\nparty file; all must hold the same public spec (a mismatch "
+      "is refused on every side, naming the\nfields). See README.md, \"Across organisations\".");
+  sub_->add_option("--config", config_,
+                   "The party file (JSON): spec, party, data, test, parties, node_parties, tls, "
+                   "timeouts, trace, summary, model_out")
+      ->type_name("FILE")
+      ->required();
+  sub_->add_flag("--insecure", insecure_,
+                 "Plaintext without authentication: only with loopback addresses (tests)");
+  sub_->add_flag("--quiet,-q", quiet_, "No progress output on stderr");
+  sub_->add_flag("--progress", progress_,
+                 "Draw the progress bar even when stderr is not a terminal");
+}
+
+int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
+  PartyFile file = ParsePartyFile(ReadFile(config_, "party file"), config_);
+  file.network.insecure = insecure_;
+  if (!insecure_ && (file.network.tls.ca_cert.empty() || file.network.tls.cert.empty() ||
+                     file.network.tls.key.empty())) {
+    throw InputError(config_ +
+                     ": tls: mutual TLS needs \"ca\", \"cert\" and \"key\" (plaintext only with "
+                     "--insecure, on loopback)");
+  }
+  OutputOptions o;
+  o.config = config_;
+  o.trace = file.trace;
+  o.summary = file.summary;
+  o.model_out = file.model_out;
+  o.quiet = quiet_;
+  o.progress = progress_;
+  ResolveTraceFormat(o.trace, o.trace_format);
+  CheckDistinctFiles({{"trace", o.trace}, {"summary", o.summary}, {"model_out", o.model_out}},
+                     {{"--config", config_},
+                      {"data", file.data},
+                      {"test", file.test},
+                      {"data_labels", file.data_labels},
+                      {"test_labels", file.test_labels},
+                      {"tls.key", file.network.tls.key}});
+  g_inputs = "party file " + config_ + " (data " + file.data + ")";
+  // Outputs tried before the data is loaded (as `run` does), then opened for good.
+  { AtomicFile(o.trace, "the trace"); }
+  { AtomicFile(o.summary, "the summary"); }
+  TrainTest data =
+      LoadPartyData(file.spec, file.data, file.test, file.data_labels, file.test_labels);
+  const Party party(file.spec, std::move(data.train), std::move(data.test),
+                    std::move(file.network));
+  return ReportRun(
+      party.spec(), o, started, party.info(),
+      [&](CliObserver* observer, TraceWriter* /*trace*/) { return party.Run(observer, &g_stop); });
+}
+
+}  // namespace dpadmm::cli
