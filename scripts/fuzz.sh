@@ -14,7 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
-all=(libsvm csv adult asc edge_list partition spec_json node_ranks checkpoint cli party_frame)
+all=(libsvm csv adult asc edge_list partition spec_json party_file node_ranks checkpoint cli
+     party_frame)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
