@@ -17,6 +17,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/graph/graph.h"
+#include "dpadmm/party.h"
 #include "dpadmm/run/spec_json.h"
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/sharing/sharing.h"
@@ -205,6 +206,17 @@ TEST(Hardening, LibsvmHugeFeatureIndexStoresOnlyItsEntries) {
                                {beyond + ":2", "31313131231223", "limit of 2147483647"}));
   const std::string edge = test::WriteTempFile("edge.libsvm", "1 2147483647:1\n-1 2147483648:1\n");
   EXPECT_TRUE(ThrowsInputError([&] { (void)LoadLibsvm(edge); }, {edge + ":2", "2147483648"}));
+}
+
+// fuzz_party_file's crash_number_overflow: a number beyond the double range made the JSON
+// library throw out_of_range, which escaped the party file parser (not an InputError).
+TEST(Hardening, PartyFileNumberBeyondDoubleRangeIsAnInputError) {
+  EXPECT_TRUE(ThrowsInputError(
+      [] { (void)ParsePartyFile(R"({"spec": {}, "party": 1e999999})", "party.json"); },
+      {"party.json", "outside the range of a double"}));
+  EXPECT_TRUE(ThrowsInputError(
+      [] { (void)ParsePartyFile("999999999999999999991E79999999999999", "p.json"); },
+      {"p.json", "outside the range of a double"}));
 }
 
 // ---- Planted race (ThreadSanitizer self-test) -------------------------------------------------

@@ -210,6 +210,9 @@ PartyFile ParsePartyFile(const std::string& text, const std::string& where) {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(where + ": JSON syntax error at byte " + std::to_string(e.byte));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond the double range (e.g. 1e999): refused like the spec's own parser does.
+    throw InputError(where + ": a number is outside the range of a double (" + e.what() + ")");
   }
   if (!j.is_object()) throw InputError(where + ": must be a JSON object");
   static const char* const kKeys[] = {"spec",
