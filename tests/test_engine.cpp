@@ -360,6 +360,11 @@ TEST(Engine, ExpensiveRoundsTurnTheRunToTasksExactly) {
 TEST(Engine, ManyCheapNodesOnOneThreadTurnToTasksExactly) {
   // One thread: a round of 2000 toy nodes (well under 1 us each) above a limit of 1 us (4 us on
   // one thread) turns to tasks once rounds 1 and 2 confirm it on the CPU clock; the bits stay.
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer slows every node 5-15x, above the 1 us the premise needs (such nodes stay
+  // on the calling thread by design); the TSan run checks races, the release build this rule.
+  GTEST_SKIP() << "toy nodes are not under 1 us each under ThreadSanitizer";
+#endif
   const rt::Topology t = Ring(2000);
   const auto ref = Reference(t, 6);
   std::vector<std::unique_ptr<ToyProgram>> owned;
