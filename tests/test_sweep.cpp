@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "dpadmm/run/spec_json.h"
 #include "dpadmm/tools/calibration.h"
 #include "dpadmm/tools/sweep.h"
+#include "run/tight_trace.h"
 #include "spec_helpers.h"
 
 namespace {
@@ -250,6 +252,65 @@ TEST(TightTrace, LastRoundEqualsSummaryForUnequalTerms) {
         EXPECT_GE(rec.rounds[k].tight_epsilon, rec.rounds[k - 1].tight_epsilon);
       }
     }
+  }
+}
+
+TEST(TightTrace, NodeEpsilonIsComposeTightOfTheNodesTermsOrNothing) {
+  // Three nodes: 0 and 1 equal for two rounds, then apart; 2 with zeros (released nothing) and
+  // equal terms (the closed form). The summary reuses NodeEpsilon, so it must have
+  // ComposeTight's bits for the node's costly terms, and nothing for any other list.
+  dpadmm::TightTrace trace(3, dpadmm::kTightDelta);
+  const std::vector<std::vector<double>> rounds = {
+      {0.3, 0.3, 0.0}, {0.2, 0.2, 0.25}, {0.1, 0.4, 0.0}, {0.05, 0.3, 0.25}, {0.2, 0.0, 0.25}};
+  std::vector<std::vector<double>> positive(3);
+  for (const std::vector<double>& costs : rounds) {
+    trace.AddRound(costs);
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (costs[i] > 0.0) positive[i].push_back(costs[i]);
+    }
+  }
+  (void)trace.MaxEpsilon();  // a query first (cached figures) must not change the answers
+  for (std::size_t i = 0; i < 3; ++i) {
+    std::vector<double> terms;
+    for (const std::vector<double>& costs : rounds) terms.push_back(costs[i]);
+    const std::optional<double> e = trace.NodeEpsilon(static_cast<int>(i), positive[i]);
+    ASSERT_TRUE(e.has_value()) << "node " << i;
+    EXPECT_EQ(*e, dpadmm::ComposeTight(terms, dpadmm::kTightDelta)) << "node " << i;
+  }
+  EXPECT_GT(*trace.NodeEpsilon(1, positive[1]), *trace.NodeEpsilon(0, positive[0]));
+  std::vector<double> other = positive[0];
+  other.back() = 0.21;
+  EXPECT_FALSE(trace.NodeEpsilon(0, other).has_value());
+  EXPECT_FALSE(trace.NodeEpsilon(0, positive[1]).has_value());
+  other = positive[2];
+  other.pop_back();  // a prefix is not the node's terms
+  EXPECT_FALSE(trace.NodeEpsilon(2, other).has_value());
+  EXPECT_FALSE(trace.NodeEpsilon(3, positive[0]).has_value());
+  EXPECT_FALSE(trace.NodeEpsilon(-1, positive[0]).has_value());
+}
+
+TEST(TightTrace, SummaryIsComposeTightOfThePlannedTerms) {
+  // The summary's figure (reused from the per-round column) against ComposeTight of the terms
+  // planned from public values alone (calibration.h), node by node, to the bit: M-ADMM with
+  // unequal terms (the PLD path) and private MR-ADMM (zeros in even rounds).
+  for (Algorithm a : {Algorithm::kMadmm, Algorithm::kPrivateMradmm}) {
+    RunSpec s = Small(a);
+    s.iterations = 12;
+    const dpadmm::Experiment experiment(s);
+    const RunSummary r = experiment.Run();
+    ASSERT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << r.message;
+    std::vector<int> degrees;
+    for (int i = 0; i < experiment.graph().num_nodes(); ++i)
+      degrees.push_back(experiment.graph().degree(i));
+    const auto costs = dpadmm::PlannedReleaseCosts(s, degrees, r.info.rows_per_node);
+    ASSERT_EQ(costs.size(), r.node_tight_epsilon.size());
+    double max = 0.0;
+    for (std::size_t i = 0; i < costs.size(); ++i) {
+      const double expected = dpadmm::ComposeTight(costs[i], dpadmm::kTightDelta);
+      EXPECT_EQ(r.node_tight_epsilon[i], expected) << dpadmm::ChoiceName(a) << " node " << i;
+      max = std::max(max, expected);
+    }
+    EXPECT_EQ(r.tight_epsilon, max) << dpadmm::ChoiceName(a);
   }
 }
 

@@ -377,6 +377,12 @@ class MetricsSink : public runtime::RoundSink {
     }
     return any_private;
   }
+  // The per-round column's composition of `node`'s terms, reused for the summary when it
+  // composed exactly `positive` (TightTrace::NodeEpsilon); nullopt otherwise.
+  std::optional<double> ColumnEpsilon(int node, const std::vector<double>& positive) {
+    if (!tight_) return std::nullopt;
+    return tight_->NodeEpsilon(node, positive);
+  }
   // Per node: the round its release was refused (it froze), or -1; from the last report. -2
   // outside the view (another party's node: not known here).
   std::vector<std::int64_t> frozen_rounds() const {
@@ -553,8 +559,10 @@ class ConsensusDriver : public Experiment::Driver {
                const CheckpointContents* resume, RunSummary& summary) const;
   // Fills summary.node_tight_epsilon / tight_epsilon from the hosted nodes' released costs
   // (under MPI gathered from every rank). Nodes with the same cost sequence share one query.
+  // `sink` (may be null): its per-round column, whose compositions are reused where they
+  // composed the same terms (same bits).
   void TightAccounting(const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes,
-                       RunSummary& summary) const;
+                       MetricsSink* sink, RunSummary& summary) const;
   // Private algorithms only: refuses rows above the norm bound the proofs assume.
   void CheckRowBound() const;
   // The centralized optimum and its figures (optimum, info.optimum_*), from `train`.
@@ -912,7 +920,7 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
     result = RunWithCheckpoints(run, topology_, options, sink, *checkpoint, resume, recorder);
   }
   if (IsReportingRank(*this)) sink.Finish();
-  if (!info.privacy_claim.empty()) TightAccounting(nodes, summary);
+  if (!info.privacy_claim.empty()) TightAccounting(nodes, &sink, summary);
 
   summary.rounds = result.last_reported_round;
   summary.final = sink.last();
@@ -974,8 +982,25 @@ void ConsensusDriver::CheckRowBound() const {
   }
 }
 
+// ComposeTightMechanisms(releases, kTightDelta) from the sink's per-round column when every
+// release is pure epsilon (finite, >= 0: otherwise ComposeTight's error is kept) and the column
+// composed exactly the costly ones for `node`; nullopt otherwise.
+std::optional<double> ReusedColumnEpsilon(MetricsSink* sink, int node,
+                                          const std::vector<MechanismRelease>& releases) {
+  if (sink == nullptr) return std::nullopt;
+  std::vector<double> positive;
+  positive.reserve(releases.size());
+  for (const MechanismRelease& m : releases) {
+    if (m.kind != MechanismKind::kPureEpsilon || !std::isfinite(m.epsilon) || !(m.epsilon >= 0.0))
+      return std::nullopt;
+    if (m.epsilon > 0.0) positive.push_back(m.epsilon);
+  }
+  return sink->ColumnEpsilon(node, positive);
+}
+
 void ConsensusDriver::TightAccounting(
-    const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes, RunSummary& summary) const {
+    const std::vector<std::unique_ptr<runtime::NodeProgram>>& nodes, MetricsSink* sink,
+    RunSummary& summary) const {
   const int n = graph.num_nodes();
   std::vector<double> triples;  // (node, tight epsilon, floating-point delta) of hosted nodes
   std::map<std::vector<double>, double> cache;
@@ -991,6 +1016,13 @@ void ConsensusDriver::TightAccounting(
     }
     const std::vector<MechanismRelease>& released = node->released_mechanisms();
     releases.insert(releases.end(), released.begin(), released.end());
+    // The per-round column composed the same pure-epsilon terms already (the usual case): its
+    // figure has ComposeTight's bits (TightTrace::NodeEpsilon), with no fold repeated.
+    if (const std::optional<double> column = ReusedColumnEpsilon(sink, hosted[k], releases)) {
+      triples.insert(triples.end(),
+                     {static_cast<double>(hosted[k]), *column, node->release().spent_delta()});
+      continue;
+    }
     std::vector<double> key;
     key.reserve(4 * releases.size());
     for (const MechanismRelease& m : releases) {

@@ -103,4 +103,11 @@ double TightTrace::MaxEpsilon() {
   return best;
 }
 
+std::optional<double> TightTrace::NodeEpsilon(int node, const std::vector<double>& positive) {
+  if (node < 0 || static_cast<std::size_t>(node) >= group_of_.size()) return std::nullopt;
+  Group& group = *groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(node)])];
+  if (group.positive != positive) return std::nullopt;
+  return group.Epsilon(delta_);
+}
+
 }  // namespace dpadmm

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace dpadmm {
@@ -29,6 +30,10 @@ class TightTrace {
   void AddRound(const std::vector<double>& costs);
   // max over nodes of ComposeTight(node's terms so far, delta); 0 before any costly release.
   double MaxEpsilon();
+  // ComposeTight(node's terms so far, delta), bits included, when `positive` (the node's costly
+  // terms in order, zeros left out) are the terms this trace composed for `node`: the group's
+  // composition is reused (a query, O(grid), instead of a fold per term). nullopt otherwise.
+  std::optional<double> NodeEpsilon(int node, const std::vector<double>& positive);
 
  private:
   struct Group;
