@@ -176,9 +176,6 @@ double MajorityRate(const Dataset& data) {
   return std::max(positive, rows - positive) / rows;
 }
 
-namespace {
-
-// What a party of a network run cannot do (dpadmm/party.h): each refusal names the field.
 void CheckPartySpec(const RunSpec& spec) {
   const std::string party =
       ": not available in party mode (one process per party, each with "
@@ -193,9 +190,9 @@ void CheckPartySpec(const RunSpec& spec) {
     const SharingParams& sp = spec.algorithm.As<SharingParams>();
     if (sp.party_features.empty()) {
       throw InputError(
-          "algorithm.sharing.party_features" + party +
-          ": each party's column count is part of the public spec (every party needs the "
-          "layout; no party sees another's file); give one count per party, in order");
+          "algorithm.sharing.party_features: required in party mode: each party's column "
+          "count is part of the public spec (every party needs the layout; no party sees "
+          "another's file); give one count per feature party, in order");
     }
     switch (EffectiveScaling(spec)) {
       case Scaling::kClipOnly:
@@ -235,6 +232,8 @@ void CheckPartySpec(const RunSpec& spec) {
                      "hosts in contiguous blocks; leave partition.kind 'even'");
   }
 }
+
+namespace {
 
 // A party of a sharing run (dpadmm/party.h) prepares its own rows: a feature party its block
 // of every row as the serial run prepares that block (the last party's block ends with the

@@ -352,6 +352,11 @@ PartyFile ParsePartyFile(const std::string& text, const std::string& where) {
   } catch (const InputError& e) {
     throw InputError(spec_where + ": " + e.what());
   }
+  try {
+    CheckPartySpec(f.spec);  // before any file is read
+  } catch (const InputError& e) {
+    throw InputError(spec_where + ": " + e.what());
+  }
   if (f.spec.family() == Family::kSharing) {
     // A test row is every party's columns and a label: no party holds one.
     for (const auto& [value, name] : {std::pair{&f.test, "test"},
