@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/party.h"
@@ -302,6 +303,36 @@ void ExpectSameAsReference(const fs::path& run, int p, const Rows& reference,
   }
 }
 
+// A seeded run that draws noise is labelled a simulation, as by `dpadmm run`.
+void ExpectSimulationLabel(const nlohmann::json& summary, const dpadmm::RunSummary& s,
+                           const Ended& e) {
+  EXPECT_EQ(summary["noise_mode"], s.info.noisy ? "simulation" : "none");
+  if (s.info.noisy) {
+    EXPECT_NE(e.out.find("simulation: noise reproducible from the seed"), std::string::npos)
+        << e.out;
+  }
+}
+
+// Every party of a spec mismatch refused before round 0 naming `field` (and no other field),
+// ended with exit 5 and its summary written, no partial file left.
+void ExpectRefusedNaming(const fs::path& run, const std::vector<Ended>& ended,
+                         const std::string& field) {
+  for (std::size_t p = 0; p < ended.size(); ++p) {
+    SCOPED_TRACE("party p" + std::to_string(p));
+    const Ended& e = ended[p];
+    ASSERT_FALSE(e.killed_by_test) << e.err;
+    EXPECT_EQ(e.exit_code, 5) << e.out << e.err;
+    const std::string id = "p" + std::to_string(p);
+    const nlohmann::json summary = nlohmann::json::parse(ReadAll(run / (id + "-summary.json")));
+    EXPECT_EQ(summary["outcome"], "failed");
+    const std::string message = summary["message"];
+    EXPECT_NE(message.find(field), std::string::npos) << message;
+    EXPECT_EQ(message.find("iterations"), std::string::npos) << message;
+    EXPECT_FALSE(fs::exists(run / (id + "-trace.csv.partial")));
+    EXPECT_FALSE(fs::exists(run / (id + "-summary.json.partial")));
+  }
+}
+
 TEST_P(PartyAlgorithms, SameBitsAsSerial) {
   const auto& [algorithm, parties] = GetParam();
   const fs::path run = dir_ / (algorithm + "_" + std::to_string(parties));
@@ -334,12 +365,7 @@ TEST_P(PartyAlgorithms, SameBitsAsSerial) {
       EXPECT_EQ(tight["node_epsilon"][p].get<double>(), s.node_tight_epsilon[p]);
       EXPECT_EQ(tight["epsilon"].get<double>(), s.tight_epsilon);
     }
-    // A seeded run that draws noise is labelled a simulation, as by `dpadmm run`.
-    EXPECT_EQ(summary["noise_mode"], s.info.noisy ? "simulation" : "none");
-    if (s.info.noisy) {
-      EXPECT_NE(e.out.find("simulation: noise reproducible from the seed"), std::string::npos)
-          << e.out;
-    }
+    ExpectSimulationLabel(summary, s, e);
   }
 }
 
@@ -354,20 +380,7 @@ TEST_F(PartyAlgorithms, SpecMismatchIsRefusedNamingTheField) {
         if (p == 2) spec["algorithm"]["dvp"]["alpha"] = 0.7;
       },
       /*setup_timeout=*/15);
-  for (int p = 0; p < 3; ++p) {
-    SCOPED_TRACE("party p" + std::to_string(p));
-    const Ended& e = ended[p];
-    ASSERT_FALSE(e.killed_by_test) << e.err;
-    EXPECT_EQ(e.exit_code, 5) << e.out << e.err;
-    const std::string id = "p" + std::to_string(p);
-    const nlohmann::json summary = nlohmann::json::parse(ReadAll(run / (id + "-summary.json")));
-    EXPECT_EQ(summary["outcome"], "failed");
-    const std::string message = summary["message"];
-    EXPECT_NE(message.find("algorithm.dvp.alpha"), std::string::npos) << message;
-    EXPECT_EQ(message.find("iterations"), std::string::npos) << message;
-    EXPECT_FALSE(fs::exists(run / (id + "-trace.csv.partial")));
-    EXPECT_FALSE(fs::exists(run / (id + "-summary.json.partial")));
-  }
+  ExpectRefusedNaming(run, ended, "algorithm.dvp.alpha");
 }
 
 // Private mode (no noise seed) with a budget: each party's summary holds its own node's figures
@@ -440,11 +453,7 @@ TEST_P(PartySharing, SameBitsAsSerial) {
     if (algorithm == "dp_sharing") {
       EXPECT_EQ(summary["final"]["epsilon_total"].is_null(), p == 0);
     }
-    EXPECT_EQ(summary["noise_mode"], s.info.noisy ? "simulation" : "none");
-    if (s.info.noisy) {
-      EXPECT_NE(e.out.find("simulation: noise reproducible from the seed"), std::string::npos)
-          << e.out;
-    }
+    ExpectSimulationLabel(summary, s, e);
   }
 }
 
@@ -457,18 +466,7 @@ TEST_F(PartySharing, SpecMismatchIsRefusedNamingTheField) {
         if (p == 2) spec["algorithm"]["sharing"]["rho"] = 0.02;
       },
       /*setup_timeout=*/15);
-  for (int p = 0; p < 3; ++p) {
-    SCOPED_TRACE("party p" + std::to_string(p));
-    const Ended& e = ended[p];
-    ASSERT_FALSE(e.killed_by_test) << e.err;
-    EXPECT_EQ(e.exit_code, 5) << e.out << e.err;
-    const std::string id = "p" + std::to_string(p);
-    const nlohmann::json summary = nlohmann::json::parse(ReadAll(run / (id + "-summary.json")));
-    EXPECT_EQ(summary["outcome"], "failed");
-    const std::string message = summary["message"];
-    EXPECT_NE(message.find("algorithm.sharing.rho"), std::string::npos) << message;
-    EXPECT_EQ(message.find("iterations"), std::string::npos) << message;
-  }
+  ExpectRefusedNaming(run, ended, "algorithm.sharing.rho");
 }
 
 // Private mode (no noise seed): no figure evaluated on private data; each feature party's
@@ -502,6 +500,80 @@ TEST_F(PartySharing, PrivateModeReportsOnlyTheOwnReleases) {
       EXPECT_EQ(s["model"].size(), static_cast<std::size_t>(kBlock));
     }
   }
+}
+
+// A sharing party file's refusals, before any file or network is touched: each names the field.
+TEST(PartySharingFile, RefusalsNameTheField) {
+  const auto refusal = [](const std::string& algorithm, const std::string& extra) {
+    const std::string text =
+        R"({"spec": {"data": {"source": "libsvm", "num_features": 4, "scaling": "clip-only"},
+                     "algorithm": )" +
+        algorithm + R"(}, "party": "a", "data": "a.libsvm", )" + extra +
+        R"("parties": [{"id": "a", "address": "127.0.0.1:7001"},
+                       {"id": "b", "address": "127.0.0.1:7002"},
+                       {"id": "c", "address": "127.0.0.1:7003"}]})";
+    try {
+      (void)dpadmm::ParsePartyFile(text, "p.json");
+    } catch (const dpadmm::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string ok =
+      R"({"name": "sharing", "sharing": {"parties": 2, "party_features": [2, 2]}})";
+  EXPECT_EQ(refusal(ok, ""), "accepted");
+  EXPECT_NE(refusal(R"({"name": "sgd"})", "").find("p.json: spec: algorithm.name: 'sgd'"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"name": "sharing", "sharing": {"parties": 2}})", "")
+                .find("algorithm.sharing.party_features: required in party mode"),
+            std::string::npos);
+  EXPECT_NE(refusal(ok, R"("test": "t.libsvm", )").find("p.json: test: not used"),
+            std::string::npos);
+  EXPECT_NE(refusal(ok, R"("model_out": "m.json", )").find("p.json: model_out:"),
+            std::string::npos);
+}
+
+// A feature party's block must have its party_features width; the coordinator's file holds
+// labels only.
+TEST(PartySharingFile, DataOfTheWrongShapeIsRefused) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp != nullptr ? tmp : "/tmp") + "/partyshape_XXXXXX";
+  ASSERT_NE(mkdtemp(templ.data()), nullptr);
+  const fs::path dir = templ;
+  std::ofstream(dir / "labels") << "1\n-1\n";
+  std::ofstream(dir / "wide.libsvm") << "1 1:0.5 3:0.25\n-1 2:0.5\n";
+  dpadmm::RunSpec spec = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kSharing);
+  spec.data.source = dpadmm::DataSource::kLibsvm;
+  spec.data.scaling = dpadmm::Scaling::kClipOnly;
+  dpadmm::SharingParams& sp = spec.algorithm.As<dpadmm::SharingParams>();
+  sp.party_features = {2, 1};
+  dpadmm::runtime::NetworkOptions net;
+  net.self = "b";
+  net.insecure = true;
+  net.parties = {{"a", "127.0.0.1:7001"}, {"b", "127.0.0.1:7002"}, {"c", "127.0.0.1:7003"}};
+  EXPECT_EQ(dpadmm::SharingPartyNode(spec, net), 1);
+  // Party 2's block is 1 column wide: an index beyond it is refused naming the file.
+  try {
+    (void)dpadmm::LoadSharingPartyRows(spec, 2, (dir / "wide.libsvm").string());
+    ADD_FAILURE() << "a column beyond the block was accepted";
+  } catch (const dpadmm::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("wide.libsvm"), std::string::npos) << e.what();
+  }
+  // In memory: party b (feature party 1, 2 columns) given 3 columns is refused naming data.
+  const dpadmm::Dataset three = dpadmm::GenerateTwonorm(2, 1, 3);
+  try {
+    const dpadmm::Party party(spec, three, dpadmm::Dataset{}, net);
+    ADD_FAILURE() << "a block of the wrong width was accepted";
+  } catch (const dpadmm::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("data: party 'b' (feature party 1) has 3 columns"),
+              std::string::npos)
+        << e.what();
+  }
+  // The coordinator: labels only.
+  EXPECT_EQ(dpadmm::LoadSharingPartyRows(spec, 0, (dir / "labels").string()).rows(), 2);
+  EXPECT_THROW(dpadmm::LoadSharingPartyRows(spec, 0, (dir / "wide.libsvm").string()),
+               dpadmm::InputError);
+  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sharing, PartySharing,
