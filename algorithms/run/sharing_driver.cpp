@@ -133,6 +133,8 @@ class SharingSink : public runtime::RoundSink {
         model_(Eigen::VectorXd::Zero(info.features)),
         seen_(info.party_features.size() + 1, view.empty() ? 1 : 0) {
     for (int node : view) seen_[static_cast<std::size_t>(node)] = 1;
+    // A run that ends before round 0 (a party refused at set-up) has measured nothing.
+    last_.train_loss = last_.objective = last_.test_error = kNaN;
   }
 
   bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
