@@ -17,9 +17,13 @@ PartyCommand::PartyCommand(CLI::App& app) {
   sub_ = app.add_subcommand(
       "party",
       "Run one party of a run across organisations: this party's nodes on its own data, the "
-      "other parties\nreached over gRPC with mutual TLS (consensus family). Every party runs "
-      "this command with its own\nparty file; all must hold the same public spec (a mismatch "
-      "is refused on every side, naming the\nfields). See README.md, \"Across organisations\".");
+      "other parties\nreached over gRPC with mutual TLS. Consensus family: a party hosts its "
+      "nodes on its own rows.\nSharing (ADMM sharing, with or without dp): each party hosts "
+      "one node, node 0 the coordinator\n(its data file: the labels, one per line), node m "
+      "feature party m (its data file: its block of\nevery row); by default party k hosts "
+      "node k. Every party runs this command with its own party\nfile; all must hold the "
+      "same public spec (a mismatch is refused on every side, naming the\nfields). See "
+      "README.md, \"Across organisations\".");
   sub_->add_option("--config", config_,
                    "The party file (JSON): spec, party, data, test, parties, node_parties, tls, "
                    "timeouts, trace, summary, model_out")
@@ -60,8 +64,13 @@ int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
   // Outputs tried before the data is loaded (as `run` does), then opened for good.
   { AtomicFile(o.trace, "the trace"); }
   { AtomicFile(o.summary, "the summary"); }
+  // Sharing: the coordinator's labels or this feature party's block (no test data).
   TrainTest data =
-      LoadPartyData(file.spec, file.data, file.test, file.data_labels, file.test_labels);
+      file.spec.family() == Family::kSharing
+          ? TrainTest{LoadSharingPartyRows(file.spec, SharingPartyNode(file.spec, file.network),
+                                           file.data),
+                      Dataset{}}
+          : LoadPartyData(file.spec, file.data, file.test, file.data_labels, file.test_labels);
   const Party party(file.spec, std::move(data.train), std::move(data.test),
                     std::move(file.network));
   return ReportRun(

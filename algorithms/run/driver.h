@@ -85,6 +85,9 @@ std::vector<std::int64_t> PartyBlocks(const RunSpec& spec, std::int64_t cols);
 
 std::unique_ptr<Experiment::Driver> MakeConsensusDriver();
 
+// What a party of a network run cannot do (dpadmm/party.h): InputError naming the field.
+void CheckPartySpec(const RunSpec& spec);
+
 // One party of a network run (dpadmm/party.h): the in-memory Experiment path on this party's
 // own rows, with what party mode cannot do refused naming the field.
 std::unique_ptr<Experiment::Driver> BuildPartyDriver(RunSpec spec, Dataset train, Dataset test,

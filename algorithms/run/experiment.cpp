@@ -176,18 +176,33 @@ double MajorityRate(const Dataset& data) {
   return std::max(positive, rows - positive) / rows;
 }
 
-namespace {
-
-// What a party of a network run cannot do (dpadmm/party.h): each refusal names the field.
 void CheckPartySpec(const RunSpec& spec) {
   const std::string party =
       ": not available in party mode (one process per party, each with "
       "its own rows only)";
-  if (spec.family() != Family::kConsensus) {
-    throw InputError(std::string("algorithm.name: '") + ChoiceName(spec.algorithm.name()) + "'" +
-                     party +
-                     ": the consensus family only (admm, dvp, pvp, madmm, radmm, "
-                     "mradmm, private_mradmm, pdml)");
+  if (spec.algorithm.name() == Algorithm::kSgd) {
+    throw InputError(
+        "algorithm.name: 'sgd'" + party +
+        ": the SGD baseline is a loop in one process (or collectives under MPI), not an engine "
+        "run; the sharing family runs across parties as 'sharing' (with or without dp)");
+  }
+  if (spec.family() == Family::kSharing) {
+    const SharingParams& sp = spec.algorithm.As<SharingParams>();
+    if (sp.party_features.empty()) {
+      throw InputError(
+          "algorithm.sharing.party_features: required in party mode: each party's column "
+          "count is part of the public spec (every party needs the layout; no party sees "
+          "another's file); give one count per feature party, in order");
+    }
+    switch (EffectiveScaling(spec)) {
+      case Scaling::kClipOnly:
+      case Scaling::kNone: break;
+      default:
+        throw InputError(std::string("data.scaling: '") + ChoiceName(EffectiveScaling(spec)) + "'" +
+                         party +
+                         " for the sharing family: each party prepares its own block of every "
+                         "row; use clip-only (each block clipped to norm 1) or none");
+    }
   }
   switch (EffectiveScaling(spec)) {
     case Scaling::kGlobalMaxNorm:
@@ -216,6 +231,26 @@ void CheckPartySpec(const RunSpec& spec) {
                      ": each party's rows are its own data, split among the nodes it "
                      "hosts in contiguous blocks; leave partition.kind 'even'");
   }
+}
+
+namespace {
+
+// A party of a sharing run (dpadmm/party.h) prepares its own rows: a feature party its block
+// of every row as the serial run prepares that block (the last party's block ends with the
+// intercept column when data.add_bias; clip-only clips each row of the block, which is what
+// ClipRowBlocks does to it in one process); the coordinator holds labels only.
+void PrepareSharingPartyRows(const RunSpec& spec, const runtime::NetworkOptions& network,
+                             Dataset& train, RunInfo& info) {
+  info.max_row_norm_before = kNaN;  // over every party's columns: no party sees it
+  const int M = spec.algorithm.As<SharingParams>().parties;
+  int self = -1;
+  for (std::size_t p = 0; p < network.parties.size(); ++p) {
+    if (network.parties[p].id == network.self) self = static_cast<int>(p);
+  }
+  const std::vector<int> nodes = runtime::PartyNodes(network.node_parties, self);
+  if (nodes.size() != 1 || nodes[0] == 0) return;  // the coordinator (or refused in Prepare)
+  if (spec.data.add_bias && nodes[0] == M) AddBiasFeature(train);
+  if (info.scaling == Scaling::kClipOnly) ClipRows(train);
 }
 
 std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset train, Dataset test,
@@ -279,7 +314,9 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     }
     // dp-bounds: each node prepares its own rows once the partition is known (the driver's
     // Prepare, PrepareRowsPerNode); the other maps are per record or global-max-norm.
-    if (info.scaling != Scaling::kDpBounds) {
+    if (network != nullptr && spec.family() == Family::kSharing) {
+      PrepareSharingPartyRows(spec, *network, d->train, info);
+    } else if (info.scaling != Scaling::kDpBounds) {
       PrepareRows(spec, d->train, d->test, info,
                   columnwise ? ColumnwiseMaxRowNorm(*d, spec) : std::function<double(double)>{});
     }

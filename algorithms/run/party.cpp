@@ -60,7 +60,7 @@ void Leaves(const nlohmann::json& j, const std::string& path,
 
 }  // namespace
 
-PublicSpec PublicSpecOf(const RunSpec& spec, std::int64_t features) {
+PublicSpec PublicSpecOf(const RunSpec& spec, std::int64_t features, std::int64_t samples) {
   nlohmann::json j = nlohmann::json::parse(SpecToJson(spec));  // keys sorted
   for (const char* field : kOwnFields) {
     const std::string f = field;
@@ -72,6 +72,7 @@ PublicSpec PublicSpecOf(const RunSpec& spec, std::int64_t features) {
     }
   }
   j["data"]["features"] = features;
+  if (samples >= 0) j["data"]["samples"] = samples;
   PublicSpec out;
   out.json = j.dump();
   out.hash = Fnv1a64(out.json);
@@ -119,13 +120,81 @@ TrainTest LoadPartyData(const RunSpec& spec, const std::string& train_path,
   return out;
 }
 
+int SharingPartyNode(const RunSpec& spec, const runtime::NetworkOptions& network) {
+  int self = -1;
+  for (std::size_t p = 0; p < network.parties.size(); ++p) {
+    if (network.parties[p].id == network.self) self = static_cast<int>(p);
+  }
+  if (self < 0) {
+    throw InputError("party: this party's id '" + network.self + "' is not in the party list");
+  }
+  if (network.node_parties.empty()) {
+    const int nodes = spec.algorithm.As<SharingParams>().parties + 1;
+    if (static_cast<int>(network.parties.size()) != nodes) {
+      throw InputError("parties: " + std::to_string(network.parties.size()) +
+                       " parties for a sharing run of " + std::to_string(nodes) +
+                       " nodes (the coordinator and algorithm.sharing.parties feature parties): "
+                       "without node_parties, party k hosts node k");
+    }
+    return self;
+  }
+  const std::vector<int> nodes = runtime::PartyNodes(network.node_parties, self);
+  if (nodes.size() != 1) {
+    throw InputError("node_parties: party '" + network.self + "' hosts " +
+                     std::to_string(nodes.size()) +
+                     " nodes; in the sharing family each party hosts one: the coordinator (node "
+                     "0, the labels) or one feature party (node m, block m)");
+  }
+  return nodes[0];
+}
+
+Dataset LoadSharingPartyRows(const RunSpec& spec, int node, const std::string& path) {
+  if (node == 0) {
+    // A LIBSVM file whose rows have no feature: its labels, mapped as LIBSVM's.
+    Dataset labels = LoadLibsvm(path);
+    if (labels.cols() != 0) {
+      throw InputError(path + ": the coordinator's file holds the labels only (one per line), " +
+                       "not feature values (" + std::to_string(labels.cols()) + " columns)");
+    }
+    return labels;
+  }
+  const std::vector<std::int64_t>& sizes = spec.algorithm.As<SharingParams>().party_features;
+  if (node < 1 || node > static_cast<int>(sizes.size())) {
+    throw InputError("algorithm.sharing.party_features: no block for feature party " +
+                     std::to_string(node));
+  }
+  // The intercept column is added to the last block by the party (dpadmm/party.h).
+  const bool bias = spec.data.add_bias && node == static_cast<int>(sizes.size());
+  const std::int64_t width = sizes[static_cast<std::size_t>(node - 1)] - (bias ? 1 : 0);
+  if (width < 1) {
+    throw InputError("algorithm.sharing.party_features[" + std::to_string(node - 1) +
+                     "]: feature party " + std::to_string(node) + " needs a column of its own");
+  }
+  const std::vector<char> all(static_cast<std::size_t>(width), 1);
+  switch (spec.data.source) {
+    case DataSource::kLibsvm: return ReadLibsvmColumns(path, all, false, width).data;
+    case DataSource::kAsc: return ReadAscColumns(path, "", all).data;
+    default:
+      throw InputError(std::string("data.source: '") + ChoiceName(spec.data.source) +
+                       "' is not available for the sharing family in party mode: a feature "
+                       "party's file is its block, libsvm (the label field is not read) or asc "
+                       "(values only)");
+  }
+}
+
 Party::Party(RunSpec spec, Dataset train, Dataset test, runtime::NetworkOptions network) {
   if (spec.engine == runtime::EngineKind::kMpi) {
     throw InputError(
         "engine: 'mpi' in party mode: the parties talk over the network engine; engine says how "
         "a party runs its own nodes (serial or tbb)");
   }
-  if (network.node_parties.empty()) {
+  const bool sharing = spec.family() == Family::kSharing;
+  if (sharing && network.node_parties.empty()) {
+    SharingPartyNode(spec, network);  // checks the party count
+    for (std::size_t k = 0; k < network.parties.size(); ++k) {
+      network.node_parties.push_back(static_cast<int>(k));
+    }
+  } else if (network.node_parties.empty()) {
     // Default map: node k on party k.
     if (spec.graph.nodes != static_cast<int>(network.parties.size())) {
       throw InputError("graph.nodes: " + std::to_string(spec.graph.nodes) + " nodes and " +
@@ -137,7 +206,13 @@ Party::Party(RunSpec spec, Dataset train, Dataset test, runtime::NetworkOptions 
   }
   std::unique_ptr<Experiment::Driver> driver =
       BuildPartyDriver(std::move(spec), std::move(train), std::move(test), network);
-  public_ = PublicSpecOf(driver->spec, driver->info.features);
+  // Sharing: every party holds every sample (the row count is public) and the coordinator's
+  // broadcast [s - z; y] has 2N values, the longest message of the run.
+  public_ =
+      PublicSpecOf(driver->spec, driver->info.features, sharing ? driver->info.train_rows : -1);
+  if (sharing) {
+    driver->network->max_message_doubles = 2 * static_cast<std::size_t>(driver->info.train_rows);
+  }
   driver->network->spec_hash = public_.hash;
   driver->network->spec_fields = public_.fields;
   experiment_.reset(new Experiment(std::move(driver)));
@@ -157,11 +232,13 @@ RunSummary Party::Run(RunObserver* observer, const runtime::StopToken* stop) con
 
 RunSummary Party::SerialAsParty(RunSpec spec, Dataset train, Dataset test, std::vector<int> view,
                                 RunObserver* observer) {
-  if (spec.family() != Family::kConsensus) {
-    throw InputError("SerialAsParty: the consensus family only");
-  }
+  const int nodes = spec.family() == Family::kConsensus ? spec.graph.nodes
+                    : spec.algorithm.name() == Algorithm::kSharing
+                        ? spec.algorithm.As<SharingParams>().parties + 1
+                        : 0;
+  if (nodes == 0) throw InputError("SerialAsParty: the sgd baseline has no party mode");
   std::sort(view.begin(), view.end());
-  if (view.empty() || view.front() < 0 || view.back() >= spec.graph.nodes ||
+  if (view.empty() || view.front() < 0 || view.back() >= nodes ||
       std::adjacent_find(view.begin(), view.end()) != view.end()) {
     throw InputError("SerialAsParty: view must list distinct nodes of the run");
   }
@@ -275,6 +352,23 @@ PartyFile ParsePartyFile(const std::string& text, const std::string& where) {
   } catch (const InputError& e) {
     throw InputError(spec_where + ": " + e.what());
   }
+  try {
+    CheckPartySpec(f.spec);  // before any file is read
+  } catch (const InputError& e) {
+    throw InputError(spec_where + ": " + e.what());
+  }
+  if (f.spec.family() == Family::kSharing) {
+    // A test row is every party's columns and a label: no party holds one.
+    for (const auto& [value, name] : {std::pair{&f.test, "test"},
+                                      {&f.data_labels, "data_labels"},
+                                      {&f.test_labels, "test_labels"}}) {
+      if (!value->empty()) {
+        Bad(where, name,
+            "not used by the sharing family: the coordinator's data file is its labels, a "
+            "feature party's its block of every row; no party holds a whole test row");
+      }
+    }
+  }
   const nlohmann::json& parties = j["parties"];
   if (!parties.is_array() || parties.size() < 2) {
     Bad(where, "parties", "must be an array of at least 2 {\"id\", \"address\"} objects");
@@ -330,6 +424,11 @@ PartyFile ParsePartyFile(const std::string& text, const std::string& where) {
   if (j.contains("trace")) f.trace = String(j["trace"], where, "trace");
   if (j.contains("summary")) f.summary = String(j["summary"], where, "summary");
   if (j.contains("model_out")) f.model_out = String(j["model_out"], where, "model_out");
+  if (!f.model_out.empty() && f.spec.family() == Family::kSharing) {
+    Bad(where, "model_out",
+        "the sharing family has no whole model at any party (each feature party's weights are "
+        "its own block, in its summary's model): remove it");
+  }
   return f;
 }
 

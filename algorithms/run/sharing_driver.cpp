@@ -61,7 +61,9 @@ const PartyLayout& LayoutOf(const RunSpec& s) {
 }
 
 // Metrics of the concatenated model [x_1; ...; x_M]. `train_loss` is the coordinator's when it
-// has it (ADMM), else computed here. `dp`: the privacy columns (else 0).
+// has it (ADMM), else computed here. `dp`: the privacy columns (else 0). An empty part is one
+// the measuring party does not see (party mode, Experiment::Driver::view): the figures that
+// need it are NaN, and the privacy columns are those of the parts it sees (NaN for none).
 RoundMetrics Measure(const SharingParams* dp, const RunInfo* info, double lambda, double epsilon,
                      const Dataset& test, double train_loss,
                      const std::vector<Eigen::VectorXd>& parts, const Eigen::VectorXd& model,
@@ -71,11 +73,18 @@ RoundMetrics Measure(const SharingParams* dp, const RunInfo* info, double lambda
   m.train_loss = train_loss;
   m.max_x_norm = 0.0;
   double reg = 0.0;
+  bool all_seen = true, any_seen = false;
   for (const auto& x : parts) {
+    if (x.size() == 0) {
+      all_seen = false;
+      continue;
+    }
+    any_seen = true;
     reg += x.squaredNorm();
     m.max_x_norm = std::max(m.max_x_norm, x.norm());
   }
-  m.objective = train_loss + 0.5 * lambda * reg;
+  if (!any_seen) m.max_x_norm = kNaN;
+  m.objective = all_seen ? train_loss + 0.5 * lambda * reg : kNaN;
   m.test_loss = MeanLogLoss(test, model);
   m.test_error = TestError(test, model);
   m.epsilon_iteration = m.delta_iteration = m.epsilon_total = m.delta_total = 0.0;
@@ -88,6 +97,7 @@ RoundMetrics Measure(const SharingParams* dp, const RunInfo* info, double lambda
     // Tight: each party's releases so far are one Gaussian with mu^2 = t (C_m / sigma_m)^2;
     // the worst party. Per iteration: the same at t = 1.
     for (std::size_t p = 0; p < info->party_sigma.size(); ++p) {
+      if (parts[p].size() == 0) continue;  // another party's releases
       const double c = info->party_sensitivity[p], sigma = info->party_sigma[p];
       m.epsilon_iteration =
           std::max(m.epsilon_iteration, SharingTightEpsilon(c, sigma, 1, dp->delta));
@@ -95,6 +105,9 @@ RoundMetrics Measure(const SharingParams* dp, const RunInfo* info, double lambda
     }
     m.delta_iteration = dp->delta;
     m.delta_total = round > 0 ? dp->delta : 0.0;
+  }
+  if (dp != nullptr && !any_seen) {  // the coordinator's view: it releases nothing noisy
+    m.epsilon_iteration = m.delta_iteration = m.epsilon_total = m.delta_total = kNaN;
   }
   return m;
 }
@@ -108,30 +121,43 @@ void HidePrivateEvaluation(RoundMetrics& m) {
 
 class SharingSink : public runtime::RoundSink {
  public:
+  // `view`: the nodes whose reports this sink reads (empty: all); a party of a network run
+  // sees its own node only, and the figures of the others are NaN (Measure).
   SharingSink(const SharingParams& params, const Dataset& test, const RunInfo& info,
-              RunObserver* observer)
+              RunObserver* observer, const std::vector<int>& view)
       : params_(params),
         test_(test),
         info_(info),
         observer_(observer),
         start_(std::chrono::steady_clock::now()),
-        model_(Eigen::VectorXd::Zero(info.features)) {}
+        model_(Eigen::VectorXd::Zero(info.features)),
+        seen_(info.party_features.size() + 1, view.empty() ? 1 : 0) {
+    for (int node : view) seen_[static_cast<std::size_t>(node)] = 1;
+    // A run that ends before round 0 (a party refused at set-up) has measured nothing.
+    last_.train_loss = last_.objective = last_.test_error = kNaN;
+  }
 
   bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
     if (round % 2 == 1) return true;  // the party phase: iteration incomplete
     const int M = static_cast<int>(info_.party_features.size());
-    std::vector<Eigen::VectorXd> parts;
+    std::vector<Eigen::VectorXd> parts(static_cast<std::size_t>(M));
     for (int p = 0; p < M; ++p) {
+      auto block = model_.segment(info_.party_offsets[p], info_.party_features[p]);
+      if (!seen_[p + 1]) {
+        block.setConstant(kNaN);
+        continue;
+      }
       const auto r = t[p + 1];
-      parts.emplace_back(Eigen::Map<const Eigen::VectorXd>(r.data(), info_.party_features[p]));
-      model_.segment(info_.party_offsets[p], info_.party_features[p]) = parts.back();
+      parts[p] = Eigen::Map<const Eigen::VectorXd>(r.data(), info_.party_features[p]);
+      block = parts[p];
     }
+    const bool coordinator = seen_[0] != 0;
     const auto c = t[0];
     last_ = Measure(params_.dp ? &params_ : nullptr, &info_, params_.lambda, info_.epsilon, test_,
-                    c[0], parts, model_, round / 2);
+                    coordinator ? c[0] : kNaN, parts, model_, round / 2);
     const double n = static_cast<double>(info_.train_rows);
-    last_.primal_residual = c[1] / std::sqrt(n);
-    last_.y_norm = c[2];
+    last_.primal_residual = coordinator ? c[1] / std::sqrt(n) : kNaN;
+    last_.y_norm = coordinator ? c[2] : kNaN;
     if (!evaluate_) HidePrivateEvaluation(last_);
     last_.seconds = elapsed();
     epoch_ = round / 2;
@@ -175,6 +201,7 @@ class SharingSink : public runtime::RoundSink {
   Eigen::VectorXd model_;
   RoundMetrics last_;
   std::int64_t epoch_ = -1;
+  std::vector<char> seen_;  // per node: its report is read
   const bool evaluate_ = info_.metrics == MetricsScope::kAll;
 };
 
@@ -228,6 +255,9 @@ class SharingDriver : public Experiment::Driver {
               const CheckpointOptions* checkpoint = nullptr,
               const CheckpointContents* resume = nullptr) const;
 
+  // Party mode (network set): this party hosts one node, and its rows have that node's width.
+  void CheckPartyData(const std::vector<std::int64_t>& sizes) const;
+
   std::vector<Dataset> blocks_;  // D_m, without labels (under MPI: the hosted parties' only)
   Eigen::VectorXd labels_;       // the coordinator's (node 0's) labels, where it is hosted
   std::vector<std::unique_ptr<sharing::XUpdate>> xupdates_;
@@ -236,13 +266,43 @@ class SharingDriver : public Experiment::Driver {
   runtime::Topology topology_;
 };
 
+void SharingDriver::CheckPartyData(const std::vector<std::int64_t>& sizes) const {
+  const std::string self = "party '" + network->self + "'";
+  if (hosted.size() != 1) {
+    throw InputError("node_parties: " + self + " hosts " + std::to_string(hosted.size()) +
+                     " nodes; in the sharing family each party hosts one: the coordinator "
+                     "(node 0, the labels) or one feature party (node m, block m)");
+  }
+  const int node = hosted[0];
+  if (node == 0) {
+    if (train.cols() != 0) {
+      throw InputError("data: " + self +
+                       " is the coordinator (node 0): it holds the labels only, not " +
+                       std::to_string(train.cols()) + " feature columns");
+    }
+    return;
+  }
+  const std::int64_t want = sizes[static_cast<std::size_t>(node - 1)];
+  if (train.cols() != want) {
+    const bool bias = spec.data.add_bias && node == static_cast<int>(sizes.size());
+    throw InputError("data: " + self + " (feature party " + std::to_string(node) + ") has " +
+                     std::to_string(train.cols() - (bias ? 1 : 0)) + " columns but " +
+                     "algorithm.sharing.party_features[" + std::to_string(node - 1) +
+                     "] gives it " + std::to_string(want) +
+                     (bias ? " (the intercept column, added to the last block, included)" : ""));
+  }
+}
+
 void SharingDriver::Prepare() {
   const RunSpec& s = spec;
   const PartyLayout& layout = LayoutOf(s);
   const std::string prefix = std::string("algorithm.") + ChoiceName(s.algorithm.name()) + ".";
-  const std::int64_t d = train.cols();
   const int M = layout.parties;
   std::vector<std::int64_t> sizes = layout.party_features;
+  // A party of a network run holds one block (or the labels): the whole width is the public
+  // layout's (party_features, required there).
+  const std::int64_t d =
+      network ? std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0}) : train.cols();
   if (sizes.empty()) {
     if (d < M) {
       throw InputError(prefix + "parties: " + std::to_string(M) +
@@ -261,17 +321,29 @@ void SharingDriver::Prepare() {
   // Node 0 is the coordinator (the labels), node m party m. The SGD baseline is not an engine
   // run, but under MPI its parties and label holder are placed the same way and exchange only
   // partial scores, loss derivatives and (for the metrics) the weights (RunSgd).
+  if (network) {
+    try {
+      runtime::ValidateNetworkOptions(*network, M + 1);
+    } catch (const runtime::NetworkError& e) {
+      throw InputError(std::string("party: ") + e.what());
+    }
+  }
   hosted = HostedNodes(*this, M + 1);
   const auto hosts = [&](int node) {
     return std::find(hosted.begin(), hosted.end(), node) != hosted.end();
   };
+  if (network) {
+    CheckPartyData(sizes);
+    view = hosted;  // its metrics: what this party sees
+  }
   std::int64_t offset = 0;
   std::vector<double> max_row_norm(static_cast<std::size_t>(M + 1), 0.0);
   blocks_.resize(static_cast<std::size_t>(M));
   for (int p = 0; p < M; ++p) {
     info.party_offsets.push_back(offset);
     if (hosts(p + 1)) {
-      blocks_[p] = sharing::ColumnBlock(train, offset, sizes[p]);
+      // A party of a network run: its file is its block.
+      blocks_[p] = sharing::ColumnBlock(train, network ? 0 : offset, sizes[p]);
       blocks_[p].y.resize(0);  // parties hold features only; the labels stay with the coordinator
       // A private evaluation: metrics scope "all" only.
       max_row_norm[p + 1] = info.metrics == MetricsScope::kAll ? blocks_[p].MaxRowNorm() : kNaN;
@@ -279,6 +351,11 @@ void SharingDriver::Prepare() {
     offset += sizes[p];
   }
   max_row_norm = CompletePerNode(*this, std::move(max_row_norm));
+  if (network) {  // the other parties' blocks are not seen here
+    for (int p = 0; p < M; ++p) {
+      if (!hosts(p + 1)) max_row_norm[p + 1] = kNaN;
+    }
+  }
   info.party_max_row_norm.assign(max_row_norm.begin() + 1, max_row_norm.end());
   if (hosts(0)) labels_ = train.y;
 
@@ -394,17 +471,19 @@ void SharingDriver::Prepare() {
 
   // The baselines are trained on the private data: metrics scope "all" only.
   const bool baselines_wanted = s.compute_optimum && info.metrics == MetricsScope::kAll;
-  if (baselines_wanted && mpi) {
-    info.optimum_note =
-        "baselines not computed on the mpi engine: they need every party's columns and the "
-        "labels in one process";
+  if (baselines_wanted && (mpi || network)) {
+    info.optimum_note = std::string("baselines not computed ") +
+                        (mpi ? "on the mpi engine" : "in party mode") +
+                        ": they need every party's columns and the labels in one process";
   } else if (baselines_wanted) {
     info.central = SolveBaseline(train, test, layout.lambda, optimum);
     const Dataset test_block = sharing::ColumnBlock(test, 0, sizes[0]);
     info.local =
         SolveBaseline(sharing::ColumnBlock(train, 0, sizes[0]), test_block, layout.lambda, local_);
   }
-  if (mpi) train = Dataset{};  // this rank keeps its parties' blocks (and labels) only
+  // This rank (party) keeps its parties' blocks (and labels) only.
+  if (mpi || network) train = Dataset{};
+  if (network) info.features = d;  // the whole model's width (the public layout)
 }
 
 void SharingDriver::Run(runtime::EngineKind engine, int threads, RunObserver* observer,
@@ -473,7 +552,7 @@ void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver
   RecordingObserver recorder(observer);
   if (checkpoint != nullptr) observer = &recorder;
   if (resume != nullptr) StartResumedTrace(*checkpoint, *resume, IsReportingRank(*this), recorder);
-  SharingSink sink(sp, test, info, observer);
+  SharingSink sink(sp, test, info, observer, view);
   runtime::EngineOptions options;
   options.kind = engine;
   options.threads = threads;
@@ -495,6 +574,18 @@ void SharingDriver::RunAdmm(runtime::EngineKind engine, int threads, RunObserver
   summary.rounds = std::max<std::int64_t>(sink.epoch(), 0);
   summary.final = sink.last();
   summary.model = sink.model();
+  if (!view.empty()) {
+    // A party's model is its own block of the weights (the coordinator's: none).
+    Eigen::VectorXd own(0);
+    for (int node : view) {
+      if (node == 0) continue;
+      const auto block =
+          sink.model().segment(info.party_offsets[node - 1], info.party_features[node - 1]);
+      own.conservativeResize(own.size() + block.size());
+      own.tail(block.size()) = block;
+    }
+    summary.model = own;
+  }
   summary.seconds = sink.elapsed();
   switch (result.outcome) {
     case runtime::EngineOutcome::kCompleted:

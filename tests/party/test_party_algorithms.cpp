@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/party.h"
@@ -43,6 +44,8 @@ using dpadmm::partytest::ReadAll;
 
 constexpr int kRowsPerParty = 24;
 constexpr int kDims = 4;
+constexpr int kSharingRows = 40;  // samples of a sharing run (every party holds all of them)
+constexpr int kBlock = 3;         // columns per feature party
 
 // A row as LIBSVM text whose values read back to the same doubles.
 void WriteRows(std::ofstream& out, const dpadmm::Dataset& data, std::int64_t begin,
@@ -80,6 +83,24 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
 
   // The public spec of the run (the same object every party file holds).
   static nlohmann::json Spec(const std::string& algorithm, int parties) {
+    if (algorithm == "sharing" || algorithm == "dp_sharing") {
+      // Node 0 the coordinator, nodes 1..parties-1 one block of kBlock columns each.
+      const nlohmann::json sharing = {
+          {"parties", parties - 1},
+          {"party_features", std::vector<int>(static_cast<std::size_t>(parties - 1), kBlock)},
+          {"lambda", 1e-2},
+          {"rho", 0.01},
+          {"dp", algorithm == "dp_sharing"}};
+      return {{"data",
+               {{"source", "libsvm"},
+                {"num_features", kBlock * (parties - 1)},
+                {"scaling", "clip-only"}}},
+              {"algorithm", {{"name", "sharing"}, {"sharing", sharing}}},
+              {"iterations", 5},
+              {"seed", 3},
+              {"noise_seed", 11},
+              {"engine", "serial"}};
+    }
     nlohmann::json spec = {
         {"data", {{"source", "libsvm"}, {"num_features", kDims}, {"scaling", "clip-only"}}},
         {"graph", {{"topology", "ring"}, {"nodes", parties}}},
@@ -132,26 +153,56 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
     return ended;
   }
 
-  // Writes the data (party p: rows [p * kRowsPerParty, (p + 1) * kRowsPerParty) of one data
-  // set, all.libsvm and partition.txt for the serial run, test.libsvm) and the party files
-  // (tweak(p, spec) may change party p's spec), and runs the parties.
+  // Consensus: party p holds rows [p * kRowsPerParty, (p + 1) * kRowsPerParty) of one data
+  // set; all.libsvm and partition.txt for the serial run, test.libsvm.
+  static void WriteRowBlocks(const fs::path& run, int parties) {
+    const dpadmm::Dataset all = dpadmm::GenerateTwonorm(kRowsPerParty * parties, 5, kDims);
+    const dpadmm::Dataset test_rows = dpadmm::GenerateTwonorm(30, 6, kDims);
+    std::ofstream whole(run / "all.libsvm"), part(run / "partition.txt"), test(run / "test.libsvm");
+    WriteRows(whole, all, 0, all.rows());
+    WriteRows(test, test_rows, 0, test_rows.rows());
+    for (int p = 0; p < parties; ++p) {
+      std::ofstream mine(run / ("p" + std::to_string(p) + ".libsvm"));
+      WriteRows(mine, all, p * kRowsPerParty, (p + 1) * kRowsPerParty);
+      for (int r = 0; r < kRowsPerParty; ++r) part << p << '\n';
+    }
+  }
+
+  // Sharing: one data set of kSharingRows rows and kBlock columns per feature party; p0 (the
+  // coordinator) holds its labels (one per line), party m its columns [(m - 1) kBlock, m kBlock)
+  // of every row (LIBSVM with the label slot 0); all.libsvm for the serial run.
+  static void WriteColumnBlocks(const fs::path& run, int parties) {
+    const dpadmm::Dataset all =
+        dpadmm::GenerateTwonorm(kSharingRows, 7, kBlock * static_cast<std::int64_t>(parties - 1));
+    const auto& x = std::get<dpadmm::DenseRows>(all.x);
+    std::ofstream whole(run / "all.libsvm"), labels(run / "p0.libsvm");
+    WriteRows(whole, all, 0, all.rows());
+    for (Eigen::Index r = 0; r < all.rows(); ++r) labels << (all.y[r] > 0 ? "1" : "-1") << '\n';
+    for (int m = 1; m < parties; ++m) {
+      std::ofstream mine(run / ("p" + std::to_string(m) + ".libsvm"));
+      for (Eigen::Index r = 0; r < all.rows(); ++r) {
+        mine << '0';
+        for (int c = 0; c < kBlock; ++c) {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, " %d:%.17g", c + 1, x(r, (m - 1) * kBlock + c));
+          mine << buf;
+        }
+        mine << '\n';
+      }
+    }
+  }
+
+  // Writes the data (WriteRowBlocks or WriteColumnBlocks) and the party files (tweak(p, spec)
+  // may change party p's spec), and runs the parties.
   std::vector<Ended> RunParties(const fs::path& run, const std::string& algorithm, int parties,
                                 const std::function<void(int, nlohmann::json&)>& tweak = {},
                                 double setup_timeout = 60) {
     fs::create_directories(run);
-    // One data set: party p holds rows [p * kRowsPerParty, (p + 1) * kRowsPerParty).
-    const dpadmm::Dataset all = dpadmm::GenerateTwonorm(kRowsPerParty * parties, 5, kDims);
-    const dpadmm::Dataset test_rows = dpadmm::GenerateTwonorm(30, 6, kDims);
-    {
-      std::ofstream whole(run / "all.libsvm"), part(run / "partition.txt"),
-          test(run / "test.libsvm");
-      WriteRows(whole, all, 0, all.rows());
-      WriteRows(test, test_rows, 0, test_rows.rows());
-      for (int p = 0; p < parties; ++p) {
-        std::ofstream mine(run / ("p" + std::to_string(p) + ".libsvm"));
-        WriteRows(mine, all, p * kRowsPerParty, (p + 1) * kRowsPerParty);
-        for (int r = 0; r < kRowsPerParty; ++r) part << p << '\n';
-      }
+    const bool sharing = algorithm == "sharing" || algorithm == "dp_sharing";
+    if (sharing) {
+      WriteColumnBlocks(run, parties);
+    } else {
+      WriteRowBlocks(run, parties);
     }
     std::vector<Ended> ended;
     // A port taken between FreePorts and the party's listen (another test): a fresh set.
@@ -171,19 +222,20 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
         const std::string id = "p" + std::to_string(p);
         nlohmann::json spec = Spec(algorithm, parties);
         if (tweak) tweak(p, spec);
-        const nlohmann::json file = {{"spec", spec},
-                                     {"party", id},
-                                     {"data", (run / (id + ".libsvm")).string()},
-                                     {"test", (run / "test.libsvm").string()},
-                                     {"parties", list},
-                                     {"tls",
-                                      {{"ca", (certs / "ca.pem").string()},
-                                       {"cert", (certs / (id + ".pem")).string()},
-                                       {"key", (certs / (id + ".key")).string()}}},
-                                     {"setup_timeout_seconds", setup_timeout},
-                                     {"peer_timeout_seconds", 60},
-                                     {"trace", (run / (id + "-trace.csv")).string()},
-                                     {"summary", (run / (id + "-summary.json")).string()}};
+        nlohmann::json file = {{"spec", spec},
+                               {"party", id},
+                               {"data", (run / (id + ".libsvm")).string()},
+                               {"parties", list},
+                               {"tls",
+                                {{"ca", (certs / "ca.pem").string()},
+                                 {"cert", (certs / (id + ".pem")).string()},
+                                 {"key", (certs / (id + ".key")).string()}}},
+                               {"setup_timeout_seconds", setup_timeout},
+                               {"peer_timeout_seconds", 60},
+                               {"trace", (run / (id + "-trace.csv")).string()},
+                               {"summary", (run / (id + "-summary.json")).string()}};
+        // Sharing: no party holds a whole test row.
+        if (!sharing) file["test"] = (run / "test.libsvm").string();
         std::ofstream(run / ("party" + std::to_string(p) + ".json")) << file.dump(2);
       }
       ended = Launch(run, parties);
@@ -218,6 +270,69 @@ std::string WithoutColumn(const std::string& row, std::size_t skip) {
   return out;
 }
 
+// Party p's trace (every column but the wall time) and summary model against the serial
+// reference measured as party p (Party::SerialAsParty).
+void ExpectSameAsReference(const fs::path& run, int p, const Rows& reference,
+                           const dpadmm::RunSummary& s) {
+  const std::vector<std::string> trace =
+      Lines(ReadAll(run / ("p" + std::to_string(p) + "-trace.csv")));
+  // The header, then one row per round.
+  std::size_t header = 0;
+  while (header < trace.size() && trace[header].rfind("round,", 0) != 0) ++header;
+  ASSERT_LT(header, trace.size());
+  const dpadmm::Family family = s.info.family;
+  ASSERT_EQ(trace[header], dpadmm::MetricsCsvHeader(family));
+  std::size_t seconds = 0;
+  {
+    std::stringstream h(trace[header]);
+    std::string f;
+    for (std::size_t k = 0; std::getline(h, f, ','); ++k)
+      if (f == "seconds") seconds = k;
+  }
+  ASSERT_EQ(trace.size() - header - 1, reference.rows.size());
+  for (std::size_t r = 0; r < reference.rows.size(); ++r) {
+    EXPECT_EQ(WithoutColumn(trace[header + 1 + r], seconds),
+              WithoutColumn(dpadmm::MetricsToCsvRow(reference.rows[r], family), seconds))
+        << "round " << r;
+  }
+  const nlohmann::json summary =
+      nlohmann::json::parse(ReadAll(run / ("p" + std::to_string(p) + "-summary.json")));
+  ASSERT_EQ(summary["model"].size(), static_cast<std::size_t>(s.model.size()));
+  for (Eigen::Index k = 0; k < s.model.size(); ++k) {
+    EXPECT_EQ(summary["model"][k].get<double>(), s.model[k]) << "model[" << k << "]";
+  }
+}
+
+// A seeded run that draws noise is labelled a simulation, as by `dpadmm run`.
+void ExpectSimulationLabel(const nlohmann::json& summary, const dpadmm::RunSummary& s,
+                           const Ended& e) {
+  EXPECT_EQ(summary["noise_mode"], s.info.noisy ? "simulation" : "none");
+  if (s.info.noisy) {
+    EXPECT_NE(e.out.find("simulation: noise reproducible from the seed"), std::string::npos)
+        << e.out;
+  }
+}
+
+// Every party of a spec mismatch refused before round 0 naming `field` (and no other field),
+// ended with exit 5 and its summary written, no partial file left.
+void ExpectRefusedNaming(const fs::path& run, const std::vector<Ended>& ended,
+                         const std::string& field) {
+  for (std::size_t p = 0; p < ended.size(); ++p) {
+    SCOPED_TRACE("party p" + std::to_string(p));
+    const Ended& e = ended[p];
+    ASSERT_FALSE(e.killed_by_test) << e.err;
+    EXPECT_EQ(e.exit_code, 5) << e.out << e.err;
+    const std::string id = "p" + std::to_string(p);
+    const nlohmann::json summary = nlohmann::json::parse(ReadAll(run / (id + "-summary.json")));
+    EXPECT_EQ(summary["outcome"], "failed");
+    const std::string message = summary["message"];
+    EXPECT_NE(message.find(field), std::string::npos) << message;
+    EXPECT_EQ(message.find("iterations"), std::string::npos) << message;
+    EXPECT_FALSE(fs::exists(run / (id + "-trace.csv.partial")));
+    EXPECT_FALSE(fs::exists(run / (id + "-summary.json.partial")));
+  }
+}
+
 TEST_P(PartyAlgorithms, SameBitsAsSerial) {
   const auto& [algorithm, parties] = GetParam();
   const fs::path run = dir_ / (algorithm + "_" + std::to_string(parties));
@@ -241,44 +356,16 @@ TEST_P(PartyAlgorithms, SameBitsAsSerial) {
     ASSERT_EQ(e.exit_code, 0) << e.err;
     Rows reference;
     const dpadmm::RunSummary s = dpadmm::Party::SerialAsParty(serial, train, test, {p}, &reference);
-    const std::vector<std::string> trace =
-        Lines(ReadAll(run / ("p" + std::to_string(p) + "-trace.csv")));
-    // The header, then one row per round.
-    std::size_t header = 0;
-    while (header < trace.size() && trace[header].rfind("round,", 0) != 0) ++header;
-    ASSERT_LT(header, trace.size());
-    ASSERT_EQ(trace[header], dpadmm::MetricsCsvHeader());
-    std::size_t seconds = 0;
-    {
-      std::stringstream h(trace[header]);
-      std::string f;
-      for (std::size_t k = 0; std::getline(h, f, ','); ++k)
-        if (f == "seconds") seconds = k;
-    }
-    ASSERT_EQ(trace.size() - header - 1, reference.rows.size());
-    for (std::size_t r = 0; r < reference.rows.size(); ++r) {
-      EXPECT_EQ(WithoutColumn(trace[header + 1 + r], seconds),
-                WithoutColumn(dpadmm::MetricsToCsvRow(reference.rows[r]), seconds))
-          << "round " << r;
-    }
+    ExpectSameAsReference(run, p, reference, s);
     const nlohmann::json summary =
         nlohmann::json::parse(ReadAll(run / ("p" + std::to_string(p) + "-summary.json")));
-    ASSERT_EQ(summary["model"].size(), static_cast<std::size_t>(s.model.size()));
-    for (Eigen::Index k = 0; k < s.model.size(); ++k) {
-      EXPECT_EQ(summary["model"][k].get<double>(), s.model[k]) << "model[" << k << "]";
-    }
     if (!s.node_tight_epsilon.empty()) {
       // This party's own tight figure, from its own releases.
       const auto& tight = summary["tight_privacy"];
       EXPECT_EQ(tight["node_epsilon"][p].get<double>(), s.node_tight_epsilon[p]);
       EXPECT_EQ(tight["epsilon"].get<double>(), s.tight_epsilon);
     }
-    // A seeded run that draws noise is labelled a simulation, as by `dpadmm run`.
-    EXPECT_EQ(summary["noise_mode"], s.info.noisy ? "simulation" : "none");
-    if (s.info.noisy) {
-      EXPECT_NE(e.out.find("simulation: noise reproducible from the seed"), std::string::npos)
-          << e.out;
-    }
+    ExpectSimulationLabel(summary, s, e);
   }
 }
 
@@ -293,20 +380,7 @@ TEST_F(PartyAlgorithms, SpecMismatchIsRefusedNamingTheField) {
         if (p == 2) spec["algorithm"]["dvp"]["alpha"] = 0.7;
       },
       /*setup_timeout=*/15);
-  for (int p = 0; p < 3; ++p) {
-    SCOPED_TRACE("party p" + std::to_string(p));
-    const Ended& e = ended[p];
-    ASSERT_FALSE(e.killed_by_test) << e.err;
-    EXPECT_EQ(e.exit_code, 5) << e.out << e.err;
-    const std::string id = "p" + std::to_string(p);
-    const nlohmann::json summary = nlohmann::json::parse(ReadAll(run / (id + "-summary.json")));
-    EXPECT_EQ(summary["outcome"], "failed");
-    const std::string message = summary["message"];
-    EXPECT_NE(message.find("algorithm.dvp.alpha"), std::string::npos) << message;
-    EXPECT_EQ(message.find("iterations"), std::string::npos) << message;
-    EXPECT_FALSE(fs::exists(run / (id + "-trace.csv.partial")));
-    EXPECT_FALSE(fs::exists(run / (id + "-summary.json.partial")));
-  }
+  ExpectRefusedNaming(run, ended, "algorithm.dvp.alpha");
 }
 
 // Private mode (no noise seed) with a budget: each party's summary holds its own node's figures
@@ -344,6 +418,171 @@ TEST_F(PartyAlgorithms, PrivateModeReportsOnlyTheOwnNodes) {
     }
   }
 }
+
+// The sharing family: p0 the coordinator (the labels), p1.. the feature parties (a column
+// block each); ADMM sharing and its DP version with 3 and 5 processes.
+class PartySharing : public PartyAlgorithms {};
+
+TEST_P(PartySharing, SameBitsAsSerial) {
+  const auto& [algorithm, parties] = GetParam();
+  const fs::path run = dir_ / (algorithm + "_" + std::to_string(parties));
+  const std::vector<Ended> ended = RunParties(run, algorithm, parties);
+  // The serial reference: every party's columns side by side with the labels, the same spec.
+  dpadmm::RunSpec serial = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kSharing);
+  dpadmm::ApplySpecJson(Spec(algorithm, parties).dump(), "spec", serial);
+  serial.compute_optimum = false;
+  const dpadmm::Dataset train =
+      dpadmm::LoadLibsvm((run / "all.libsvm").string(), kBlock * (parties - 1));
+  for (int p = 0; p < parties; ++p) {
+    SCOPED_TRACE("party p" + std::to_string(p));
+    const Ended& e = ended[p];
+    ASSERT_FALSE(e.killed_by_test) << "did not end within the bound; stderr:\n" << e.err;
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+    Rows reference;
+    const dpadmm::RunSummary s =
+        dpadmm::Party::SerialAsParty(serial, train, dpadmm::Dataset{}, {p}, &reference);
+    // The coordinator has no model of its own; party m its block.
+    EXPECT_EQ(s.model.size(), p == 0 ? 0 : kBlock);
+    ExpectSameAsReference(run, p, reference, s);
+    const nlohmann::json summary =
+        nlohmann::json::parse(ReadAll(run / ("p" + std::to_string(p) + "-summary.json")));
+    // What the party sees: the coordinator the loss on its labels, a feature party its x_m;
+    // with dp a feature party's privacy columns are its own releases' (the coordinator: none).
+    EXPECT_EQ(summary["final"]["train_loss"].is_null(), p != 0);
+    EXPECT_EQ(summary["final"]["max_x_norm"].is_null(), p == 0);
+    if (algorithm == "dp_sharing") {
+      EXPECT_EQ(summary["final"]["epsilon_total"].is_null(), p == 0);
+    }
+    ExpectSimulationLabel(summary, s, e);
+  }
+}
+
+// One feature party runs another rho: every party refuses before round 0 naming the field.
+TEST_F(PartySharing, SpecMismatchIsRefusedNamingTheField) {
+  const fs::path run = dir_ / "sharing_mismatch";
+  const std::vector<Ended> ended = RunParties(
+      run, "sharing", 3,
+      [](int p, nlohmann::json& spec) {
+        if (p == 2) spec["algorithm"]["sharing"]["rho"] = 0.02;
+      },
+      /*setup_timeout=*/15);
+  ExpectRefusedNaming(run, ended, "algorithm.sharing.rho");
+}
+
+// Private mode (no noise seed): no figure evaluated on private data; each feature party's
+// privacy figure is the tight total of its own releases, the coordinator's none.
+TEST_F(PartySharing, PrivateModeReportsOnlyTheOwnReleases) {
+  const fs::path run = dir_ / "sharing_private";
+  const std::vector<Ended> ended = RunParties(run, "dp_sharing", 3, [](int, nlohmann::json& spec) {
+    spec.erase("noise_seed");
+    spec["algorithm"]["sharing"]["total_epsilon"] = 1.0;
+  });
+  for (int p = 0; p < 3; ++p) {
+    SCOPED_TRACE("party p" + std::to_string(p));
+    const Ended& e = ended[p];
+    ASSERT_FALSE(e.killed_by_test) << e.err;
+    ASSERT_EQ(e.exit_code, 0) << e.out << e.err;
+    const std::string id = "p" + std::to_string(p);
+    const nlohmann::json s = nlohmann::json::parse(ReadAll(run / (id + "-summary.json")));
+    EXPECT_EQ(s["noise_mode"], "private");
+    for (const char* hidden : {"train_loss", "objective", "primal_residual", "max_x_norm"}) {
+      EXPECT_TRUE(s["final"][hidden].is_null()) << hidden;
+    }
+    if (p == 0) {
+      EXPECT_TRUE(s["final"]["epsilon_total"].is_null());
+      EXPECT_EQ(s["model"].size(), 0u);
+    } else {
+      // The calibrated sigma spends total_epsilon over the run: its own tight total.
+      const double own = s["info"]["privacy"]["party_epsilon_total"][p - 1].get<double>();
+      EXPECT_EQ(s["final"]["epsilon_total"].get<double>(), own);
+      EXPECT_LE(own, 1.0 + 1e-9);
+      EXPECT_GT(own, 0.9);
+      EXPECT_EQ(s["model"].size(), static_cast<std::size_t>(kBlock));
+    }
+  }
+}
+
+// A sharing party file's refusals, before any file or network is touched: each names the field.
+TEST(PartySharingFile, RefusalsNameTheField) {
+  const auto refusal = [](const std::string& algorithm, const std::string& extra) {
+    const std::string text =
+        R"({"spec": {"data": {"source": "libsvm", "num_features": 4, "scaling": "clip-only"},
+                     "algorithm": )" +
+        algorithm + R"(}, "party": "a", "data": "a.libsvm", )" + extra +
+        R"("parties": [{"id": "a", "address": "127.0.0.1:7001"},
+                       {"id": "b", "address": "127.0.0.1:7002"},
+                       {"id": "c", "address": "127.0.0.1:7003"}]})";
+    try {
+      (void)dpadmm::ParsePartyFile(text, "p.json");
+    } catch (const dpadmm::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string ok =
+      R"({"name": "sharing", "sharing": {"parties": 2, "party_features": [2, 2]}})";
+  EXPECT_EQ(refusal(ok, ""), "accepted");
+  EXPECT_NE(refusal(R"({"name": "sgd"})", "").find("p.json: spec: algorithm.name: 'sgd'"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"name": "sharing", "sharing": {"parties": 2}})", "")
+                .find("algorithm.sharing.party_features: required in party mode"),
+            std::string::npos);
+  EXPECT_NE(refusal(ok, R"("test": "t.libsvm", )").find("p.json: test: not used"),
+            std::string::npos);
+  EXPECT_NE(refusal(ok, R"("model_out": "m.json", )").find("p.json: model_out:"),
+            std::string::npos);
+}
+
+// A feature party's block must have its party_features width; the coordinator's file holds
+// labels only.
+TEST(PartySharingFile, DataOfTheWrongShapeIsRefused) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp != nullptr ? tmp : "/tmp") + "/partyshape_XXXXXX";
+  ASSERT_NE(mkdtemp(templ.data()), nullptr);
+  const fs::path dir = templ;
+  std::ofstream(dir / "labels") << "1\n-1\n";
+  std::ofstream(dir / "wide.libsvm") << "1 1:0.5 3:0.25\n-1 2:0.5\n";
+  dpadmm::RunSpec spec = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kSharing);
+  spec.data.source = dpadmm::DataSource::kLibsvm;
+  spec.data.scaling = dpadmm::Scaling::kClipOnly;
+  dpadmm::SharingParams& sp = spec.algorithm.As<dpadmm::SharingParams>();
+  sp.party_features = {2, 1};
+  dpadmm::runtime::NetworkOptions net;
+  net.self = "b";
+  net.insecure = true;
+  net.parties = {{"a", "127.0.0.1:7001"}, {"b", "127.0.0.1:7002"}, {"c", "127.0.0.1:7003"}};
+  EXPECT_EQ(dpadmm::SharingPartyNode(spec, net), 1);
+  // Party 2's block is 1 column wide: an index beyond it is refused naming the file.
+  try {
+    (void)dpadmm::LoadSharingPartyRows(spec, 2, (dir / "wide.libsvm").string());
+    ADD_FAILURE() << "a column beyond the block was accepted";
+  } catch (const dpadmm::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("wide.libsvm"), std::string::npos) << e.what();
+  }
+  // In memory: party b (feature party 1, 2 columns) given 3 columns is refused naming data.
+  const dpadmm::Dataset three = dpadmm::GenerateTwonorm(2, 1, 3);
+  try {
+    const dpadmm::Party party(spec, three, dpadmm::Dataset{}, net);
+    ADD_FAILURE() << "a block of the wrong width was accepted";
+  } catch (const dpadmm::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("data: party 'b' (feature party 1) has 3 columns"),
+              std::string::npos)
+        << e.what();
+  }
+  // The coordinator: labels only.
+  EXPECT_EQ(dpadmm::LoadSharingPartyRows(spec, 0, (dir / "labels").string()).rows(), 2);
+  EXPECT_THROW(dpadmm::LoadSharingPartyRows(spec, 0, (dir / "wide.libsvm").string()),
+               dpadmm::InputError);
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sharing, PartySharing,
+                         ::testing::Combine(::testing::Values("sharing", "dp_sharing"),
+                                            ::testing::Values(3, 5)),
+                         [](const auto& param_info) {
+                           return std::get<0>(param_info.param) + "_" +
+                                  std::to_string(std::get<1>(param_info.param));
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Consensus, PartyAlgorithms,
                          ::testing::Combine(::testing::Values("admm", "dvp", "pvp", "madmm",

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // One party of a run across organisations: this process hosts the nodes the node-to-party map
 // gives its party, holds only its own rows, and talks to the other parties over the network
-// engine (dpadmm/runtime/network.h: gRPC with mutual TLS). The consensus family only.
+// engine (dpadmm/runtime/network.h: gRPC with mutual TLS). Both families: a consensus party
+// hosts one or more nodes on its own rows; a sharing party (ADMM sharing, with or without dp) is
+// the coordinator or one feature party (below).
 //
 //   dpadmm::RunSpec spec = ...;                       // the public run spec, the same everywhere
 //   dpadmm::runtime::NetworkOptions net;              // self, parties, TLS files, timeouts
@@ -23,7 +25,7 @@
 // - scaling: per-record maps only (clip-only, public-bounds, none); global-max-norm (it needs the
 //   largest row norm over every party's rows) and dp-bounds are refused naming data.scaling.
 // - refused as well: target_epsilon (the calibration needs every node's row count), tolerance
-//   (the stop rule needs every node's model), the sharing family.
+//   (the stop rule needs every node's model), the sgd baseline (a loop, not an engine run).
 // - metrics: computed by the party from its own nodes' reports (their models, their losses on
 //   its own rows), the public test data it is given and the spec only. Per-node figures of other
 //   parties' nodes are NaN (node_frozen_round -2); the model is the mean of its own nodes' final
@@ -35,6 +37,25 @@
 // With the same spec and noise_seed (simulation mode) every party's hosted nodes compute the
 // serial engine's bits on the concatenation of the parties' rows with the matching partition
 // (tests/party/test_party_algorithms.cpp).
+//
+// The sharing family (algorithm "sharing", 001; vertically partitioned: every party holds every
+// sample, each a block of its columns). Each party hosts ONE node: node 0 is the coordinator,
+// node m feature party m (block m of algorithm.sharing.party_features, which the public spec must
+// give); by default party k of `parties` hosts node k, or node_parties names each node's party.
+// - data: the coordinator's `train` holds the labels only (no column; LoadSharingPartyRows: a
+//   file of one label per line), feature party m's its block of every row (d_m columns, the
+//   labels unused; the last block's intercept column, with data.add_bias, is added by its party).
+//   No test data (no party holds a whole test row). Rows are in the same sample order everywhere;
+//   the row count N is public ("data.samples" in PublicSpecOf).
+// - scaling: clip-only (each row of a block clipped to norm 1, as in one process) or none.
+// - messages: a feature party sends D_m x_m (N doubles; with dp its noisy release), the
+//   coordinator [s - z; y] (2N doubles: max_message_doubles is set to 2N, nothing longer passes).
+// - metrics: the coordinator from the labels and the aggregate it receives (train_loss,
+//   primal_residual, y_norm; the rest NaN); feature party m from its own block (max_x_norm of
+//   x_m and, with dp, the privacy columns of its own releases; the rest NaN). The summary's
+//   model is feature party m's block x_m (the coordinator's is empty); no baselines.
+// In simulation mode each party's trace and model have the bits of the serial engine's run on
+// the parties' columns side by side, measured as that party (SerialAsParty with view {m}).
 #pragma once
 
 #include <cstdint>
@@ -60,7 +81,19 @@ struct PublicSpec {
   std::vector<std::uint8_t> hash;
   std::vector<runtime::SpecField> fields;
 };
-PublicSpec PublicSpecOf(const RunSpec& spec, std::int64_t features);
+// `samples` >= 0 adds "data.samples" (the sharing family: every party holds every sample).
+PublicSpec PublicSpecOf(const RunSpec& spec, std::int64_t features, std::int64_t samples = -1);
+
+// The sharing family: the node `network.self` hosts (default map: party k hosts node k, and
+// then there must be algorithm.sharing.parties + 1 parties); InputError naming the field.
+int SharingPartyNode(const RunSpec& spec, const runtime::NetworkOptions& network);
+
+// The sharing family: node `node`'s rows from its file. The coordinator (node 0): one label per
+// line (-1/+1, 0/1 or 1/2, mapped as LIBSVM's: a LIBSVM file without features). Feature party
+// m: its block in the spec's format, libsvm (indices 1..d_m; each line's first field, the label
+// slot, is not read: write 0) or asc (whitespace-separated values, no labels), d_m columns (the
+// last block one less with data.add_bias).
+Dataset LoadSharingPartyRows(const RunSpec& spec, int node, const std::string& path);
 
 // A party's own rows from its files, read whole in the format spec.data names (libsvm with
 // data.num_features > 0, csv, asc with its labels files); no split: `test_path` (may be empty)
@@ -75,12 +108,15 @@ TrainTest LoadPartyData(const RunSpec& spec, const std::string& train_path,
 //    "data": "a.libsvm", "test": "test.libsvm",     // its own rows; optional public test data
 //    "data_labels": "", "test_labels": "",          // asc data only: the labels files
 //    "parties": [{"id": "hospital-a", "address": "10.0.0.1:7001"}, ...],  // every party
-//    "node_parties": ["hospital-a", ...],           // optional: node k's party (default k)
+//    "node_parties": ["hospital-a", ...],           // optional: node k's party (default k;
+//                                                   //  sharing: node 0 = the coordinator)
 //    "tls": {"ca": "ca.pem", "cert": "a.pem", "key": "a.key"},
 //    "setup_timeout_seconds": 30, "peer_timeout_seconds": 60,               // optional
 //    "trace": "a-trace.csv", "summary": "a-summary.json", "model_out": ""}  // optional
 // Unknown keys and wrong types are refused naming the field ("party.json: parties[2].address:
-// ..."). Paths are used as written (relative to the working directory).
+// ..."). Paths are used as written (relative to the working directory). The sharing family:
+// "data" is the coordinator's labels file or a feature party's block (LoadSharingPartyRows);
+// test, data_labels, test_labels and model_out are refused.
 struct PartyFile {
   RunSpec spec;
   std::string data, test, data_labels, test_labels;
