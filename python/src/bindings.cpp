@@ -8,8 +8,10 @@
 // which raises it once the rounds done are recorded (RunReleased). The progress callback is
 // called once per reported round with the GIL held (on the thread that reports the round); an
 // exception it raises also stops the run and is raised afterwards.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -110,15 +112,23 @@ RunSpec ValidSpec(const std::string& text, const std::string& where) {
   return spec;
 }
 
+// The rounds a run reports at most (round 0, every metrics_every-th, the last), capped: a
+// storage hint for the history, not a limit.
+std::int64_t ExpectedRounds(const RunSpec& spec) {
+  constexpr std::int64_t kCap = 1024;
+  const std::int64_t every = std::max(spec.metrics_every, 1);
+  return std::min<std::int64_t>(spec.iterations / every + 2, kCap);
+}
+
 // Records every round and calls the Python progress callback (GIL taken per round).
 class PyObserver : public RunObserver {
  public:
-  PyObserver(py::object progress, Family family, runtime::StopToken& stop, bool keep)
+  PyObserver(py::object progress, const RunSpec& spec, runtime::StopToken& stop, bool keep)
       : progress_(std::move(progress)),
-        family_(family),
+        family_(spec.family()),
         stop_(stop),
         keep_(keep),
-        history_(family) {}
+        history_(family_, keep ? ExpectedRounds(spec) : 0) {}
   void OnRound(const RoundMetrics& m) override {
     if (keep_) history_.Add(m);
     if (progress_.is_none() || callback_error_) return;
@@ -165,7 +175,7 @@ py::dict Run(const std::string& spec_text, const std::string& where, const py::o
   }
   runtime::StopToken stop;
   PendingError interrupt;
-  PyObserver observer(progress, spec.family(), stop, history);
+  PyObserver observer(progress, spec, stop, history);
   const std::function<RunResult()> work = [&] {
     const Experiment experiment =
         in_memory ? Experiment(spec, std::move(train), std::move(test)) : Experiment(spec);

@@ -95,9 +95,13 @@ Dataset ToDataset(const py::handle& x, const py::handle& y, const std::string& w
   return d;
 }
 
-HistoryRecorder::HistoryRecorder(Family family) {
+HistoryRecorder::HistoryRecorder(Family family, std::int64_t expected_rounds)
+    : expected_rounds_(static_cast<std::size_t>(std::max<std::int64_t>(expected_rounds, 0))) {
   for (const TraceColumn& c : TraceColumns()) {
-    if (c.In(family)) columns_.push_back(Column{&c, {}, {}, -1});
+    if (!c.In(family)) continue;
+    Column& column = columns_.emplace_back(Column{&c, {}, {}, -1});
+    if (c.integer != nullptr) column.integers.reserve(expected_rounds_);
+    if (c.scalar != nullptr) column.values.reserve(expected_rounds_);
   }
 }
 
@@ -110,7 +114,10 @@ void HistoryRecorder::Add(const RoundMetrics& m) {
       c.values.push_back(m.*(c.trace->scalar));
     } else {
       const std::vector<double>& v = m.*(c.trace->per_node);
-      if (c.width < 0) c.width = static_cast<py::ssize_t>(v.size());
+      if (c.width < 0) {
+        c.width = static_cast<py::ssize_t>(v.size());
+        c.values.reserve(v.size() * expected_rounds_);
+      }
       for (py::ssize_t j = 0; j < c.width; ++j) {
         c.values.push_back(j < static_cast<py::ssize_t>(v.size()) ? v[j] : RoundMetrics::kNaN);
       }

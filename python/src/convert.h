@@ -37,7 +37,9 @@ Dataset ToDataset(const py::handle& x, const py::handle& y, const std::string& w
 // as (rounds, nodes) arrays (a round with fewer nodes than the first is padded with NaN).
 class HistoryRecorder {
  public:
-  explicit HistoryRecorder(Family family);
+  // expected_rounds: the rounds the run will report at most (storage is reserved for them:
+  // growing ~20 columns round by round cost more than the recording itself).
+  HistoryRecorder(Family family, std::int64_t expected_rounds);
   void Add(const RoundMetrics& m);  // no GIL needed
   py::dict ToDict();                // needs the GIL; leaves the recorder empty
 
@@ -50,6 +52,7 @@ class HistoryRecorder {
   };
   std::vector<Column> columns_;
   py::ssize_t rounds_ = 0;
+  std::size_t expected_rounds_;
 };
 
 // One round's scalar metrics of `family` as a dict (the progress callback's argument).
