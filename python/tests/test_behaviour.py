@@ -169,6 +169,33 @@ def test_bad_inputs_name_the_argument(small):
         dpadmm.run({"iterations": 2}, X, y, X[:5], np.array([7, 7, 7, 7, 7]))
 
 
+def test_plain_arrays_take_the_short_input_check_with_the_same_result(small):
+    """C-ordered float64 rows with integer labels skip scikit-learn's general input checks
+    (bench/README, "Python calling overhead"): the same bits and fitted attributes as the
+    checked path (lists), and whatever the checked path refuses is still refused."""
+    X, y = small
+    assert X.dtype == np.float64 and X.flags.c_contiguous and y.dtype.kind == "i"
+    short = admm(iterations=5).fit(X, y)
+    checked = admm(iterations=5).fit(X.tolist(), y.tolist())
+    assert same_bits(short.coef_, checked.coef_)
+    assert same_bits(short.intercept_, checked.intercept_)
+    assert short.n_features_in_ == checked.n_features_in_ == X.shape[1]
+    assert list(short.classes_) == list(checked.classes_)
+    assert not hasattr(short, "feature_names_in_")
+    for labels in (y.astype(np.float64), y > 0):  # the same classes order: the same run
+        assert same_bits(admm(iterations=5).fit(X, labels).coef_, short.coef_)
+    nan_labels = np.where(y == y[0], 1.0, 0.0)
+    nan_labels[7] = np.nan
+    with pytest.raises(ValueError, match="y.*NaN"):
+        admm().fit(X, nan_labels)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        admm().fit(X, np.linspace(0.0, 1.0, len(y)))
+    with pytest.raises(ValueError, match="X.*NaN"):
+        admm().fit(np.full_like(X, np.nan), y)
+    with pytest.raises(ValueError, match="0 sample"):
+        admm().fit(X[:0], y[:0])
+
+
 def test_unreachable_epsilon_is_a_privacy_budget_error(small):
     X, y = small
     with pytest.raises(dpadmm.PrivacyBudgetError, match="out of reach"):
