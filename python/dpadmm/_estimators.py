@@ -14,11 +14,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._run import RunError, encode_labels, run_spec_text
+from ._run import RunError, encode_labels, run_core
 
 _CONSENSUS = ("admm", "dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm", "pdml")
 _SHARING = ("sharing", "sgd")
 _BAD_OUTCOMES = ("diverged", "failed")
+# Fitted attributes built from the run's output on first access (then cached in __dict__ as
+# plain attributes; a pickle holds them materialised): a fit pays for what it reads, as the C++
+# API's RunSummary does.
+_LAZY = ("summary_", "spec_", "history_", "privacy_")
 
 
 def _seed(random_state) -> int:
@@ -94,21 +98,46 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub"):
             check_classification_targets(y)  # 1-D integer labels always pass it
         self.classes_, y_pm = encode_labels(y, "y")
-        result = run_spec_text(json.dumps(spec), type(self).__name__, X, y_pm, None, None,
-                               self.callback, stacklevel=4)
-        summary = result.summary
-        self.summary_ = summary
-        self.outcome_ = summary["outcome"]
-        if self.outcome_ in _BAD_OUTCOMES or result.model is None:
+        out = run_core(json.dumps(spec), type(self).__name__, X, y_pm, None, None, self.callback,
+                       stacklevel=4)
+        state = self.__dict__
+        for name in _LAZY:
+            state.pop(name, None)  # a previous fit's
+        state.pop("_run_output", None)
+        self.outcome_ = out.outcome
+        if self.outcome_ in _BAD_OUTCOMES or out.model is None:
+            self.summary_ = json.loads(out.summary_json())
             raise RunError(f"{type(self).__name__}.fit: the run {self.outcome_}: "
-                           f"{summary.get('message', '')}", summary)
-        self.model_ = result.model
-        self.history_ = result.history
-        self.spec_ = result.spec
-        self.n_iter_ = int(summary["rounds"])
+                           f"{out.message}", self.summary_)
+        self._run_output = out
+        self.model_ = out.model
+        self.n_iter_ = int(out.rounds)
         self._set_coefficients()
-        self.privacy_ = self._privacy(summary)
         return self
+
+    def __getattr__(self, name):
+        # Only called when `name` is not found: the lazy fitted attributes of _LAZY.
+        out = self.__dict__.get("_run_output") if name in _LAZY else None
+        if out is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if name == "summary_":
+            value = json.loads(out.summary_json())
+        elif name == "spec_":
+            value = json.loads(out.spec_json())
+        elif name == "history_":
+            value = out.history()
+        else:
+            value = self._privacy(self.summary_)
+        self.__dict__[name] = value
+        return value
+
+    def __getstate__(self):
+        for name in _LAZY:
+            if "_run_output" in self.__dict__:
+                getattr(self, name)  # materialised, so that the pickle holds them
+        state = dict(super().__getstate__())
+        state.pop("_run_output", None)
+        return state
 
     def _set_coefficients(self):
         w = np.asarray(self.model_.weights, dtype=np.float64)
@@ -294,7 +323,9 @@ _FITTED_DOC = """
         ``tight_epsilon`` and ``node_tight_epsilon`` at ``tight_delta`` (1e-5); ``noise_mode``
         ("private", "simulation" or "none"), ``guarantee`` and ``claim`` in words.
     history_ : dict of ndarray
-        The per-round trace (``dpadmm run --trace``): one array per column.
+        The per-round trace (``dpadmm run --trace``): one array per column. ``history_``,
+        ``privacy_``, ``summary_`` and ``spec_`` are built from the run's output on first
+        access and kept (a pickled estimator holds them built).
     outcome_ : str
         How the run ended: "completed", "converged", "cancelled" or "budget exhausted" (a
         diverged or failed run raises :class:`dpadmm.RunError`).

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """A good Python citizen: the GIL released during runs, Ctrl-C, callbacks, errors, models."""
+import copy
 import hashlib
 import os
 import pickle
@@ -265,6 +266,48 @@ def test_model_save_load_and_pickle_round_trip(small, tmp_path):
         (tmp_path / "bad").mkdir()
         (tmp_path / "bad" / "model.json").write_text("{\"format\": 1}")
         dpadmm.Model.load(str(tmp_path / "bad" / "model.json"))
+
+
+def test_fitted_attributes_built_on_first_access_are_the_run_results(small):
+    """history_, privacy_, summary_ and spec_ are built from the run's output when first read
+    (then kept): the same values and types as dpadmm.run's, a refit replaces them, and a pickle
+    or deepcopy of a fitted estimator holds them built."""
+    X, y = small
+    lazy = ("summary_", "spec_", "history_", "privacy_")
+    est = admm(iterations=10).fit(X, y)
+    assert all(name not in vars(est) for name in lazy)
+    expected = dpadmm.run(est.spec_, X, y)
+    assert "spec_" in vars(est) and est.spec_ is est.spec_
+    untimed = lambda s: {k: untimed(v) if isinstance(v, dict) else v  # noqa: E731
+                         for k, v in s.items() if not k.startswith("seconds")}
+    assert untimed(est.summary_) == untimed(expected.summary)
+    assert est.history_ is est.history_ and set(est.history_) == set(expected.history)
+    for name, column in expected.history.items():
+        assert type(est.history_[name]) is np.ndarray
+        assert est.history_[name].dtype == column.dtype
+        assert est.history_[name].shape == column.shape
+        assert name == "seconds" or same_bits(est.history_[name], column)
+    assert est.privacy_["noise_mode"] == "none" and est.privacy_["tight_epsilon"] is None
+    assert same_bits(est.privacy_["node_paper_epsilon"],
+                     np.asarray(expected.summary["final"]["node_privacy"], dtype=np.float64))
+    assert est.n_iter_ == est.summary_["rounds"] == 10 and est.outcome_ == "completed"
+
+    fresh = admm(iterations=10).fit(X, y)
+    for kept in (pickle.loads(pickle.dumps(fresh)), copy.deepcopy(fresh)):
+        assert "_run_output" not in vars(kept) and all(name in vars(kept) for name in lazy)
+        assert same_bits(kept.history_["objective"], est.history_["objective"])
+        assert kept.spec_ == est.spec_ and kept.privacy_.keys() == fresh.privacy_.keys()
+        for name, value in fresh.privacy_.items():
+            assert type(kept.privacy_[name]) is type(value)
+            assert same_bits(kept.privacy_[name], value) if isinstance(value, np.ndarray) else (
+                kept.privacy_[name] == value)
+    with pytest.raises(AttributeError, match="history_"):
+        admm().history_
+
+    est.set_params(iterations=4).fit(X, y)
+    assert all(name not in vars(est) for name in lazy)
+    assert len(est.history_["round"]) == len(dpadmm.run(est.spec_, X, y).history["round"])
+    assert est.history_["round"][-1] == 4 and est.summary_["rounds"] == 4
 
 
 def test_node_assignment_and_feature_blocks(small):
