@@ -21,8 +21,8 @@ _SHARING = ("sharing", "sgd")
 _BAD_OUTCOMES = ("diverged", "failed")
 # Fitted attributes built from the run's output on first access (then cached in __dict__ as
 # plain attributes; a pickle holds them materialised): a fit pays for what it reads, as the C++
-# API's RunSummary does.
-_LAZY = ("summary_", "spec_", "history_", "privacy_")
+# API's RunSummary does. coef_ and intercept_ come from model_.
+_LAZY = ("summary_", "spec_", "history_", "privacy_", "coef_", "intercept_")
 
 
 def _seed(random_state) -> int:
@@ -112,7 +112,6 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         self._run_output = out
         self.model_ = out.model
         self.n_iter_ = int(out.rounds)
-        self._set_coefficients()
         return self
 
     def __getattr__(self, name):
@@ -120,6 +119,9 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         out = self.__dict__.get("_run_output") if name in _LAZY else None
         if out is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if name in ("coef_", "intercept_"):
+            self.coef_, self.intercept_ = self._coefficients()
+            return self.__dict__[name]
         if name == "summary_":
             value = json.loads(out.summary_json())
         elif name == "spec_":
@@ -139,7 +141,8 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         state.pop("_run_output", None)
         return state
 
-    def _set_coefficients(self):
+    def _coefficients(self):
+        """(coef_, intercept_) of model_."""
         w = np.asarray(self.model_.weights, dtype=np.float64)
         prep = self.model_.preparation
         d = self.model_.features
@@ -147,8 +150,7 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         if prep["scaling"] in ("global-max-norm", "none") and not prep["clip"]:
             # Linear preparation: scores are (s w)^T [x, 1], so these are the raw-space ones.
             coef, intercept = coef * prep["row_scale"], intercept * prep["row_scale"]
-        self.coef_ = coef.reshape(1, -1)
-        self.intercept_ = np.array([intercept])
+        return coef.reshape(1, -1), np.array([intercept])
 
     @staticmethod
     def _privacy(summary: dict) -> Dict[str, Any]:
@@ -324,8 +326,8 @@ _FITTED_DOC = """
         ("private", "simulation" or "none"), ``guarantee`` and ``claim`` in words.
     history_ : dict of ndarray
         The per-round trace (``dpadmm run --trace``): one array per column. ``history_``,
-        ``privacy_``, ``summary_`` and ``spec_`` are built from the run's output on first
-        access and kept (a pickled estimator holds them built).
+        ``privacy_``, ``summary_``, ``spec_``, ``coef_`` and ``intercept_`` are built from the
+        run's output on first access and kept (a pickled estimator holds them built).
     outcome_ : str
         How the run ended: "completed", "converged", "cancelled" or "budget exhausted" (a
         diverged or failed run raises :class:`dpadmm.RunError`).
@@ -557,12 +559,15 @@ class SharingClassifier(_DpadmmClassifier):
         self.column_order_ = order
         if order is not None:
             X = X[:, order]
-        self._fit_spec(X, y, self._spec(X.shape[1], None))
-        if order is not None:
-            coef = np.empty_like(self.coef_)
-            coef[:, order] = self.coef_
-            self.coef_ = coef
-        return self
+        return self._fit_spec(X, y, self._spec(X.shape[1], None))
+
+    def _coefficients(self):
+        coef, intercept = super()._coefficients()
+        if self.column_order_ is not None:
+            ordered = np.empty_like(coef)
+            ordered[:, self.column_order_] = coef
+            coef = ordered
+        return coef, intercept
 
     def _check_X(self, X):
         X = super()._check_X(X)

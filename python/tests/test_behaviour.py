@@ -197,6 +197,23 @@ def test_plain_arrays_take_the_short_input_check_with_the_same_result(small):
         admm().fit(X[:0], y[:0])
 
 
+def test_two_integer_labels_encode_as_np_unique_does():
+    """encode_labels' path for integer and boolean labels (no sort) gives np.unique's classes
+    (value and dtype) and the same +-1 labels; one class or three still raise."""
+    from dpadmm._run import encode_labels
+    rng = np.random.RandomState(3)
+    for y in (rng.choice([-1, 1], 50), rng.choice([7, 3], 50).astype(np.uint8),
+              rng.rand(50) < 0.5, rng.choice([-(2**62), 2**62], 50), np.array([5, 2])):
+        classes, labels = encode_labels(y)
+        expected = np.unique(y)
+        assert classes.dtype == expected.dtype and list(classes) == list(expected)
+        assert same_bits(labels, np.where(y == expected[1], 1.0, -1.0))
+    with pytest.raises(ValueError, match="one class"):
+        encode_labels(np.array([4, 4, 4]))
+    with pytest.raises(ValueError, match="3 classes"):
+        encode_labels(np.array([1, 2, 3, 1]))
+
+
 def test_unreachable_epsilon_is_a_privacy_budget_error(small):
     X, y = small
     with pytest.raises(dpadmm.PrivacyBudgetError, match="out of reach"):
@@ -269,11 +286,11 @@ def test_model_save_load_and_pickle_round_trip(small, tmp_path):
 
 
 def test_fitted_attributes_built_on_first_access_are_the_run_results(small):
-    """history_, privacy_, summary_ and spec_ are built from the run's output when first read
-    (then kept): the same values and types as dpadmm.run's, a refit replaces them, and a pickle
-    or deepcopy of a fitted estimator holds them built."""
+    """history_, privacy_, summary_, spec_, coef_ and intercept_ are built from the run's output
+    when first read (then kept): the same values and types as dpadmm.run's, a refit replaces
+    them, and a pickle or deepcopy of a fitted estimator holds them built."""
     X, y = small
-    lazy = ("summary_", "spec_", "history_", "privacy_")
+    lazy = ("summary_", "spec_", "history_", "privacy_", "coef_", "intercept_")
     est = admm(iterations=10).fit(X, y)
     assert all(name not in vars(est) for name in lazy)
     expected = dpadmm.run(est.spec_, X, y)
@@ -296,6 +313,7 @@ def test_fitted_attributes_built_on_first_access_are_the_run_results(small):
     for kept in (pickle.loads(pickle.dumps(fresh)), copy.deepcopy(fresh)):
         assert "_run_output" not in vars(kept) and all(name in vars(kept) for name in lazy)
         assert same_bits(kept.history_["objective"], est.history_["objective"])
+        assert same_bits(kept.coef_, fresh.coef_) and same_bits(kept.intercept_, fresh.intercept_)
         assert kept.spec_ == est.spec_ and kept.privacy_.keys() == fresh.privacy_.keys()
         for name, value in fresh.privacy_.items():
             assert type(kept.privacy_[name]) is type(value)
