@@ -57,17 +57,19 @@ def _threads(n_jobs) -> Dict[str, Any]:
 
 
 def _plain_rows(X, y) -> bool:
-    """True when X and y need nothing from scikit-learn's input checks: X a C-ordered float64
-    ndarray of at least one row and one column with a finite sum (so no NaN or Inf), y a 1-D
-    integer, boolean or finite float64 ndarray of the same length. Anything else (including
-    every input that is refused) takes scikit-learn's checks and their messages."""
+    """True when X and y need nothing from scikit-learn's input checks but the finiteness of X:
+    X a C-ordered float64 ndarray of at least one row and one column, y a 1-D integer, boolean
+    or finite float64 ndarray of the same length. The rows' finiteness is checked once, by the
+    library as it copies them (Dataset::Validate); a refusal there goes back through
+    scikit-learn's checks for their message (_DpadmmClassifier._fit_spec). Anything else takes
+    scikit-learn's checks and their messages."""
     if type(X) is not np.ndarray or type(y) is not np.ndarray:
         return False
     if X.ndim != 2 or X.dtype != np.float64 or not X.flags.c_contiguous or min(X.shape) < 1:
         return False
     if y.shape != (X.shape[0],) or y.dtype.kind not in "iub" and y.dtype != np.float64:
         return False
-    return bool(np.isfinite(X.sum())) and (y.dtype.kind != "f" or bool(np.isfinite(y.sum())))
+    return y.dtype.kind != "f" or bool(np.isfinite(y.sum()))
 
 
 class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
@@ -98,8 +100,13 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub"):
             check_classification_targets(y)  # 1-D integer labels always pass it
         self.classes_, y_pm = encode_labels(y, "y")
-        out = run_core(json.dumps(spec), type(self).__name__, X, y_pm, None, None, self.callback,
-                       stacklevel=4)
+        try:
+            out = run_core(json.dumps(spec), type(self).__name__, X, y_pm, None, None,
+                           self.callback, stacklevel=4)
+        except _core.InputError:
+            # Rows with NaN or Inf that took the short check: scikit-learn's message.
+            self._validate_data(X, accept_sparse="csr", dtype=np.float64, order="C")
+            raise
         state = self.__dict__
         for name in _LAZY:
             state.pop(name, None)  # a previous fit's

@@ -193,6 +193,12 @@ def test_plain_arrays_take_the_short_input_check_with_the_same_result(small):
         admm().fit(X, np.linspace(0.0, 1.0, len(y)))
     with pytest.raises(ValueError, match="X.*NaN"):
         admm().fit(np.full_like(X, np.nan), y)
+    one_inf = X.copy()
+    one_inf[37, 2] = -np.inf  # the library's copy refuses it; the message is scikit-learn's
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        admm().fit(one_inf, y)
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        dpadmm.SharingClassifier(feature_blocks=[[4, 2], [0, 1, 3]]).fit(one_inf, y)
     with pytest.raises(ValueError, match="0 sample"):
         admm().fit(X[:0], y[:0])
 
