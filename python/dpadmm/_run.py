@@ -87,12 +87,9 @@ def encode_labels(y, name: str = "y"):
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
-    if y.dtype.kind in "iub" and y.size:
-        # Integer or boolean labels of exactly two values: np.unique's classes without a sort.
-        lo, hi = y.min(), y.max()
-        positive = y == hi
-        if lo != hi and (positive | (y == lo)).all():
-            return np.array([lo, hi], dtype=y.dtype), np.where(positive, 1.0, -1.0)
+    two = _core.encode_two_labels(y)  # integer or boolean labels of two values: one pass
+    if two is not None:
+        return np.array(two[:2], dtype=y.dtype), two[2]
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(f"{name} has one class only ({classes.tolist()}): a classifier needs "

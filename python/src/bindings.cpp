@@ -582,6 +582,7 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("run", &Run, py::arg("spec_json"), py::arg("where"), py::arg("X"), py::arg("y"),
         py::arg("X_test"), py::arg("y_test"), py::arg("progress"), py::arg("history") = true);
+  m.def("encode_two_labels", &EncodeTwoLabels, py::arg("y"));
   m.def("normalize_spec", &NormalizeSpec, py::arg("spec_json"), py::arg("where") = "spec");
   m.def("default_spec", &DefaultSpec, py::arg("algorithm"));
   m.def("algorithms", [] {

@@ -64,7 +64,44 @@ SparseRows CsrRows(const py::handle& x, const std::string& what) {
   return out;
 }
 
+template <class T>
+py::object EncodeTwo(const py::array_t<T, py::array::c_style>& y) {
+  const T* v = y.data();
+  const py::ssize_t n = y.size();
+  if (n == 0) return py::none();
+  T lo = v[0], hi = v[0];
+  for (py::ssize_t i = 1; i < n; ++i) {
+    if (v[i] == lo || v[i] == hi) continue;
+    if (lo != hi) return py::none();  // a third value
+    (v[i] < lo ? lo : hi) = v[i];
+  }
+  if (lo == hi) return py::none();
+  py::array_t<double> labels(n);
+  double* out = labels.mutable_data();
+  for (py::ssize_t i = 0; i < n; ++i) out[i] = v[i] == hi ? 1.0 : -1.0;
+  return py::make_tuple(lo, hi, labels);
+}
+
+template <class T, class... More>
+py::object EncodeTwoOf(const py::handle& y) {
+  using Array = py::array_t<T, py::array::c_style>;
+  if (Array::check_(y)) {
+    const py::array& a = py::reinterpret_borrow<py::array>(y);
+    return a.ndim() == 1 ? EncodeTwo<T>(py::reinterpret_borrow<Array>(y)) : py::none();
+  }
+  if constexpr (sizeof...(More) > 0) {
+    return EncodeTwoOf<More...>(y);
+  } else {
+    return py::none();
+  }
+}
+
 }  // namespace
+
+py::object EncodeTwoLabels(const py::handle& y) {
+  return EncodeTwoOf<bool, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t,
+                     std::uint32_t, std::int64_t, std::uint64_t>(y);
+}
 
 bool IsCsr(const py::handle& x) {
   return py::hasattr(x, "indptr") && py::hasattr(x, "indices") && py::hasattr(x, "data") &&

@@ -55,6 +55,12 @@ class HistoryRecorder {
   std::size_t expected_rounds_;
 };
 
+// Labels of exactly two values, encoded in one pass: (smaller, larger, labels) with labels[i]
+// = +1.0 where y[i] is the larger value, else -1.0 (what np.unique and np.where give), for a
+// 1-D C-contiguous numpy array of a native boolean or integer type; None for anything else
+// (another type or layout, one value, three or more: the caller's general path decides).
+py::object EncodeTwoLabels(const py::handle& y);
+
 // One round's scalar metrics of `family` as a dict (the progress callback's argument).
 py::dict RoundToDict(const RoundMetrics& m, Family family);
 

@@ -204,16 +204,23 @@ def test_plain_arrays_take_the_short_input_check_with_the_same_result(small):
 
 
 def test_two_integer_labels_encode_as_np_unique_does():
-    """encode_labels' path for integer and boolean labels (no sort) gives np.unique's classes
-    (value and dtype) and the same +-1 labels; one class or three still raise."""
+    """encode_labels' one-pass path for two integer or boolean labels (_core.encode_two_labels)
+    gives np.unique's classes (value and dtype) and the same +-1 labels, whatever the integer
+    type, byte order or layout; one class or three still raise."""
     from dpadmm._run import encode_labels
     rng = np.random.RandomState(3)
     for y in (rng.choice([-1, 1], 50), rng.choice([7, 3], 50).astype(np.uint8),
-              rng.rand(50) < 0.5, rng.choice([-(2**62), 2**62], 50), np.array([5, 2])):
+              rng.rand(50) < 0.5, rng.choice([-(2**62), 2**62], 50), np.array([5, 2]),
+              np.array([0, 2**64 - 1], dtype=np.uint64)[rng.randint(0, 2, 50)], rng.choice([-128, 127], 50).astype(
+                  np.int8), rng.choice([1, 9], 50).astype(">i4"), rng.choice([4, 8], 99)[::2],
+              rng.choice([2, 5], (50, 1))[:, 0], rng.choice([-1.0, 1.0], 50)):
         classes, labels = encode_labels(y)
         expected = np.unique(y)
         assert classes.dtype == expected.dtype and list(classes) == list(expected)
         assert same_bits(labels, np.where(y == expected[1], 1.0, -1.0))
+    assert dpadmm._core.encode_two_labels(np.array([3, 3])) is None
+    assert dpadmm._core.encode_two_labels(np.array([3, 1, 2])) is None
+    assert dpadmm._core.encode_two_labels(np.array([1.0, 2.0])) is None
     with pytest.raises(ValueError, match="one class"):
         encode_labels(np.array([4, 4, 4]))
     with pytest.raises(ValueError, match="3 classes"):
