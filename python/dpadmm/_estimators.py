@@ -242,8 +242,7 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
             # What _validate_data does for these inputs, without its general machinery (about
             # a third of the Python time of a fit; bench/README, "Python calling overhead").
             self.n_features_in_ = X.shape[1]
-            if hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
+            self.__dict__.pop("feature_names_in_", None)
             return X, y
         X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float64, order="C",
                                    y_numeric=False)

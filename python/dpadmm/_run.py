@@ -117,8 +117,9 @@ def run_core(text: str, where: str, X=None, y=None, X_test=None, y_test=None,
         if isinstance(out.interrupt, KeyboardInterrupt):
             raise RunInterrupted(decode(out)) from None
         raise out.interrupt
-    simulation = out.noise_mode == "simulation"
-    for text in out.warnings:
+    texts = out.warnings
+    simulation = bool(texts) and out.noise_mode == "simulation"
+    for text in texts:
         category = SimulationWarning if simulation and "simulation" in text else RunWarning
         warnings.warn(text, category, stacklevel=stacklevel)
     return out
