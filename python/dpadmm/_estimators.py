@@ -14,11 +14,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._run import RunError, encode_labels, run_spec_text
+from ._run import RunError, encode_labels, run_core
 
 _CONSENSUS = ("admm", "dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm", "pdml")
 _SHARING = ("sharing", "sgd")
 _BAD_OUTCOMES = ("diverged", "failed")
+# Fitted attributes built from the run's output on first access (then cached in __dict__ as
+# plain attributes; a pickle holds them materialised): a fit pays for what it reads, as the C++
+# API's RunSummary does. coef_ and intercept_ come from model_.
+_LAZY = ("summary_", "spec_", "history_", "privacy_", "coef_", "intercept_")
 
 
 def _seed(random_state) -> int:
@@ -52,6 +56,22 @@ def _threads(n_jobs) -> Dict[str, Any]:
     raise ValueError(f"n_jobs must be None, -1 or a positive integer, got {n_jobs!r}")
 
 
+def _plain_rows(X, y) -> bool:
+    """True when X and y need nothing from scikit-learn's input checks but the finiteness of X:
+    X a C-ordered float64 ndarray of at least one row and one column, y a 1-D integer, boolean
+    or finite float64 ndarray of the same length. The rows' finiteness is checked once, by the
+    library as it copies them (Dataset::Validate); a refusal there goes back through
+    scikit-learn's checks for their message (_DpadmmClassifier._fit_spec). Anything else takes
+    scikit-learn's checks and their messages."""
+    if type(X) is not np.ndarray or type(y) is not np.ndarray:
+        return False
+    if X.ndim != 2 or X.dtype != np.float64 or not X.flags.c_contiguous or min(X.shape) < 1:
+        return False
+    if y.shape != (X.shape[0],) or y.dtype.kind not in "iub" and y.dtype != np.float64:
+        return False
+    return y.dtype.kind != "f" or bool(np.isfinite(y.sum()))
+
+
 class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the two estimators (subclasses build the spec)."""
 
@@ -77,25 +97,59 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
                 "X_types": ["2darray", "sparse"]}
 
     def _fit_spec(self, X, y, spec: Dict[str, Any]):
-        check_classification_targets(y)
+        if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub"):
+            check_classification_targets(y)  # 1-D integer labels always pass it
         self.classes_, y_pm = encode_labels(y, "y")
-        result = run_spec_text(json.dumps(spec), type(self).__name__, X, y_pm, None, None,
-                               self.callback, stacklevel=4)
-        summary = result.summary
-        self.summary_ = summary
-        self.outcome_ = summary["outcome"]
-        if self.outcome_ in _BAD_OUTCOMES or result.model is None:
+        try:
+            out = run_core(json.dumps(spec), type(self).__name__, X, y_pm, None, None,
+                           self.callback, stacklevel=4)
+        except _core.InputError:
+            # Rows with NaN or Inf that took the short check: scikit-learn's message.
+            self._validate_data(X, accept_sparse="csr", dtype=np.float64, order="C")
+            raise
+        state = self.__dict__
+        for name in _LAZY:
+            state.pop(name, None)  # a previous fit's
+        state.pop("_run_output", None)
+        self.outcome_ = out.outcome
+        if self.outcome_ in _BAD_OUTCOMES or out.model is None:
+            self.summary_ = json.loads(out.summary_json())
             raise RunError(f"{type(self).__name__}.fit: the run {self.outcome_}: "
-                           f"{summary.get('message', '')}", summary)
-        self.model_ = result.model
-        self.history_ = result.history
-        self.spec_ = result.spec
-        self.n_iter_ = int(summary["rounds"])
-        self._set_coefficients()
-        self.privacy_ = self._privacy(summary)
+                           f"{out.message}", self.summary_)
+        self._run_output = out
+        self.model_ = out.model
+        self.n_iter_ = int(out.rounds)
         return self
 
-    def _set_coefficients(self):
+    def __getattr__(self, name):
+        # Only called when `name` is not found: the lazy fitted attributes of _LAZY.
+        out = self.__dict__.get("_run_output") if name in _LAZY else None
+        if out is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if name in ("coef_", "intercept_"):
+            self.coef_, self.intercept_ = self._coefficients()
+            return self.__dict__[name]
+        if name == "summary_":
+            value = json.loads(out.summary_json())
+        elif name == "spec_":
+            value = json.loads(out.spec_json())
+        elif name == "history_":
+            value = out.history()
+        else:
+            value = self._privacy(self.summary_)
+        self.__dict__[name] = value
+        return value
+
+    def __getstate__(self):
+        for name in _LAZY:
+            if "_run_output" in self.__dict__:
+                getattr(self, name)  # materialised, so that the pickle holds them
+        state = dict(super().__getstate__())
+        state.pop("_run_output", None)
+        return state
+
+    def _coefficients(self):
+        """(coef_, intercept_) of model_."""
         w = np.asarray(self.model_.weights, dtype=np.float64)
         prep = self.model_.preparation
         d = self.model_.features
@@ -103,8 +157,7 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         if prep["scaling"] in ("global-max-norm", "none") and not prep["clip"]:
             # Linear preparation: scores are (s w)^T [x, 1], so these are the raw-space ones.
             coef, intercept = coef * prep["row_scale"], intercept * prep["row_scale"]
-        self.coef_ = coef.reshape(1, -1)
-        self.intercept_ = np.array([intercept])
+        return coef.reshape(1, -1), np.array([intercept])
 
     @staticmethod
     def _privacy(summary: dict) -> Dict[str, Any]:
@@ -185,6 +238,12 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
             return np.log(self.predict_proba(X))
 
     def _prepare_fit(self, X, y):
+        if _plain_rows(X, y):
+            # What _validate_data does for these inputs, without its general machinery (about
+            # a third of the Python time of a fit; bench/README, "Python calling overhead").
+            self.n_features_in_ = X.shape[1]
+            self.__dict__.pop("feature_names_in_", None)
+            return X, y
         X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float64, order="C",
                                    y_numeric=False)
         if hasattr(X, "has_canonical_format") and not X.has_canonical_format:
@@ -272,7 +331,9 @@ _FITTED_DOC = """
         ``tight_epsilon`` and ``node_tight_epsilon`` at ``tight_delta`` (1e-5); ``noise_mode``
         ("private", "simulation" or "none"), ``guarantee`` and ``claim`` in words.
     history_ : dict of ndarray
-        The per-round trace (``dpadmm run --trace``): one array per column.
+        The per-round trace (``dpadmm run --trace``): one array per column. ``history_``,
+        ``privacy_``, ``summary_``, ``spec_``, ``coef_`` and ``intercept_`` are built from the
+        run's output on first access and kept (a pickled estimator holds them built).
     outcome_ : str
         How the run ended: "completed", "converged", "cancelled" or "budget exhausted" (a
         diverged or failed run raises :class:`dpadmm.RunError`).
@@ -504,12 +565,15 @@ class SharingClassifier(_DpadmmClassifier):
         self.column_order_ = order
         if order is not None:
             X = X[:, order]
-        self._fit_spec(X, y, self._spec(X.shape[1], None))
-        if order is not None:
-            coef = np.empty_like(self.coef_)
-            coef[:, order] = self.coef_
-            self.coef_ = coef
-        return self
+        return self._fit_spec(X, y, self._spec(X.shape[1], None))
+
+    def _coefficients(self):
+        coef, intercept = super()._coefficients()
+        if self.column_order_ is not None:
+            ordered = np.empty_like(coef)
+            ordered[:, self.column_order_] = coef
+            coef = ordered
+        return coef, intercept
 
     def _check_X(self, X):
         X = super()._check_X(X)

@@ -87,6 +87,9 @@ def encode_labels(y, name: str = "y"):
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
+    two = _core.encode_two_labels(y)  # integer or boolean labels of two values: one pass
+    if two is not None:
+        return np.array(two[:2], dtype=y.dtype), two[2]
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(f"{name} has one class only ({classes.tolist()}): a classifier needs "
@@ -97,30 +100,29 @@ def encode_labels(y, name: str = "y"):
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
-def _raise_pending(out: dict, result: RunResult) -> None:
-    if out["callback_error"] is not None:
-        raise out["callback_error"]
-    if out["interrupt"] is not None:
-        if isinstance(out["interrupt"], KeyboardInterrupt):
-            raise RunInterrupted(result) from None
-        raise out["interrupt"]
+def decode(out: "_core.RunOutput") -> RunResult:
+    """The RunResult of the extension's run output (the summary and spec decoded)."""
+    return RunResult(json.loads(out.summary_json()), out.model, out.history(),
+                     json.loads(out.spec_json()))
 
 
-def _warn_summary(summary: dict, stacklevel: int) -> None:
-    for text in summary.get("warnings", []):
-        simulated = summary.get("noise_mode") == "simulation" and "simulation" in text
-        warnings.warn(text, SimulationWarning if simulated else RunWarning, stacklevel=stacklevel)
-
-
-def run_spec_text(text: str, where: str, X=None, y=None, X_test=None, y_test=None,
-                  progress: Optional[Callable[[dict], Any]] = None, stacklevel: int = 3):
-    """The engine of :func:`run` and the estimators: (RunResult, raw summary dict)."""
+def run_core(text: str, where: str, X=None, y=None, X_test=None, y_test=None,
+             progress: Optional[Callable[[dict], Any]] = None, stacklevel: int = 3):
+    """The engine of :func:`run` and the estimators: the extension's RunOutput, once a callback's
+    exception or Ctrl-C has been raised and the summary's warnings issued."""
     out = _core.run(text, where, X, y, X_test, y_test, progress, True)
-    summary = json.loads(out["summary_json"])
-    result = RunResult(summary, out["model"], out["history"], json.loads(out["spec_json"]))
-    _raise_pending(out, result)
-    _warn_summary(summary, stacklevel + 1)
-    return result
+    if out.callback_error is not None:
+        raise out.callback_error
+    if out.interrupt is not None:
+        if isinstance(out.interrupt, KeyboardInterrupt):
+            raise RunInterrupted(decode(out)) from None
+        raise out.interrupt
+    texts = out.warnings
+    simulation = bool(texts) and out.noise_mode == "simulation"
+    for text in texts:
+        category = SimulationWarning if simulation and "simulation" in text else RunWarning
+        warnings.warn(text, category, stacklevel=stacklevel)
+    return out
 
 
 def run(spec: SpecLike, X=None, y=None, X_test=None, y_test=None, *,
@@ -173,7 +175,7 @@ def run(spec: SpecLike, X=None, y=None, X_test=None, y_test=None, *,
             y_test = np.where(y_test == classes[1], 1.0, -1.0)
     elif y is not None:
         raise ValueError("y given without X")
-    return run_spec_text(text, where, X, y, X_test, y_test, progress)
+    return decode(run_core(text, where, X, y, X_test, y_test, progress))
 
 
 def default_spec(algorithm: str = "admm") -> Dict[str, Any]:

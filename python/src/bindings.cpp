@@ -8,9 +8,12 @@
 // which raises it once the rounds done are recorded (RunReleased). The progress callback is
 // called once per reported round with the GIL held (on the thread that reports the round); an
 // exception it raises also stops the run and is raised afterwards.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -110,15 +113,23 @@ RunSpec ValidSpec(const std::string& text, const std::string& where) {
   return spec;
 }
 
+// The rounds a run reports at most (round 0, every metrics_every-th, the last), capped: a
+// storage hint for the history, not a limit.
+std::int64_t ExpectedRounds(const RunSpec& spec) {
+  constexpr std::int64_t kCap = 1024;
+  const std::int64_t every = std::max(spec.metrics_every, 1);
+  return std::min<std::int64_t>(spec.iterations / every + 2, kCap);
+}
+
 // Records every round and calls the Python progress callback (GIL taken per round).
 class PyObserver : public RunObserver {
  public:
-  PyObserver(py::object progress, Family family, runtime::StopToken& stop, bool keep)
+  PyObserver(py::object progress, const RunSpec& spec, runtime::StopToken& stop, bool keep)
       : progress_(std::move(progress)),
-        family_(family),
+        family_(spec.family()),
         stop_(stop),
         keep_(keep),
-        history_(family) {}
+        history_(family_, keep ? ExpectedRounds(spec) : 0) {}
   void OnRound(const RoundMetrics& m) override {
     if (keep_) history_.Add(m);
     if (progress_.is_none() || callback_error_) return;
@@ -144,16 +155,26 @@ class PyObserver : public RunObserver {
   PendingError callback_error_;
 };
 
-struct RunResult {
+// What _core.run returns: the run's results as the C++ API returns them (the RunSummary, the
+// spec as run, the recorded history), converted to Python objects only when asked for, as a
+// RunSummary's reader pays for what it reads. outcome, rounds, noise_mode and warnings are read
+// by every fit; summary_json() and spec_json() serialize on each call (the caller keeps what
+// it decoded); history() hands the recorded columns to numpy once and then returns that dict.
+struct RunOutput {
   RunSummary summary;
   RunSpec spec;  // as run (a calibrated knob set)
-  std::optional<Model> model;
+  py::object model;
   std::string model_error;
+  HistoryRecorder history;
+  py::object history_dict;
+  py::object interrupt;
+  py::object callback_error;
 };
 
-py::dict Run(const std::string& spec_text, const std::string& where, const py::object& x_train,
-             const py::object& y_train, const py::object& x_test, const py::object& y_test,
-             const py::object& progress, bool history) {
+std::unique_ptr<RunOutput> Run(const std::string& spec_text, const std::string& where,
+                               const py::object& x_train, const py::object& y_train,
+                               const py::object& x_test, const py::object& y_test,
+                               const py::object& progress, bool history) {
   const RunSpec spec = ValidSpec(spec_text, where);
   const bool in_memory = !x_train.is_none();
   Dataset train, test;
@@ -165,11 +186,17 @@ py::dict Run(const std::string& spec_text, const std::string& where, const py::o
   }
   runtime::StopToken stop;
   PendingError interrupt;
-  PyObserver observer(progress, spec.family(), stop, history);
-  const std::function<RunResult()> work = [&] {
+  PyObserver observer(progress, spec, stop, history);
+  struct Computed {
+    RunSummary summary;
+    RunSpec spec;
+    std::optional<Model> model;
+    std::string model_error;
+  };
+  const std::function<Computed()> work = [&] {
     const Experiment experiment =
         in_memory ? Experiment(spec, std::move(train), std::move(test)) : Experiment(spec);
-    RunResult r{experiment.Run(&observer, &stop), experiment.spec(), std::nullopt, {}};
+    Computed r{experiment.Run(&observer, &stop), experiment.spec(), std::nullopt, {}};
     try {
       r.model.emplace(Model::FromRun(r.summary, spec));
     } catch (const InputError& e) {
@@ -177,19 +204,38 @@ py::dict Run(const std::string& spec_text, const std::string& where, const py::o
     }
     return r;
   };
-  const RunResult r = RunReleased(work, stop, interrupt);
-  py::dict out;
-  out["summary_json"] = SummaryToJson(r.summary);
-  out["spec_json"] = SpecToJson(r.spec);
-  out["outcome"] = ToString(r.summary.outcome);
-  out["model"] = r.model ? py::cast(*r.model) : py::none();
-  out["model_error"] = r.model_error;
-  out["history"] = observer.history().ToDict();
-  out["warnings"] = r.summary.warnings;
-  out["interrupt"] = interrupt.value ? interrupt.value : py::object(py::none());
-  out["callback_error"] =
-      observer.callback_error() ? observer.callback_error().value : py::object(py::none());
+  Computed r = RunReleased(work, stop, interrupt);
+  auto out = std::make_unique<RunOutput>(RunOutput{
+      std::move(r.summary), std::move(r.spec),
+      r.model ? py::cast(std::move(*r.model)) : py::object(py::none()), std::move(r.model_error),
+      std::move(observer.history()), py::none(),
+      interrupt.value ? interrupt.value : py::object(py::none()),
+      observer.callback_error() ? observer.callback_error().value : py::object(py::none())});
   return out;
+}
+
+void BindRunOutput(py::module_& m) {
+  py::class_<RunOutput>(m, "RunOutput", R"doc(
+The result of ``_core.run``: the run's summary, spec and history kept as the library returns
+them and converted when read (the estimators decode each at most once).
+)doc")
+      .def_property_readonly("outcome",
+                             [](const RunOutput& r) { return ToString(r.summary.outcome); })
+      .def_property_readonly("message", [](const RunOutput& r) { return r.summary.message; })
+      .def_property_readonly("rounds", [](const RunOutput& r) { return r.summary.rounds; })
+      .def_property_readonly("noise_mode",
+                             [](const RunOutput& r) { return NoiseModeName(r.summary.info); })
+      .def_property_readonly("warnings", [](const RunOutput& r) { return r.summary.warnings; })
+      .def_readonly("model", &RunOutput::model)
+      .def_readonly("model_error", &RunOutput::model_error)
+      .def_readonly("interrupt", &RunOutput::interrupt)
+      .def_readonly("callback_error", &RunOutput::callback_error)
+      .def("summary_json", [](const RunOutput& r) { return SummaryToJson(r.summary); })
+      .def("spec_json", [](const RunOutput& r) { return SpecToJson(r.spec); })
+      .def("history", [](RunOutput& r) {
+        if (r.history_dict.is_none()) r.history_dict = r.history.ToDict();
+        return r.history_dict;
+      });
 }
 
 std::string NormalizeSpec(const std::string& spec_text, const std::string& where) {
@@ -536,6 +582,7 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("run", &Run, py::arg("spec_json"), py::arg("where"), py::arg("X"), py::arg("y"),
         py::arg("X_test"), py::arg("y_test"), py::arg("progress"), py::arg("history") = true);
+  m.def("encode_two_labels", &EncodeTwoLabels, py::arg("y"));
   m.def("normalize_spec", &NormalizeSpec, py::arg("spec_json"), py::arg("where") = "spec");
   m.def("default_spec", &DefaultSpec, py::arg("algorithm"));
   m.def("algorithms", [] {
@@ -550,6 +597,7 @@ PYBIND11_MODULE(_core, m) {
     return UsesPrivacyMechanism(ValidSpec(spec_text, "spec"));
   });
   BindModel(m);
+  BindRunOutput(m);
 
   m.def("tight_epsilon", &TightEpsilon, py::arg("mechanisms"), py::arg("delta"));
   m.def("compose_basic", &ComposeBasic, py::arg("epsilons"));

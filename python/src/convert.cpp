@@ -64,7 +64,44 @@ SparseRows CsrRows(const py::handle& x, const std::string& what) {
   return out;
 }
 
+template <class T>
+py::object EncodeTwo(const py::array_t<T, py::array::c_style>& y) {
+  const T* v = y.data();
+  const py::ssize_t n = y.size();
+  if (n == 0) return py::none();
+  T lo = v[0], hi = v[0];
+  for (py::ssize_t i = 1; i < n; ++i) {
+    if (v[i] == lo || v[i] == hi) continue;
+    if (lo != hi) return py::none();  // a third value
+    (v[i] < lo ? lo : hi) = v[i];
+  }
+  if (lo == hi) return py::none();
+  py::array_t<double> labels(n);
+  double* out = labels.mutable_data();
+  for (py::ssize_t i = 0; i < n; ++i) out[i] = v[i] == hi ? 1.0 : -1.0;
+  return py::make_tuple(lo, hi, labels);
+}
+
+template <class T, class... More>
+py::object EncodeTwoOf(const py::handle& y) {
+  using Array = py::array_t<T, py::array::c_style>;
+  if (Array::check_(y)) {
+    const py::array& a = py::reinterpret_borrow<py::array>(y);
+    return a.ndim() == 1 ? EncodeTwo<T>(py::reinterpret_borrow<Array>(y)) : py::none();
+  }
+  if constexpr (sizeof...(More) > 0) {
+    return EncodeTwoOf<More...>(y);
+  } else {
+    return py::none();
+  }
+}
+
 }  // namespace
+
+py::object EncodeTwoLabels(const py::handle& y) {
+  return EncodeTwoOf<bool, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t,
+                     std::uint32_t, std::int64_t, std::uint64_t>(y);
+}
 
 bool IsCsr(const py::handle& x) {
   return py::hasattr(x, "indptr") && py::hasattr(x, "indices") && py::hasattr(x, "data") &&
@@ -95,9 +132,13 @@ Dataset ToDataset(const py::handle& x, const py::handle& y, const std::string& w
   return d;
 }
 
-HistoryRecorder::HistoryRecorder(Family family) {
+HistoryRecorder::HistoryRecorder(Family family, std::int64_t expected_rounds)
+    : expected_rounds_(static_cast<std::size_t>(std::max<std::int64_t>(expected_rounds, 0))) {
   for (const TraceColumn& c : TraceColumns()) {
-    if (c.In(family)) columns_.push_back(Column{&c, {}, {}, -1});
+    if (!c.In(family)) continue;
+    Column& column = columns_.emplace_back(Column{&c, {}, {}, -1});
+    if (c.integer != nullptr) column.integers.reserve(expected_rounds_);
+    if (c.scalar != nullptr) column.values.reserve(expected_rounds_);
   }
 }
 
@@ -110,7 +151,10 @@ void HistoryRecorder::Add(const RoundMetrics& m) {
       c.values.push_back(m.*(c.trace->scalar));
     } else {
       const std::vector<double>& v = m.*(c.trace->per_node);
-      if (c.width < 0) c.width = static_cast<py::ssize_t>(v.size());
+      if (c.width < 0) {
+        c.width = static_cast<py::ssize_t>(v.size());
+        c.values.reserve(v.size() * expected_rounds_);
+      }
       for (py::ssize_t j = 0; j < c.width; ++j) {
         c.values.push_back(j < static_cast<py::ssize_t>(v.size()) ? v[j] : RoundMetrics::kNaN);
       }

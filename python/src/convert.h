@@ -37,7 +37,9 @@ Dataset ToDataset(const py::handle& x, const py::handle& y, const std::string& w
 // as (rounds, nodes) arrays (a round with fewer nodes than the first is padded with NaN).
 class HistoryRecorder {
  public:
-  explicit HistoryRecorder(Family family);
+  // expected_rounds: the rounds the run will report at most (storage is reserved for them:
+  // growing ~20 columns round by round cost more than the recording itself).
+  HistoryRecorder(Family family, std::int64_t expected_rounds);
   void Add(const RoundMetrics& m);  // no GIL needed
   py::dict ToDict();                // needs the GIL; leaves the recorder empty
 
@@ -50,7 +52,14 @@ class HistoryRecorder {
   };
   std::vector<Column> columns_;
   py::ssize_t rounds_ = 0;
+  std::size_t expected_rounds_;
 };
+
+// Labels of exactly two values, encoded in one pass: (smaller, larger, labels) with labels[i]
+// = +1.0 where y[i] is the larger value, else -1.0 (what np.unique and np.where give), for a
+// 1-D C-contiguous numpy array of a native boolean or integer type; None for anything else
+// (another type or layout, one value, three or more: the caller's general path decides).
+py::object EncodeTwoLabels(const py::handle& y);
 
 // One round's scalar metrics of `family` as a dict (the progress callback's argument).
 py::dict RoundToDict(const RoundMetrics& m, Family family);
