@@ -313,6 +313,47 @@ void ExpectSimulationLabel(const nlohmann::json& summary, const dpadmm::RunSumma
   }
 }
 
+// Party p's stdout summary and its summary's info say what the party can say: the network
+// engine and which party it is, its own node's row count (no other party's), no consensus gap
+// for its one node, no figure it does not compute (no "nan", no "-1").
+void ExpectPartyStdout(const nlohmann::json& summary, const Ended& e, int p, int parties,
+                       bool sharing) {
+  const std::string id = "p" + std::to_string(p);
+  const auto has = [&](const std::string& text) {
+    EXPECT_NE(e.out.find(text), std::string::npos) << "missing: " << text << "\n" << e.out;
+  };
+  has("network engine: party '" + id + "' (" + std::to_string(p + 1) + " of " +
+      std::to_string(parties) + "), its node on serial");
+  EXPECT_EQ(e.out.find("nan"), std::string::npos) << e.out;
+  EXPECT_EQ(e.out.find("rows per node -1"), std::string::npos) << e.out;
+  EXPECT_EQ(e.out.find("max over nodes"), std::string::npos) << e.out;
+  const nlohmann::json& info = summary["info"];
+  EXPECT_EQ(info["engine"], "network");
+  EXPECT_EQ(info["party"]["id"], id);
+  EXPECT_EQ(info["party"]["index"], p);
+  EXPECT_EQ(info["party"]["parties"], parties);
+  EXPECT_EQ(info["party"]["nodes"], nlohmann::json::array({p}));
+  EXPECT_EQ(info["party"]["engine"], "serial");
+  if (!sharing) {
+    has("rows per node " + std::to_string(kRowsPerParty) + " (this party's node " +
+        std::to_string(p) + "; the others' not known here)");
+    has("consensus gap         n/a: one node here");
+    return;
+  }
+  has("test accuracy         not known here (no party holds a whole test row)");
+  if (p == 0) {
+    has("their labels (the coordinator)");
+  } else {
+    has("its block of " + std::to_string(kBlock) + " of the " +
+        std::to_string(kBlock * (parties - 1)) + " features (feature party " + std::to_string(p) +
+        ")");
+    has("training loss         not known here");
+  }
+  if (summary["info"]["dp"].get<bool>()) {
+    has(p == 0 ? "privacy loss          none here" : "of this party's releases");
+  }
+}
+
 // Every party of a spec mismatch refused before round 0 naming `field` (and no other field),
 // ended with exit 5 and its summary written, no partial file left.
 void ExpectRefusedNaming(const fs::path& run, const std::vector<Ended>& ended,
@@ -366,6 +407,7 @@ TEST_P(PartyAlgorithms, SameBitsAsSerial) {
       EXPECT_EQ(tight["epsilon"].get<double>(), s.tight_epsilon);
     }
     ExpectSimulationLabel(summary, s, e);
+    ExpectPartyStdout(summary, e, p, parties, false);
   }
 }
 
@@ -454,6 +496,7 @@ TEST_P(PartySharing, SameBitsAsSerial) {
       EXPECT_EQ(summary["final"]["epsilon_total"].is_null(), p == 0);
     }
     ExpectSimulationLabel(summary, s, e);
+    ExpectPartyStdout(summary, e, p, parties, true);
   }
 }
 
