@@ -12,6 +12,14 @@
 #include "dpadmm/run/spec_json.h"
 
 namespace dpadmm::cli {
+namespace {
+
+// A sharing coordinator's privacy figure in party mode.
+constexpr const char* kCoordinatorReleases =
+    "none here: the coordinator makes no noised release (its broadcast of the labels is not "
+    "protected by 001)";
+
+}  // namespace
 
 void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                   const TraceWriter& trace, const std::string& summary_path) {
@@ -165,19 +173,26 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
             "paper16 (001 eq. (16)): NOT DP as stated (the noise covariance is made "
             "of the private data: releases lie in col(D_m))");
         row("paper's figure",
-            "per iteration (" + Fmt("%.6g", info.epsilon) + ", " + Fmt("%.6g", info.delta) +
-                "); total (" + Fmt("%.6g", m.epsilon_total) + ", " + Fmt("%.6g", m.delta_total) +
-                ") over " + std::to_string(s.rounds) + " iterations (001 Theorem 3, Corollary 1)");
+            party && own == 0
+                ? std::string(kCoordinatorReleases)
+                : "per iteration (" + Fmt("%.6g", info.epsilon) + ", " + Fmt("%.6g", info.delta) +
+                      "); total (" + Fmt("%.6g", m.epsilon_total) + ", " +
+                      Fmt("%.6g", m.delta_total) + ") " +
+                      (party ? "of this party's releases " : "") + "over " +
+                      std::to_string(s.rounds) + " iterations (001 Theorem 3, Corollary 1)");
         row("assumptions", "b1 = " + Fmt("%.6g", info.b1) + ", c1 = " + Fmt("%.6g", info.c1));
-        eval_row("observed norms", "max ||x_m|| " + Fmt("%.6g", m.max_x_norm) + ", ||y|| " +
-                                       Fmt("%.6g", m.y_norm) + " (compare with b1)");
+        // A party sees its own x_m (a feature party) or y (the coordinator) only.
+        eval_row("observed norms",
+                 !party ? "max ||x_m|| " + Fmt("%.6g", m.max_x_norm) + ", ||y|| " +
+                              Fmt("%.6g", m.y_norm) + " (compare with b1)"
+                 : own == 0
+                     ? "||y|| " + Fmt("%.6g", m.y_norm) + " (compare with b1)"
+                     : "||x_m|| " + Fmt("%.6g", m.max_x_norm) + " (this party's; compare with b1)");
       } else {
         row("mechanism", "gaussian: D_m x_m + N(0, sigma^2 I_N), ||x_m|| <= b1 = " +
                              Fmt("%.6g", info.b1) + " enforced");
         if (party && own == 0) {
-          row("privacy loss",
-              "none here: the coordinator makes no noised release (its broadcast of the labels "
-              "is not protected by 001)");
+          row("privacy loss", kCoordinatorReleases);
         } else {
           row("privacy loss",
               "tight total (" + Fmt("%.6g", m.epsilon_total) + ", " + Fmt("%.6g", m.delta_total) +
