@@ -12,6 +12,14 @@
 #include "dpadmm/run/spec_json.h"
 
 namespace dpadmm::cli {
+namespace {
+
+// A sharing coordinator's privacy figure in party mode.
+constexpr const char* kCoordinatorReleases =
+    "none here: the coordinator makes no noised release (its broadcast of the labels is not "
+    "protected by 001)";
+
+}  // namespace
 
 void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                   const TraceWriter& trace, const std::string& summary_path) {
@@ -33,12 +41,33 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
       row(label, text + (labelled ? std::string("  [") + kPrivateEvaluationLabel + "]" : ""));
     }
   };
+  // A party of a network run (dpadmm party) knows its own nodes' figures only: each row says so.
+  const bool party = !info.party.id.empty();
+  const bool sharing = info.family == Family::kSharing;
+  // Sharing: the node this party hosts (0 the coordinator, m feature party m).
+  const int own = party && !info.party.nodes.empty() ? info.party.nodes.front() : -1;
   out << "dpadmm: " << ToString(s.outcome) << " -- " << s.message << '\n';
-  row("data", info.dataset + ": " + std::to_string(info.train_rows) + " training rows, " +
-                  std::to_string(info.test_rows) + " test rows, " + std::to_string(info.features) +
-                  " features, " + (info.sparse ? "sparse" : "dense"));
-  switch (info.scaling) {
+  if (party && sharing) {
+    const std::string samples = std::to_string(info.train_rows) + " samples, ";
+    const std::string block =
+        own > 0 && own <= static_cast<int>(info.party_features.size())
+            ? "its block of " + std::to_string(info.party_features[own - 1]) + " of the " +
+                  std::to_string(info.features) + " features (feature party " +
+                  std::to_string(own) + ")"
+            : "their labels (the coordinator), no feature of the " + std::to_string(info.features);
+    row("data", info.dataset + ": " + samples + block + "; no test data");
+  } else {
+    row("data", info.dataset + ": " + std::to_string(info.train_rows) + " training rows, " +
+                    std::to_string(info.test_rows) + " test rows, " +
+                    std::to_string(info.features) + " features, " +
+                    (info.sparse ? "sparse" : "dense"));
+  }
+  switch (party && sharing && own == 0 ? Scaling::kNone : info.scaling) {
     case Scaling::kNone:
+      if (party && sharing && own == 0) {
+        row("normalisation", "none here: the coordinator holds labels only");
+        break;
+      }
       eval_row(
           "normalisation",
           "rows not scaled (--scaling none); max ||x|| = " + Fmt("%.6g", info.max_row_norm_before) +
@@ -79,20 +108,40 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
   }
   const int threads =
       info.threads > 0 ? info.threads : static_cast<int>(std::thread::hardware_concurrency());
-  const std::string engine = !info.on_engine
-                                 ? std::string("in-process loop")
-                                 : std::string(ChoiceName(info.engine)) + " engine" +
-                                       (info.engine == runtime::EngineKind::kTbb
-                                            ? ", " + std::to_string(threads) + " threads"
-                                        : info.engine == runtime::EngineKind::kMpi && g_mpi
-                                            ? ", " + std::to_string(g_mpi->size()) +
-                                                  (g_mpi->size() == 1 ? " rank" : " ranks")
-                                            : "");
+  const std::string local =
+      info.engine == runtime::EngineKind::kTbb ? ", " + std::to_string(threads) + " threads"
+      : info.engine == runtime::EngineKind::kMpi && g_mpi
+          ? ", " + std::to_string(g_mpi->size()) + (g_mpi->size() == 1 ? " rank" : " ranks")
+          : "";
+  // "node 0" / "nodes 0, 2": the nodes this party hosts.
+  std::string own_nodes = info.party.nodes.size() == 1 ? "node " : "nodes ";
+  for (std::size_t k = 0; k < info.party.nodes.size(); ++k) {
+    own_nodes += (k ? ", " : "") + std::to_string(info.party.nodes[k]);
+  }
+  std::string engine = std::string(ChoiceName(info.engine)) + " engine" + local;
+  if (!info.on_engine) {
+    engine = "in-process loop";
+  } else if (party) {
+    engine = "network engine: party '" + info.party.id + "' (" +
+             std::to_string(info.party.index + 1) + " of " + std::to_string(info.party.parties) +
+             "), its " + (info.party.nodes.size() == 1 ? "node" : "nodes") + " on " +
+             ChoiceName(info.engine) + local;
+  }
+  const char* over_nodes = party ? "max over this party's nodes" : "max over nodes";
+  // Sharing in party mode: a figure this party does not compute (NaN) is not known here.
+  const auto known = [&](double v, const std::string& text, const char* why) {
+    return party && std::isnan(v) ? std::string("not known here (") + why + ")" : text;
+  };
   row("privacy", info.privacy_guarantee);
   row("noise", NoiseLabel(info));
   row("rounds", std::to_string(s.rounds) + " of " + std::to_string(spec.iterations));
-  eval_row("training loss", Fmt("%.8g", m.train_loss));
-  if (info.family == Family::kSharing) {
+  if (party && sharing) {
+    eval_row("training loss", known(m.train_loss, Fmt("%.8g", m.train_loss),
+                                    "the coordinator's figure: it holds the labels"));
+  } else {
+    eval_row("training loss", Fmt("%.8g", m.train_loss) + (party ? "  (this party's nodes)" : ""));
+  }
+  if (sharing) {
     std::string parties;
     for (std::size_t p = 0; p < info.party_features.size(); ++p) {
       parties += (p ? " / " : "") + std::to_string(info.party_features[p]);
@@ -100,16 +149,20 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
     row("parties", parties + " features");
     row("algorithm",
         std::string(ChoiceName(info.algorithm)) + (info.dp ? " (private)" : "") + ", " + engine);
-    eval_row("objective", Fmt("%.8g", m.objective) +
-                              (info.central.computed ? "  (centralized optimum " +
-                                                           Fmt("%.8g", info.central.objective) + ")"
-                                                     : ""));
-    row("test log loss", Fmt("%.6g", m.test_loss));
+    eval_row("objective",
+             known(m.objective,
+                   Fmt("%.8g", m.objective) +
+                       (info.central.computed
+                            ? "  (centralized optimum " + Fmt("%.8g", info.central.objective) + ")"
+                            : ""),
+                   "it needs every party's weights"));
+    const char* no_test = "no party holds a whole test row";
+    row("test log loss", known(m.test_loss, Fmt("%.6g", m.test_loss), no_test));
     if (info.central.computed) {
       eval_row("baselines", "test log loss all features " + Fmt("%.6g", info.central.test_loss) +
                                 ", party 1 only " + Fmt("%.6g", info.local.test_loss));
     }
-    row("test accuracy", Percent(1.0 - m.test_error));
+    row("test accuracy", known(m.test_error, Percent(1.0 - m.test_error), no_test));
     if (info.dp) {
       const bool paper16 = info.sharing_mechanism == "paper16";
       std::string totals;
@@ -120,19 +173,32 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
             "paper16 (001 eq. (16)): NOT DP as stated (the noise covariance is made "
             "of the private data: releases lie in col(D_m))");
         row("paper's figure",
-            "per iteration (" + Fmt("%.6g", info.epsilon) + ", " + Fmt("%.6g", info.delta) +
-                "); total (" + Fmt("%.6g", m.epsilon_total) + ", " + Fmt("%.6g", m.delta_total) +
-                ") over " + std::to_string(s.rounds) + " iterations (001 Theorem 3, Corollary 1)");
+            party && own == 0
+                ? std::string(kCoordinatorReleases)
+                : "per iteration (" + Fmt("%.6g", info.epsilon) + ", " + Fmt("%.6g", info.delta) +
+                      "); total (" + Fmt("%.6g", m.epsilon_total) + ", " +
+                      Fmt("%.6g", m.delta_total) + ") " +
+                      (party ? "of this party's releases " : "") + "over " +
+                      std::to_string(s.rounds) + " iterations (001 Theorem 3, Corollary 1)");
         row("assumptions", "b1 = " + Fmt("%.6g", info.b1) + ", c1 = " + Fmt("%.6g", info.c1));
-        eval_row("observed norms", "max ||x_m|| " + Fmt("%.6g", m.max_x_norm) + ", ||y|| " +
-                                       Fmt("%.6g", m.y_norm) + " (compare with b1)");
+        // A party sees its own x_m (a feature party) or y (the coordinator) only.
+        eval_row("observed norms",
+                 !party ? "max ||x_m|| " + Fmt("%.6g", m.max_x_norm) + ", ||y|| " +
+                              Fmt("%.6g", m.y_norm) + " (compare with b1)"
+                 : own == 0
+                     ? "||y|| " + Fmt("%.6g", m.y_norm) + " (compare with b1)"
+                     : "||x_m|| " + Fmt("%.6g", m.max_x_norm) + " (this party's; compare with b1)");
       } else {
         row("mechanism", "gaussian: D_m x_m + N(0, sigma^2 I_N), ||x_m|| <= b1 = " +
                              Fmt("%.6g", info.b1) + " enforced");
-        row("privacy loss", "tight total (" + Fmt("%.6g", m.epsilon_total) + ", " +
-                                Fmt("%.6g", m.delta_total) + ") per party over " +
-                                std::to_string(s.rounds) +
-                                " iterations (analytic Gaussian, mu^2 summed)");
+        if (party && own == 0) {
+          row("privacy loss", kCoordinatorReleases);
+        } else {
+          row("privacy loss",
+              "tight total (" + Fmt("%.6g", m.epsilon_total) + ", " + Fmt("%.6g", m.delta_total) +
+                  ") " + (party ? "of this party's releases" : "per party") + " over " +
+                  std::to_string(s.rounds) + " iterations (analytic Gaussian, mu^2 summed)");
+        }
       }
       row(paper16 ? "eps' per party" : "total eps per party", totals);
       std::string sigmas;
@@ -145,12 +211,20 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
     }
   } else {
     std::string per_node = "rows per node ";
-    if (!info.rows_per_node.empty()) {
-      const auto [lo, hi] =
-          std::minmax_element(info.rows_per_node.begin(), info.rows_per_node.end());
+    // A party knows its own nodes' row counts only (the others' are -1).
+    std::vector<std::int64_t> rows;
+    for (std::size_t i = 0; i < info.rows_per_node.size(); ++i) {
+      if (!party || std::find(info.party.nodes.begin(), info.party.nodes.end(),
+                              static_cast<int>(i)) != info.party.nodes.end()) {
+        rows.push_back(info.rows_per_node[i]);
+      }
+    }
+    if (!rows.empty()) {
+      const auto [lo, hi] = std::minmax_element(rows.begin(), rows.end());
       per_node +=
           *lo == *hi ? std::to_string(*lo) : std::to_string(*lo) + ".." + std::to_string(*hi);
     }
+    if (party) per_node += " (this party's " + own_nodes + "; the others' not known here)";
     row("graph", std::to_string(info.nodes) + " nodes, " + std::to_string(info.edges) + " edges (" +
                      ChoiceName(spec.graph.topology) + "); " + per_node);
     row("algorithm",
@@ -168,7 +242,8 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
               (p.V > 0.0 && std::isfinite(s.tight_epsilon)
                    ? "tight (" + Fmt("%.6g", s.tight_epsilon) + ", " + Fmt("%.0e", s.tight_delta) +
                          ")-DP per node (primal noise (16), Gaussian "
-                         "composition, max over nodes)"
+                         "composition, " +
+                         over_nodes + ")"
                    : std::string("no primal noise (V = 0): no epsilon for "
                                  "the released models")));
     } else if (m.privacy_loss > 0.0) {
@@ -182,11 +257,11 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
       row("privacy loss",
           (fp ? "(" + Fmt("%.6g", m.privacy_loss) + ", " + Fmt("%.2g", s.sampler_delta) + ")"
               : Fmt("%.6g", m.privacy_loss)) +
-              " (paper: " + paper + ", max over nodes)");
+              " (paper: " + paper + ", " + over_nodes + ")");
       if (std::isfinite(s.tight_epsilon)) {
         row("tight privacy", "(" + Fmt("%.6g", s.tight_epsilon) + ", " +
                                  Fmt("%.2g", s.tight_delta) +
-                                 ")-DP per node (optimal composition, max over nodes" +
+                                 ")-DP per node (optimal composition, " + over_nodes +
                                  (fp ? "; delta = " + Fmt("%.0e", s.tight_delta - s.sampler_delta) +
                                            " + the sampler's " + Fmt("%.2g", s.sampler_delta) + ")"
                                      : std::string(")")));
@@ -201,11 +276,13 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
     }
     if (!info.privacy_claim.empty()) row("privacy claim", info.privacy_claim);
     const bool has_optimum = !std::isnan(info.optimum_objective);
-    eval_row("objective",
-             Fmt("%.8g", m.objective) + (has_optimum ? "  (centralized optimum " +
-                                                           Fmt("%.8g", info.optimum_objective) + ")"
-                                                     : ""));
-    row("test accuracy", Percent(1.0 - m.test_error));
+    eval_row("objective", Fmt("%.8g", m.objective) +
+                              (has_optimum ? "  (centralized optimum " +
+                                                 Fmt("%.8g", info.optimum_objective) + ")"
+                                           : "") +
+                              (party ? "  (this party's nodes' terms)" : ""));
+    row("test accuracy",
+        Percent(1.0 - m.test_error) + (party ? "  (the mean of this party's models)" : ""));
     if (has_optimum) {
       eval_row("optimum accuracy",
                Percent(1.0 - info.optimum_test_error) + " (centralized optimum on the test set)");
@@ -220,7 +297,13 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
               : Fmt("%.3e", m.distance_to_optimum) + "  (max_i ||f_i - f*|| / ||f*||)");
     }
     if (!info.optimum_note.empty()) row("optimum note", info.optimum_note);
-    row("consensus gap", Fmt("%.3e", m.consensus_gap) + "  (max_i ||f_i - mean f||)");
+    row("consensus gap",
+        !party ? Fmt("%.3e", m.consensus_gap) + "  (max_i ||f_i - mean f||)"
+        : info.party.nodes.size() == 1
+            ? std::string("n/a: one node here (the gap to the other parties' models is not "
+                          "known here)")
+            : Fmt("%.3e", m.consensus_gap) +
+                  "  (max over this party's nodes of ||f_i - their mean||)");
   }
   row("wall time", Seconds(wall_seconds) + " (rounds " + Seconds(s.seconds) + ", " +
                        Fmt("%.3g", s.seconds_per_round) + " s per round)");

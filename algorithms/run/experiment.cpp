@@ -332,6 +332,12 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   info.algorithm = spec.algorithm.name();
   if (network != nullptr) {
     info.dataset = "party '" + network->self + "': its own rows";
+    info.party.id = network->self;
+    info.party.parties = static_cast<int>(network->parties.size());
+    for (int p = 0; p < info.party.parties; ++p) {
+      if (network->parties[static_cast<std::size_t>(p)].id == network->self) info.party.index = p;
+    }
+    info.party.nodes = runtime::PartyNodes(network->node_parties, info.party.index);
   } else if (in_memory) {
     info.dataset = "in-memory data";
   } else {

@@ -518,8 +518,22 @@ OrderedJson InfoObject(const RunInfo& info) {
     o["evaluation_on_private_data"] = std::move(e);
   }
   o["test_majority_rate"] = info.test_majority_rate;
-  o["engine"] = info.on_engine ? ChoiceName(info.engine) : "none (in-process loop)";
+  // A party of a network run: the network engine, and which party this summary is (its nodes
+  // on info.party.engine).
+  const bool party = !info.party.id.empty();
+  o["engine"] = !info.on_engine ? "none (in-process loop)"
+                : party         ? "network"
+                                : ChoiceName(info.engine);
   o["threads"] = info.threads;
+  if (party) {
+    OrderedJson p = OrderedJson::object();
+    p["id"] = info.party.id;
+    p["index"] = info.party.index;
+    p["parties"] = info.party.parties;
+    p["nodes"] = info.party.nodes;
+    p["engine"] = ChoiceName(info.engine);
+    o["party"] = std::move(p);
+  }
   o["privacy_guarantee"] = info.privacy_guarantee;
   if (!info.privacy_claim.empty()) o["privacy_claim"] = info.privacy_claim;
   if (!info.calibrated_knob.empty()) {

@@ -249,6 +249,35 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
     return ended;
   }
 
+  // `algorithm` on 3 parties, party p2's spec changed by `change`: every party refuses before
+  // round 0 naming `field` (ExpectRefusedNaming; a refusing party keeps answering Hello with its
+  // reason until its set-up timeout, 15 s here).
+  void ExpectMismatchRefused(const std::string& name, const std::string& algorithm,
+                             const std::function<void(nlohmann::json&)>& change,
+                             const std::string& field);
+
+  // `algorithm` on 3 parties in private mode (no noise seed; `budget` sets the privacy budget):
+  // each party's summary once every party has ended with exit 0 (fewer on a failure, reported).
+  std::vector<nlohmann::json> RunPrivate(const std::string& name, const std::string& algorithm,
+                                         const std::function<void(nlohmann::json&)>& budget) {
+    const fs::path run = dir_ / name;
+    const std::vector<Ended> ended = RunParties(run, algorithm, 3, [&](int, nlohmann::json& spec) {
+      spec.erase("noise_seed");
+      budget(spec);
+    });
+    std::vector<nlohmann::json> summaries;
+    for (std::size_t p = 0; p < ended.size(); ++p) {
+      const Ended& e = ended[p];
+      if (e.killed_by_test || e.exit_code != 0) {
+        ADD_FAILURE() << "party p" << p << " exit " << e.exit_code << "\n" << e.out << e.err;
+        return summaries;
+      }
+      summaries.push_back(
+          nlohmann::json::parse(ReadAll(run / ("p" + std::to_string(p) + "-summary.json"))));
+    }
+    return summaries;
+  }
+
   static fs::path dir_;
 };
 fs::path PartyAlgorithms::dir_;
@@ -313,6 +342,72 @@ void ExpectSimulationLabel(const nlohmann::json& summary, const dpadmm::RunSumma
   }
 }
 
+// Party p's stdout summary and its summary's info say what the party can say: the network
+// engine and which party it is, its own node's row count (no other party's), no consensus gap
+// for its one node, no figure it does not compute (no "nan", no "-1").
+void ExpectPartyStdout(const nlohmann::json& summary, const Ended& e, int p, int parties,
+                       bool sharing) {
+  const std::string id = "p" + std::to_string(p);
+  const auto has = [&](const std::string& text) {
+    EXPECT_NE(e.out.find(text), std::string::npos) << "missing: " << text << "\n" << e.out;
+  };
+  has("network engine: party '" + id + "' (" + std::to_string(p + 1) + " of " +
+      std::to_string(parties) + "), its node on serial");
+  EXPECT_EQ(e.out.find("nan"), std::string::npos) << e.out;
+  EXPECT_EQ(e.out.find("rows per node -1"), std::string::npos) << e.out;
+  EXPECT_EQ(e.out.find("max over nodes"), std::string::npos) << e.out;
+  const nlohmann::json& info = summary["info"];
+  EXPECT_EQ(info["engine"], "network");
+  EXPECT_EQ(info["party"]["id"], id);
+  EXPECT_EQ(info["party"]["index"], p);
+  EXPECT_EQ(info["party"]["parties"], parties);
+  EXPECT_EQ(info["party"]["nodes"], nlohmann::json::array({p}));
+  EXPECT_EQ(info["party"]["engine"], "serial");
+  if (!sharing) {
+    has("rows per node " + std::to_string(kRowsPerParty) + " (this party's node " +
+        std::to_string(p) + "; the others' not known here)");
+    has("consensus gap         n/a: one node here");
+    return;
+  }
+  has("test accuracy         not known here (no party holds a whole test row)");
+  if (p == 0) {
+    has("their labels (the coordinator)");
+  } else {
+    has("its block of " + std::to_string(kBlock) + " of the " +
+        std::to_string(kBlock * (parties - 1)) + " features (feature party " + std::to_string(p) +
+        ")");
+    has("training loss         not known here");
+  }
+  if (summary["info"]["dp"].get<bool>()) {
+    has(p == 0 ? "privacy loss          none here" : "of this party's releases");
+  }
+}
+
+// Each party of `ended` against the serial reference measured as that party
+// (Party::SerialAsParty with `serial` on `train` and `test`): exit 0 within the bound, its trace
+// and model (ExpectSameAsReference), its simulation label and its stdout (ExpectPartyStdout);
+// `more(p, reference summary, party's summary)` adds the family's own checks.
+void ExpectEachPartyAsSerial(
+    const fs::path& run, const std::vector<Ended>& ended, const dpadmm::RunSpec& serial,
+    const dpadmm::Dataset& train, const dpadmm::Dataset& test,
+    const std::function<void(int, const dpadmm::RunSummary&, const nlohmann::json&)>& more) {
+  const int parties = static_cast<int>(ended.size());
+  for (int p = 0; p < parties; ++p) {
+    SCOPED_TRACE("party p" + std::to_string(p));
+    const Ended& e = ended[p];
+    ASSERT_FALSE(e.killed_by_test) << "did not end within the bound; stderr:\n" << e.err;
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+    Rows reference;
+    const dpadmm::RunSummary s = dpadmm::Party::SerialAsParty(serial, train, test, {p}, &reference);
+    ExpectSameAsReference(run, p, reference, s);
+    const nlohmann::json summary =
+        nlohmann::json::parse(ReadAll(run / ("p" + std::to_string(p) + "-summary.json")));
+    more(p, s, summary);
+    ExpectSimulationLabel(summary, s, e);
+    ExpectPartyStdout(summary, e, p, parties, serial.family() == dpadmm::Family::kSharing);
+  }
+}
+
 // Every party of a spec mismatch refused before round 0 naming `field` (and no other field),
 // ended with exit 5 and its summary written, no partial file left.
 void ExpectRefusedNaming(const fs::path& run, const std::vector<Ended>& ended,
@@ -349,56 +444,48 @@ TEST_P(PartyAlgorithms, SameBitsAsSerial) {
   serial.compute_optimum = false;
   const dpadmm::Dataset train = dpadmm::LoadLibsvm((run / "all.libsvm").string(), kDims);
   const dpadmm::Dataset test = dpadmm::LoadLibsvm((run / "test.libsvm").string(), kDims);
-  for (int p = 0; p < parties; ++p) {
-    SCOPED_TRACE("party p" + std::to_string(p));
-    const Ended& e = ended[p];
-    ASSERT_FALSE(e.killed_by_test) << "did not end within the bound; stderr:\n" << e.err;
-    ASSERT_EQ(e.exit_code, 0) << e.err;
-    Rows reference;
-    const dpadmm::RunSummary s = dpadmm::Party::SerialAsParty(serial, train, test, {p}, &reference);
-    ExpectSameAsReference(run, p, reference, s);
-    const nlohmann::json summary =
-        nlohmann::json::parse(ReadAll(run / ("p" + std::to_string(p) + "-summary.json")));
-    if (!s.node_tight_epsilon.empty()) {
-      // This party's own tight figure, from its own releases.
-      const auto& tight = summary["tight_privacy"];
-      EXPECT_EQ(tight["node_epsilon"][p].get<double>(), s.node_tight_epsilon[p]);
-      EXPECT_EQ(tight["epsilon"].get<double>(), s.tight_epsilon);
-    }
-    ExpectSimulationLabel(summary, s, e);
-  }
+  ExpectEachPartyAsSerial(run, ended, serial, train, test,
+                          [](int p, const dpadmm::RunSummary& s, const nlohmann::json& summary) {
+                            if (s.node_tight_epsilon.empty()) return;
+                            // This party's own tight figure, from its own releases.
+                            const auto& tight = summary["tight_privacy"];
+                            EXPECT_EQ(tight["node_epsilon"][p].get<double>(),
+                                      s.node_tight_epsilon[p]);
+                            EXPECT_EQ(tight["epsilon"].get<double>(), s.tight_epsilon);
+                          });
+}
+
+void PartyAlgorithms::ExpectMismatchRefused(const std::string& name, const std::string& algorithm,
+                                            const std::function<void(nlohmann::json&)>& change,
+                                            const std::string& field) {
+  const fs::path run = dir_ / name;
+  const std::vector<Ended> ended = RunParties(
+      run, algorithm, 3,
+      [&](int p, nlohmann::json& spec) {
+        if (p == 2) change(spec);
+      },
+      /*setup_timeout=*/15);
+  ExpectRefusedNaming(run, ended, field);
 }
 
 // One party runs another alpha: every party refuses before round 0, each naming the field, and
-// ends (exit 5, its summary written, no partial file left) within the bound (a refusing party
-// keeps answering Hello with its reason until its set-up timeout, 15 s here).
+// ends (exit 5, its summary written, no partial file left) within the bound.
 TEST_F(PartyAlgorithms, SpecMismatchIsRefusedNamingTheField) {
-  const fs::path run = dir_ / "mismatch";
-  const std::vector<Ended> ended = RunParties(
-      run, "dvp", 3,
-      [](int p, nlohmann::json& spec) {
-        if (p == 2) spec["algorithm"]["dvp"]["alpha"] = 0.7;
-      },
-      /*setup_timeout=*/15);
-  ExpectRefusedNaming(run, ended, "algorithm.dvp.alpha");
+  ExpectMismatchRefused(
+      "mismatch", "dvp", [](nlohmann::json& spec) { spec["algorithm"]["dvp"]["alpha"] = 0.7; },
+      "algorithm.dvp.alpha");
 }
 
 // Private mode (no noise seed) with a budget: each party's summary holds its own node's figures
 // only (its budget spent, its tight epsilon, frozen round), null for the other parties' nodes,
 // and no figure evaluated on private data (metrics released-only).
 TEST_F(PartyAlgorithms, PrivateModeReportsOnlyTheOwnNodes) {
-  const fs::path run = dir_ / "private";
-  const std::vector<Ended> ended = RunParties(run, "dvp", 3, [](int, nlohmann::json& spec) {
-    spec.erase("noise_seed");
-    spec["algorithm"]["privacy_budget"] = 1.6;
-  });
+  const std::vector<nlohmann::json> summaries = RunPrivate(
+      "private", "dvp", [](nlohmann::json& spec) { spec["algorithm"]["privacy_budget"] = 1.6; });
+  ASSERT_EQ(summaries.size(), 3u);
   for (int p = 0; p < 3; ++p) {
     SCOPED_TRACE("party p" + std::to_string(p));
-    const Ended& e = ended[p];
-    ASSERT_FALSE(e.killed_by_test) << e.err;
-    ASSERT_EQ(e.exit_code, 0) << e.out << e.err;
-    const std::string id = "p" + std::to_string(p);
-    const nlohmann::json s = nlohmann::json::parse(ReadAll(run / (id + "-summary.json")));
+    const nlohmann::json& s = summaries[p];
     EXPECT_EQ(s["noise_mode"], "private");
     EXPECT_TRUE(s["final"]["train_loss"].is_null());
     const auto& tight = s["tight_privacy"];
@@ -433,57 +520,40 @@ TEST_P(PartySharing, SameBitsAsSerial) {
   serial.compute_optimum = false;
   const dpadmm::Dataset train =
       dpadmm::LoadLibsvm((run / "all.libsvm").string(), kBlock * (parties - 1));
-  for (int p = 0; p < parties; ++p) {
-    SCOPED_TRACE("party p" + std::to_string(p));
-    const Ended& e = ended[p];
-    ASSERT_FALSE(e.killed_by_test) << "did not end within the bound; stderr:\n" << e.err;
-    ASSERT_EQ(e.exit_code, 0) << e.err;
-    Rows reference;
-    const dpadmm::RunSummary s =
-        dpadmm::Party::SerialAsParty(serial, train, dpadmm::Dataset{}, {p}, &reference);
-    // The coordinator has no model of its own; party m its block.
-    EXPECT_EQ(s.model.size(), p == 0 ? 0 : kBlock);
-    ExpectSameAsReference(run, p, reference, s);
-    const nlohmann::json summary =
-        nlohmann::json::parse(ReadAll(run / ("p" + std::to_string(p) + "-summary.json")));
-    // What the party sees: the coordinator the loss on its labels, a feature party its x_m;
-    // with dp a feature party's privacy columns are its own releases' (the coordinator: none).
-    EXPECT_EQ(summary["final"]["train_loss"].is_null(), p != 0);
-    EXPECT_EQ(summary["final"]["max_x_norm"].is_null(), p == 0);
-    if (algorithm == "dp_sharing") {
-      EXPECT_EQ(summary["final"]["epsilon_total"].is_null(), p == 0);
-    }
-    ExpectSimulationLabel(summary, s, e);
-  }
+  const bool dp = algorithm == "dp_sharing";
+  ExpectEachPartyAsSerial(run, ended, serial, train, dpadmm::Dataset{},
+                          [dp](int p, const dpadmm::RunSummary& s, const nlohmann::json& summary) {
+                            // The coordinator has no model of its own; party m its block.
+                            EXPECT_EQ(s.model.size(), p == 0 ? 0 : kBlock);
+                            // What the party sees: the coordinator the loss on its labels, a
+                            // feature party its x_m; with dp a feature party's privacy columns are
+                            // its own releases' (the coordinator: none).
+                            EXPECT_EQ(summary["final"]["train_loss"].is_null(), p != 0);
+                            EXPECT_EQ(summary["final"]["max_x_norm"].is_null(), p == 0);
+                            if (dp) {
+                              EXPECT_EQ(summary["final"]["epsilon_total"].is_null(), p == 0);
+                            }
+                          });
 }
 
 // One feature party runs another rho: every party refuses before round 0 naming the field.
 TEST_F(PartySharing, SpecMismatchIsRefusedNamingTheField) {
-  const fs::path run = dir_ / "sharing_mismatch";
-  const std::vector<Ended> ended = RunParties(
-      run, "sharing", 3,
-      [](int p, nlohmann::json& spec) {
-        if (p == 2) spec["algorithm"]["sharing"]["rho"] = 0.02;
-      },
-      /*setup_timeout=*/15);
-  ExpectRefusedNaming(run, ended, "algorithm.sharing.rho");
+  ExpectMismatchRefused(
+      "sharing_mismatch", "sharing",
+      [](nlohmann::json& spec) { spec["algorithm"]["sharing"]["rho"] = 0.02; },
+      "algorithm.sharing.rho");
 }
 
 // Private mode (no noise seed): no figure evaluated on private data; each feature party's
 // privacy figure is the tight total of its own releases, the coordinator's none.
 TEST_F(PartySharing, PrivateModeReportsOnlyTheOwnReleases) {
-  const fs::path run = dir_ / "sharing_private";
-  const std::vector<Ended> ended = RunParties(run, "dp_sharing", 3, [](int, nlohmann::json& spec) {
-    spec.erase("noise_seed");
-    spec["algorithm"]["sharing"]["total_epsilon"] = 1.0;
-  });
+  const std::vector<nlohmann::json> summaries =
+      RunPrivate("sharing_private", "dp_sharing",
+                 [](nlohmann::json& spec) { spec["algorithm"]["sharing"]["total_epsilon"] = 1.0; });
+  ASSERT_EQ(summaries.size(), 3u);
   for (int p = 0; p < 3; ++p) {
     SCOPED_TRACE("party p" + std::to_string(p));
-    const Ended& e = ended[p];
-    ASSERT_FALSE(e.killed_by_test) << e.err;
-    ASSERT_EQ(e.exit_code, 0) << e.out << e.err;
-    const std::string id = "p" + std::to_string(p);
-    const nlohmann::json s = nlohmann::json::parse(ReadAll(run / (id + "-summary.json")));
+    const nlohmann::json& s = summaries[p];
     EXPECT_EQ(s["noise_mode"], "private");
     for (const char* hidden : {"train_loss", "objective", "primal_residual", "max_x_norm"}) {
       EXPECT_TRUE(s["final"][hidden].is_null()) << hidden;

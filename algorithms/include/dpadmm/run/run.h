@@ -132,6 +132,14 @@ struct RunInfo {
   // Sharing's SGD baseline does not run on an engine (an in-process loop).
   bool on_engine = true;
   int threads = 0;
+  // One party of a network run (dpadmm/party.h): its id, its index in the party list, the
+  // number of parties and the nodes it hosts (engine and threads: how it runs them); id empty
+  // otherwise.
+  struct PartyView {
+    std::string id;
+    int index = -1, parties = 0;
+    std::vector<int> nodes;
+  } party;
   // What the reported privacy loss means for this algorithm (one sentence, names the paper).
   std::string privacy_guarantee;
   // Private consensus runs: the claim stated precisely (neighbouring relation, what is public,
