@@ -220,8 +220,7 @@ class PartyRun {
     const auto start = std::chrono::steady_clock::now();
     for (int p = 0; p < parties_; ++p) {
       const double left =
-          bound -
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          bound - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       ends.push_back(group.Wait(p, std::max(left, 0.1)));
       ends.back().out = ReadAll(Out(p, "out.txt"));
       ends.back().err = ReadAll(Out(p, "err.txt"));

@@ -31,7 +31,7 @@
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/party.h"
 #include "dpadmm/run/spec_json.h"
-#include "party_launch.h"
+#include "party_cli.h"
 
 namespace fs = std::filesystem;
 
@@ -40,24 +40,11 @@ namespace {
 using dpadmm::partytest::FreePorts;
 using dpadmm::partytest::Lines;
 using dpadmm::partytest::ReadAll;
+using dpadmm::partytest::WithoutColumn;
+using dpadmm::partytest::WriteLibsvmRows;
 
 constexpr int kRowsPerParty = 24;
 constexpr int kDims = 4;
-
-// A row as LIBSVM text whose values read back to the same doubles.
-void WriteRows(std::ofstream& out, const dpadmm::Dataset& data, std::int64_t begin,
-               std::int64_t end) {
-  const auto& x = std::get<dpadmm::DenseRows>(data.x);
-  for (std::int64_t r = begin; r < end; ++r) {
-    char buf[64];
-    out << (data.y[r] > 0 ? "1" : "-1");
-    for (Eigen::Index c = 0; c < x.cols(); ++c) {
-      std::snprintf(buf, sizeof buf, " %ld:%.17g", static_cast<long>(c + 1), x(r, c));
-      out << buf;
-    }
-    out << '\n';
-  }
-}
 
 struct Ended {
   int exit_code = -1;
@@ -145,11 +132,11 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
     {
       std::ofstream whole(run / "all.libsvm"), part(run / "partition.txt"),
           test(run / "test.libsvm");
-      WriteRows(whole, all, 0, all.rows());
-      WriteRows(test, test_rows, 0, test_rows.rows());
+      WriteLibsvmRows(whole, all, 0, all.rows());
+      WriteLibsvmRows(test, test_rows, 0, test_rows.rows());
       for (int p = 0; p < parties; ++p) {
         std::ofstream mine(run / ("p" + std::to_string(p) + ".libsvm"));
-        WriteRows(mine, all, p * kRowsPerParty, (p + 1) * kRowsPerParty);
+        WriteLibsvmRows(mine, all, p * kRowsPerParty, (p + 1) * kRowsPerParty);
         for (int r = 0; r < kRowsPerParty; ++r) part << p << '\n';
       }
     }
@@ -206,17 +193,6 @@ struct Rows : dpadmm::RunObserver {
   std::vector<dpadmm::RoundMetrics> rows;
   void OnRound(const dpadmm::RoundMetrics& m) override { rows.push_back(m); }
 };
-
-// A CSV row with its `seconds` field (index `skip`) blanked.
-std::string WithoutColumn(const std::string& row, std::size_t skip) {
-  std::vector<std::string> fields;
-  std::stringstream s(row);
-  for (std::string f; std::getline(s, f, ',');) fields.push_back(f);
-  if (skip < fields.size()) fields[skip] = "-";
-  std::string out;
-  for (const auto& f : fields) out += f + ",";
-  return out;
-}
 
 TEST_P(PartyAlgorithms, SameBitsAsSerial) {
   const auto& [algorithm, parties] = GetParam();

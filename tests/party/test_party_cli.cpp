@@ -111,8 +111,8 @@ class PartyCheckpoint : public ::testing::TestWithParam<std::string> {
   }
   static fs::path Checkpoint(const PartyRun& run, int p) { return run.Out(p, "state.ckpt"); }
   static std::vector<std::string> Flags(const PartyRun& run, int p, int every, bool resume) {
-    std::vector<std::string> f = {"--checkpoint", Checkpoint(run, p).string(),
-                                  "--checkpoint-every", std::to_string(every)};
+    std::vector<std::string> f = {"--checkpoint", Checkpoint(run, p).string(), "--checkpoint-every",
+                                  std::to_string(every)};
     if (resume) f.insert(f.end(), {"--resume", Checkpoint(run, p).string()});
     return f;
   }
