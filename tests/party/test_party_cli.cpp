@@ -240,6 +240,30 @@ TEST_P(PartyCheckpoint, OnePartyACheckpointAheadResumesWithTheOthers) {
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, PartyCheckpoint, ::testing::Values("dvp", "madmm"));
 
+// Private mode (no noise seed): every party resumes from round 6 with fresh noise keys, and its
+// summary carries its node's whole spent budget (6 rounds before the checkpoint, 3 after).
+TEST_F(PartyCheckpoint, PrivateModeResumesWithTheBudgetSpent) {
+  PartyRun run = NewRun("private");
+  nlohmann::json spec = Spec("dvp", 9);
+  spec.erase("noise_seed");
+  run.WriteFiles(spec, 60, 60);
+  ExpectAllOk(RunAll(run, 3, {false, false, false}));
+  for (int p = 0; p < kParties; ++p) {
+    fs::rename(Checkpoint(run, p).string() + ".prev", Checkpoint(run, p));  // round 3
+  }
+  run.WriteFiles(spec, 60, 60);
+  ExpectAllOk(RunAll(run, 3, {true, true, true}));
+  for (int p = 0; p < kParties; ++p) {
+    SCOPED_TRACE("party p" + std::to_string(p));
+    const nlohmann::json s = nlohmann::json::parse(ReadAll(run.Out(p, "summary.json")));
+    EXPECT_EQ(s["noise_mode"], "private");
+    EXPECT_EQ(s["final"]["node_privacy"][p].get<double>(), 4.5);  // alpha 0.5 x 9 rounds
+    // The "# private" line, the header, rounds 0-9 (the resumed rows appended once).
+    EXPECT_EQ(TraceWithoutSeconds(run.Out(p, "trace.csv")).size(), 12u)
+        << ReadAll(run.Out(p, "trace.csv"));
+  }
+}
+
 // p0 holds round 8 only, p1 and p2 round 6 only: every party refuses, naming each one's rounds.
 TEST_F(PartyCheckpoint, NoRoundInCommonIsRefusedOnEveryParty) {
   PartyRun run = NewRun("no_common");
