@@ -542,17 +542,21 @@ runtime::EngineResult RunPartyWithCheckpoints(const CheckpointedEngineRun& run,
     segment_sink.set_offset(round);
   };
   if (!checkpoint.save_path.empty()) {
-    // The round of the checkpoint at the save path: kept as FILE.prev when a later one is
-    // written. Unknown (-1: not this run's, or none): FILE.prev is another run's and removed.
-    std::int64_t at_file = -1;
+    // The rounds of this run's checkpoints at FILE and FILE.prev (-1: none, or another run's:
+    // known only when the party resumes from the path it saves to). Writing round r: FILE
+    // (< r) becomes FILE.prev; a FILE of round r or later (a party one checkpoint ahead,
+    // resumed with the others) is replaced and FILE.prev kept; with no FILE of this run,
+    // FILE.prev stays only if it is this run's and earlier.
+    std::int64_t at_file = -1, at_prev = -1;
     std::error_code ec;
-    if (!held.empty() && held_paths.front() == checkpoint.resume_path &&
-        std::filesystem::weakly_canonical(checkpoint.save_path, ec) ==
-            std::filesystem::weakly_canonical(checkpoint.resume_path, ec)) {
-      at_file = held.front().round;
+    if (std::filesystem::weakly_canonical(checkpoint.save_path, ec) ==
+        std::filesystem::weakly_canonical(checkpoint.resume_path, ec)) {
+      for (std::size_t k = 0; k < held.size(); ++k) {
+        (held_paths[k] == checkpoint.resume_path ? at_file : at_prev) = held[k].round;
+      }
     }
     net.checkpoint_every = run.every_rounds;
-    net.on_checkpoint = [&, at_file](std::int64_t round) mutable {
+    net.on_checkpoint = [&, at_file, at_prev](std::int64_t round) mutable {
       CheckpointContents c = LocalCheckpoint(run, round, messages);
       FinishCheckpoint(run, checkpoint, recorder, c);
       const std::string prev = PreviousCheckpoint(checkpoint.save_path);
@@ -564,8 +568,10 @@ runtime::EngineResult RunPartyWithCheckpoints(const CheckpointedEngineRun& run,
         std::filesystem::remove(link, error);
         std::filesystem::create_hard_link(checkpoint.save_path, link, error);
         if (!error) std::filesystem::rename(link, prev, error);
-      } else if (at_file < 0) {
+        at_prev = at_file;
+      } else if (at_file < 0 && !(at_prev >= 0 && at_prev < round)) {
         std::filesystem::remove(prev, error);
+        at_prev = -1;
       }
       if (error) {
         throw OutputError("checkpoint " + checkpoint.save_path + ": cannot keep it as " + prev +

@@ -212,8 +212,9 @@ TEST_P(PartyCheckpoint, KilledRunResumedGivesTheUninterruptedBits) {
   }
 }
 
-// p0 holds checkpoints of rounds 6 and 8, p1 and p2 of round 6 only: all resume from 6 and
-// give the uninterrupted run's bits; afterwards every party holds rounds 6 and 8 again.
+// p0 holds checkpoints of rounds 6 and 8, p1 and p2 of round 6 only (p2 at FILE.prev): all
+// resume from 6 and give the uninterrupted run's bits; afterwards every party holds rounds 6
+// (FILE.prev) and 8 (FILE) again.
 TEST_P(PartyCheckpoint, OnePartyACheckpointAheadResumesWithTheOthers) {
   const std::string algorithm = GetParam();
   PartyRun run = NewRun(algorithm + "_ahead");
@@ -225,9 +226,9 @@ TEST_P(PartyCheckpoint, OnePartyACheckpointAheadResumesWithTheOthers) {
     ASSERT_EQ(RoundOf(Checkpoint(run, p)), 8);
     ASSERT_EQ(RoundOf(Checkpoint(run, p).string() + ".prev"), 6);
   }
-  for (int p = 1; p < kParties; ++p) {
-    fs::rename(Checkpoint(run, p).string() + ".prev", Checkpoint(run, p));
-  }
+  // p1 holds round 6 at FILE, p2 at FILE.prev only (killed between its checkpoints' writes).
+  fs::rename(Checkpoint(run, 1).string() + ".prev", Checkpoint(run, 1));
+  fs::remove(Checkpoint(run, 2));
   run.WriteFiles(Spec(algorithm, 9), 60, 60);
   ExpectAllOk(RunAll(run, 2, {true, true, true}));
   for (int p = 0; p < kParties; ++p) {
