@@ -762,10 +762,11 @@ class NetworkRun {
     last_ = engine_.last_round - start_round_;
   }
 
-  // A checkpoint falls after engine round d (see NetworkOptions::checkpoint_every).
+  // A checkpoint falls after engine round d (see NetworkOptions::checkpoint_every); not after
+  // round 0, which a resumed run re-sends from the checkpoint it resumed from.
   bool CheckpointAfter(std::int64_t d) const {
     const std::int64_t real = start_round_ + d;
-    return options_.checkpoint_every > 0 && d < last_ && real > 0 &&
+    return options_.checkpoint_every > 0 && d > 0 && d < last_ &&
            real % options_.checkpoint_every == 0;
   }
 

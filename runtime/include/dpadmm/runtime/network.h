@@ -107,8 +107,8 @@ struct NetworkOptions {
   //   naming each party's rounds) and calls on_resume(round), which restores the programs to
   //   that round; the engine then runs rounds 0 .. last_round - round (its round 0 is the
   //   caller's `round`, re-sent; rounds are the engine's in everything else it reports).
-  // - checkpoint_every > 0: after the sink has seen engine round d with resume round + d a
-  //   positive multiple of checkpoint_every below the resume round + last_round, and before any
+  // - checkpoint_every > 0: after the sink has seen engine round d >= 1 with resume round + d a
+  //   multiple of checkpoint_every below the resume round + last_round, and before any
   //   local node steps round d + 1, on_checkpoint(resume round + d) is called on the engine's
   //   thread (an exception from it ends the run on every party, as any error does).
   bool resuming = false;
