@@ -549,6 +549,9 @@ runtime::EngineResult RunPartyWithCheckpoints(const CheckpointedEngineRun& run,
     // FILE.prev stays only if it is this run's and earlier.
     std::int64_t at_file = -1, at_prev = -1;
     std::error_code ec;
+    // A party killed while writing left its temporary files (this path's own): removed.
+    std::filesystem::remove(checkpoint.save_path + ".partial", ec);
+    std::filesystem::remove(PreviousCheckpoint(checkpoint.save_path) + ".partial", ec);
     if (std::filesystem::weakly_canonical(checkpoint.save_path, ec) ==
         std::filesystem::weakly_canonical(checkpoint.resume_path, ec)) {
       for (std::size_t k = 0; k < held.size(); ++k) {
@@ -568,6 +571,10 @@ runtime::EngineResult RunPartyWithCheckpoints(const CheckpointedEngineRun& run,
         std::filesystem::remove(link, error);
         std::filesystem::create_hard_link(checkpoint.save_path, link, error);
         if (!error) std::filesystem::rename(link, prev, error);
+        // rename() does nothing when both are links to one file (FILE.prev already FILE: a
+        // party killed between these steps and its write): the second link goes here.
+        std::error_code ignored;
+        std::filesystem::remove(link, ignored);
         at_prev = at_file;
       } else if (at_file < 0 && !(at_prev >= 0 && at_prev < round)) {
         std::filesystem::remove(prev, error);
