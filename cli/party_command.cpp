@@ -34,6 +34,20 @@ PartyCommand::PartyCommand(CLI::App& app) {
   sub_->add_flag("--quiet,-q", quiet_, "No progress output on stderr");
   sub_->add_flag("--progress", progress_,
                  "Draw the progress bar even when stderr is not a terminal");
+  AddCheckpointOptions(*sub_, checkpoint_);
+  sub_->get_option("--checkpoint")
+      ->description(
+          "Save this party's state to FILE every --checkpoint-every rounds: its own nodes "
+          "only (models, duals, spent budgets; never the noise keys), atomically, mode 0600 "
+          "(private intermediate state). The checkpoint before is kept as FILE.prev (a party "
+          "may be one checkpoint ahead of another)");
+  sub_->get_option("--resume")
+      ->description(
+          "Continue from FILE or FILE.prev: every party must resume (a party resuming while "
+          "another starts afresh is refused on both sides), and all continue from the largest "
+          "round every party holds (none in common: refused, naming each party's rounds). "
+          "Give the same party file; the trace is continued from that round as `run --resume` "
+          "does. With noise_seed the result has the uninterrupted run's bits");
 }
 
 int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
@@ -46,6 +60,7 @@ int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
                      "--insecure, on loopback)");
   }
   OutputOptions o;
+  o.checkpoint = checkpoint_;
   o.config = config_;
   o.trace = file.trace;
   o.summary = file.summary;
@@ -60,8 +75,11 @@ int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
                       {"data_labels", file.data_labels},
                       {"test_labels", file.test_labels},
                       {"tls.key", file.network.tls.key}});
+  CheckCheckpointFlags(file.spec, o);
   g_inputs = "party file " + config_ + " (data " + file.data + ")";
-  // Outputs tried before the data is loaded (as `run` does), then opened for good.
+  // Outputs tried before the data is loaded (as `run` does), then opened for good; a resumed
+  // party continues its trace (a killed party's TRACE.partial becomes TRACE first).
+  if (!o.checkpoint.resume.empty()) TraceWriter::KeepKilledTrace(o.trace);
   { AtomicFile(o.trace, "the trace"); }
   { AtomicFile(o.summary, "the summary"); }
   // Sharing: the coordinator's labels or this feature party's block (no test data).
@@ -74,8 +92,10 @@ int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
   const Party party(file.spec, std::move(data.train), std::move(data.test),
                     std::move(file.network));
   return ReportRun(
-      party.spec(), o, started, party.info(),
-      [&](CliObserver* observer, TraceWriter* /*trace*/) { return party.Run(observer, &g_stop); });
+      party.spec(), o, started, party.info(), [&](CliObserver* observer, TraceWriter* trace) {
+        if (!checkpoint_.active()) return party.Run(observer, &g_stop);
+        return party.Run(CheckpointOptionsOf(checkpoint_, observer, trace), observer, &g_stop);
+      });
 }
 
 }  // namespace dpadmm::cli

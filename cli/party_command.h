@@ -7,12 +7,16 @@
 // trace, summary, model and the stdout summary are those of `dpadmm run` (simulation runs
 // labelled so), with this party's figures only. Exit codes as `run`; a peer that fails (cannot
 // be reached, disconnects, goes silent, breaks the protocol) is exit 5 naming it.
+// --checkpoint/--resume work per party: each party saves its own nodes' state (FILE, the one
+// before kept as FILE.prev), and resuming parties agree on the last round all of them hold.
 #pragma once
 
 #include <chrono>
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "run_command.h"
 
 namespace dpadmm::cli {
 
@@ -31,6 +35,7 @@ class PartyCommand {
   CLI::App* sub_;
   std::string config_;
   bool insecure_ = false, quiet_ = false, progress_ = false;
+  CheckpointFlags checkpoint_;
 };
 
 }  // namespace dpadmm::cli

@@ -26,10 +26,6 @@ namespace dpadmm::cli {
 
 int RunAndReport(const RunSpec& spec, const OutputOptions& o,
                  std::chrono::steady_clock::time_point started, const MpiPlacement* placement);
-void CheckCheckpointFlags(const RunSpec& spec, const OutputOptions& o);
-RunSummary RunWithCheckpointFlags(const Experiment& experiment, const CheckpointFlags& c,
-                                  CliObserver* observer, const runtime::StopToken* stop,
-                                  TraceWriter* trace);
 
 // The effective spec: the defaults of the algorithm's family (the algorithm from --algorithm,
 // else the config's algorithm.name), then the config file, then the flags given.
@@ -294,6 +290,11 @@ RunSummary RunWithCheckpointFlags(const Experiment& experiment, const Checkpoint
                                   CliObserver* observer, const runtime::StopToken* stop,
                                   TraceWriter* trace) {
   if (!c.active()) return experiment.Run(observer, stop);
+  return experiment.RunCheckpointed(CheckpointOptionsOf(c, observer, trace), observer, stop);
+}
+
+CheckpointOptions CheckpointOptionsOf(const CheckpointFlags& c, CliObserver* observer,
+                                      TraceWriter* trace) {
   CheckpointOptions options;
   options.save_path = c.path;
   options.every = c.every;
@@ -306,11 +307,11 @@ RunSummary RunWithCheckpointFlags(const Experiment& experiment, const Checkpoint
       if (!observer->write_error().empty()) throw OutputError(observer->write_error());
       return trace->Mark();
     };
-    options.on_resume = [trace, &c](const std::string& mark, std::int64_t rows) {
-      trace->ContinueFrom(mark, rows, c.resume);
+    options.on_resume = [trace, resume = c.resume](const std::string& mark, std::int64_t rows) {
+      trace->ContinueFrom(mark, rows, resume);
     };
   }
-  return experiment.RunCheckpointed(options, observer, stop);
+  return options;
 }
 
 void AddOutputOptions(CLI::App& command, OutputOptions& o) {

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "dpadmm/persistence/checkpoint.h"
 #include "dpadmm/run/run.h"
 #include "dpadmm/run/run_spec.h"
 #include "spec_flags.h"
@@ -49,6 +50,22 @@ struct OutputOptions {
 int ReportRun(const RunSpec& spec, const OutputOptions& o,
               std::chrono::steady_clock::time_point started, const RunInfo& info,
               const std::function<RunSummary(CliObserver*, TraceWriter*)>& run);
+
+// --checkpoint, --checkpoint-every and --resume, bound to `c` (`run`, `sharing`, `party`).
+void AddCheckpointOptions(CLI::App& command, CheckpointFlags& c);
+// Their checks before anything is loaded: --checkpoint-every with --checkpoint, and no
+// checkpoint path naming another output or an input.
+void CheckCheckpointFlags(const RunSpec& spec, const OutputOptions& o);
+// Experiment::Run, or RunCheckpointed when a checkpoint flag is given (the trace continued from
+// the checkpoint's mark on --resume).
+RunSummary RunWithCheckpointFlags(const Experiment& experiment, const CheckpointFlags& c,
+                                  CliObserver* observer, const runtime::StopToken* stop,
+                                  TraceWriter* trace);
+
+// The CheckpointOptions of the flags: the trace's mark kept in each checkpoint, and on resume
+// the trace continued from it (trace null: no trace).
+CheckpointOptions CheckpointOptionsOf(const CheckpointFlags& c, CliObserver* observer,
+                                      TraceWriter* trace);
 
 // The input/output and checkpoint flags of `run` and `sharing`, bound to `o`.
 void AddOutputOptions(CLI::App& command, OutputOptions& o);

@@ -304,6 +304,41 @@ void StartResumedTrace(const CheckpointOptions& options, const CheckpointContent
   if (reporting && options.on_resume) options.on_resume(resume.trace_mark, resume.trace_rows);
 }
 
+namespace {
+
+// A checkpoint read from `path` that this run can continue: the same spec, and a round of it.
+void CheckResumable(const Experiment::Driver& d, const std::string& path,
+                    const CheckpointContents& resumed) {
+  const std::vector<std::string> diff =
+      SpecDifferences(resumed.spec_json, SpecToJson(d.spec), path);
+  if (!diff.empty()) {
+    std::string text;
+    for (const std::string& line : diff) text += (text.empty() ? " " : "; ") + line;
+    throw InputError("--resume " + path +
+                     ": the checkpoint was written for a different spec; refused (give the "
+                     "same flags and config as the interrupted run); differences:" +
+                     text);
+  }
+  if (d.spec.algorithm.name() == Algorithm::kPdml && !d.spec.noise_seed) {
+    throw InputError(
+        "--resume: pdml in private mode cannot resume: Phase 1 randomizes the users' labels "
+        "once under a key that is never written, and a resumed run would randomize them "
+        "again (a second release of every label); resume with --noise-seed, or restart");
+  }
+  // ADMM sharing counts two engine rounds per iteration.
+  const std::int64_t rounds_per_iteration = d.spec.algorithm.name() == Algorithm::kSharing ? 2 : 1;
+  if (resumed.round > rounds_per_iteration * d.spec.iterations ||
+      resumed.round % rounds_per_iteration != 0) {
+    throw InputError("--resume " + path + ": the checkpoint is at round " +
+                     std::to_string(resumed.round) + ", beyond the run's " +
+                     std::to_string(d.spec.iterations) + " iterations");
+  }
+}
+
+}  // namespace
+
+std::string PreviousCheckpoint(const std::string& path) { return path + ".prev"; }
+
 RunSummary Experiment::RunCheckpointed(const CheckpointOptions& options, RunObserver* observer,
                                        const runtime::StopToken* stop) const {
   const Driver& d = *driver_;
@@ -312,34 +347,11 @@ RunSummary Experiment::RunCheckpointed(const CheckpointOptions& options, RunObse
                      std::to_string(options.every));
   }
   CheckpointContents resumed;
-  const bool resume = !options.resume_path.empty();
+  // A party reads its checkpoints once the parties agree on the round (RunWithCheckpoints).
+  const bool resume = !options.resume_path.empty() && !d.network;
   if (resume) {
     resumed = ReadCheckpoint(options.resume_path);
-    const std::vector<std::string> diff =
-        SpecDifferences(resumed.spec_json, SpecToJson(d.spec), options.resume_path);
-    if (!diff.empty()) {
-      std::string text;
-      for (const std::string& line : diff) text += (text.empty() ? " " : "; ") + line;
-      throw InputError("--resume " + options.resume_path +
-                       ": the checkpoint was written for a different spec; refused (give the "
-                       "same flags and config as the interrupted run); differences:" +
-                       text);
-    }
-    if (d.spec.algorithm.name() == Algorithm::kPdml && !d.spec.noise_seed) {
-      throw InputError(
-          "--resume: pdml in private mode cannot resume: Phase 1 randomizes the users' labels "
-          "once under a key that is never written, and a resumed run would randomize them "
-          "again (a second release of every label); resume with --noise-seed, or restart");
-    }
-    // ADMM sharing counts two engine rounds per iteration.
-    const std::int64_t rounds_per_iteration =
-        d.spec.algorithm.name() == Algorithm::kSharing ? 2 : 1;
-    if (resumed.round > rounds_per_iteration * d.spec.iterations ||
-        resumed.round % rounds_per_iteration != 0) {
-      throw InputError("--resume " + options.resume_path + ": the checkpoint is at round " +
-                       std::to_string(resumed.round) + ", beyond the run's " +
-                       std::to_string(d.spec.iterations) + " iterations");
-    }
+    CheckResumable(d, options.resume_path, resumed);
   }
   RunSummary summary;
   summary.info = d.info;
@@ -423,56 +435,201 @@ std::vector<double> PackBytes(const std::string& bytes) {
 
 }  // namespace
 
+namespace {
+
+// The hosted nodes' states, their last messages and the sink's state from `resume`.
+void RestoreHosted(const CheckpointedEngineRun& run, const CheckpointContents& resume,
+                   const std::string& path, std::vector<std::vector<double>>& messages) {
+  const std::vector<int>& hosted = run.driver.hosted;
+  const std::string where = "checkpoint " + path;
+  if (resume.node_states.size() != static_cast<std::size_t>(run.nodes)) {
+    throw InputError(where + ": " + std::to_string(resume.node_states.size()) +
+                     " node states for a run of " + std::to_string(run.nodes) + " nodes");
+  }
+  for (std::size_t k = 0; k < run.programs.size(); ++k) {
+    const std::size_t node = static_cast<std::size_t>(hosted[k]);
+    StateReader in(resume.node_states[node], where + ", node " + std::to_string(node));
+    run.states[k]->LoadState(in);
+    in.ExpectEnd("node state");
+    if (resume.messages[node].size() > run.programs[k]->MaxMessageSize()) {
+      in.Fail("message", "longer than the node's messages");
+    }
+    messages[k] = resume.messages[node];
+  }
+  StateReader in(resume.sink_state, where + ", metrics");
+  run.load_sink(in);
+}
+
+// A checkpoint of the run at `round` with this process's nodes (the others' entries empty).
+CheckpointContents LocalCheckpoint(const CheckpointedEngineRun& run, std::int64_t round,
+                                   const std::vector<std::vector<double>>& messages) {
+  const Experiment::Driver& d = run.driver;
+  CheckpointContents c;
+  c.spec_json = SpecToJson(d.spec);
+  c.algorithm = ChoiceName(d.spec.algorithm.name());
+  c.round = round;
+  c.messages.resize(static_cast<std::size_t>(run.nodes));
+  c.node_states.resize(static_cast<std::size_t>(run.nodes));
+  for (std::size_t k = 0; k < run.programs.size(); ++k) {
+    StateWriter out;
+    run.states[k]->SaveState(out);
+    c.node_states[static_cast<std::size_t>(d.hosted[k])] = out.Take();
+    c.messages[static_cast<std::size_t>(d.hosted[k])] = messages[k];
+  }
+  return c;
+}
+
+// The sink's state and the trace's position, once the observer has seen `round`.
+void FinishCheckpoint(const CheckpointedEngineRun& run, const CheckpointOptions& checkpoint,
+                      const RecordingObserver& recorder, CheckpointContents& c) {
+  StateWriter out;
+  run.save_sink(out);
+  c.sink_state = out.Take();
+  c.trace_rows = recorder.rows;
+  if (checkpoint.trace_mark) c.trace_mark = checkpoint.trace_mark();
+}
+
+// One party of a network run (d.network; dpadmm/party.h): one engine run, which stops at the
+// checkpoint rounds (NetworkOptions::on_checkpoint) and, resuming, agrees at set-up on the round
+// every party continues from (on_resume). A party holds two checkpoints, FILE and FILE.prev
+// (a party may be one checkpoint ahead of another); resuming, it offers the rounds of those
+// of FILE and FILE.prev that exist.
+runtime::EngineResult RunPartyWithCheckpoints(const CheckpointedEngineRun& run,
+                                              const runtime::Topology& topology,
+                                              const runtime::EngineOptions& options,
+                                              runtime::RoundSink& sink,
+                                              const CheckpointOptions& checkpoint,
+                                              RecordingObserver& recorder) {
+  const Experiment::Driver& d = run.driver;
+  std::vector<CheckpointContents> held;
+  std::vector<std::string> held_paths;
+  if (!checkpoint.resume_path.empty()) {
+    for (const std::string& path :
+         {checkpoint.resume_path, PreviousCheckpoint(checkpoint.resume_path)}) {
+      std::error_code ec;
+      if (!std::filesystem::exists(path, ec)) continue;
+      held.push_back(ReadCheckpoint(path));
+      CheckResumable(d, path, held.back());
+      held_paths.push_back(path);
+    }
+    if (held.empty()) {
+      throw InputError("--resume " + checkpoint.resume_path +
+                       ": no checkpoint at this path nor at " +
+                       PreviousCheckpoint(checkpoint.resume_path));
+    }
+  }
+  std::vector<std::vector<double>> messages(run.programs.size());
+  std::vector<std::unique_ptr<SegmentProgram>> wrappers;
+  std::vector<runtime::NodeProgram*> wrapped;
+  for (std::size_t k = 0; k < run.programs.size(); ++k) {
+    wrappers.push_back(std::make_unique<SegmentProgram>(*run.programs[k], messages[k]));
+    wrapped.push_back(wrappers.back().get());
+  }
+  SegmentSink segment_sink(sink);
+  std::int64_t offset = 0;
+  runtime::NetworkOptions net = *d.network;
+  net.resuming = !held.empty();
+  for (const CheckpointContents& c : held) net.resume_rounds.push_back(c.round);
+  net.on_resume = [&](std::int64_t round) {
+    std::size_t k = 0;
+    while (held[k].round != round) ++k;  // the engine picks one of the rounds offered
+    CheckpointOptions from = checkpoint;
+    from.resume_path = held_paths[k];
+    RestoreHosted(run, held[k], held_paths[k], messages);
+    StartResumedTrace(from, held[k], true, recorder);
+    offset = round;
+    for (auto& w : wrappers) w->set_offset(round);
+    segment_sink.set_offset(round);
+  };
+  if (!checkpoint.save_path.empty()) {
+    // The rounds of this run's checkpoints at FILE and FILE.prev (-1: none, or another run's:
+    // known only when the party resumes from the path it saves to). Writing round r: FILE
+    // (< r) becomes FILE.prev; a FILE of round r or later (a party one checkpoint ahead,
+    // resumed with the others) is replaced and FILE.prev kept; with no FILE of this run,
+    // FILE.prev stays only if it is this run's and earlier.
+    std::int64_t at_file = -1, at_prev = -1;
+    std::error_code ec;
+    // A party killed while writing left its temporary files (this path's own): removed.
+    std::filesystem::remove(checkpoint.save_path + ".partial", ec);
+    std::filesystem::remove(PreviousCheckpoint(checkpoint.save_path) + ".partial", ec);
+    if (std::filesystem::weakly_canonical(checkpoint.save_path, ec) ==
+        std::filesystem::weakly_canonical(checkpoint.resume_path, ec)) {
+      for (std::size_t k = 0; k < held.size(); ++k) {
+        (held_paths[k] == checkpoint.resume_path ? at_file : at_prev) = held[k].round;
+      }
+    }
+    net.checkpoint_every = run.every_rounds;
+    net.on_checkpoint = [&, at_file, at_prev](std::int64_t round) mutable {
+      CheckpointContents c = LocalCheckpoint(run, round, messages);
+      FinishCheckpoint(run, checkpoint, recorder, c);
+      const std::string prev = PreviousCheckpoint(checkpoint.save_path);
+      std::error_code error;
+      if (at_file >= 0 && at_file < round) {
+        // FILE stays in place (a second link, renamed onto FILE.prev): at every moment both
+        // paths hold a whole checkpoint or nothing.
+        const std::string link = prev + ".partial";
+        std::filesystem::remove(link, error);
+        std::filesystem::create_hard_link(checkpoint.save_path, link, error);
+        if (!error) std::filesystem::rename(link, prev, error);
+        // rename() does nothing when both are links to one file (FILE.prev already FILE: a
+        // party killed between these steps and its write): the second link goes here.
+        std::error_code ignored;
+        std::filesystem::remove(link, ignored);
+        at_prev = at_file;
+      } else if (at_file < 0 && !(at_prev >= 0 && at_prev < round)) {
+        std::filesystem::remove(prev, error);
+        at_prev = -1;
+      }
+      if (error) {
+        throw OutputError("checkpoint " + checkpoint.save_path + ": cannot keep it as " + prev +
+                          " (" + error.message() + ")");
+      }
+      WriteCheckpoint(checkpoint.save_path, c);
+      at_file = round;
+    };
+  }
+  runtime::EngineResult r = RunOnNetwork(d, wrapped, topology, options, segment_sink, &net);
+  if (r.last_reported_round >= 0) {
+    r.last_reported_round += offset;
+  } else if (offset > 0) {
+    r.last_reported_round = offset;
+  }
+  if (r.outcome == runtime::EngineOutcome::kFailed) ShiftFailure(r.failure, offset);
+  return r;
+}
+
+}  // namespace
+
 runtime::EngineResult RunWithCheckpoints(const CheckpointedEngineRun& run,
                                          const runtime::Topology& topology,
                                          const runtime::EngineOptions& options,
                                          runtime::RoundSink& sink,
                                          const CheckpointOptions& checkpoint,
                                          const CheckpointContents* resume,
-                                         const RecordingObserver& recorder) {
+                                         RecordingObserver& recorder) {
   const Experiment::Driver& d = run.driver;
   const std::vector<int>& hosted = d.hosted;
   if (hosted.size() != run.programs.size() || run.states.size() != run.programs.size()) {
     throw std::logic_error("checkpoint: hosted nodes, programs and states differ in count");
   }
+  if (d.network) return RunPartyWithCheckpoints(run, topology, options, sink, checkpoint, recorder);
   std::vector<std::vector<double>> messages(run.programs.size());
   std::int64_t start_round = 0;
   if (resume != nullptr) {
-    const std::string where = "checkpoint " + checkpoint.resume_path;
-    if (resume->node_states.size() != static_cast<std::size_t>(run.nodes)) {
-      throw InputError(where + ": " + std::to_string(resume->node_states.size()) +
-                       " node states for a run of " + std::to_string(run.nodes) + " nodes");
-    }
-    for (std::size_t k = 0; k < run.programs.size(); ++k) {
-      const std::size_t node = static_cast<std::size_t>(hosted[k]);
-      StateReader in(resume->node_states[node], where + ", node " + std::to_string(node));
-      run.states[k]->LoadState(in);
-      in.ExpectEnd("node state");
-      if (resume->messages[node].size() > run.programs[k]->MaxMessageSize()) {
-        in.Fail("message", "longer than the node's messages");
-      }
-      messages[k] = resume->messages[node];
-    }
-    StateReader in(resume->sink_state, where + ", metrics");
-    run.load_sink(in);
+    RestoreHosted(run, *resume, checkpoint.resume_path, messages);
     start_round = resume->round;
   }
   const auto save = [&](std::int64_t round) {
     if (checkpoint.save_path.empty()) return;
     CheckpointContents c;
-    c.spec_json = SpecToJson(d.spec);
-    c.algorithm = ChoiceName(d.spec.algorithm.name());
-    c.round = round;
-    c.messages.resize(static_cast<std::size_t>(run.nodes));
-    c.node_states.resize(static_cast<std::size_t>(run.nodes));
     if (!d.mpi) {
-      for (std::size_t k = 0; k < run.programs.size(); ++k) {
-        StateWriter out;
-        run.states[k]->SaveState(out);
-        c.node_states[static_cast<std::size_t>(hosted[k])] = out.Take();
-        c.messages[static_cast<std::size_t>(hosted[k])] = messages[k];
-      }
+      c = LocalCheckpoint(run, round, messages);
     } else {
+      c.spec_json = SpecToJson(d.spec);
+      c.algorithm = ChoiceName(d.spec.algorithm.name());
+      c.round = round;
+      c.messages.resize(static_cast<std::size_t>(run.nodes));
+      c.node_states.resize(static_cast<std::size_t>(run.nodes));
       // This rank's nodes as (id, message, state), gathered from every rank.
       StateWriter mine;
       mine.U64(run.programs.size());
@@ -510,11 +667,7 @@ runtime::EngineResult RunWithCheckpoints(const CheckpointedEngineRun& run,
         if (!s) throw std::logic_error("checkpoint: a node's state was not gathered");
       }
     }
-    StateWriter out;
-    run.save_sink(out);
-    c.sink_state = out.Take();
-    c.trace_rows = recorder.rows;
-    if (checkpoint.trace_mark) c.trace_mark = checkpoint.trace_mark();
+    FinishCheckpoint(run, checkpoint, recorder, c);
     WriteCheckpoint(checkpoint.save_path, c);
   };
   const auto engine_run = [&](std::span<runtime::NodeProgram* const> programs,

@@ -296,7 +296,11 @@ runtime::EngineResult RunWithCheckpoints(const CheckpointedEngineRun& run,
                                          runtime::RoundSink& sink,
                                          const CheckpointOptions& checkpoint,
                                          const CheckpointContents* resume,
-                                         const RecordingObserver& recorder);
+                                         RecordingObserver& recorder);
+
+// Where a party keeps its checkpoint before the last (FILE.prev): RunWithCheckpoints in a
+// network run; a party resumes from FILE or FILE.prev, whichever round every party holds.
+std::string PreviousCheckpoint(const std::string& path);
 
 // RoundMetrics to and from a state stream.
 void SaveMetrics(StateWriter& out, const RoundMetrics& m);

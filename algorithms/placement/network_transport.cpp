@@ -31,11 +31,12 @@ class CountingSink : public runtime::RoundSink {
 runtime::EngineResult RunOnNetwork(const Experiment::Driver& d,
                                    std::span<runtime::NodeProgram* const> programs,
                                    const runtime::Topology& topology,
-                                   const runtime::EngineOptions& options,
-                                   runtime::RoundSink& sink) {
+                                   const runtime::EngineOptions& options, runtime::RoundSink& sink,
+                                   const runtime::NetworkOptions* network) {
   CountingSink counted(sink);
   try {
-    return runtime::RunNetwork(programs, topology, options, *d.network, counted);
+    return runtime::RunNetwork(programs, topology, options,
+                               network != nullptr ? *network : *d.network, counted);
   } catch (const runtime::NetworkError& e) {
     if (e.kind() == runtime::NetworkError::Kind::kConfig) throw InputError(e.what());
     runtime::EngineResult result;

@@ -41,11 +41,12 @@ runtime::EngineResult RunPrograms(const Experiment::Driver& d,
 // The network transport (network_transport.cpp): RunNetwork with d.network. An engine error
 // (a peer unreachable, disconnected, silent or breaking the protocol) becomes a failed outcome
 // naming the peer (the rounds every party completed stay reported); bad options are an
-// InputError.
+// InputError. `network` replaces *d.network when given (a checkpointed run adds its hooks).
 runtime::EngineResult RunOnNetwork(const Experiment::Driver& d,
                                    std::span<runtime::NodeProgram* const> programs,
                                    const runtime::Topology& topology,
-                                   const runtime::EngineOptions& options, runtime::RoundSink& sink);
+                                   const runtime::EngineOptions& options, runtime::RoundSink& sink,
+                                   const runtime::NetworkOptions* network = nullptr);
 
 // Values of a per-node quantity that each rank computes for its hosted nodes only
 // (`local[i]` for i in d.hosted; the others are ignored), completed from every rank: each

@@ -230,6 +230,11 @@ RunSummary Party::Run(RunObserver* observer, const runtime::StopToken* stop) con
   return experiment_->Run(observer, stop);
 }
 
+RunSummary Party::Run(const CheckpointOptions& checkpoint, RunObserver* observer,
+                      const runtime::StopToken* stop) const {
+  return experiment_->RunCheckpointed(checkpoint, observer, stop);
+}
+
 RunSummary Party::SerialAsParty(RunSpec spec, Dataset train, Dataset test, std::vector<int> view,
                                 RunObserver* observer) {
   const int nodes = spec.family() == Family::kConsensus ? spec.graph.nodes

@@ -27,6 +27,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -370,6 +371,7 @@ class NetworkRun {
     try {
       StartServer();
       Setup();
+      AgreeResume();
       Loop();
     } catch (const NetworkError& e) {
       AbortPeers(e.what());
@@ -408,6 +410,15 @@ class NetworkRun {
       if (p == nullptr) throw std::invalid_argument("a node program is null");
     }
     if (engine_.last_round < 0) throw std::invalid_argument("last_round must be >= 0");
+    last_ = engine_.last_round;
+    if (options_.resume_rounds.size() > kMaxResumeRounds ||
+        (!options_.resuming && !options_.resume_rounds.empty())) {
+      throw std::invalid_argument("resume_rounds: at most " + std::to_string(kMaxResumeRounds) +
+                                  " rounds, and only when resuming");
+    }
+    for (const std::int64_t r : options_.resume_rounds) {
+      if (r < 0 || r > last_) throw std::invalid_argument("resume_rounds: a round beyond the run");
+    }
     for (int i = 0; i < n_; ++i) {
       for (int j : topology_.neighbors[i]) {
         if (j < 0 || j >= n_ || j == i ||
@@ -448,6 +459,7 @@ class NetworkRun {
       e.nodes = PartyNodes(options_.node_parties, q);
       e.last_round = engine_.last_round;
       e.max_doubles = cap;
+      e.resuming = options_.resuming;
     }
     for (int i : local_) {
       for (int j : topology_.neighbors[i]) {
@@ -485,6 +497,8 @@ class NetworkRun {
     h.set_party_id(options_.self);
     h.set_spec_hash(std::string(options_.spec_hash.begin(), options_.spec_hash.end()));
     h.set_layout_hash(facts_.layout_hash);
+    h.set_resuming(options_.resuming);
+    for (const std::int64_t r : options_.resume_rounds) h.add_resume_rounds(r);
     std::size_t fields_bytes = 0;
     for (const SpecField& f : options_.spec_fields) {
       auto* field = h.add_spec_fields();
@@ -525,6 +539,8 @@ class NetworkRun {
     hub_.in.resize(static_cast<std::size_t>(parties));
     last_sent_.assign(static_cast<std::size_t>(parties), Clock::now());
     peer_ended_.assign(static_cast<std::size_t>(parties), 0);
+    peer_rounds_.resize(static_cast<std::size_t>(parties));
+    peer_rounds_[self_] = options_.resume_rounds;
     return std::nullopt;
   }
 
@@ -711,14 +727,53 @@ class NetworkRun {
       SetupFails(q, who + " " + err);
     }
     peers_[q] = PeerStream(facts_.expect[q], std::move(sizes));
+    peer_rounds_[q].assign(reply.resume_rounds().begin(), reply.resume_rounds().end());
     writers_[q] = std::make_unique<Writer>(*stubs_[q], options_.self);
     return true;
+  }
+
+  // Resuming: the largest round every party holds a checkpoint of (each party computes the
+  // same from the same Hellos); the caller restores its programs to it.
+  void AgreeResume() {
+    if (!options_.resuming) return;
+    std::set<std::int64_t> common(peer_rounds_[self_].begin(), peer_rounds_[self_].end());
+    std::string held;
+    for (std::size_t q = 0; q < peer_rounds_.size(); ++q) {
+      const std::set<std::int64_t> theirs(peer_rounds_[q].begin(), peer_rounds_[q].end());
+      std::set<std::int64_t> both;
+      std::set_intersection(common.begin(), common.end(), theirs.begin(), theirs.end(),
+                            std::inserter(both, both.end()));
+      common.swap(both);
+      std::string rounds;
+      for (const std::int64_t r : theirs)
+        rounds += (rounds.empty() ? "" : ", ") + std::to_string(r);
+      held += (held.empty() ? "" : "; ") +
+              ("party '" + facts_.ids[q] + "' holds round" + (theirs.size() == 1 ? " " : "s ") +
+               (rounds.empty() ? "none" : rounds));
+    }
+    if (common.empty()) {
+      throw NetworkError(Kind::kSetup, "",
+                         "no checkpoint round is held by every party, so the run cannot resume "
+                         "(" +
+                             held + "); restart every party without --resume");
+    }
+    start_round_ = *common.rbegin();
+    if (options_.on_resume) options_.on_resume(start_round_);
+    last_ = engine_.last_round - start_round_;
+  }
+
+  // A checkpoint falls after engine round d (see NetworkOptions::checkpoint_every); not after
+  // round 0, which a resumed run re-sends from the checkpoint it resumed from.
+  bool CheckpointAfter(std::int64_t d) const {
+    const std::int64_t real = start_round_ + d;
+    return options_.checkpoint_every > 0 && d > 0 && d < last_ &&
+           real % options_.checkpoint_every == 0;
   }
 
   // ---- the run -----------------------------------------------------------------------------
 
   void Loop() {
-    const std::int64_t last = engine_.last_round;
+    const std::int64_t last = last_;
     while (!decided_) {
       Pump();
       if (decided_) break;
@@ -731,8 +786,11 @@ class NetworkRun {
       }
       bool progress = false;
       blocked_on_.clear();
-      if (!local_failed_ && next_compute_ <= last && next_compute_ <= next_deliver_ + kLeadRounds &&
-          InputsArrived(next_compute_)) {
+      // No local node steps past a checkpoint round before the checkpoint is written.
+      const bool held =
+          next_compute_ > 0 && CheckpointAfter(next_compute_ - 1) && next_deliver_ < next_compute_;
+      if (!local_failed_ && !held && next_compute_ <= last &&
+          next_compute_ <= next_deliver_ + kLeadRounds && InputsArrived(next_compute_)) {
         ComputeRound(next_compute_++);
         progress = true;
       }
@@ -831,7 +889,7 @@ class NetworkRun {
   // on the round before is in; decides the outcome when it can. Returns whether it advanced.
   bool TryDeliver() {
     const std::int64_t d = next_deliver_;
-    const std::int64_t last = engine_.last_round;
+    const std::int64_t last = last_;
     // Verdicts on round d - 1 (on the last round once it has been delivered).
     if (d >= 1) {
       bool all = true;
@@ -890,6 +948,9 @@ class NetworkRun {
     rows_.pop_front();
     ++next_deliver_;
     for (auto& p : peers_) p.DropBefore(std::min(next_deliver_, next_compute_ - 1));
+    if (go_on && CheckpointAfter(d) && options_.on_checkpoint) {
+      options_.on_checkpoint(start_round_ + d);
+    }
     pb::Envelope e;
     e.mutable_verdict()->set_round(d);
     e.mutable_verdict()->set_go_on(go_on);
@@ -1118,6 +1179,9 @@ class NetworkRun {
   std::set<int> blocked_on_;
   std::optional<Clock::time_point> ended_wait_start_;  // since when Idle waits on a closed peer
 
+  std::int64_t last_ = 0;         // the last engine round (after a resume: less its round)
+  std::int64_t start_round_ = 0;  // the agreed resume round (0: a fresh run)
+  std::vector<std::vector<std::int64_t>> peer_rounds_;  // by party: checkpoint rounds held
   std::int64_t next_compute_ = 0;
   std::int64_t next_deliver_ = 0;
   bool local_failed_ = false;

@@ -165,6 +165,22 @@ std::string CheckHello(const pb::HelloMessage& hello, const PeerExpect& expect,
              " doubles, more than this party's limit of " + std::to_string(expect.max_doubles);
     }
   }
+  if (hello.resuming() != expect.resuming) {
+    return hello.resuming() ? "resumes from a checkpoint while this party starts afresh (resume "
+                              "every party, or restart every party without --resume)"
+                            : "starts afresh while this party resumes from a checkpoint (resume "
+                              "every party, or restart every party without --resume)";
+  }
+  if (static_cast<std::size_t>(hello.resume_rounds_size()) > kMaxResumeRounds) {
+    return "offers " + std::to_string(hello.resume_rounds_size()) +
+           " checkpoint rounds to resume from, more than " + std::to_string(kMaxResumeRounds);
+  }
+  for (const std::int64_t r : hello.resume_rounds()) {
+    if (r < 0 || r > expect.last_round) {
+      return "offers to resume from round " + std::to_string(r) + ", outside 0.." +
+             std::to_string(expect.last_round);
+    }
+  }
   if (max_doubles != nullptr) *max_doubles = std::move(sizes);
   return "";
 }

@@ -21,7 +21,7 @@ namespace dpadmm::runtime::detail {
 
 namespace pb = ::dpadmm::party::v1;
 
-inline constexpr std::uint32_t kProtocolVersion = 2;
+inline constexpr std::uint32_t kProtocolVersion = 3;
 // A party computes round r only while r <= (its next round for the sink) + kLeadRounds, so
 // the frames a peer may send ahead of this party are bounded (see PeerStream::Accept).
 inline constexpr std::int64_t kLeadRounds = 16;
@@ -44,6 +44,7 @@ struct PeerExpect {
   std::vector<std::pair<int, int>> edges;
   std::int64_t last_round = 0;
   std::size_t max_doubles = 0;  // limit on any of the peer's nodes' messages
+  bool resuming = false;        // this party resumes from a checkpoint: so must the peer
 };
 
 // A peer's Hello against what this party expects: "" when accepted, else why not (naming

@@ -3,7 +3,7 @@
 """Chaos test of `dpadmm run`: random runs interrupted at a random moment by a random fault.
 
     chaos.py --dpadmm PATH [--mpirun "mpirun --allow-run-as-root ..."] [--trials N] [--seed S]
-             [--trial K] [--engines serial,tbb,mpi] [--work DIR] [--keep]
+             [--trial K] [--engines serial,tbb,mpi,party] [--work DIR] [--keep]
 
 Trial k draws everything from Random("S:k"), so `--seed S --trial K` replays trial K alone.
 A trial picks a run from a pool of 40 random runs of seed S (an algorithm of either family,
@@ -26,6 +26,17 @@ then the disk is freed, permissions restored, and the run is resumed from its la
 (or rerun when none was written), on the same engine or another, and must exit 0 with the
 trace and summary of an uninterrupted serial run, bit for bit (wall times aside), leaving no
 temporary file, process or segment. Ends with "N passed, N failed".
+
+Engine `party` (`dpadmm party`, issue 27): three party processes on 127.0.0.1 with mutual TLS
+(certificates from scripts/make_certs.sh), each with its own rows (a third of the LIBSVM file)
+and its own output folder, a random consensus algorithm, topology and checkpoint interval. A
+random party gets the fault (SIGKILL, SIGTERM, SIGINT, its output folder a full tmpfs or made
+read-only at a random moment of its progress, or its data file unreadable at the start). The
+faulted party must end with the fault's documented code, every other party with 0, 4 (a
+cancel) or 5 (a peer failed); no half-written trace or summary, .partial files only for a
+SIGKILLed party, checkpoints (FILE and FILE.prev) whole and mode 0600, no process left. Then
+every party resumes with --resume (or all restart when a party has no checkpoint) and each
+must give its uninterrupted party run's trace and summary, bit for bit (wall times aside).
 
 As root with unshare(1), the test re-executes itself in a private mount namespace (unshare -m)
 where it mounts its own /dev/shm and the small tmpfs folders; the namespace, and so every
@@ -69,6 +80,28 @@ EXPECTED = {
     # or a rank's 5 (engine error) when the survivors noticed first.
     "killed_rank": {137, 5},
 }
+
+
+# Engine `party`: three `dpadmm party` processes on 127.0.0.1 (mutual TLS), each with its own
+# output folder. The faulted party ends with EXPECTED[fault]; the others with 0 (ended first),
+# 4 (a party cancelled: SIGTERM/SIGINT) or 5 (a peer failed), never anything else.
+PARTIES = 3
+PARTY_OTHERS = {0, 4, 5}
+PARTY_SETUP_TIMEOUT = 15.0
+PARTY_PEER_TIMEOUT = 20.0
+
+
+def free_ports(k):
+    import socket
+    socks = []
+    for _ in range(k):
+        sk = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sk.bind(("127.0.0.1", 0))
+        socks.append(sk)
+    ports = [sk.getsockname()[1] for sk in socks]
+    for sk in socks:
+        sk.close()
+    return ports
 
 
 class TrialFailure(Exception):
@@ -192,6 +225,37 @@ def processes_of(marker):
     return found
 
 
+def wait_for_moment(proc, partial, moment, ref_trace):
+    """Until the fault's moment, in the run's own progress: moment < 0.15 within the first
+    50 ms (start-up and set-up), else once `partial` (the trace being written) holds that
+    fraction of the uninterrupted trace's bytes (or the run has ended)."""
+    if moment < 0.15:
+        time.sleep(moment / 0.15 * 0.05)
+        return
+    target = (moment - 0.15) / 0.85 * os.path.getsize(ref_trace)
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if os.path.getsize(partial) >= target:
+                break
+        except OSError:
+            pass
+        time.sleep(0.002)
+
+
+def no_process_left(marker, when):
+    """The launcher is gone; ranks, parties and threads must follow within seconds."""
+    left = []
+    for _ in range(100):
+        left = processes_of(marker)
+        if not left:
+            break
+        time.sleep(0.1)
+    if left:
+        kill_quietly(left)
+        raise TrialFailure(f"{when}: processes left behind: {left}")
+
+
 def children_of(pid):
     out = []
     for p in os.listdir("/proc"):
@@ -296,6 +360,18 @@ class Runner:
                 idx = sorted(rng.sample(range(1, 31), rng.randint(2, 8)))
                 f.write(rng.choice("01") + " " +
                         " ".join(f"{i}:{rng.uniform(-3, 3):.4f}" for i in idx) + "\n")
+        # The party engine's data: the LIBSVM file's rows in PARTIES blocks, one per party.
+        with open(os.path.join(self.data, "train.libsvm")) as f:
+            rows = f.readlines()
+        for p in range(PARTIES):
+            block = len(rows) // PARTIES
+            with open(os.path.join(self.data, f"party{p}.libsvm"), "w") as f:
+                f.writelines(rows[p * block:(p + 1) * block])
+        self.certs = os.path.join(self.work, "certs")
+        make_certs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                  "scripts", "make_certs.sh")
+        subprocess.run([make_certs, self.certs] + [f"p{p}" for p in range(PARTIES)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with open(os.path.join(self.data, "train.csv"), "w") as f:
             f.write("a,b,c,d,e,label\n")
             for r in range(600):
@@ -384,16 +460,7 @@ class Runner:
             raise TrialFailure(f"{what} still ran after {RUN_TIMEOUT:.0f} s")
 
     def check_leftovers(self, marker, out, allowed_partial, when, shm_kill_ok):
-        # Processes: the launcher is gone; ranks and threads must follow within seconds.
-        left = []
-        for _ in range(100):
-            left = processes_of(marker)
-            if not left:
-                break
-            time.sleep(0.1)
-        if left:
-            kill_quietly(left)
-            raise TrialFailure(f"{when}: processes left behind: {left}")
+        no_process_left(marker, when)
         names = sorted(os.listdir(out))
         known = {"trace.csv", "trace.jsonl", "summary.json", "run.ckpt", "filler"}
         partial = {"trace.csv.partial", "trace.jsonl.partial", "summary.json.partial",
@@ -435,10 +502,239 @@ class Runner:
         if rc == 0 and not (os.path.exists(trace) and os.path.exists(summary)):
             raise TrialFailure(f"{when}: exit 0 but trace or summary is missing")
 
+    # ---- engine `party` --------------------------------------------------------------------
+
+    def party_spec(self, rng):
+        """The public spec of a random 3-party consensus run (party mode: LIBSVM files,
+        clip-only scaling), and its rounds."""
+        algo = rng.choice(CONSENSUS)
+        rounds = max(4, int(ROUNDS.get(algo, DEFAULT_ROUNDS) * rng.uniform(0.2, 1.0)))
+        spec = {"data": {"source": "libsvm", "num_features": 30, "scaling": "clip-only"},
+                "graph": {"topology": rng.choice(["ring", "complete", "star"]),
+                          "nodes": PARTIES},
+                "algorithm": {"name": algo}, "iterations": rounds,
+                "seed": rng.randint(1, 1000), "noise_seed": rng.randint(1, 1000),
+                "metrics_every": rng.choice([1, 1, 2, 5]), "engine": "serial"}
+        if algo == "pdml":
+            spec["algorithm"]["pdml"] = {"label_eps": 1, "V": 0.5, "decay": 1}
+        return spec, rounds
+
+    def party_files(self, spec, folder, outs, data=None):
+        """Party files for a run whose party p writes to outs[p] (data: {p: another data
+        file}); fresh loopback ports."""
+        ports = free_ports(PARTIES)
+        parties = [{"id": f"p{p}", "address": f"127.0.0.1:{ports[p]}"} for p in range(PARTIES)]
+        configs = []
+        for p in range(PARTIES):
+            f = {"spec": spec, "party": f"p{p}",
+                 "data": (data or {}).get(p, os.path.join(self.data, f"party{p}.libsvm")),
+                 "parties": parties,
+                 "tls": {"ca": os.path.join(self.certs, "ca.pem"),
+                         "cert": os.path.join(self.certs, f"p{p}.pem"),
+                         "key": os.path.join(self.certs, f"p{p}.key")},
+                 "setup_timeout_seconds": PARTY_SETUP_TIMEOUT,
+                 "peer_timeout_seconds": PARTY_PEER_TIMEOUT,
+                 "trace": os.path.join(outs[p], "trace.csv"),
+                 "summary": os.path.join(outs[p], "summary.json")}
+            configs.append(os.path.join(folder, f"party{p}.json"))
+            with open(configs[-1], "w") as out:
+                json.dump(f, out)
+        return configs
+
+    def party_start(self, configs, outs, every, resume, drop_caps, logs, tdir):
+        procs = []
+        for p in range(PARTIES):
+            ck = os.path.join(outs[p], "state.ckpt")
+            cmd = [self.dpadmm, "party", "--config", configs[p], "-q"]
+            if every:
+                cmd += ["--checkpoint", ck, "--checkpoint-every", str(every)]
+            if resume:
+                cmd += ["--resume", ck]
+            procs.append(self.start(cmd, drop_caps and p == drop_caps - 1, logs[p], tdir))
+        return procs
+
+    def party_reference(self, spec):
+        key = json.dumps(spec, sort_keys=True)
+        if key not in self.references:
+            d = os.path.join(self.work, f"ref{len(self.references)}")
+            outs = [os.path.join(d, f"p{p}") for p in range(PARTIES)]
+            for o in outs:
+                os.makedirs(o, exist_ok=True)
+            os.makedirs(os.path.join(d, "tmp"), exist_ok=True)
+            logs = [open(os.path.join(d, f"p{p}.err"), "wb") for p in range(PARTIES)]
+            procs = self.party_start(self.party_files(spec, d, outs), outs, 0, False, 0, logs, d)
+            codes = [self.wait(pr, "an uninterrupted party") for pr in procs]
+            for log in logs:
+                log.close()
+            if any(codes):
+                err = open(os.path.join(d, "p0.err"), "rb").read().decode(errors="replace")
+                raise TrialFailure(f"the uninterrupted party run failed (exits {codes}): "
+                                   f"{err[-400:]}")
+            self.references[key] = [(os.path.join(o, "trace.csv"), os.path.join(o, "summary.json"))
+                                    for o in outs]
+        return self.references[key]
+
+    def party_leftovers(self, tdir, outs, partial_ok, when):
+        no_process_left(tdir, when)
+        for p, out in enumerate(outs):
+            for n in sorted(os.listdir(out)):
+                path = os.path.join(out, n)
+                if n in ("trace.csv", "summary.json", "filler"):
+                    continue
+                if n in ("state.ckpt", "state.ckpt.prev"):
+                    st = os.stat(path)
+                    if st.st_mode & 0o777 != 0o600:
+                        raise TrialFailure(f"{when}: p{p} {n} has mode {oct(st.st_mode & 0o777)}")
+                    continue
+                if n.endswith(".partial") and p in partial_ok:
+                    if n.startswith("trace"):
+                        parse_trace(path, complete=False)
+                    continue
+                raise TrialFailure(f"{when}: p{p} left {n}")
+        session = os.listdir(os.path.join(tdir, "tmp"))
+        if session:
+            raise TrialFailure(f"{when}: left in TMPDIR: {session}")
+
+    def party_trial(self, k, rng):
+        pool = rng.randrange(SPEC_POOL)
+        spec, rounds = self.party_spec(random.Random(f"{self.args.seed}:party:{pool}"))
+        every = rng.randint(max(1, rounds // 12), max(1, rounds // 3))
+        fault = rng.choice(["sigkill", "sigterm", "sigint", "full_disk", "unreadable"])
+        moment = rng.random()
+        if fault == "unreadable":
+            # A party reads its data before the set-up: an unreadable data file strikes at the
+            # start (the others then end at their set-up timeout), an output folder made
+            # read-only at the moment drawn.
+            fault = "unreadable_data" if rng.random() < 0.3 else "readonly_output"
+        if fault == "full_disk" and not self.private_ns:
+            fault = "sigterm"
+        victim = rng.randrange(PARTIES)
+        describe = (f"trial {k}: party, p{victim} {fault} at {moment:.2f}: "
+                    f"{json.dumps(spec, sort_keys=True)} --checkpoint-every {every}")
+        if self.args.verbose:
+            print(describe, flush=True)
+        tdir = os.path.join(self.work, f"t{k}")
+        shutil.rmtree(tdir, ignore_errors=True)
+        outs = [os.path.join(tdir, f"p{p}") for p in range(PARTIES)]
+        for o in outs:
+            os.makedirs(o)
+        os.makedirs(os.path.join(tdir, "tmp"))
+        mounted = False
+        try:
+            if fault == "full_disk":
+                mount_tmpfs(outs[victim], "1m")
+                mounted = True
+            refs = self.party_reference(spec)
+            logs = [open(os.path.join(tdir, f"faulted{p}.err"), "wb") for p in range(PARTIES)]
+            drop = victim + 1 if fault in ("readonly_output", "unreadable_data") else 0
+            data = None
+            if fault == "unreadable_data":
+                data = {victim: os.path.join(tdir, "unreadable.libsvm")}
+                shutil.copy(os.path.join(self.data, f"party{victim}.libsvm"), data[victim])
+                os.chmod(data[victim], 0)
+                moment = 0.0
+            procs = self.party_start(self.party_files(spec, tdir, outs, data), outs, every,
+                                     False, drop, logs, tdir)
+            proc = procs[victim]
+            # The moment in the victim's progress, as for the other engines.
+            wait_for_moment(proc, os.path.join(outs[victim], "trace.csv.partial"), moment,
+                            refs[victim][0])
+            early_signal = None
+            if proc.poll() is None:
+                if fault == "sigkill":
+                    kill_quietly([proc.pid])
+                elif fault in ("sigterm", "sigint"):
+                    sig = signal.SIGTERM if fault == "sigterm" else signal.SIGINT
+                    if not catches(proc.pid, sig):
+                        early_signal = 128 + int(sig)
+                    kill_quietly([proc.pid], sig)
+                elif fault == "full_disk":
+                    fill_disk(outs[victim])
+                elif fault == "readonly_output":
+                    os.chmod(outs[victim], 0o555)
+            codes = []
+            for p, pr in enumerate(procs):
+                rc = self.wait(pr, f"faulted party p{p}")
+                codes.append(128 - rc if rc < 0 else rc)
+            for log in logs:
+                log.close()
+            if self.args.verbose:
+                print(f"    exits {codes}", flush=True)
+            key = "party " + (fault if any(codes) else "none")
+            self.faults_landed[key] = self.faults_landed.get(key, 0) + 1
+            errs = [open(os.path.join(tdir, f"faulted{p}.err"), "rb").read().decode(
+                errors="replace") for p in range(PARTIES)]
+            for p, rc in enumerate(codes):
+                allowed = set(EXPECTED[fault]) | PARTY_OTHERS if p == victim else PARTY_OTHERS
+                if p == victim and early_signal is not None:
+                    allowed.add(early_signal)
+                if rc not in allowed:
+                    raise TrialFailure(f"party p{p}: exit {rc}, expected {sorted(allowed)}; "
+                                       f"stderr: {errs[p][-600:]}")
+                if rc == 6 and "dpadmm: error:" not in errs[p]:
+                    raise TrialFailure(f"party p{p}: exit 6 without an error naming the file")
+                out = outs[p]
+                if os.path.exists(os.path.join(out, "trace.csv")):
+                    parse_trace(os.path.join(out, "trace.csv"))
+                if os.path.exists(os.path.join(out, "summary.json")):
+                    parse_summary(os.path.join(out, "summary.json"))
+            killed = {victim} if codes[victim] == 137 or fault == "readonly_output" else set()
+            self.party_leftovers(tdir, outs, killed, "faulted run")
+            if not any(codes):
+                for p in range(PARTIES):
+                    same_results(*refs[p], os.path.join(outs[p], "trace.csv"),
+                                 os.path.join(outs[p], "summary.json"))
+                return
+
+            # Recovery: every party resumes from the last checkpoint all hold (or all restart
+            # when a party has none).
+            if fault == "full_disk":
+                os.unlink(os.path.join(outs[victim], "filler"))
+            if fault == "readonly_output":
+                os.chmod(outs[victim], 0o755)
+            if fault == "unreadable_data":
+                os.chmod(data[victim], 0o644)
+            resume = all(os.path.exists(os.path.join(o, "state.ckpt")) or
+                         os.path.exists(os.path.join(o, "state.ckpt.prev")) for o in outs)
+            self.faults_landed["party resumed" if resume else "party restarted"] = \
+                self.faults_landed.get("party resumed" if resume else "party restarted", 0) + 1
+            logs = [open(os.path.join(tdir, f"resumed{p}.err"), "wb") for p in range(PARTIES)]
+            procs = self.party_start(self.party_files(spec, tdir, outs, data), outs, every,
+                                     resume, 0, logs, tdir)
+            codes = [self.wait(pr, f"resumed party p{p}") for p, pr in enumerate(procs)]
+            for log in logs:
+                log.close()
+            if any(codes):
+                errs = [open(os.path.join(tdir, f"resumed{p}.err"), "rb").read().decode(
+                    errors="replace") for p in range(PARTIES)]
+                raise TrialFailure(f"the {'resumed' if resume else 'restarted'} parties: exits "
+                                   f"{codes}: " + " | ".join(e[-300:] for e in errs))
+            self.party_leftovers(tdir, outs, set(), "resumed run")
+            for p in range(PARTIES):
+                try:
+                    same_results(*refs[p], os.path.join(outs[p], "trace.csv"),
+                                 os.path.join(outs[p], "summary.json"))
+                except TrialFailure as e:
+                    raise TrialFailure(f"party p{p}: {e}")
+        except TrialFailure as e:
+            raise TrialFailure(f"{describe}\n    {e}")
+        finally:
+            for o in outs:
+                try:
+                    os.chmod(o, 0o755)
+                except OSError:
+                    pass
+            if mounted:
+                umount(outs[victim])
+            if not self.args.keep:
+                shutil.rmtree(tdir, ignore_errors=True)
+
     def trial(self, k):
         rng = random.Random(f"{self.args.seed}:{k}")
         engines = self.args.engines
         engine = engines[k % len(engines)]
+        if engine == "party":
+            return self.party_trial(k, rng)
         ranks = rng.randint(2, 4) if engine == "mpi" else 1
         # The run comes from a pool of SPEC_POOL random runs per seed, so that the uninterrupted
         # reference runs are shared between trials (each trial draws its own fault, moment,
@@ -496,19 +792,8 @@ class Runner:
             # The moment, in the run's own progress (a loaded machine stretches wall times, not
             # rows): the first 15% of trials strike during start-up and set-up (within 50 ms),
             # the others once the trace holds that fraction of the uninterrupted run's bytes.
-            partial = os.path.join(out, "trace" + trace_ext + ".partial")
-            if moment < 0.15:
-                time.sleep(moment / 0.15 * 0.05)
-            else:
-                target = (moment - 0.15) / 0.85 * os.path.getsize(ref_trace)
-                deadline = time.monotonic() + RUN_TIMEOUT
-                while proc.poll() is None and time.monotonic() < deadline:
-                    try:
-                        if os.path.getsize(partial) >= target:
-                            break
-                    except OSError:
-                        pass
-                    time.sleep(0.002)
+            wait_for_moment(proc, os.path.join(out, "trace" + trace_ext + ".partial"), moment,
+                            ref_trace)
             t_fault = time.monotonic()
             early_signal = None
             if proc.poll() is None:

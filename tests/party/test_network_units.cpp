@@ -176,7 +176,7 @@ TEST(NetworkDecoder, HelloNamesWhatDiffers) {
   EXPECT_EQ(Check(Hello()), "");
   auto h = Hello();
   h.set_protocol_version(1);
-  EXPECT_EQ(Check(h), "protocol version 1, expected 2");
+  EXPECT_EQ(Check(h), "protocol version 1, expected 3");
   h = Hello();
   h.set_party_id("c\n");
   EXPECT_EQ(Check(h), "introduces itself as 'c?', expected 'b'");
@@ -193,6 +193,33 @@ TEST(NetworkDecoder, HelloNamesWhatDiffers) {
   h.mutable_nodes(1)->set_max_doubles(4);
   EXPECT_EQ(Check(h),
             "node 3 sends messages of up to 4 doubles, more than this party's limit of 3");
+}
+
+// Version 3: a party resuming from a checkpoint and one starting afresh refuse each other; the
+// rounds a peer offers to resume from are bounded in count and range.
+TEST(NetworkDecoder, HelloResumeFields) {
+  auto h = Hello();
+  h.set_resuming(true);
+  EXPECT_EQ(Check(h),
+            "resumes from a checkpoint while this party starts afresh (resume every party, or "
+            "restart every party without --resume)");
+  const std::vector<std::uint8_t> spec = {'s', 'p', 'e', 'c'};
+  std::vector<std::size_t> sizes;
+  rtd::PeerExpect resuming = Expect();
+  resuming.resuming = true;
+  h.add_resume_rounds(20);
+  h.add_resume_rounds(40);
+  EXPECT_EQ(rtd::CheckHello(h, resuming, spec, 7, &sizes), "");
+  EXPECT_EQ(rtd::CheckHello(Hello(), resuming, spec, 7, &sizes),
+            "starts afresh while this party resumes from a checkpoint (resume every party, or "
+            "restart every party without --resume)");
+  h.add_resume_rounds(41);
+  EXPECT_EQ(rtd::CheckHello(h, resuming, spec, 7, &sizes),
+            "offers to resume from round 41, outside 0..40");
+  h.clear_resume_rounds();
+  for (int k = 0; k < 17; ++k) h.add_resume_rounds(k);
+  EXPECT_EQ(rtd::CheckHello(h, resuming, spec, 7, &sizes),
+            "offers 17 checkpoint rounds to resume from, more than 16");
 }
 
 // Version 2: a spec mismatch names the fields whose digests differ (and those only one side

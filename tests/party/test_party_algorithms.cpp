@@ -32,7 +32,7 @@
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/party.h"
 #include "dpadmm/run/spec_json.h"
-#include "party_launch.h"
+#include "party_cli.h"
 
 namespace fs = std::filesystem;
 
@@ -41,26 +41,13 @@ namespace {
 using dpadmm::partytest::FreePorts;
 using dpadmm::partytest::Lines;
 using dpadmm::partytest::ReadAll;
+using dpadmm::partytest::WithoutColumn;
+using dpadmm::partytest::WriteLibsvmRows;
 
 constexpr int kRowsPerParty = 24;
 constexpr int kDims = 4;
 constexpr int kSharingRows = 40;  // samples of a sharing run (every party holds all of them)
 constexpr int kBlock = 3;         // columns per feature party
-
-// A row as LIBSVM text whose values read back to the same doubles.
-void WriteRows(std::ofstream& out, const dpadmm::Dataset& data, std::int64_t begin,
-               std::int64_t end) {
-  const auto& x = std::get<dpadmm::DenseRows>(data.x);
-  for (std::int64_t r = begin; r < end; ++r) {
-    char buf[64];
-    out << (data.y[r] > 0 ? "1" : "-1");
-    for (Eigen::Index c = 0; c < x.cols(); ++c) {
-      std::snprintf(buf, sizeof buf, " %ld:%.17g", static_cast<long>(c + 1), x(r, c));
-      out << buf;
-    }
-    out << '\n';
-  }
-}
 
 struct Ended {
   int exit_code = -1;
@@ -159,11 +146,11 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
     const dpadmm::Dataset all = dpadmm::GenerateTwonorm(kRowsPerParty * parties, 5, kDims);
     const dpadmm::Dataset test_rows = dpadmm::GenerateTwonorm(30, 6, kDims);
     std::ofstream whole(run / "all.libsvm"), part(run / "partition.txt"), test(run / "test.libsvm");
-    WriteRows(whole, all, 0, all.rows());
-    WriteRows(test, test_rows, 0, test_rows.rows());
+    WriteLibsvmRows(whole, all, 0, all.rows());
+    WriteLibsvmRows(test, test_rows, 0, test_rows.rows());
     for (int p = 0; p < parties; ++p) {
       std::ofstream mine(run / ("p" + std::to_string(p) + ".libsvm"));
-      WriteRows(mine, all, p * kRowsPerParty, (p + 1) * kRowsPerParty);
+      WriteLibsvmRows(mine, all, p * kRowsPerParty, (p + 1) * kRowsPerParty);
       for (int r = 0; r < kRowsPerParty; ++r) part << p << '\n';
     }
   }
@@ -176,7 +163,7 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
         dpadmm::GenerateTwonorm(kSharingRows, 7, kBlock * static_cast<std::int64_t>(parties - 1));
     const auto& x = std::get<dpadmm::DenseRows>(all.x);
     std::ofstream whole(run / "all.libsvm"), labels(run / "p0.libsvm");
-    WriteRows(whole, all, 0, all.rows());
+    WriteLibsvmRows(whole, all, 0, all.rows());
     for (Eigen::Index r = 0; r < all.rows(); ++r) labels << (all.y[r] > 0 ? "1" : "-1") << '\n';
     for (int m = 1; m < parties; ++m) {
       std::ofstream mine(run / ("p" + std::to_string(m) + ".libsvm"));
@@ -287,17 +274,6 @@ struct Rows : dpadmm::RunObserver {
   std::vector<dpadmm::RoundMetrics> rows;
   void OnRound(const dpadmm::RoundMetrics& m) override { rows.push_back(m); }
 };
-
-// A CSV row with its `seconds` field (index `skip`) blanked.
-std::string WithoutColumn(const std::string& row, std::size_t skip) {
-  std::vector<std::string> fields;
-  std::stringstream s(row);
-  for (std::string f; std::getline(s, f, ',');) fields.push_back(f);
-  if (skip < fields.size()) fields[skip] = "-";
-  std::string out;
-  for (const auto& f : fields) out += f + ",";
-  return out;
-}
 
 // Party p's trace (every column but the wall time) and summary model against the serial
 // reference measured as party p (Party::SerialAsParty).

@@ -65,6 +65,7 @@
 
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/data/preprocessing.h"
+#include "dpadmm/persistence/checkpoint.h"
 #include "dpadmm/run/run.h"
 #include "dpadmm/run/run_spec.h"
 #include "dpadmm/runtime/network.h"
@@ -146,6 +147,18 @@ class Party {
   // is an outcome: a peer that cannot be reached, disconnects, goes silent or breaks the
   // protocol ends the run "failed" naming it (the rounds every party completed are reported).
   RunSummary Run(RunObserver* observer = nullptr, const runtime::StopToken* stop = nullptr) const;
+
+  // Run with checkpoints and/or resumed (dpadmm/persistence/checkpoint.h), per party: this
+  // party saves only its own nodes' state (models, duals, spent budgets; never its noise keys)
+  // to checkpoint.save_path every checkpoint.every rounds, keeping the one before as
+  // save_path + ".prev" (a party can be one checkpoint ahead of another). With resume_path,
+  // it offers the rounds of resume_path and resume_path + ".prev" at set-up; every party must
+  // resume (one resuming while another starts afresh is refused on both sides) and all
+  // continue from the largest round every party holds (none in common: the run fails on every
+  // party naming each party's rounds). In simulation mode a resumed run gives the bits of the
+  // uninterrupted one.
+  RunSummary Run(const CheckpointOptions& checkpoint, RunObserver* observer = nullptr,
+                 const runtime::StopToken* stop = nullptr) const;
 
   // The reference a party's run must reproduce: the serial engine in one process on every
   // node's rows (`train`, spec.partition as given, e.g. a partition file), with the metrics

@@ -82,6 +82,8 @@ struct SpecField {
   std::vector<std::uint8_t> digest;
 };
 inline constexpr std::size_t kMaxSpecFields = 1024;
+// The most checkpoint rounds a party may offer to resume from (NetworkOptions::resume_rounds).
+inline constexpr std::size_t kMaxResumeRounds = 16;
 
 struct NetworkOptions {
   std::string self;                     // this party's id
@@ -96,6 +98,24 @@ struct NetworkOptions {
   // Limit on the length (doubles) of any message a peer's node may send, which also sets the
   // largest frame this party receives; 0 = the largest MaxMessageSize of this party's nodes.
   std::size_t max_message_doubles = 0;
+  // Checkpoints and resume (protocol version 3). The files are the caller's; the engine agrees
+  // on the round every party continues from and stops at checkpoint rounds:
+  // - resuming: this party continues a run from a checkpoint; resume_rounds are the rounds it
+  //   holds one of (at most kMaxResumeRounds). A party resuming and another starting fresh are
+  //   refused at set-up on both sides. Once set-up is done every resuming party picks the
+  //   largest round every party holds (none in common: NetworkError kSetup on every party,
+  //   naming each party's rounds) and calls on_resume(round), which restores the programs to
+  //   that round; the engine then runs rounds 0 .. last_round - round (its round 0 is the
+  //   caller's `round`, re-sent; rounds are the engine's in everything else it reports).
+  // - checkpoint_every > 0: after the sink has seen engine round d >= 1 with resume round + d a
+  //   multiple of checkpoint_every below the resume round + last_round, and before any
+  //   local node steps round d + 1, on_checkpoint(resume round + d) is called on the engine's
+  //   thread (an exception from it ends the run on every party, as any error does).
+  bool resuming = false;
+  std::vector<std::int64_t> resume_rounds;
+  std::function<void(std::int64_t)> on_resume;
+  std::int64_t checkpoint_every = 0;
+  std::function<void(std::int64_t)> on_checkpoint;
   // Security events (a refused connection, a failed handshake), each distinct one once; the
   // default writes to stderr. Called from gRPC threads.
   std::function<void(const std::string&)> log;
