@@ -47,7 +47,9 @@ PartyCommand::PartyCommand(CLI::App& app) {
           "another starts afresh is refused on both sides), and all continue from the largest "
           "round every party holds (none in common: refused, naming each party's rounds). "
           "Give the same party file; the trace is continued from that round as `run --resume` "
-          "does. With noise_seed the result has the uninterrupted run's bits");
+          "does. With noise_seed the result has the uninterrupted run's bits. A private run "
+          "(no noise_seed) cannot resume: the rounds released after the checkpoint reached the "
+          "others and could not be charged; start a new run");
 }
 
 int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
@@ -76,6 +78,7 @@ int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
                       {"test_labels", file.test_labels},
                       {"tls.key", file.network.tls.key}});
   CheckCheckpointFlags(file.spec, o);
+  CheckPartyResume(file.spec, CheckpointOptionsOf(checkpoint_, nullptr, nullptr));
   g_inputs = "party file " + config_ + " (data " + file.data + ")";
   // Outputs tried before the data is loaded (as `run` does), then opened for good; a resumed
   // party continues its trace (a killed party's TRACE.partial becomes TRACE first).

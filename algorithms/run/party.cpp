@@ -230,8 +230,18 @@ RunSummary Party::Run(RunObserver* observer, const runtime::StopToken* stop) con
   return experiment_->Run(observer, stop);
 }
 
+void CheckPartyResume(const RunSpec& spec, const CheckpointOptions& checkpoint) {
+  if (checkpoint.resume_path.empty() || !PrivateRun(spec)) return;
+  throw InputError(
+      "--resume: a private run across parties cannot resume: the rounds this party released "
+      "after its checkpoint reached the other parties under noise keys that are never written, "
+      "and a resumed run would release them again without the first releases in its privacy "
+      "figure; resume only with noise_seed (simulation), or start a new run");
+}
+
 RunSummary Party::Run(const CheckpointOptions& checkpoint, RunObserver* observer,
                       const runtime::StopToken* stop) const {
+  CheckPartyResume(spec(), checkpoint);
   return experiment_->RunCheckpointed(checkpoint, observer, stop);
 }
 

@@ -241,28 +241,35 @@ TEST_P(PartyCheckpoint, OnePartyACheckpointAheadResumesWithTheOthers) {
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, PartyCheckpoint, ::testing::Values("dvp", "madmm"));
 
-// Private mode (no noise seed): every party resumes from round 6 with fresh noise keys, and its
-// summary carries its node's whole spent budget (6 rounds before the checkpoint, 3 after).
-TEST_F(PartyCheckpoint, PrivateModeResumesWithTheBudgetSpent) {
+// Private mode (no noise seed): a resume is refused on every party before anything is read or
+// written (exit 2, naming why): the rounds released after the checkpoint reached the others
+// under keys never written, and a resumed run could not charge them. The checkpoints, trace and
+// summary of the first run stay as they were.
+TEST_F(PartyCheckpoint, PrivateModeResumeIsRefused) {
   PartyRun run = NewRun("private");
   nlohmann::json spec = Spec("dvp", 9);
   spec.erase("noise_seed");
   run.WriteFiles(spec, 60, 60);
   ExpectAllOk(RunAll(run, 3, {false, false, false}));
+  std::vector<std::string> before;
   for (int p = 0; p < kParties; ++p) {
-    fs::rename(Checkpoint(run, p).string() + ".prev", Checkpoint(run, p));  // round 3
+    for (const char* f : {"summary.json", "trace.csv", "state.ckpt", "state.ckpt.prev"}) {
+      before.push_back(ReadAll(run.Out(p, f)));
+    }
   }
-  run.WriteFiles(spec, 60, 60);
-  ExpectAllOk(RunAll(run, 3, {true, true, true}));
+  const std::vector<PartyEnd> ends = RunAll(run, 3, {true, true, true});
+  std::vector<std::string> after;
   for (int p = 0; p < kParties; ++p) {
     SCOPED_TRACE("party p" + std::to_string(p));
-    const nlohmann::json s = nlohmann::json::parse(ReadAll(run.Out(p, "summary.json")));
-    EXPECT_EQ(s["noise_mode"], "private");
-    EXPECT_EQ(s["final"]["node_privacy"][p].get<double>(), 4.5);  // alpha 0.5 x 9 rounds
-    // The "# private" line, the header, rounds 0-9 (the resumed rows appended once).
-    EXPECT_EQ(TraceWithoutSeconds(run.Out(p, "trace.csv")).size(), 12u)
-        << ReadAll(run.Out(p, "trace.csv"));
+    EXPECT_FALSE(ends[p].killed_by_test) << ends[p].err;
+    EXPECT_EQ(ends[p].exit_code, 2) << ends[p].out << ends[p].err;
+    EXPECT_NE(ends[p].err.find("a private run across parties cannot resume"), std::string::npos)
+        << ends[p].err;
+    for (const char* f : {"summary.json", "trace.csv", "state.ckpt", "state.ckpt.prev"}) {
+      after.push_back(ReadAll(run.Out(p, f)));
+    }
   }
+  EXPECT_EQ(before, after);
 }
 
 // p0 holds round 8 only, p1 and p2 round 6 only: every party refuses, naming each one's rounds.

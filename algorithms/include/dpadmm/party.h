@@ -126,6 +126,13 @@ struct PartyFile {
 };
 PartyFile ParsePartyFile(const std::string& text, const std::string& where);
 
+// Throws InputError when `spec` may not resume across parties: a private run (a privacy
+// mechanism, no noise_seed). The rounds a party released after its checkpoint reached the other
+// parties under noise keys that are never written; a resumed run would release those rounds
+// again with fresh keys, and its figure could not charge the first releases (they are nowhere on
+// record). Simulation mode resumes (the same bits); a private run after a failure starts afresh.
+void CheckPartyResume(const RunSpec& spec, const CheckpointOptions& checkpoint);
+
 class Party {
  public:
   // Validates `spec` (and what party mode refuses), prepares this party's rows and builds
@@ -156,7 +163,8 @@ class Party {
   // resume (one resuming while another starts afresh is refused on both sides) and all
   // continue from the largest round every party holds (none in common: the run fails on every
   // party naming each party's rounds). In simulation mode a resumed run gives the bits of the
-  // uninterrupted one.
+  // uninterrupted one. A private run (a privacy mechanism, no noise_seed) cannot resume:
+  // CheckPartyResume throws.
   RunSummary Run(const CheckpointOptions& checkpoint, RunObserver* observer = nullptr,
                  const runtime::StopToken* stop = nullptr) const;
 
