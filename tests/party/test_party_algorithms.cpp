@@ -68,6 +68,9 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 
+  // More flags for party p's command line (e.g. checkpoints); none when empty.
+  std::function<std::vector<std::string>(const fs::path& run, int p)> extra_flags_;
+
   // The public spec of the run (the same object every party file holds).
   static nlohmann::json Spec(const std::string& algorithm, int parties) {
     if (algorithm == "sharing" || algorithm == "dp_sharing") {
@@ -107,6 +110,9 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
       std::vector<std::string> args = {DPADMM_CLI, "party", "--config",
                                        (run / ("party" + std::to_string(p) + ".json")).string(),
                                        "--quiet"};
+      if (extra_flags_) {
+        for (std::string& f : extra_flags_(run, p)) args.push_back(std::move(f));
+      }
       const std::string out = (run / ("out" + std::to_string(p))).string();
       const std::string err = (run / ("err" + std::to_string(p))).string();
       const pid_t pid = fork();
@@ -510,6 +516,39 @@ TEST_P(PartySharing, SameBitsAsSerial) {
                               EXPECT_EQ(summary["final"]["epsilon_total"].is_null(), p == 0);
                             }
                           });
+}
+
+// Checkpoints per party in the sharing family: every party saves its own state every 2
+// iterations (after iterations 2 and 4 of 5); each then resumes from its FILE.prev (iteration
+// 2, as after a failure before iteration 4 was checkpointed everywhere) and every party's trace
+// and model are the uninterrupted serial run's bits.
+TEST_F(PartySharing, ResumedFromAnEarlierCheckpointGivesTheUninterruptedBits) {
+  const int parties = 3;
+  const fs::path run = dir_ / "dp_sharing_resumed";
+  bool resume = false;
+  extra_flags_ = [&resume](const fs::path& dir, int p) {
+    const std::string file = (dir / ("p" + std::to_string(p) + ".ckpt")).string();
+    std::vector<std::string> f = {"--checkpoint", file, "--checkpoint-every", "2"};
+    if (resume) f.insert(f.end(), {"--resume", file});
+    return f;
+  };
+  for (const Ended& e : RunParties(run, "dp_sharing", parties)) {
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+  }
+  for (int p = 0; p < parties; ++p) {
+    const fs::path file = run / ("p" + std::to_string(p) + ".ckpt");
+    ASSERT_TRUE(fs::exists(file.string() + ".prev"));
+    fs::rename(file.string() + ".prev", file);
+  }
+  resume = true;
+  const std::vector<Ended> ended = RunParties(run, "dp_sharing", parties);
+  dpadmm::RunSpec serial = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kSharing);
+  dpadmm::ApplySpecJson(Spec("dp_sharing", parties).dump(), "spec", serial);
+  serial.compute_optimum = false;
+  const dpadmm::Dataset train =
+      dpadmm::LoadLibsvm((run / "all.libsvm").string(), kBlock * (parties - 1));
+  ExpectEachPartyAsSerial(run, ended, serial, train, dpadmm::Dataset{},
+                          [](int, const dpadmm::RunSummary&, const nlohmann::json&) {});
 }
 
 // One feature party runs another rho: every party refuses before round 0 naming the field.
