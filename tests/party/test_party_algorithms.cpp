@@ -535,13 +535,26 @@ TEST_F(PartySharing, ResumedFromAnEarlierCheckpointGivesTheUninterruptedBits) {
   for (const Ended& e : RunParties(run, "dp_sharing", parties)) {
     ASSERT_EQ(e.exit_code, 0) << e.err;
   }
+  std::vector<std::vector<std::string>> first;
   for (int p = 0; p < parties; ++p) {
     const fs::path file = run / ("p" + std::to_string(p) + ".ckpt");
     ASSERT_TRUE(fs::exists(file.string() + ".prev"));
     fs::rename(file.string() + ".prev", file);
+    first.push_back(Lines(ReadAll(run / ("p" + std::to_string(p) + "-trace.csv"))));
   }
   resume = true;
   const std::vector<Ended> ended = RunParties(run, "dp_sharing", parties);
+  // Resumed, not run again: the rows up to iteration 2 are the first run's, wall times included
+  // (a run from round 0 would have written new ones).
+  for (int p = 0; p < parties; ++p) {
+    const std::vector<std::string> now =
+        Lines(ReadAll(run / ("p" + std::to_string(p) + "-trace.csv")));
+    std::size_t header = 0;
+    while (header < first[p].size() && first[p][header].rfind("round,", 0) != 0) ++header;
+    ASSERT_GT(now.size(), header + 3);
+    ASSERT_GT(first[p].size(), header + 3);
+    for (std::size_t k = 0; k <= header + 3; ++k) EXPECT_EQ(now[k], first[p][k]) << "p" << p;
+  }
   dpadmm::RunSpec serial = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kSharing);
   dpadmm::ApplySpecJson(Spec("dp_sharing", parties).dump(), "spec", serial);
   serial.compute_optimum = false;
