@@ -425,7 +425,18 @@ TEST_P(HostilePeer, IsRefusedNamingIt) {
   auto args = Tls();
   args.insert(args.end(), {"--nodes", "4", "--topology", "ring", "--rounds", "30"});
   const auto ended = Launch(2, args, {{1, {"@hostile", "--certs", args[1], "--mode", mode}}});
-  ExpectError(ended[0], mode == "oversize" ? "peer_failed p1" : "protocol p1", expect.at(mode));
+  if (mode == "oversize") {
+    // The hostile peer sends its frame as soon as its own set-up is done; when gRPC cuts that
+    // stream before p0 has finished set-up (seen under load), p0 ends in set-up: either way the
+    // run fails naming p1.
+    const std::string kind = ended[0].Line("error");
+    EXPECT_TRUE(kind.rfind("peer_failed p1", 0) == 0 || kind.rfind("setup p1", 0) == 0) << kind;
+    EXPECT_EQ(ended[0].exit_code, 3) << ended[0].err;
+    EXPECT_NE(ended[0].Line("message").find(expect.at(mode)), std::string::npos)
+        << ended[0].Line("message");
+  } else {
+    ExpectError(ended[0], "protocol p1", expect.at(mode));
+  }
   EXPECT_EQ(ended[1].exit_code, 0) << ended[1].err;
 }
 
