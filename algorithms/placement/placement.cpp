@@ -17,12 +17,8 @@ namespace dpadmm {
 
 std::vector<int> HostedNodes(Experiment::Driver& d, int n) {
   if (d.network) {
-    const auto& parties = d.network->parties;
-    for (std::size_t p = 0; p < parties.size(); ++p) {
-      if (parties[p].id == d.network->self) {
-        return runtime::PartyNodes(d.network->node_parties, static_cast<int>(p));
-      }
-    }
+    const int self = runtime::SelfIndex(*d.network);
+    if (self >= 0) return runtime::PartyNodes(d.network->node_parties, self);
     throw InputError("party: this party's id '" + d.network->self + "' is not in the party list");
   }
   if (!d.mpi) {

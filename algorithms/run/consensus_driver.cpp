@@ -1018,23 +1018,21 @@ void ConsensusDriver::TightAccounting(
     releases.insert(releases.end(), released.begin(), released.end());
     // The per-round column composed the same pure-epsilon terms already (the usual case): its
     // figure has ComposeTight's bits (TightTrace::NodeEpsilon), with no fold repeated.
-    if (const std::optional<double> column = ReusedColumnEpsilon(sink, hosted[k], releases)) {
-      triples.insert(triples.end(),
-                     {static_cast<double>(hosted[k]), *column, node->release().spent_delta()});
-      continue;
+    std::optional<double> epsilon = ReusedColumnEpsilon(sink, hosted[k], releases);
+    if (!epsilon) {
+      std::vector<double> key;
+      key.reserve(4 * releases.size());
+      for (const MechanismRelease& m : releases) {
+        key.insert(key.end(), {static_cast<double>(m.kind), m.sensitivity, m.scale, m.epsilon});
+      }
+      auto it = cache.find(key);
+      if (it == cache.end()) {
+        it = cache.emplace(key, ComposeTightMechanisms(releases, kTightDelta)).first;
+      }
+      epsilon = it->second;
     }
-    std::vector<double> key;
-    key.reserve(4 * releases.size());
-    for (const MechanismRelease& m : releases) {
-      key.insert(key.end(), {static_cast<double>(m.kind), m.sensitivity, m.scale, m.epsilon});
-    }
-    auto it = cache.find(key);
-    if (it == cache.end()) {
-      it = cache.emplace(key, ComposeTightMechanisms(releases, kTightDelta)).first;
-    }
-    triples.push_back(static_cast<double>(hosted[k]));
-    triples.push_back(it->second);
-    triples.push_back(node->release().spent_delta());
+    triples.insert(triples.end(),
+                   {static_cast<double>(hosted[k]), *epsilon, node->release().spent_delta()});
   }
   if (mpi) triples = runtime::MpiAllgather(triples, mpi->comm);
   summary.node_tight_epsilon.assign(static_cast<std::size_t>(n), kNaN);

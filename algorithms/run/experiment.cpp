@@ -243,11 +243,8 @@ void PrepareSharingPartyRows(const RunSpec& spec, const runtime::NetworkOptions&
                              Dataset& train, RunInfo& info) {
   info.max_row_norm_before = kNaN;  // over every party's columns: no party sees it
   const int M = spec.algorithm.As<SharingParams>().parties;
-  int self = -1;
-  for (std::size_t p = 0; p < network.parties.size(); ++p) {
-    if (network.parties[p].id == network.self) self = static_cast<int>(p);
-  }
-  const std::vector<int> nodes = runtime::PartyNodes(network.node_parties, self);
+  const std::vector<int> nodes =
+      runtime::PartyNodes(network.node_parties, runtime::SelfIndex(network));
   if (nodes.size() != 1 || nodes[0] == 0) return;  // the coordinator (or refused in Prepare)
   if (spec.data.add_bias && nodes[0] == M) AddBiasFeature(train);
   if (info.scaling == Scaling::kClipOnly) ClipRows(train);
@@ -334,9 +331,7 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     info.dataset = "party '" + network->self + "': its own rows";
     info.party.id = network->self;
     info.party.parties = static_cast<int>(network->parties.size());
-    for (int p = 0; p < info.party.parties; ++p) {
-      if (network->parties[static_cast<std::size_t>(p)].id == network->self) info.party.index = p;
-    }
+    info.party.index = runtime::SelfIndex(*network);
     info.party.nodes = runtime::PartyNodes(network->node_parties, info.party.index);
   } else if (in_memory) {
     info.dataset = "in-memory data";

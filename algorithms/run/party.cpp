@@ -121,10 +121,7 @@ TrainTest LoadPartyData(const RunSpec& spec, const std::string& train_path,
 }
 
 int SharingPartyNode(const RunSpec& spec, const runtime::NetworkOptions& network) {
-  int self = -1;
-  for (std::size_t p = 0; p < network.parties.size(); ++p) {
-    if (network.parties[p].id == network.self) self = static_cast<int>(p);
-  }
+  const int self = runtime::SelfIndex(network);
   if (self < 0) {
     throw InputError("party: this party's id '" + network.self + "' is not in the party list");
   }

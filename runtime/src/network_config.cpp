@@ -101,6 +101,13 @@ std::vector<int> PartyNodes(std::span<const int> node_parties, int party) {
   return nodes;
 }
 
+int SelfIndex(const NetworkOptions& options) {
+  for (std::size_t p = 0; p < options.parties.size(); ++p) {
+    if (options.parties[p].id == options.self) return static_cast<int>(p);
+  }
+  return -1;
+}
+
 std::string ReadPrivateKeyFile(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) Refuse("private key '" + path + "': cannot be read");

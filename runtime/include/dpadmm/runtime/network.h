@@ -139,6 +139,9 @@ bool IsLoopbackHost(const std::string& host);
 // The nodes party `party` hosts, in increasing id: the order of RunNetwork's local_programs.
 std::vector<int> PartyNodes(std::span<const int> node_parties, int party);
 
+// This party's index in options.parties (the one whose id is options.self); -1 if none is.
+int SelfIndex(const NetworkOptions& options);
+
 // Runs this party's nodes. local_programs[k] runs node PartyNodes(options.node_parties,
 // self)[k]. Every party calls it with the same topology, options.last_round and map.
 // engine.threads <= 1 runs the local nodes of a round on the calling thread; larger values use
