@@ -88,6 +88,20 @@ BENCHMARK(BM_ComposeMixed)->Apply(RoundsAndGrids);
 // A coarser grid (issue 29's idea): h = 2e-3 and 5e-3 at 1000 rounds.
 BENCHMARK(BM_ComposeMixed)->Args({1000, 20})->Args({1000, 50})->Unit(benchmark::kMillisecond);
 
+// The product's path for a node with releases of every kind: ComposeTightMechanisms, on the grid
+// that follows the figure (accounting.h; h = 5e-3 at 1000 rounds, finer for small figures).
+void BM_ComposeTightMechanisms(benchmark::State& state) {
+  const std::vector<MechanismRelease> releases =
+      dpadmm::test::RandomReleaseSequence(3, static_cast<int>(state.range(0)));
+  double eps = 0.0;
+  for (auto _ : state) {
+    eps = dpadmm::ComposeTightMechanisms(releases, kDelta);
+    benchmark::DoNotOptimize(eps);
+  }
+  state.counters["epsilon"] = eps;
+}
+BENCHMARK(BM_ComposeTightMechanisms)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

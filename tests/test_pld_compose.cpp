@@ -183,6 +183,99 @@ TEST(PldCompose, AgreesWithThePreviousImplementation) {
   }
 }
 
+// The continuous parts (Laplace between its atoms, the Gaussian) connect the dots cell by
+// cell: the curve is never below the exact one, equals it at the grid points (Laplace: each
+// cell's piece keeps its P- and Q-mass exactly), never lies above the exact curve shifted by
+// one cell (rounding up), and a grid whose points are a subset of another's dominates it.
+TEST(PldCompose, ContinuousPartsConnectTheDots) {
+  const double e0 = 1.0 / 7.3;
+  const auto laplace_exact = [&](double e) { return e < e0 ? -std::expm1(0.5 * (e - e0)) : 0.0; };
+  for (double h : {1e-3, 5e-3, 1e-2}) {
+    PldOptions o;
+    o.value_discretization = h;
+    const auto lap = PrivacyLossDistribution::Laplace(1.0, 7.3, o);
+    const auto gauss = PrivacyLossDistribution::Gaussian(1.0, 3.1, o);
+    for (double e = 0.0; e < 1.2; e += 0.0013) {
+      const double l = lap.DeltaForEpsilon(e);
+      EXPECT_GE(l, laplace_exact(e) * (1 - 1e-12)) << h << " " << e;
+      EXPECT_LE(l, laplace_exact(e - h) * (1 + 1e-12)) << h << " " << e;
+      const double g = gauss.DeltaForEpsilon(e);
+      EXPECT_GE(g, AnalyticGaussianDelta(1.0, 3.1, e) * (1 - 1e-12)) << h << " " << e;
+      if (e >= h) {
+        EXPECT_LE(g, AnalyticGaussianDelta(1.0, 3.1, e - h) * (1 + 1e-12)) << h << " " << e;
+      }
+    }
+    // At the grid points below the upper atom's cell the Laplace curve is the exact one (up to
+    // the pessimistic rounding of each split, about 1e-9 of a cell).
+    for (int i = 0; (i + 1) * h < e0; ++i) {
+      EXPECT_NEAR(lap.DeltaForEpsilon(i * h), laplace_exact(i * h), 1e-11) << h << " " << i;
+    }
+  }
+  // h = 5e-3 has every fifth point of h = 1e-3: where both keep the masses exactly (Laplace,
+  // randomized response) the coarse grid dominates, for one release and composed. (The
+  // Gaussian's pieces are placed with less Q-mass than exact, by an amount that depends on the
+  // cell, so its grids are not ordered; both lie above the exact curve, checked above.)
+  PldOptions fine, coarse;
+  fine.value_discretization = 1e-3;
+  coarse.value_discretization = 5e-3;
+  const auto both = [](const PldOptions& o) {
+    return PrivacyLossDistribution::Laplace(1.0, 7.3, o)
+        .SelfCompose(8)
+        .Compose(PrivacyLossDistribution::RandomizedResponse(0.0123, o).SelfCompose(5));
+  };
+  const auto f = both(fine);
+  const auto c = both(coarse);
+  for (double e = 0.0; e < 1.2; e += 0.0071) {
+    // (f's +inf mass is the FFT's worst-case error bound, larger on the finer grid: not a mass
+    // the coarse grid has to dominate.)
+    EXPECT_GE(c.DeltaForEpsilon(e), (f.DeltaForEpsilon(e) - f.infinity_mass()) * (1 - 1e-9) - 1e-13)
+        << e;
+  }
+}
+
+// ComposeTightMechanisms picks its grid from the figure (accounting.h): the figure is within
+// 5e-4 relative of the one on the fine grid h = 1e-4, and not below it (beyond the FFT's
+// error bound, about 1e-6 relative here), for mixed sequences and for those whose atoms make
+// the grid error first order (many equal Laplace releases, one small randomized response).
+TEST(PldCompose, GridFollowsTheFigure) {
+  EXPECT_EQ(MixedGridFor(100.0), kMixedGridCoarse);
+  EXPECT_EQ(MixedGridFor(2.0), 2.0 / 4000.0);
+  EXPECT_EQ(MixedGridFor(0.01), kMixedGridFine);
+  EXPECT_EQ(MixedGridFor(std::numeric_limits<double>::quiet_NaN()), kMixedGridFine);
+  std::vector<std::vector<MechanismRelease>> cases;
+  for (std::uint64_t seed : {1, 2, 3, 4}) {
+    for (int rounds : {3, 10, 100}) cases.push_back(test::RandomReleaseSequence(seed, rounds));
+  }
+  cases.emplace_back(100, MechanismRelease{MechanismKind::kLaplace, 1.0, 30.0, 0.0});
+  cases.back().push_back({MechanismKind::kGaussian, 1.0, 1000.0, 0.0});
+  cases.push_back({{MechanismKind::kPureEpsilon, 1.0, 1.0, 0.011},
+                   {MechanismKind::kGaussian, 0.001, 1.0, 0.0}});
+  cases.emplace_back(100, MechanismRelease{MechanismKind::kDiscreteGaussian, 1.0, 4.0, 0.0});
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const double got = ComposeTightMechanisms(cases[i], 1e-5);
+    AccountantOptions o;
+    o.pld.value_discretization = kMixedGridFine;
+    Accountant fine(o);
+    for (const auto& m : cases[i]) fine.Add(m);
+    const double ref = fine.Epsilon(1e-5);
+    EXPECT_GE(got, ref * (1 - 1e-5)) << i;
+    EXPECT_LE(got, ref * (1 + 5e-4)) << i;
+  }
+}
+
+// Today's figures at 1000 rounds of every kind (commit f38076c, the Accountant on h = 1e-4,
+// rounding the continuous parts up): the grid that follows the figure (h = 5e-3 here) stays
+// within 1e-3 relative of them and never above them.
+TEST(PldCompose, ThousandRoundsAgreeWithThePreviousFigures) {
+  const double before[] = {51.357237390, 49.438080700, 52.992864680, 49.920196025};
+  for (std::uint64_t seed : {1, 2, 3, 4}) {
+    const double now = ComposeTightMechanisms(test::RandomReleaseSequence(seed, 1000), 1e-5);
+    const double old = before[seed - 1];
+    EXPECT_LE(now, old) << seed;
+    EXPECT_GE(now, old * (1 - 1e-3)) << seed;
+  }
+}
+
 TEST(PldCompose, IncrementalQueriesGiveTheBatchBits) {
   // Pure-epsilon releases fold one by one in order: querying after every release changes no
   // bit of the final figure, and every intermediate figure equals a fresh composition of the

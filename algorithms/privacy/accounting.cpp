@@ -273,9 +273,23 @@ double ComposeTightMechanisms(const std::vector<MechanismRelease>& releases, dou
     for (const MechanismRelease& m : releases) costs.push_back(m.epsilon);
     return ComposeTight(costs, delta);
   }
-  Accountant accountant;
-  for (const MechanismRelease& m : releases) accountant.Add(m);
-  return accountant.Epsilon(delta);
+  // The grid follows the figure (kMixedGridCoarse, then finer only for a small figure), so a
+  // run of many rounds composes on a coarse grid and a small figure keeps its relative accuracy.
+  const auto epsilon_on = [&](double h) {
+    AccountantOptions options;
+    options.pld.value_discretization = h;
+    Accountant accountant(options);
+    for (const MechanismRelease& m : releases) accountant.Add(m);
+    return accountant.Epsilon(delta);
+  };
+  const double coarse = epsilon_on(kMixedGridCoarse);
+  const double h = MixedGridFor(coarse);
+  return h == kMixedGridCoarse ? coarse : epsilon_on(h);
+}
+
+double MixedGridFor(double coarse_epsilon) {
+  if (!(coarse_epsilon * kMixedGridPerEpsilon >= kMixedGridFine)) return kMixedGridFine;
+  return std::min(kMixedGridCoarse, coarse_epsilon * kMixedGridPerEpsilon);
 }
 
 }  // namespace dpadmm

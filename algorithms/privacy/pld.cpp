@@ -68,6 +68,39 @@ void AddAtomConnectingDots(std::vector<double>& probs, std::int64_t i_lo, double
   if (p_a > 0.0) probs[static_cast<std::size_t>(b - 1 - i_lo)] += p_a;
 }
 
+// int_0^w e^{x t} dt (exact at x = 0; expm1 keeps it accurate for small x w).
+double IntegralOfExp(double x, double w) { return x == 0.0 ? w : math::Expm1(x * w) / x; }
+
+// A continuous piece (u, v] of one grid cell, P-mass p, whose P-density is proportional to e^{c l}
+// on it, or is smaller than that in likelihood ratio (density / e^{c l} nonincreasing: the
+// Gaussian's, with c its log-density's slope at u). Placed as an atom at u + t with
+// e^{-t} = E[e^{-(l - u)} | piece] for the density e^{c l}, i.e. t = ln(int_0^w e^{ct} dt /
+// int_0^w e^{(c-1)t} dt), w = v - u: that atom has the piece's P-mass and its Q-mass
+// (int e^{-l} dP), or, for a density smaller in likelihood ratio, no more Q-mass (it is
+// stochastically larger, and e^{-l} decreases). AddAtomConnectingDots then splits it between the
+// cell's two grid points keeping both masses. The split is the extreme point of the convex order
+// among distributions on the cell with those masses: the hockey-stick term (1 - e^{eps} x)_+ is
+// convex in x = e^{-l}, so its expectation can only grow (Jensen), and less Q-mass at the same
+// P-mass only moves mass up. So the pair dominates the piece's, and is dominated by rounding the
+// piece up to the cell's top (the k h bound holds). The error is second order in h where
+// rounding up's is first order: a coarser grid gives the same figures. t is rounded up by
+// 1e-9 w + 8 u (|u| + |v|) (more than its evaluation error, about u in absolute terms: B - A is
+// about w^2 / 2, each of A and B within a few ulps of w), which only moves mass up.
+void AddPieceConnectingDots(std::vector<double>& probs, std::int64_t i_lo, double u, double v,
+                            double c, double p, double h, const char* fn) {
+  if (!(p > 0.0)) return;
+  const double w = v - u;
+  double t = 0.0;
+  if (w > 0.0) {
+    const double a = IntegralOfExp(c - 1.0, w);
+    const double b = IntegralOfExp(c, w);
+    t = math::Log1p((b - a) / a);
+    t = std::min(std::max(t, 0.0), w) + 1e-9 * w +
+        8.0 * kUnitRoundoff * (std::fabs(u) + std::fabs(v));
+  }
+  AddAtomConnectingDots(probs, i_lo, std::min(u + t, v), p, h, fn);
+}
+
 // f[m] = 1 - e^{-m h} and g[m] = e^{-m h}, m = 0..n, for the inversion of delta(eps): kept per
 // thread for the last h and grown on demand (each entry depends only on m and h, so reusing
 // them changes no bit; one pair of exponentials per grid point once, not per query).
@@ -433,8 +466,18 @@ PrivacyLossDistribution PrivacyLossDistribution::Gaussian(double sensitivity, do
   const auto cdf = [&](double x) { return pld_detail::NormalCdf((x - mean) / mu); };
   const auto sf = [&](double x) { return pld_detail::NormalCdf(-((x - mean) / mu)); };
   double inf_mass = 0.0;
-  auto [lowest, probs] = Discretise(mean - z * mu, mean + z * mu, mean,
-                                    options.value_discretization, cdf, sf, &inf_mass, fn);
+  const double h = options.value_discretization;
+  auto [lowest, cells] = Discretise(mean - z * mu, mean + z * mu, mean, h, cdf, sf, &inf_mass, fn);
+  // Each cell's mass connects the dots (AddPieceConnectingDots) with c the log-density's largest
+  // slope on the cell, (mean - u) / mu^2 at its lower end u; the mass at or below the lowest
+  // point stays there.
+  std::vector<double> probs(cells.size(), 0.0);
+  probs[0] = cells[0];
+  for (std::size_t k = 1; k < cells.size(); ++k) {
+    const double u = GridValue(lowest + static_cast<std::int64_t>(k) - 1, h);
+    const double v = GridValue(lowest + static_cast<std::int64_t>(k), h);
+    AddPieceConnectingDots(probs, lowest, u, v, (mean - u) / (mu * mu), cells[k], h, fn);
+  }
   return PrivacyLossDistribution(options, lowest, std::move(probs), inf_mass);
 }
 
@@ -447,17 +490,31 @@ PrivacyLossDistribution PrivacyLossDistribution::Laplace(double sensitivity, dou
   Require(std::isfinite(scale) && scale > 0.0, fn, "scale must be finite and > 0", scale);
   const double e0 = sensitivity / scale;
   if (e0 == 0.0) return PrivacyLossDistribution(options);
-  // P(L <= x): 0 below -e0, e^{-(e0 - x)/2} / 2 on [-e0, e0) (atom e^{-e0}/2 at -e0), 1 from e0.
-  const auto cdf = [e0](double x) {
-    if (x < -e0) return 0.0;
-    if (x >= e0) return 1.0;
-    return 0.5 * math::Exp(-0.5 * (e0 - x));
-  };
-  const auto sf = [&](double x) { return 1.0 - cdf(x); };  // >= 1/2 below e0: no cancellation
-  double inf_mass = 0.0;
-  auto [lowest, probs] =
-      Discretise(-e0, e0, kNoMedian, options.value_discretization, cdf, sf, &inf_mass, fn);
-  return PrivacyLossDistribution(options, lowest, std::move(probs), inf_mass);
+  // P(L <= x) = e^{-(e0 - x)/2} / 2 on [-e0, e0): an atom e^{-e0}/2 at -e0, the density
+  // e^{-(e0 - x)/2} / 4 (proportional to e^{x/2}) between, an atom 1/2 at e0. The atoms and each
+  // cell's piece of the density connect the dots (for c = 1/2 the piece's atom is its
+  // midpoint: P-mass and Q-mass both kept exactly).
+  const double h = options.value_discretization;
+  const auto cdf = [e0](double x) { return 0.5 * math::Exp(-0.5 * (e0 - x)); };
+  const std::int64_t i_lo = CeilIndex(-e0, h, fn) - 1;
+  const std::int64_t i_hi = CeilIndex(e0, h, fn);
+  Require(i_hi - i_lo < kMaxPoints, fn,
+          "the loss distribution needs too many grid points; use a coarser value_discretization",
+          static_cast<double>(i_hi - i_lo));
+  std::vector<double> probs(static_cast<std::size_t>(i_hi - i_lo + 1), 0.0);
+  double u = -e0;
+  double f_u = cdf(u);
+  AddAtomConnectingDots(probs, i_lo, -e0, f_u, h, fn);
+  for (std::int64_t b = i_lo + 1; b <= i_hi && u < e0; ++b) {
+    const double v = std::min(GridValue(b, h), e0);
+    if (v <= u) continue;
+    const double f_v = cdf(v);
+    AddPieceConnectingDots(probs, i_lo, u, v, 0.5, f_v - f_u, h, fn);
+    u = v;
+    f_u = f_v;
+  }
+  AddAtomConnectingDots(probs, i_lo, e0, 0.5, h, fn);
+  return PrivacyLossDistribution(options, i_lo, std::move(probs), 0.0);
 }
 
 PrivacyLossDistribution PrivacyLossDistribution::RandomizedResponse(double epsilon,
