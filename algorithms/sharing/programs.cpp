@@ -365,7 +365,8 @@ runtime::StepResult SharingParty::UpdatePrimal(std::int64_t round,
     // exact discrete Gaussian on it, data-independent covariance sigma^2 I_N. x_m itself
     // stays with the party (||x_m|| <= b1 by the x step).
     const double step = release_.DrawGaussian(params_.sigma, message_noise_);
-    share_ = share_.unaryExpr([step](double value) { return RoundToGrid(value, step); }) + message_noise_;
+    share_ = share_.unaryExpr([step](double value) { return RoundToGrid(value, step); }) +
+             message_noise_;
   }
   return runtime::StepResult::Ok();
 }
