@@ -108,72 +108,51 @@ inline void RowDotsSimd128(const double* x, std::size_t n, std::size_t d, const 
   for (; r < n; ++r) RowDotsGroupSimd128<1>(x + r * d, d, v, out + r);
 }
 
-// B consecutive blocks of `len` samples from sample j0 (ColumnSumsPortable's blocks) at once:
-// each block's sums B_k, by P packets of features at a time (B P independent sums), are added
-// to out block after block; the features left over go a packet at a time, then the last one
-// alone when d is odd.
-template <int B, int P>
-inline void ColumnBlocksSimd128(const double* x, std::size_t d, const double* s, std::size_t j0,
-                                std::size_t len, double* out) {
+// ColumnSumsPortable's sums B_k of one block of `len` samples from sample j0, for the features
+// from c on, 2 P at a time (P packets: P independent sums, and each sample's s_j splat once per
+// chunk), added to out; returns the first feature not done. Chunks of 20 features cover a
+// row of the common small widths in one pass.
+template <int P>
+inline std::size_t ColumnChunksSimd128(const double* x, std::size_t d, const double* s,
+                                       std::size_t j0, std::size_t len, std::size_t c,
+                                       double* out) {
   const std::size_t pairs = d / 2 * 2;
-  std::size_t c = 0;
   for (; c + 2 * P <= pairs; c += 2 * P) {
-    v128_t acc[B][P];
-    for (int b = 0; b < B; ++b) {
-      for (int p = 0; p < P; ++p) acc[b][p] = wasm_f64x2_splat(0.0);
-    }
-    for (std::size_t j = 0; j < len; ++j) {
-      for (int b = 0; b < B; ++b) {
-        const std::size_t row = j0 + b * len + j;
-        const double* xr = x + row * d + c;
-        const v128_t sj = wasm_f64x2_splat(s[row]);
-        for (int p = 0; p < P; ++p) {
-          acc[b][p] = wasm_f64x2_add(acc[b][p], wasm_f64x2_mul(wasm_v128_load(xr + 2 * p), sj));
-        }
-      }
-    }
-    for (int b = 0; b < B; ++b) {
+    v128_t acc[P];
+    for (int p = 0; p < P; ++p) acc[p] = wasm_f64x2_splat(0.0);
+    for (std::size_t j = j0; j < j0 + len; ++j) {
+      const double* xj = x + j * d + c;
+      const v128_t sj = wasm_f64x2_splat(s[j]);
       for (int p = 0; p < P; ++p) {
-        double* o = out + c + 2 * p;
-        wasm_v128_store(o, wasm_f64x2_add(wasm_v128_load(o), acc[b][p]));
+        acc[p] = wasm_f64x2_add(acc[p], wasm_f64x2_mul(wasm_v128_load(xj + 2 * p), sj));
       }
     }
-  }
-  for (; c < pairs; c += 2) {
-    v128_t acc[B];
-    for (int b = 0; b < B; ++b) acc[b] = wasm_f64x2_splat(0.0);
-    for (std::size_t j = 0; j < len; ++j) {
-      for (int b = 0; b < B; ++b) {
-        const std::size_t row = j0 + b * len + j;
-        acc[b] = wasm_f64x2_add(
-            acc[b], wasm_f64x2_mul(wasm_v128_load(x + row * d + c), wasm_f64x2_splat(s[row])));
-      }
+    for (int p = 0; p < P; ++p) {
+      double* o = out + c + 2 * p;
+      wasm_v128_store(o, wasm_f64x2_add(wasm_v128_load(o), acc[p]));
     }
-    for (int b = 0; b < B; ++b)
-      wasm_v128_store(out + c, wasm_f64x2_add(wasm_v128_load(out + c), acc[b]));
   }
-  if (pairs < d) {
-    double acc[B];
-    for (int b = 0; b < B; ++b) acc[b] = 0.0;
-    for (std::size_t j = 0; j < len; ++j) {
-      for (int b = 0; b < B; ++b) {
-        const std::size_t row = j0 + b * len + j;
-        acc[b] = acc[b] + x[row * d + pairs] * s[row];
-      }
-    }
-    for (int b = 0; b < B; ++b) out[pairs] = out[pairs] + acc[b];
-  }
+  return c;
 }
 
-// The same as ColumnSumsPortable: four blocks at a time (two packets of features each), then
-// the blocks left one at a time (eight packets of features each).
+// The same as ColumnSumsPortable, block after block: the features by 20, then 8, then 2, then
+// the last one alone when d is odd.
 inline void ColumnSumsSimd128(const double* x, std::size_t n, std::size_t d, const double* s,
                               double* out) {
   const std::size_t block = GemvColumnBlock(n, d);
+  const std::size_t pairs = d / 2 * 2;
   std::fill(out, out + d, 0.0);
-  std::size_t j0 = 0;
-  for (; j0 + 4 * block <= n; j0 += 4 * block) ColumnBlocksSimd128<4, 2>(x, d, s, j0, block, out);
-  for (; j0 < n; j0 += block) ColumnBlocksSimd128<1, 8>(x, d, s, j0, std::min(block, n - j0), out);
+  for (std::size_t j0 = 0; j0 < n; j0 += block) {
+    const std::size_t len = std::min(block, n - j0);
+    std::size_t c = ColumnChunksSimd128<10>(x, d, s, j0, len, 0, out);
+    c = ColumnChunksSimd128<4>(x, d, s, j0, len, c, out);
+    ColumnChunksSimd128<1>(x, d, s, j0, len, c, out);
+    if (pairs < d) {
+      double b = 0.0;
+      for (std::size_t j = j0; j < j0 + len; ++j) b = b + x[j * d + pairs] * s[j];
+      out[pairs] = out[pairs] + b;
+    }
+  }
 }
 #endif
 
