@@ -31,6 +31,7 @@
 
 #include "core/portable_math_impl.h"
 #include "dpadmm/core/error.h"
+#include "solver/dense_products.h"
 #include "solver/logistic_block.h"
 #include "solver/loss_kernels.h"
 
@@ -581,7 +582,7 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
 
 void LocalSolver::Impl::Multiply(const Eigen::VectorXd& v, Eigen::ArrayXd& out) const {
   if (!sparse) {
-    out.matrix().noalias() = dense_rows() * v;
+    detail::RowsTimes(dense_rows(), v, out);
     if (dense_in_place != nullptr) out *= label_sign;
     return;
   }
@@ -595,9 +596,9 @@ void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::Vecto
   if (!sparse) {
     if (dense_in_place != nullptr) {
       signed_tmp = s * label_sign;
-      out.noalias() = dense_rows().transpose() * signed_tmp.matrix();
+      detail::RowsTransposedTimes(dense_rows(), signed_tmp, out);
     } else {
-      out.noalias() = dense.transpose() * s.matrix();
+      detail::RowsTransposedTimes(dense, s, out);
     }
     return;
   }

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+// The local solver's two dense matrix-vector products (internal header): X v and X^T s for
+// rows X stored row-major (n rows of d doubles), in exactly the summation order of Eigen 3.4's
+// matrix-vector product on SSE2 (Eigen/src/Core/products/GeneralMatrixVector.h, packets of two
+// doubles, no fused multiply-add), so that each gives the bits `dst.noalias() = X * v` and
+// `dst.noalias() = X.transpose() * s` give natively:
+//
+//   (X v)_r   = (E_r + O_r) [+ x_{r,d-1} v_{d-1} when d is odd], where E_r sums
+//               x_{r,j} v_j over even j < 2 floor(d/2) and O_r over odd j, each from +0 in
+//               increasing j (the two lanes of one packet accumulator; the row grouping by 8,
+//               4, 2, 1 does not change a row's order);
+//   (X^T s)_c = (((0 + B_1) + B_2) + ...), B_k summing x_{j,c} s_j from +0 in increasing j over
+//               the k-th block of `GemvColumnBlock` samples (the feature chunking by 16, 8, 6,
+//               4, 2, 1 does not change a feature's order).
+//
+// Natively the products stay Eigen's own. In a WebAssembly build with SIMD128 the kernels below
+// run instead (Eigen's SSE2 path there goes through Emscripten's SSE2-to-SIMD128 emulation and
+// 64-bit indices): the same operations in the same order, hence the same bits. The portable
+// kernels (two scalar lanes) define the order on every platform; tests compare them with Eigen
+// natively (tests/test_dense_products.cpp) and with the SIMD128 kernels and Eigen in wasm
+// (wasm/tests/dense_products_test.cpp), odd sizes and tails included. The shapes Eigen sends
+// elsewhere (a single row or a single column: a dot product, another order) stay Eigen's.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include <Eigen/Core>
+
+#include "dpadmm/data/dataset.h"
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#define DPADMM_DENSE_SIMD128 1
+#else
+#define DPADMM_DENSE_SIMD128 0
+#endif
+
+namespace dpadmm::detail {
+
+// Eigen's column block of the column-major product (X^T is column-major with n columns):
+// every column when there are fewer than 128, else 16 (4 for rows of 4000 doubles or more).
+inline std::size_t GemvColumnBlock(std::size_t n, std::size_t d) {
+  if (n < 128) return n;
+  return d * sizeof(double) < 32000 ? 16 : 4;
+}
+
+// out[r] = (X v)_r, the order above, two scalar lanes.
+inline void RowDotsPortable(const double* x, std::size_t n, std::size_t d, const double* v,
+                            double* out) {
+  const std::size_t pairs = d / 2 * 2;
+  for (std::size_t r = 0; r < n; ++r) {
+    const double* row = x + r * d;
+    double even = 0.0;
+    double odd = 0.0;
+    for (std::size_t j = 0; j < pairs; j += 2) {
+      even = even + row[j] * v[j];
+      odd = odd + row[j + 1] * v[j + 1];
+    }
+    double sum = even + odd;
+    if (pairs < d) sum = sum + row[pairs] * v[pairs];
+    out[r] = sum;
+  }
+}
+
+// out[c] = (X^T s)_c, the order above.
+inline void ColumnSumsPortable(const double* x, std::size_t n, std::size_t d, const double* s,
+                               double* out) {
+  const std::size_t block = GemvColumnBlock(n, d);
+  std::fill(out, out + d, 0.0);
+  for (std::size_t j0 = 0; j0 < n; j0 += block) {
+    const std::size_t j1 = std::min(n, j0 + block);
+    for (std::size_t c = 0; c < d; ++c) {
+      double b = 0.0;
+      for (std::size_t j = j0; j < j1; ++j) b = b + x[j * d + c] * s[j];
+      out[c] = out[c] + b;
+    }
+  }
+}
+
+#if DPADMM_DENSE_SIMD128
+// R rows of RowDotsPortable at once: lane 0 of a row's accumulator is E_r, lane 1 is O_r. The R
+// independent sums keep the adds' latency hidden; the rows share the loads of v.
+template <int R>
+inline void RowDotsGroupSimd128(const double* x, std::size_t d, const double* v, double* out) {
+  const std::size_t pairs = d / 2 * 2;
+  v128_t acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = wasm_f64x2_splat(0.0);
+  for (std::size_t j = 0; j < pairs; j += 2) {
+    const v128_t vj = wasm_v128_load(v + j);
+    for (int r = 0; r < R; ++r) {
+      acc[r] = wasm_f64x2_add(acc[r], wasm_f64x2_mul(wasm_v128_load(x + r * d + j), vj));
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    double sum = wasm_f64x2_extract_lane(acc[r], 0) + wasm_f64x2_extract_lane(acc[r], 1);
+    if (pairs < d) sum = sum + x[r * d + pairs] * v[pairs];
+    out[r] = sum;
+  }
+}
+
+inline void RowDotsSimd128(const double* x, std::size_t n, std::size_t d, const double* v,
+                           double* out) {
+  std::size_t r = 0;
+  for (; r + 8 <= n; r += 8) RowDotsGroupSimd128<8>(x + r * d, d, v, out + r);
+  for (; r + 4 <= n; r += 4) RowDotsGroupSimd128<4>(x + r * d, d, v, out + r);
+  for (; r < n; ++r) RowDotsGroupSimd128<1>(x + r * d, d, v, out + r);
+}
+
+// ColumnSumsPortable's sums B_k of one block of `len` samples from sample j0, for the features
+// from c on, 2 P at a time (P packets: P independent sums, and each sample's s_j splat once per
+// chunk), added to out; returns the first feature not done. Chunks of 20 features cover a
+// row of the common small widths in one pass.
+template <int P>
+inline std::size_t ColumnChunksSimd128(const double* x, std::size_t d, const double* s,
+                                       std::size_t j0, std::size_t len, std::size_t c,
+                                       double* out) {
+  const std::size_t pairs = d / 2 * 2;
+  for (; c + 2 * P <= pairs; c += 2 * P) {
+    v128_t acc[P];
+    for (int p = 0; p < P; ++p) acc[p] = wasm_f64x2_splat(0.0);
+    for (std::size_t j = j0; j < j0 + len; ++j) {
+      const double* xj = x + j * d + c;
+      const v128_t sj = wasm_f64x2_splat(s[j]);
+      for (int p = 0; p < P; ++p) {
+        acc[p] = wasm_f64x2_add(acc[p], wasm_f64x2_mul(wasm_v128_load(xj + 2 * p), sj));
+      }
+    }
+    for (int p = 0; p < P; ++p) {
+      double* o = out + c + 2 * p;
+      wasm_v128_store(o, wasm_f64x2_add(wasm_v128_load(o), acc[p]));
+    }
+  }
+  return c;
+}
+
+// The same as ColumnSumsPortable, block after block: the features by 20, then 8, then 2, then
+// the last one alone when d is odd.
+inline void ColumnSumsSimd128(const double* x, std::size_t n, std::size_t d, const double* s,
+                              double* out) {
+  const std::size_t block = GemvColumnBlock(n, d);
+  const std::size_t pairs = d / 2 * 2;
+  std::fill(out, out + d, 0.0);
+  for (std::size_t j0 = 0; j0 < n; j0 += block) {
+    const std::size_t len = std::min(block, n - j0);
+    std::size_t c = ColumnChunksSimd128<10>(x, d, s, j0, len, 0, out);
+    c = ColumnChunksSimd128<4>(x, d, s, j0, len, c, out);
+    ColumnChunksSimd128<1>(x, d, s, j0, len, c, out);
+    if (pairs < d) {
+      double b = 0.0;
+      for (std::size_t j = j0; j < j0 + len; ++j) b = b + x[j * d + pairs] * s[j];
+      out[pairs] = out[pairs] + b;
+    }
+  }
+}
+#endif
+
+// out = X v, the bits of Eigen's `out.noalias() = X * v`.
+inline void RowsTimes(const DenseRows& x, const Eigen::VectorXd& v, Eigen::ArrayXd& out) {
+#if DPADMM_DENSE_SIMD128
+  if (x.rows() >= 2 && x.cols() >= 1) {
+    out.resize(x.rows());
+    RowDotsSimd128(x.data(), static_cast<std::size_t>(x.rows()), static_cast<std::size_t>(x.cols()),
+                   v.data(), out.data());
+    return;
+  }
+#endif
+  out.matrix().noalias() = x * v;
+}
+
+// out = X^T s, the bits of Eigen's `out.noalias() = X.transpose() * s`.
+inline void RowsTransposedTimes(const DenseRows& x, const Eigen::ArrayXd& s, Eigen::VectorXd& out) {
+#if DPADMM_DENSE_SIMD128
+  if (x.cols() >= 2 && x.rows() >= 1) {
+    out.resize(x.cols());
+    ColumnSumsSimd128(x.data(), static_cast<std::size_t>(x.rows()),
+                      static_cast<std::size_t>(x.cols()), s.data(), out.data());
+    return;
+  }
+#endif
+  out.noalias() = x.transpose() * s.matrix();
+}
+
+}  // namespace dpadmm::detail
