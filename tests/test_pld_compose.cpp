@@ -233,6 +233,21 @@ TEST(PldCompose, ContinuousPartsConnectTheDots) {
   }
 }
 
+// A Gaussian far narrower than a cell, nothing truncated (z = 38): the exponential bound's
+// integrals overflow on the lowest cell, and the piece rounds up instead (it threw "loss value
+// too large for the grid, got nan" before).
+TEST(PldCompose, NarrowGaussianWithoutTruncationRoundsUp) {
+  PldOptions o;
+  o.value_discretization = 5e-3;
+  o.tail_mass_truncation = 0.0;
+  for (double mu : {1.4e-4, 1.5e-4, 2e-4}) {
+    const auto g = PrivacyLossDistribution::Gaussian(mu, 1.0, o);
+    EXPECT_GE(g.DeltaForEpsilon(0.0), AnalyticGaussianDelta(mu, 1.0, 0.0)) << mu;
+    EXPECT_LE(g.DeltaForEpsilon(0.0), -std::expm1(-o.value_discretization)) << mu;
+    EXPECT_LE(g.DeltaForEpsilon(o.value_discretization), 1e-100) << mu;
+  }
+}
+
 // ComposeTightMechanisms picks its grid from the figure (accounting.h): the figure is within
 // 5e-4 relative of the one on the fine grid h = 1e-4, and not below it (beyond the FFT's
 // error bound, about 1e-6 relative here), for mixed sequences and for those whose atoms make

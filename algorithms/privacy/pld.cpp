@@ -95,6 +95,9 @@ void AddPieceConnectingDots(std::vector<double>& probs, std::int64_t i_lo, doubl
     const double a = IntegralOfExp(c - 1.0, w);
     const double b = IntegralOfExp(c, w);
     t = math::Log1p((b - a) / a);
+    // |c| w beyond about 709 overflows both integrals (a Gaussian far narrower than a cell with
+    // tail_mass_truncation 0): the piece then goes to v, i.e. rounds up (pessimistic).
+    if (!std::isfinite(t)) t = w;
     t = std::min(std::max(t, 0.0), w) + 1e-9 * w +
         8.0 * kUnitRoundoff * (std::fabs(u) + std::fabs(v));
   }
