@@ -76,10 +76,13 @@ py::object EncodeTwo(const py::array_t<T, py::array::c_style>& y) {
     (v[i] < lo ? lo : hi) = v[i];
   }
   if (lo == hi) return py::none();
+  py::array classes(y.dtype(), std::vector<py::ssize_t>{2});  // np.unique's: y's own dtype
+  static_cast<T*>(classes.mutable_data())[0] = lo;
+  static_cast<T*>(classes.mutable_data())[1] = hi;
   py::array_t<double> labels(n);
   double* out = labels.mutable_data();
   for (py::ssize_t i = 0; i < n; ++i) out[i] = v[i] == hi ? 1.0 : -1.0;
-  return py::make_tuple(lo, hi, labels);
+  return py::make_tuple(classes, labels);
 }
 
 template <class T, class... More>
@@ -101,6 +104,22 @@ py::object EncodeTwoOf(const py::handle& y) {
 py::object EncodeTwoLabels(const py::handle& y) {
   return EncodeTwoOf<bool, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t,
                      std::uint32_t, std::int64_t, std::uint64_t>(y);
+}
+
+py::object PlainTwoLabels(const py::handle& x, const py::handle& y) {
+  static const auto* const ndarray = reinterpret_cast<PyTypeObject*>(
+      py::object(py::module_::import("numpy").attr("ndarray")).release().ptr());
+  using Rows = py::array_t<double, py::array::c_style>;
+  if (Py_TYPE(x.ptr()) != ndarray || Py_TYPE(y.ptr()) != ndarray || !Rows::check_(x)) {
+    return py::none();
+  }
+  const auto& rows = py::reinterpret_borrow<py::array>(x);
+  const auto& labels = py::reinterpret_borrow<py::array>(y);
+  if (rows.ndim() != 2 || rows.shape(0) < 1 || rows.shape(1) < 1 || labels.ndim() != 1 ||
+      labels.shape(0) != rows.shape(0)) {
+    return py::none();
+  }
+  return EncodeTwoLabels(y);
 }
 
 bool IsCsr(const py::handle& x) {
