@@ -59,6 +59,7 @@ def _threads(n_jobs) -> Dict[str, Any]:
 
 
 _ATOMS = frozenset((str, int, bool, type(None)))
+_FLAT = _ATOMS | {float}  # == with the types tells apart any two values but floats' signs
 
 
 def _frozen(value):
@@ -161,8 +162,16 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         RandomState draws a seed per fit), a parameter of another type."""
         if type(self) not in _SPEC_PARAMS or type(self.random_state) is not int:
             return None
-        values = _frozen(_SPEC_PARAMS[type(self)](self))
-        return None if values is None else (type(self), n_features, partition_file, values)
+        values = _SPEC_PARAMS[type(self)](self)
+        kinds = tuple(map(type, values))
+        if _FLAT.issuperset(kinds):  # the usual case: the types, the values, the floats' reprs
+            floats = tuple([repr(v) for v in values if type(v) is float]) if float in kinds else ()
+            values = (kinds, values, floats)
+        else:
+            values = _frozen(values)
+            if values is None:
+                return None
+        return type(self), n_features, partition_file, values
 
     def _spec_text(self, n_features: int, partition_file: Optional[str]) -> str:
         """json.dumps(self._spec(n_features, partition_file)), kept for the same parameters."""
@@ -188,9 +197,10 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
             self._validate_data(X, accept_sparse="csr", dtype=np.float64, order="C")
             raise
         state = self.__dict__
-        for name in _LAZY:
-            state.pop(name, None)  # a previous fit's
-        state.pop("_run_output", None)
+        if "_run_output" in state or not state.keys().isdisjoint(_LAZY):
+            for name in _LAZY:
+                state.pop(name, None)  # a previous fit's
+            state.pop("_run_output", None)
         self.outcome_ = outcome
         if outcome in _BAD_OUTCOMES or model is None:
             self.summary_ = json.loads(out.summary_json())

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/run/spec_json.h"
@@ -86,14 +87,17 @@ py::object EncodeTwo(const py::array_t<T, py::array::c_style>& y) {
 }
 
 template <class T, class... More>
-py::object EncodeTwoOf(const py::handle& y) {
+py::object EncodeTwoOf(const py::handle& y, char kind, py::ssize_t size) {
   using Array = py::array_t<T, py::array::c_style>;
-  if (Array::check_(y)) {
+  const bool kind_matches = std::is_same_v<T, bool>       ? kind == 'b'
+                            : std::is_signed_v<T>          ? kind == 'i'
+                                                           : kind == 'u';
+  if (kind_matches && size == static_cast<py::ssize_t>(sizeof(T)) && Array::check_(y)) {
     const py::array& a = py::reinterpret_borrow<py::array>(y);
     return a.ndim() == 1 ? EncodeTwo<T>(py::reinterpret_borrow<Array>(y)) : py::none();
   }
   if constexpr (sizeof...(More) > 0) {
-    return EncodeTwoOf<More...>(y);
+    return EncodeTwoOf<More...>(y, kind, size);
   } else {
     return py::none();
   }
@@ -102,8 +106,12 @@ py::object EncodeTwoOf(const py::handle& y) {
 }  // namespace
 
 py::object EncodeTwoLabels(const py::handle& y) {
+  if (!py::isinstance<py::array>(y)) return py::none();
+  const py::dtype type = py::reinterpret_borrow<py::array>(y).dtype();
+  // Only the one type of y's kind and size is asked whether it is y's (native, C-ordered).
   return EncodeTwoOf<bool, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t,
-                     std::uint32_t, std::int64_t, std::uint64_t>(y);
+                     std::uint32_t, std::int64_t, std::uint64_t>(y, type.kind(),
+                                                                  type.itemsize());
 }
 
 py::object PlainTwoLabels(const py::handle& x, const py::handle& y) {
@@ -123,8 +131,8 @@ py::object PlainTwoLabels(const py::handle& x, const py::handle& y) {
 }
 
 bool IsCsr(const py::handle& x) {
-  return py::hasattr(x, "indptr") && py::hasattr(x, "indices") && py::hasattr(x, "data") &&
-         py::hasattr(x, "shape");
+  return !py::isinstance<py::array>(x) && py::hasattr(x, "indptr") && py::hasattr(x, "indices") &&
+         py::hasattr(x, "data") && py::hasattr(x, "shape");
 }
 
 std::variant<DenseRows, SparseRows> ToRows(const py::handle& x, const std::string& what) {
