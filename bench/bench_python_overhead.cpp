@@ -71,9 +71,8 @@ int main(int argc, char** argv) {
         cpu = ThreadCpuSeconds() - cpu0;
       }
       const double cpu_with_release = ThreadCpuSeconds() - cpu0;
-      std::cout << "seconds " << seconds.back() << " run_seconds " << run_seconds
-                << " cpu_seconds " << cpu << " cpu_with_release " << cpu_with_release
-                << std::endl;
+      std::cout << "seconds " << seconds.back() << " run_seconds " << run_seconds << " cpu_seconds "
+                << cpu << " cpu_with_release " << cpu_with_release << std::endl;
     }
     if (seconds.empty()) return 0;
     std::sort(seconds.begin(), seconds.end());

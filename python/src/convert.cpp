@@ -89,9 +89,9 @@ py::object EncodeTwo(const py::array_t<T, py::array::c_style>& y) {
 template <class T, class... More>
 py::object EncodeTwoOf(const py::handle& y, char kind, py::ssize_t size) {
   using Array = py::array_t<T, py::array::c_style>;
-  const bool kind_matches = std::is_same_v<T, bool>       ? kind == 'b'
-                            : std::is_signed_v<T>          ? kind == 'i'
-                                                           : kind == 'u';
+  const bool kind_matches = std::is_same_v<T, bool> ? kind == 'b'
+                            : std::is_signed_v<T>   ? kind == 'i'
+                                                    : kind == 'u';
   if (kind_matches && size == static_cast<py::ssize_t>(sizeof(T)) && Array::check_(y)) {
     const py::array& a = py::reinterpret_borrow<py::array>(y);
     return a.ndim() == 1 ? EncodeTwo<T>(py::reinterpret_borrow<Array>(y)) : py::none();
@@ -110,8 +110,7 @@ py::object EncodeTwoLabels(const py::handle& y) {
   const py::dtype type = py::reinterpret_borrow<py::array>(y).dtype();
   // Only the one type of y's kind and size is asked whether it is y's (native, C-ordered).
   return EncodeTwoOf<bool, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t,
-                     std::uint32_t, std::int64_t, std::uint64_t>(y, type.kind(),
-                                                                  type.itemsize());
+                     std::uint32_t, std::int64_t, std::uint64_t>(y, type.kind(), type.itemsize());
 }
 
 py::object PlainTwoLabels(const py::handle& x, const py::handle& y) {
