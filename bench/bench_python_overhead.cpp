@@ -10,7 +10,7 @@
 // Each repetition does what dpadmm.ConsensusClassifier.fit does below Python: copy the training
 // rows into a Dataset (the binding copies numpy rows once), build an Experiment from the spec
 // and the in-memory data, run it, and make the Model. The CSV is read once, outside the timing.
-// Prints one line per repetition ("seconds S run_seconds R cpu_seconds C cpu_with_release D")
+// Prints one line per repetition ("seconds S run_seconds R cpu_seconds C cpu_with_destruction D")
 // and the median: C stops before the Experiment, summary and model are destroyed (the earlier
 // sessions' figure), D after (like a fit, whose Experiment is destroyed before it returns).
 #include <algorithm>
@@ -70,9 +70,9 @@ int main(int argc, char** argv) {
         run_seconds = summary.seconds;
         cpu = ThreadCpuSeconds() - cpu0;
       }
-      const double cpu_with_release = ThreadCpuSeconds() - cpu0;
+      const double cpu_with_destruction = ThreadCpuSeconds() - cpu0;
       std::cout << "seconds " << seconds.back() << " run_seconds " << run_seconds << " cpu_seconds "
-                << cpu << " cpu_with_release " << cpu_with_release << std::endl;
+                << cpu << " cpu_with_destruction " << cpu_with_destruction << std::endl;
     }
     if (seconds.empty()) return 0;
     std::sort(seconds.begin(), seconds.end());
