@@ -114,8 +114,8 @@ py::object EncodeTwoLabels(const py::handle& y) {
 }
 
 py::object PlainTwoLabels(const py::handle& x, const py::handle& y) {
-  static const auto* const ndarray = reinterpret_cast<PyTypeObject*>(
-      py::object(py::module_::import("numpy").attr("ndarray")).release().ptr());
+  // numpy.ndarray itself (pybind11's handle on numpy's C API; a subclass is not plain).
+  const PyTypeObject* const ndarray = py::detail::npy_api::get().PyArray_Type_;
   using Rows = py::array_t<double, py::array::c_style>;
   if (Py_TYPE(x.ptr()) != ndarray || Py_TYPE(y.ptr()) != ndarray || !Rows::check_(x)) {
     return py::none();
