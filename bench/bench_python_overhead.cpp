@@ -2,8 +2,11 @@
 // The C++ side of the Python calling-overhead benchmark (bench/python_overhead.py): the run an
 // estimator's fit makes, through the C++ API, timed per repetition.
 //
-//   bench_python_overhead SPEC.json TRAIN.csv REPS
+//   bench_python_overhead SPEC.json TRAIN.csv REPS [FRAGMENT]
 //
+// FRAGMENT = N: first leave the heap with N / 2 free chunks of mixed sizes (N blocks of 24..4000
+// bytes allocated, every other one freed), as a long-lived process's heap is
+// (bench/python_run_heap.py; bench/README, "Where the in-run difference comes from").
 // REPS = 0: one repetition per line read from stdin (the Python script alternates the two
 // sides repetition by repetition, so that both see the same load).
 //
@@ -15,6 +18,7 @@
 // sessions' figure), D after (like a fit, whose Experiment is destroyed before it returns).
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -37,13 +41,35 @@ double ThreadCpuSeconds() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
+
+// Blocks of 24..4000 bytes from malloc, every other one freed: the kept ones are returned (and
+// never freed) so that the free chunks between them stay.
+std::vector<void*> FragmentHeap(int blocks) {
+  static constexpr std::size_t kSizes[] = {24, 40, 72, 136, 264, 520, 1040, 4000};
+  std::vector<void*> taken;
+  std::uint32_t state = 1;
+  for (int i = 0; i < blocks; ++i) {
+    state = state * 1103515245u + 12345u;
+    taken.push_back(std::malloc(kSizes[(state >> 16) % 8]));
+  }
+  std::vector<void*> kept;
+  for (std::size_t i = 0; i < taken.size(); ++i) {
+    if (i % 2 == 0) {
+      std::free(taken[i]);
+    } else {
+      kept.push_back(taken[i]);
+    }
+  }
+  return kept;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: bench_python_overhead SPEC.json TRAIN.csv REPS\n";
+  if (argc != 4 && argc != 5) {
+    std::cerr << "usage: bench_python_overhead SPEC.json TRAIN.csv REPS [FRAGMENT]\n";
     return 2;
   }
+  const std::vector<void*> kept = FragmentHeap(argc == 5 ? std::atoi(argv[4]) : 0);
   try {
     std::ifstream in(argv[1]);
     std::stringstream text;
