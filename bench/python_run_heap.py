@@ -6,13 +6,15 @@ import, optionally with a fragmented glibc heap. CPU time of the calling thread,
 alternating repetition by repetition; one line per set and the median over the sets.
 
     build/python-venv/bin/python bench/python_run_heap.py [--reps 61] [--sets 5]
-        [--import sklearn.base] [--fragment 40000] [--cpp-fragment 40000]
+        [--import sklearn.base] [--fragment 40000] [--cpp-fragment 40000] [--thread]
 
 --fragment N allocates N blocks of 24..4000 bytes with libc's malloc (not Python's allocator,
 whose small objects live in arenas of their own) and frees every other one, leaving the heap
 with free chunks in every bin, as a long-lived process's heap is. The module is loaded from the
 installed package's file without importing the package (which imports scikit-learn).
 --cpp-fragment N does the same in the C++ program (bench_python_overhead's FRAGMENT argument).
+--thread makes each run on a new thread (started and joined untimed; its CPU time is counted),
+whose allocations come from a glibc arena of its own rather than the main thread's heap.
 """
 import argparse
 import ctypes
@@ -24,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -62,6 +65,14 @@ def fragment_heap(blocks):
     return taken[1::2]
 
 
+def timed_run(core, text, X, labels, cpu):
+    """One run on prepared arrays; appends the CPU time of the thread it ran on."""
+    c0 = time.thread_time()
+    out = core.run(text, "spec", X, labels, None, None, None, True)
+    del out
+    cpu.append(time.thread_time() - c0)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=str(Path(__file__).resolve().parents[1] / "build"))
@@ -71,6 +82,7 @@ def main():
                         help="a module imported first (e.g. sklearn.base); repeatable")
     parser.add_argument("--fragment", type=int, default=0, help="glibc heap blocks, see above")
     parser.add_argument("--cpp-fragment", type=int, default=0, help="the same in the C++ program")
+    parser.add_argument("--thread", action="store_true", help="each run on a new thread")
     args = parser.parse_args()
     core = load_core()
     kept = fragment_heap(args.fragment) if args.fragment else []
@@ -100,10 +112,13 @@ def main():
                 cpp.stdin.write("go\n")
                 cpp.stdin.flush()
                 cpp_cpu.append(float(cpp.stdout.readline().split()[7]))
-                c0 = time.thread_time()
-                out = core.run(text, "spec", X, labels, None, None, None, True)
-                del out
-                py_cpu.append(time.thread_time() - c0)
+                if args.thread:
+                    worker = threading.Thread(target=timed_run, args=(core, text, X, labels,
+                                                                      py_cpu))
+                    worker.start()
+                    worker.join()
+                else:
+                    timed_run(core, text, X, labels, py_cpu)
             p, c = statistics.median(py_cpu), statistics.median(cpp_cpu)
             overheads.append(100 * (p / c - 1))
             print(f"set {s + 1}: C++ {c * 1e3:.3f} ms, _core.run {p * 1e3:.3f} ms, "
@@ -111,7 +126,7 @@ def main():
         cpp.stdin.close()
         cpp.wait()
     print(f"imports {args.imports or 'none'}, fragment {args.fragment} ({len(kept)} kept), "
-          f"C++ fragment {args.cpp_fragment}: "
+          f"C++ fragment {args.cpp_fragment}{', a thread per run' if args.thread else ''}: "
           f"median over {args.sets} sets {statistics.median(overheads):+.2f}%")
 
 
