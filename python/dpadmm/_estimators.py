@@ -2,8 +2,10 @@
 """scikit-learn estimators over dpadmm runs: ConsensusClassifier and SharingClassifier."""
 import json
 import numbers
+import operator
 import os
 import tempfile
+import threading
 from typing import Any, Callable, Dict, Optional, Sequence, Union
 
 import numpy as np
@@ -56,6 +58,63 @@ def _threads(n_jobs) -> Dict[str, Any]:
     raise ValueError(f"n_jobs must be None, -1 or a positive integer, got {n_jobs!r}")
 
 
+_ATOMS = frozenset((str, int, bool, type(None)))
+_FLAT = _ATOMS | {float}  # == with the types tells apart any two values but floats' signs
+
+
+def _frozen(value):
+    """A hashable stand-in for a parameter value, equal for two values only when they are of
+    the same types and values all through (a float by its repr: -0.0 is not 0.0), so that the
+    spec built from them is the same text: str, int, bool, None and float (exact types, never a
+    subclass), and lists, tuples and dicts of them, item by item in order; None for anything
+    else (that value is not cached)."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return kind, value
+    if kind is float:
+        return kind, repr(value)
+    if kind is list or kind is tuple:
+        items = tuple(map(_frozen, value))
+        return None if None in items else (kind, items)
+    if kind is dict:
+        items = tuple(map(_frozen, value.items()))
+        return None if None in items else (kind, items)
+    return None
+
+
+class _SpecTexts:
+    """The spec texts (json.dumps of _spec) of the last few parameter sets the estimators fitted
+    with, keyed by _DpadmmClassifier._spec_key, most recently used last: a repeated fit reuses
+    the text, and the extension its parsed spec (bench/README, "Python calling overhead").
+    Strings only (immutable); a lock keeps it consistent across threads."""
+
+    ENTRIES = 8
+
+    def __init__(self):
+        self._texts: Dict[tuple, str] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key) -> Optional[str]:
+        with self._lock:
+            text = self._texts.pop(key, None)
+            if text is not None:
+                self._texts[key] = text
+            return text
+
+    def put(self, key, text: str):
+        with self._lock:
+            self._texts[key] = text
+            while len(self._texts) > self.ENTRIES:
+                del self._texts[next(iter(self._texts))]
+
+    def clear(self):
+        with self._lock:
+            self._texts.clear()
+
+
+_SPEC_TEXTS = _SpecTexts()
+
+
 def _plain_rows(X, y) -> bool:
     """True when X and y need nothing from scikit-learn's input checks but the finiteness of X:
     X a C-ordered float64 ndarray of at least one row and one column, y a 1-D integer, boolean
@@ -96,29 +155,60 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         return {"binary_only": True, "non_deterministic": self._private_mode(),
                 "X_types": ["2darray", "sparse"]}
 
-    def _fit_spec(self, X, y, spec: Dict[str, Any]):
-        if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub"):
-            check_classification_targets(y)  # 1-D integer labels always pass it
-        self.classes_, y_pm = encode_labels(y, "y")
+    def _spec_key(self, n_features: int, partition_file: Optional[str]):
+        """The key of this fit's spec text in _SPEC_TEXTS: the class, the arguments of _spec
+        and every parameter but the callback (_frozen), or None when the text is built afresh:
+        a subclass (its _spec may read more), a random_state other than an int (None or a
+        RandomState draws a seed per fit), a parameter of another type."""
+        if type(self) not in _SPEC_PARAMS or type(self.random_state) is not int:
+            return None
+        values = _SPEC_PARAMS[type(self)](self)
+        kinds = tuple(map(type, values))
+        if _FLAT.issuperset(kinds):  # the usual case: the types, the values, the floats' reprs
+            floats = tuple([repr(v) for v in values if type(v) is float]) if float in kinds else ()
+            values = (kinds, values, floats)
+        else:
+            values = _frozen(values)
+            if values is None:
+                return None
+        return type(self), n_features, partition_file, values
+
+    def _spec_text(self, n_features: int, partition_file: Optional[str]) -> str:
+        """json.dumps(self._spec(n_features, partition_file)), kept for the same parameters."""
+        key = self._spec_key(n_features, partition_file)
+        text = None if key is None else _SPEC_TEXTS.get(key)
+        if text is None:
+            text = json.dumps(self._spec(n_features, partition_file))
+            if key is not None:
+                _SPEC_TEXTS.put(key, text)
+        return text
+
+    def _fit_spec(self, X, y, text: str, labels):
+        if labels is None:
+            if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub"):
+                check_classification_targets(y)  # 1-D integer labels always pass it
+            labels = encode_labels(y, "y")
+        self.classes_, y_pm = labels
         try:
-            out = run_core(json.dumps(spec), type(self).__name__, X, y_pm, None, None,
-                           self.callback, stacklevel=4)
+            out, outcome, rounds, model = run_core(text, type(self).__name__, X, y_pm, None,
+                                                   None, self.callback, stacklevel=4)
         except _core.InputError:
             # Rows with NaN or Inf that took the short check: scikit-learn's message.
             self._validate_data(X, accept_sparse="csr", dtype=np.float64, order="C")
             raise
         state = self.__dict__
-        for name in _LAZY:
-            state.pop(name, None)  # a previous fit's
-        state.pop("_run_output", None)
-        self.outcome_ = out.outcome
-        if self.outcome_ in _BAD_OUTCOMES or out.model is None:
+        if "_run_output" in state or not state.keys().isdisjoint(_LAZY):
+            for name in _LAZY:
+                state.pop(name, None)  # a previous fit's
+            state.pop("_run_output", None)
+        self.outcome_ = outcome
+        if outcome in _BAD_OUTCOMES or model is None:
             self.summary_ = json.loads(out.summary_json())
-            raise RunError(f"{type(self).__name__}.fit: the run {self.outcome_}: "
-                           f"{out.message}", self.summary_)
+            raise RunError(f"{type(self).__name__}.fit: the run {outcome}: {out.message}",
+                           self.summary_)
         self._run_output = out
-        self.model_ = out.model
-        self.n_iter_ = int(out.rounds)
+        self.model_ = model
+        self.n_iter_ = rounds
         return self
 
     def __getattr__(self, name):
@@ -238,18 +328,22 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
             return np.log(self.predict_proba(X))
 
     def _prepare_fit(self, X, y):
-        if _plain_rows(X, y):
+        """(X, y, labels): the checked rows and labels, and labels = (classes_, +-1 labels) when
+        the extension checked a plain input and encoded its two integer or boolean labels in
+        one call (_core.plain_two_labels), else None (_fit_spec encodes them)."""
+        labels = _core.plain_two_labels(X, y)
+        if labels is not None or _plain_rows(X, y):
             # What _validate_data does for these inputs, without its general machinery (about
             # a third of the Python time of a fit; bench/README, "Python calling overhead").
             self.n_features_in_ = X.shape[1]
             self.__dict__.pop("feature_names_in_", None)
-            return X, y
+            return X, y, labels
         X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float64, order="C",
                                    y_numeric=False)
         if hasattr(X, "has_canonical_format") and not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
-        return X, y
+        return X, y, None
 
     def _common_spec(self, spec: Dict[str, Any]) -> Dict[str, Any]:
         spec.update(_threads(self.n_jobs))
@@ -455,9 +549,9 @@ class ConsensusClassifier(_DpadmmClassifier):
         -------
         self : ConsensusClassifier
         """
-        X, y = self._prepare_fit(X, y)
+        X, y, labels = self._prepare_fit(X, y)
         if node is None:
-            return self._fit_spec(X, y, self._spec(X.shape[1], None))
+            return self._fit_spec(X, y, self._spec_text(X.shape[1], None), labels)
         node = np.asarray(node)
         if node.shape != (X.shape[0],) or not np.issubdtype(node.dtype, np.integer):
             raise ValueError(f"node must be an integer array of shape ({X.shape[0]},), got "
@@ -468,7 +562,7 @@ class ConsensusClassifier(_DpadmmClassifier):
         with tempfile.TemporaryDirectory(prefix="dpadmm-") as folder:
             path = os.path.join(folder, "partition.txt")
             np.savetxt(path, node, fmt="%d")
-            return self._fit_spec(X, y, self._spec(X.shape[1], path))
+            return self._fit_spec(X, y, self._spec_text(X.shape[1], path), labels)
 
 
 class SharingClassifier(_DpadmmClassifier):
@@ -560,12 +654,12 @@ class SharingClassifier(_DpadmmClassifier):
         -------
         self : SharingClassifier
         """
-        X, y = self._prepare_fit(X, y)
+        X, y, labels = self._prepare_fit(X, y)
         order, _ = self._blocks(X.shape[1])
         self.column_order_ = order
         if order is not None:
             X = X[:, order]
-        return self._fit_spec(X, y, self._spec(X.shape[1], None))
+        return self._fit_spec(X, y, self._spec_text(X.shape[1], None), labels)
 
     def _coefficients(self):
         coef, intercept = super()._coefficients()
@@ -580,3 +674,9 @@ class SharingClassifier(_DpadmmClassifier):
         if self.column_order_ is not None:
             X = X[:, self.column_order_]
         return X
+
+
+# The parameters a spec is built from (every one but the callback), read in one call per fit.
+_SPEC_PARAMS = {cls: operator.attrgetter(*(name for name in cls._get_param_names()
+                                           if name != "callback"))
+                for cls in (ConsensusClassifier, SharingClassifier)}

@@ -89,7 +89,7 @@ def encode_labels(y, name: str = "y"):
         raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
     two = _core.encode_two_labels(y)  # integer or boolean labels of two values: one pass
     if two is not None:
-        return np.array(two[:2], dtype=y.dtype), two[2]
+        return two
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(f"{name} has one class only ({classes.tolist()}): a classifier needs "
@@ -108,21 +108,23 @@ def decode(out: "_core.RunOutput") -> RunResult:
 
 def run_core(text: str, where: str, X=None, y=None, X_test=None, y_test=None,
              progress: Optional[Callable[[dict], Any]] = None, stacklevel: int = 3):
-    """The engine of :func:`run` and the estimators: the extension's RunOutput, once a callback's
-    exception or Ctrl-C has been raised and the summary's warnings issued."""
+    """The engine of :func:`run` and the estimators: (the extension's RunOutput, its outcome,
+    rounds and model), once a callback's exception or Ctrl-C has been raised and the summary's
+    warnings issued."""
     out = _core.run(text, where, X, y, X_test, y_test, progress, True)
-    if out.callback_error is not None:
-        raise out.callback_error
-    if out.interrupt is not None:
-        if isinstance(out.interrupt, KeyboardInterrupt):
+    outcome, rounds, model, texts, callback_error, interrupt = out.status()
+    if callback_error is not None:
+        raise callback_error
+    if interrupt is not None:
+        if isinstance(interrupt, KeyboardInterrupt):
             raise RunInterrupted(decode(out)) from None
-        raise out.interrupt
-    texts = out.warnings
-    simulation = bool(texts) and out.noise_mode == "simulation"
-    for text in texts:
-        category = SimulationWarning if simulation and "simulation" in text else RunWarning
-        warnings.warn(text, category, stacklevel=stacklevel)
-    return out
+        raise interrupt
+    if texts:
+        simulation = out.noise_mode == "simulation"
+        for text in texts:
+            category = SimulationWarning if simulation and "simulation" in text else RunWarning
+            warnings.warn(text, category, stacklevel=stacklevel)
+    return out, outcome, rounds, model
 
 
 def run(spec: SpecLike, X=None, y=None, X_test=None, y_test=None, *,
@@ -175,7 +177,7 @@ def run(spec: SpecLike, X=None, y=None, X_test=None, y_test=None, *,
             y_test = np.where(y_test == classes[1], 1.0, -1.0)
     elif y is not None:
         raise ValueError("y given without X")
-    return decode(run_core(text, where, X, y, X_test, y_test, progress))
+    return decode(run_core(text, where, X, y, X_test, y_test, progress)[0])
 
 
 def default_spec(algorithm: str = "admm") -> Dict[str, Any]:

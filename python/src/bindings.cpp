@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -113,6 +114,58 @@ RunSpec ValidSpec(const std::string& text, const std::string& where) {
   return spec;
 }
 
+// The validated specs of the last few spec texts `run` was given, most recent first: fits that
+// repeat a spec (the same estimator parameters, a benchmark loop, GridSearchCV's folds of one
+// candidate) parse and validate it once, as a C++ caller keeps its RunSpec. The parse of a
+// valid text depends on the text alone (`where` only names it in messages), so the exact text
+// is the key; a text that fails is never kept (its error is raised at every call). Entries are
+// immutable (shared_ptr<const RunSpec>): a run copies the spec into its Experiment and nothing
+// of an entry reaches Python. The mutex makes lookups safe from any thread, GIL held or not.
+class SpecCache {
+ public:
+  static constexpr std::size_t kEntries = 8;
+
+  std::shared_ptr<const RunSpec> Get(const std::string& text, const std::string& where) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      const auto found = std::find_if(entries_.begin(), entries_.end(),
+                                      [&](const Entry& e) { return e.first == text; });
+      if (found != entries_.end()) {
+        std::rotate(entries_.begin(), found, found + 1);  // most recent first
+        ++hits_;
+        return entries_.front().second;
+      }
+    }
+    auto spec = std::make_shared<const RunSpec>(ValidSpec(text, where));  // throws: not kept
+    const std::lock_guard<std::mutex> lock(mutex_);
+    ++misses_;
+    entries_.insert(entries_.begin(), Entry(text, spec));
+    if (entries_.size() > kEntries) entries_.pop_back();
+    return spec;
+  }
+  // (hits, misses, entries) since the last Clear, for the tests.
+  py::tuple Stats() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return py::make_tuple(hits_, misses_, entries_.size());
+  }
+  void Clear() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    entries_.clear();
+    hits_ = misses_ = 0;
+  }
+
+ private:
+  using Entry = std::pair<std::string, std::shared_ptr<const RunSpec>>;
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+  std::int64_t hits_ = 0, misses_ = 0;
+};
+
+SpecCache& RunSpecs() {
+  static SpecCache* cache = new SpecCache();  // never destroyed: no teardown order at exit
+  return *cache;
+}
+
 // The rounds a run reports at most (round 0, every metrics_every-th, the last), capped: a
 // storage hint for the history, not a limit.
 std::int64_t ExpectedRounds(const RunSpec& spec) {
@@ -175,7 +228,8 @@ std::unique_ptr<RunOutput> Run(const std::string& spec_text, const std::string& 
                                const py::object& x_train, const py::object& y_train,
                                const py::object& x_test, const py::object& y_test,
                                const py::object& progress, bool history) {
-  const RunSpec spec = ValidSpec(spec_text, where);
+  const std::shared_ptr<const RunSpec> cached = RunSpecs().Get(spec_text, where);
+  const RunSpec& spec = *cached;
   const bool in_memory = !x_train.is_none();
   Dataset train, test;
   if (in_memory) {
@@ -230,6 +284,14 @@ them and converted when read (the estimators decode each at most once).
       .def_readonly("model_error", &RunOutput::model_error)
       .def_readonly("interrupt", &RunOutput::interrupt)
       .def_readonly("callback_error", &RunOutput::callback_error)
+      .def(
+          "status",
+          [](const RunOutput& r) {
+            return py::make_tuple(ToString(r.summary.outcome), r.summary.rounds, r.model,
+                                  r.summary.warnings, r.callback_error, r.interrupt);
+          },
+          "(outcome, rounds, model, warnings, callback_error, interrupt): what every fit "
+          "reads, in one call.")
       .def("summary_json", [](const RunOutput& r) { return SummaryToJson(r.summary); })
       .def("spec_json", [](const RunOutput& r) { return SpecToJson(r.spec); })
       .def("history", [](RunOutput& r) {
@@ -582,7 +644,11 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("run", &Run, py::arg("spec_json"), py::arg("where"), py::arg("X"), py::arg("y"),
         py::arg("X_test"), py::arg("y_test"), py::arg("progress"), py::arg("history") = true);
+  m.def("spec_cache_stats", [] { return RunSpecs().Stats(); });
+  m.def("clear_spec_cache", [] { RunSpecs().Clear(); });
+  m.attr("SPEC_CACHE_ENTRIES") = SpecCache::kEntries;
   m.def("encode_two_labels", &EncodeTwoLabels, py::arg("y"));
+  m.def("plain_two_labels", &PlainTwoLabels, py::arg("X"), py::arg("y"));
   m.def("normalize_spec", &NormalizeSpec, py::arg("spec_json"), py::arg("where") = "spec");
   m.def("default_spec", &DefaultSpec, py::arg("algorithm"));
   m.def("algorithms", [] {

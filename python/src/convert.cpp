@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "dpadmm/core/error.h"
 #include "dpadmm/run/spec_json.h"
@@ -76,21 +77,27 @@ py::object EncodeTwo(const py::array_t<T, py::array::c_style>& y) {
     (v[i] < lo ? lo : hi) = v[i];
   }
   if (lo == hi) return py::none();
+  py::array classes(y.dtype(), std::vector<py::ssize_t>{2});  // np.unique's: y's own dtype
+  static_cast<T*>(classes.mutable_data())[0] = lo;
+  static_cast<T*>(classes.mutable_data())[1] = hi;
   py::array_t<double> labels(n);
   double* out = labels.mutable_data();
   for (py::ssize_t i = 0; i < n; ++i) out[i] = v[i] == hi ? 1.0 : -1.0;
-  return py::make_tuple(lo, hi, labels);
+  return py::make_tuple(classes, labels);
 }
 
 template <class T, class... More>
-py::object EncodeTwoOf(const py::handle& y) {
+py::object EncodeTwoOf(const py::handle& y, char kind, py::ssize_t size) {
   using Array = py::array_t<T, py::array::c_style>;
-  if (Array::check_(y)) {
+  const bool kind_matches = std::is_same_v<T, bool> ? kind == 'b'
+                            : std::is_signed_v<T>   ? kind == 'i'
+                                                    : kind == 'u';
+  if (kind_matches && size == static_cast<py::ssize_t>(sizeof(T)) && Array::check_(y)) {
     const py::array& a = py::reinterpret_borrow<py::array>(y);
     return a.ndim() == 1 ? EncodeTwo<T>(py::reinterpret_borrow<Array>(y)) : py::none();
   }
   if constexpr (sizeof...(More) > 0) {
-    return EncodeTwoOf<More...>(y);
+    return EncodeTwoOf<More...>(y, kind, size);
   } else {
     return py::none();
   }
@@ -99,13 +106,32 @@ py::object EncodeTwoOf(const py::handle& y) {
 }  // namespace
 
 py::object EncodeTwoLabels(const py::handle& y) {
+  if (!py::isinstance<py::array>(y)) return py::none();
+  const py::dtype type = py::reinterpret_borrow<py::array>(y).dtype();
+  // Only the one type of y's kind and size is asked whether it is y's (native, C-ordered).
   return EncodeTwoOf<bool, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t,
-                     std::uint32_t, std::int64_t, std::uint64_t>(y);
+                     std::uint32_t, std::int64_t, std::uint64_t>(y, type.kind(), type.itemsize());
+}
+
+py::object PlainTwoLabels(const py::handle& x, const py::handle& y) {
+  // numpy.ndarray itself (pybind11's handle on numpy's C API; a subclass is not plain).
+  const PyTypeObject* const ndarray = py::detail::npy_api::get().PyArray_Type_;
+  using Rows = py::array_t<double, py::array::c_style>;
+  if (Py_TYPE(x.ptr()) != ndarray || Py_TYPE(y.ptr()) != ndarray || !Rows::check_(x)) {
+    return py::none();
+  }
+  const auto& rows = py::reinterpret_borrow<py::array>(x);
+  const auto& labels = py::reinterpret_borrow<py::array>(y);
+  if (rows.ndim() != 2 || rows.shape(0) < 1 || rows.shape(1) < 1 || labels.ndim() != 1 ||
+      labels.shape(0) != rows.shape(0)) {
+    return py::none();
+  }
+  return EncodeTwoLabels(y);
 }
 
 bool IsCsr(const py::handle& x) {
-  return py::hasattr(x, "indptr") && py::hasattr(x, "indices") && py::hasattr(x, "data") &&
-         py::hasattr(x, "shape");
+  return !py::isinstance<py::array>(x) && py::hasattr(x, "indptr") && py::hasattr(x, "indices") &&
+         py::hasattr(x, "data") && py::hasattr(x, "shape");
 }
 
 std::variant<DenseRows, SparseRows> ToRows(const py::handle& x, const std::string& what) {

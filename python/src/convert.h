@@ -55,11 +55,19 @@ class HistoryRecorder {
   std::size_t expected_rounds_;
 };
 
-// Labels of exactly two values, encoded in one pass: (smaller, larger, labels) with labels[i]
-// = +1.0 where y[i] is the larger value, else -1.0 (what np.unique and np.where give), for a
-// 1-D C-contiguous numpy array of a native boolean or integer type; None for anything else
-// (another type or layout, one value, three or more: the caller's general path decides).
+// Labels of exactly two values, encoded in one pass: (classes, labels) with classes the two
+// values in y's dtype, smaller first, and labels[i] = +1.0 where y[i] is the larger value,
+// else -1.0 (what np.unique and np.where give), for a 1-D C-contiguous numpy array of a native
+// boolean or integer type; None for anything else (another type or layout, one value, three or
+// more: the caller's general path decides).
 py::object EncodeTwoLabels(const py::handle& y);
+
+// A fit's plain input checked and its labels encoded in one call: EncodeTwoLabels(y) when x is
+// a numpy.ndarray (the class itself) of native float64, C-ordered, with at least one row and
+// one column, and y a numpy.ndarray of one label per row; None otherwise (the estimators'
+// general checks then decide, with scikit-learn's messages). The rows' values are checked by
+// the library as it copies them (Dataset::Validate).
+py::object PlainTwoLabels(const py::handle& x, const py::handle& y);
 
 // One round's scalar metrics of `family` as a dict (the progress callback's argument).
 py::dict RoundToDict(const RoundMetrics& m, Family family);

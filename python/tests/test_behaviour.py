@@ -190,6 +190,29 @@ def test_plain_arrays_take_the_short_input_check_with_the_same_result(small):
         admm().fit(X[:0], y[:0])
 
 
+def test_plain_input_is_checked_and_encoded_in_one_call_only_when_plain(small):
+    """_core.plain_two_labels: for an ndarray of C-ordered float64 rows and an ndarray of two
+    integer or boolean labels, encode_labels' result; None for any other input (the general
+    checks decide), so the fit is the same as through them."""
+    from dpadmm._run import encode_labels
+    X, y = small
+    classes, labels = dpadmm._core.plain_two_labels(X, y)
+    expected = encode_labels(y.tolist())
+    assert classes.dtype == y.dtype and list(classes) == list(expected[0])
+    assert same_bits(labels, expected[1])
+    assert dpadmm._core.plain_two_labels(X, y > 0)[0].dtype == np.bool_
+    not_plain = [(X.tolist(), y), (X, y.tolist()), (np.asfortranarray(X), y),
+                 (X.astype(np.float32), y), (X.astype(">f8"), y), (X[:, :0], y), (X[:0], y[:0]),
+                 (X, y[:-1]), (X, y[:, None]), (X, y.astype(np.float64)), (X[0], y[:1]),
+                 (X, np.ones_like(y)), (X, y[::-1].copy()[::-1]),
+                 (X.view(np.recarray), y)]
+    for rows, labels in not_plain:
+        assert dpadmm._core.plain_two_labels(rows, labels) is None
+    est = admm(iterations=5).fit(X, y)
+    for rows, labels in ((X.tolist(), y), (X, y[::-1].copy()[::-1])):
+        assert same_bits(admm(iterations=5).fit(rows, labels).coef_, est.coef_)
+
+
 def test_two_integer_labels_encode_as_np_unique_does():
     """encode_labels' one-pass path for two integer or boolean labels (_core.encode_two_labels)
     gives np.unique's classes (value and dtype) and the same +-1 labels, whatever the integer
@@ -338,3 +361,111 @@ def test_node_assignment_and_feature_blocks(small):
     assert blocks.summary_["info"]["party_features"] == [2, 4]
     np.testing.assert_allclose(blocks.decision_function(X), X @ blocks.coef_.ravel() +
                                blocks.intercept_[0], rtol=1e-9, atol=1e-9)
+
+
+# --- the parsed spec reused between runs ----------------------------------------------------
+
+def test_a_repeated_spec_text_is_parsed_once_and_a_changed_one_runs_as_changed(small):
+    """_core.run keeps the validated specs of its last few spec texts (bench/README, "Python
+    calling overhead"): the same text reuses its entry with the same bits as a fresh parse; a
+    changed parameter is a new text, parsed and run as changed; past the last
+    SPEC_CACHE_ENTRIES texts the oldest is parsed again; a refused spec is never kept."""
+    X, y = small
+    core = dpadmm._core
+    core.clear_spec_cache()
+    est = admm(iterations=5)
+    first = est.fit(X, y).coef_
+    assert core.spec_cache_stats() == (0, 1, 1)
+    assert same_bits(est.fit(X, y).coef_, first)
+    assert core.spec_cache_stats() == (1, 1, 1)
+    changed = est.set_params(rho=0.5).fit(X, y).coef_
+    assert core.spec_cache_stats() == (1, 2, 2) and not same_bits(changed, first)
+    assert est.spec_["algorithm"]["rho"] == 0.5
+    assert same_bits(admm(iterations=5).fit(X, y).coef_, first)  # the older entry, still right
+    core.clear_spec_cache()
+    assert same_bits(admm(iterations=5, rho=0.5).fit(X, y).coef_, changed)  # parsed afresh
+
+    runs = core.SPEC_CACHE_ENTRIES + 2
+    specs = [admm(iterations=2 + k) for k in range(runs)]
+    fresh = []
+    for spec in specs:
+        core.clear_spec_cache()
+        fresh.append(spec.fit(X, y).coef_)
+    core.clear_spec_cache()
+    for _ in range(2):  # the second pass finds every text evicted by the ones after it
+        for spec, expected in zip(specs, fresh):
+            assert same_bits(spec.fit(X, y).coef_, expected)
+    assert core.spec_cache_stats() == (0, 2 * runs, core.SPEC_CACHE_ENTRIES)
+    assert same_bits(specs[-1].fit(X, y).coef_, fresh[-1])
+    assert core.spec_cache_stats()[0] == 1
+
+    bad = {"algorithm": {"name": "admm", "etta": 1}}
+    for _ in range(2):
+        with pytest.raises(ValueError, match="etta"):
+            dpadmm.run(bad, X, y)
+    assert core.spec_cache_stats() == (1, 2 * runs, core.SPEC_CACHE_ENTRIES)
+
+
+def test_runs_in_threads_sharing_cached_specs_give_the_serial_bits(small):
+    """Runs in four threads at once, two spec texts each (so the same cached spec is read by
+    concurrent runs with the GIL released), give the bits of the same fits one at a time."""
+    X, y = small
+    params = [dict(iterations=6, rho=r) for r in (0.1, 0.3)]
+    expected = [admm(**p).fit(X, y).coef_ for p in params]
+    failures = []
+
+    def fits():
+        for k in range(6):
+            coef = admm(**params[k % 2]).fit(X, y).coef_
+            if not same_bits(coef, expected[k % 2]):
+                failures.append(k)
+
+    threads = [threading.Thread(target=fits) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not any(t.is_alive() for t in threads) and failures == []
+
+
+def test_spec_texts_are_reused_only_for_parameters_written_alike():
+    """The estimators keep the spec text of their last few parameter sets (_SPEC_TEXTS): the
+    same parameters give the kept text; parameters that compare equal in Python but are
+    written differently (1 and 1.0, 0.0 and -0.0, True and 1, a list and a tuple) each get the
+    text built from them; a random_state drawing a seed per fit, a parameter of another type
+    and a subclass are never kept."""
+    import json
+    from dpadmm._estimators import _SPEC_TEXTS
+
+    def fresh(est, n=5):
+        return json.dumps(est._spec(n, None))
+
+    _SPEC_TEXTS.clear()
+    est = admm(algorithm="dvp", iterations=3)
+    kept = est._spec_text(5, None)
+    assert kept == fresh(est) and est._spec_text(5, None) is kept  # the same object: reused
+    alike = [("iterations", 3, 3.0), ("iterations", 1, True), ("tol", 0.0, -0.0),
+             ("C", 1, True),
+             ("params", {"alpha": 1}, {"alpha": 1.0}), ("params", {"alpha": 0}, {"alpha": False}),
+             ("params", {"node_alpha": [1, 2]}, {"node_alpha": (1, 2)}),
+             ("params", {"alpha": 1, "beta": 2}, {"beta": 2, "alpha": 1}),
+             ("feature_range", [0, 1], [0.0, 1.0]), ("nodes", 4, 4.0), ("noise", 3, True)]
+    for name, a, b in alike:
+        first, second = admm(algorithm="dvp", **{name: a}), admm(algorithm="dvp", **{name: b})
+        for _ in range(2):
+            for e in (first, second):
+                try:
+                    expected = fresh(e)
+                except (TypeError, ValueError) as error:  # refused alike, never kept
+                    with pytest.raises(type(error)):
+                        e._spec_text(5, None)
+                else:
+                    assert e._spec_text(5, None) == expected, (name, a, b)
+    sharing = dpadmm.SharingClassifier(feature_blocks=[2, 3], random_state=1)
+    assert sharing._spec_text(5, None) == fresh(sharing)
+    with pytest.raises(ValueError, match="sum to n_features = 6"):  # n_features is in the key
+        sharing._spec_text(6, None)
+    for e in (admm(random_state=None), admm(random_state=np.random.RandomState(1)),
+              admm(iterations=np.int64(3)), admm(params={"alpha": np.float64(0.5)}),
+              type("Sub", (dpadmm.ConsensusClassifier,), {})(random_state=1)):
+        assert e._spec_key(5, None) is None

@@ -128,3 +128,26 @@ def test_pipeline_grid_search_and_clone():
     twin = clone(pipe)
     assert twin.get_params()["consensusclassifier__algorithm"] == "admm"
     assert "coef_" not in vars(twin.steps[-1][1])
+
+
+def test_grid_search_with_cached_specs_scores_as_fresh_fits():
+    """GridSearchCV with a fixed random_state repeats each candidate's spec text over the folds
+    (the extension reuses its parse): the scores equal fits each parsed afresh, and clone
+    keeps nothing of a fit."""
+    from sklearn.model_selection import KFold
+    X, y = two_gaussians(240, 4, seed=5)
+    est = dpadmm.ConsensusClassifier(algorithm="admm", iterations=15, random_state=3)
+    grid = {"rho": [0.05, 0.5], "nodes": [3, 6]}
+    folds = KFold(3, shuffle=True, random_state=0)
+    dpadmm._core.clear_spec_cache()
+    search = GridSearchCV(est, grid, cv=folds).fit(X, y)
+    assert dpadmm._core.spec_cache_stats()[0] > 0  # folds of a candidate reused its spec
+    for params, score in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"]):
+        fresh = []
+        for train, test in folds.split(X, y):
+            dpadmm._core.clear_spec_cache()
+            model = clone(est).set_params(**params).fit(X[train], y[train])
+            fresh.append(model.score(X[test], y[test]))
+        assert np.mean(fresh) == score
+    assert search.best_estimator_.get_params()["rho"] == search.best_params_["rho"]
+    assert "coef_" not in vars(clone(search.best_estimator_))
