@@ -252,8 +252,8 @@ class TbbRun {
       return false;
     }
     const int row = static_cast<int>(r % window_);
+    NodeFailure failure;  // written only on a fault (one per round, as on the serial engine)
     for (int i = 0; i < n_; ++i) {
-      NodeFailure failure;
       bool ok = ComputeRound(*programs_[i], i, r, wiring_, failure);
       if (ok) {
         wiring_.Broadcast(i);
