@@ -891,6 +891,31 @@ TEST(LocalSolverTest, ReadingCsrInPlaceHoldsOneBytePerEntry) {
   EXPECT_GT(static_cast<double>(held), entries);
 }
 
+// A consensus node's solver (one weight, rows and labels read in place, CSR with a Cholesky
+// step) holds nine per-row arrays of 8 bytes at most: its margins, L' and L'' at the current and
+// trial points, X~ p, the row pointers and, while it is built, the rows' entry counts. Not a copy
+// of the labels, nor the weight once per row, nor the CG/dense-Hessian scratch (12 arrays before).
+TEST(LocalSolverTest, NodeSolverHoldsNinePerRowArrays) {
+#if !DPADMM_TEST_COUNT_ALLOCATIONS
+  GTEST_SKIP() << "allocations are only counted on glibc without sanitizers";
+#endif
+  constexpr int kRows = 40000;
+  const Problem p = MakeProblem(31, kRows, 100, 0.03);
+  NewtonOptions in_place;
+  in_place.row_storage = NewtonOptions::RowStorage::kCsr;
+  in_place.borrow_rows = true;
+  const std::int64_t held = test::PeakBytesDuring([&] {
+    LocalSolver solver(p.sparse, 0.7, Logistic(), in_place);
+    EXPECT_TRUE(solver.ReadsRowsInPlace());
+    Eigen::VectorXd f;
+    EXPECT_EQ(solver.Solve(1.0, p.g, f).status, SolveStatus::kConverged);
+  });
+  const auto entries = static_cast<double>(p.sparse.nonzeros());
+  const double per_row = (static_cast<double>(held) - 1.0 * entries) / kRows;
+  EXPECT_LT(per_row, 9.0 * 8.0 + 4.0) << "held " << held << " entries " << entries;
+  EXPECT_GT(per_row, 7.0 * 8.0);
+}
+
 // --- Allocation-free solves ---------------------------------------------------------------
 
 TEST(LocalSolverTest, AllocationCounterSeesEigenAllocations) {

@@ -5,6 +5,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -365,6 +368,17 @@ const char* ReleasePages(const char* begin, const char* end) {
 #endif
 }
 
+// Gives the free pages of the heap back to the system. glibc keeps freed blocks below its
+// mmap threshold resident (after the loaders and the centralized optimum's solver: about 1 MB on
+// Adult, 1 MB on 140 000 dense rows), and the split's new arrays, or the first round's, would be
+// faulted in beside them.
+// Elsewhere nothing happens. No data moves: only pages no allocation holds are released.
+void GiveBackFreeHeap() {
+#if defined(__GLIBC__)
+  (void)malloc_trim(0);
+#endif
+}
+
 // The sparse rows of `x` (compressed), which `partition` covers exactly once, copied into the
 // slices' rows (slices[i] takes partition[i]'s rows in its order, as Subset does) in one pass
 // over `x` in storage order. The pages of `x`'s entries are released behind the pass
@@ -449,6 +463,7 @@ std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition
     data = Dataset{};
     return slices;
   }
+  GiveBackFreeHeap();  // before the slices are written, and once `data` is freed (below)
   for (std::size_t i = 0; i < partition.size(); ++i) {
     Dataset& slice = slices[i];
     slice.name = data.name;
@@ -462,6 +477,7 @@ std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition
     order = {};
     SplitSparseRows(*sparse, partition, slices, data.name.empty() ? "dataset" : data.name);
     data = Dataset{};
+    GiveBackFreeHeap();
     return slices;
   }
   DenseRows& x = std::get<DenseRows>(data.x);
@@ -498,6 +514,7 @@ std::vector<Dataset> SplitByPartition(Dataset&& data, const Partition& partition
     end = begin;
   }
   data = Dataset{};
+  GiveBackFreeHeap();
   return slices;
 }
 

@@ -647,7 +647,7 @@ void ConsensusDriver::SolveOptimum() {
     NewtonOptions newton = s.newton;
     newton.max_iterations = std::max(newton.max_iterations, 200);
     newton.borrow_rows = true;  // `train` outlives `central`
-    LocalSolver central(train, weights, s.loss, newton);
+    LocalSolver central(train, std::move(weights), s.loss, newton);
     optimum = Eigen::VectorXd::Zero(train.cols());
     const double rho_total =
         s.algorithm.rho_per_node ? s.algorithm.rho * graph.num_nodes() : s.algorithm.rho;

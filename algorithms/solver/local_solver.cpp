@@ -265,8 +265,16 @@ struct LocalSolver::Impl {
   // Otherwise they are y x (a copy) and label_sign is empty.
   const double* csr_values = nullptr;
   bool rows_in_place = false;
-  Eigen::ArrayXd label_sign;  // y, when the labels are applied on the fly
-  const double* sign() const { return label_sign.size() > 0 ? label_sign.data() : nullptr; }
+  // y, when the labels are applied on the fly (else null): the caller's labels under
+  // NewtonOptions::borrow_rows (which outlive the solver), else label_copy.
+  const double* label_sign = nullptr;
+  Eigen::ArrayXd label_copy;
+  const double* sign() const { return label_sign; }
+  void ApplyLabelsOnTheFly(const Dataset& data) {
+    if (!opt.borrow_rows) label_copy = data.y.array();
+    label_sign = opt.borrow_rows ? data.y.data() : label_copy.data();
+  }
+  Eigen::Map<const Eigen::ArrayXd> labels() const { return {label_sign, n}; }
   // X~^T s is scattered row by row from the CSR rows (no copy by column), into four
   // accumulators per column: entry k of the CSR rows, in column c, adds to accumulator 4 c + t,
   // where t is the entry's position among column c's entries, mod 4, for the first multiple
@@ -277,8 +285,9 @@ struct LocalSolver::Impl {
   // consecutive rows that share a column update different accumulators.
   std::vector<std::uint8_t> lanes;
   mutable std::vector<double> acc4;  // 4 d accumulators of the scatter
-  Eigen::ArrayXd w;
+  Eigen::VectorXd w;  // w_n (moved in, no copy); only w_0 when all are equal (uniform_weight)
   bool uniform_weight = true;  // every w_n equal (the consensus nodes' C / B_i)
+  double weight(std::int64_t i) const { return uniform_weight ? w[0] : w[i]; }
   Loss loss;
   NewtonOptions opt;
   bool use_cholesky = false;
@@ -308,7 +317,7 @@ struct LocalSolver::Impl {
   Eigen::ArrayXd mt, dlt, ddlt;  // trial point
   Eigen::VectorXd trial_grad;    // X~^T dlt at the full step
   Eigen::ArrayXd q;              // X~ p for the step p
-  Eigen::ArrayXd sample_tmp;
+  Eigen::ArrayXd sample_tmp;     // sized where used (dense Hessian, CG), else empty
   Eigen::VectorXd ft, grad, step;
   DenseRows chunk;  // scaled rows for the dense Hessian
   Eigen::VectorXd precond, cg_r, cg_z, cg_dir, cg_hd;
@@ -444,6 +453,7 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
       throw InputError("LocalSolver: label of row " + std::to_string(r) + " is not finite");
     }
   }
+  if (uniform_weight && n > 1) w.conservativeResize(1);  // kept once
 
   // The input's values must be finite (explicit zeros of sparse input are dropped, so they are
   // not checked), and its nonzeros per row feed the storage cost model.
@@ -493,9 +503,7 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     for (std::int64_t k : row_nnz) total += k;
     const bool borrow =
         opt.borrow_rows && unit_labels && sparse_in != nullptr && CsrInPlace(*sparse_in, total);
-    if (unit_labels) {
-      label_sign = data.y.array();
-    }
+    if (unit_labels) ApplyLabelsOnTheFly(data);
     row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
     if (borrow) {
       for (std::int64_t r = 0; r < n; ++r) {
@@ -549,7 +557,7 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     // row, or squares).
     dense_in_place = dense_in;
     rows_in_place = true;
-    label_sign = data.y.array();
+    ApplyLabelsOnTheFly(data);
     signed_tmp.setZero(n);
   } else {
     if (dense_in != nullptr) {
@@ -562,7 +570,7 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
 
   use_cholesky = UsesCholesky(EstimateStepCost(sparse, n, d, row_nnz, opt), d, opt);
 
-  for (Eigen::ArrayXd* v : {&m, &dl, &ddl, &mt, &dlt, &ddlt, &q, &sample_tmp}) v->setZero(n);
+  for (Eigen::ArrayXd* v : {&m, &dl, &ddl, &mt, &dlt, &ddlt, &q}) v->setZero(n);
   for (Eigen::VectorXd* v : {&data_grad, &state_f, &trial_grad, &ft, &grad, &step, &precond, &cg_r,
                              &cg_z, &cg_dir, &cg_hd}) {
     v->setZero(d);
@@ -583,7 +591,7 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
 void LocalSolver::Impl::Multiply(const Eigen::VectorXd& v, Eigen::ArrayXd& out) const {
   if (!sparse) {
     detail::RowsTimes(dense_rows(), v, out);
-    if (dense_in_place != nullptr) out *= label_sign;
+    if (dense_in_place != nullptr) out *= labels();
     return;
   }
   // By row (CSR, columns ascending): out_r = sum_k v_{c_k} X~(r, c_k), added in column order
@@ -595,7 +603,7 @@ void LocalSolver::Impl::Multiply(const Eigen::VectorXd& v, Eigen::ArrayXd& out) 
 void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::VectorXd& out) const {
   if (!sparse) {
     if (dense_in_place != nullptr) {
-      signed_tmp = s * label_sign;
+      signed_tmp = s * labels();
       detail::RowsTransposedTimes(dense_rows(), signed_tmp, out);
     } else {
       detail::RowsTransposedTimes(dense, s, out);
@@ -643,9 +651,10 @@ double LocalSolver::Impl::Evaluate(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
   if (loss.kind == LossKind::kLogistic) return EvaluateLogistic(z, d1, d2);
   double sum = 0.0;
   for (std::int64_t i = 0; i < n; ++i) {
-    sum += w[i] * detail::LossValue(loss, z[i]);
-    d1[i] = w[i] * detail::LossD1(loss, z[i]);
-    d2[i] = w[i] * detail::LossD2(loss, z[i]);
+    const double wi = weight(i);
+    sum += wi * detail::LossValue(loss, z[i]);
+    d1[i] = wi * detail::LossD1(loss, z[i]);
+    d2[i] = wi * detail::LossD2(loss, z[i]);
   }
   return sum;
 }
@@ -757,6 +766,7 @@ void LocalSolver::Impl::FormHessian(double a) {
 }
 
 void LocalSolver::Impl::HessianTimes(double a, const Eigen::VectorXd& v, Eigen::VectorXd& out) {
+  sample_tmp.resize(n);
   Multiply(v, sample_tmp);
   sample_tmp *= ddl;
   MultiplyTransposed(sample_tmp, out);
@@ -998,9 +1008,9 @@ SolveReport LocalSolver::Impl::Solve(double a, const Eigen::VectorXd& g, Eigen::
   return report;
 }
 
-LocalSolver::LocalSolver(const Dataset& data, const Eigen::VectorXd& weights, Loss loss,
+LocalSolver::LocalSolver(const Dataset& data, Eigen::VectorXd weights, Loss loss,
                          NewtonOptions options)
-    : impl_(std::make_unique<Impl>(data, weights, loss, options)) {}
+    : impl_(std::make_unique<Impl>(data, std::move(weights), loss, options)) {}
 
 LocalSolver::LocalSolver(const Dataset& data, double weight, Loss loss, NewtonOptions options)
     : impl_(std::make_unique<Impl>(

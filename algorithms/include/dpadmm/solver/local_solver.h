@@ -71,8 +71,8 @@ struct NewtonOptions {
   // true: the solver reads the caller's rows in place instead of copying them, when they allow
   // it (every label exactly -1 or +1, and: dense rows stored dense; or sparse rows stored CSR,
   // compressed, columns increasing within each row, no stored zeros; their values and column
-  // indices are read in place). Anything else is copied as with false. The Dataset must then
-  // outlive the solver, unchanged. Same results and bits either way.
+  // indices are read in place; so are labels +-1). Anything else is copied as with false. The
+  // Dataset must then outlive the solver, unchanged. Same results and bits either way.
   bool borrow_rows = false;
   void Validate() const;  // throws InputError naming the field
 };
@@ -101,11 +101,10 @@ class LocalSolver {
   static constexpr std::int64_t kMaxColumns = 536870911;  // INT32_MAX / 4
   // Copies the rows (the problem's rows are y_n x_n; with labels +-1 the labels are applied on
   // the fly, else folded into the copy), or with NewtonOptions::borrow_rows reads them in place.
-  // `weights` has one entry per row.
+  // `weights` has one entry per row (moved in: pass an rvalue to save a copy).
   // Throws InputError for a label or weight count that does not match the rows, a negative or
   // non-finite weight, a non-finite value, huber_h <= 0, or invalid options.
-  LocalSolver(const Dataset& data, const Eigen::VectorXd& weights, Loss loss,
-              NewtonOptions options = {});
+  LocalSolver(const Dataset& data, Eigen::VectorXd weights, Loss loss, NewtonOptions options = {});
   // Same weight for every row.
   LocalSolver(const Dataset& data, double weight, Loss loss, NewtonOptions options = {});
   ~LocalSolver();
