@@ -20,8 +20,6 @@ constexpr double kUnitRoundoff = 0x1p-53;
 // Grid points one distribution may hold (a Gaussian of mu = sensitivity / sigma needs about
 // 16 mu / h of them); beyond this the caller must choose a coarser grid.
 constexpr std::int64_t kMaxPoints = std::int64_t{1} << 27;
-// For distributions whose F has no cancellation problem (atoms and e^x pieces): F everywhere.
-constexpr double kNoMedian = std::numeric_limits<double>::infinity();
 
 using detail::Require;
 
@@ -44,6 +42,13 @@ std::int64_t CeilIndex(double x, double h, const char* fn) {
   while (GridValue(i, h) < x) ++i;
   while (GridValue(i - 1, h) >= x) --i;
   return i;
+}
+
+// A distribution on grid indices i_lo..i_hi must fit kMaxPoints.
+void RequireGridPoints(std::int64_t i_lo, std::int64_t i_hi, const char* fn) {
+  Require(i_hi - i_lo < kMaxPoints, fn,
+          "the loss distribution needs too many grid points; use a coarser value_discretization",
+          static_cast<double>(i_hi - i_lo));
 }
 
 // Places an atom of mass p at loss l on the grid by "connecting the dots" (Doroshenko, Ghazi,
@@ -137,9 +142,7 @@ std::pair<std::int64_t, std::vector<double>> Discretise(double lo, double hi, do
                                                         double* infinity_mass, const char* fn) {
   const std::int64_t i_lo = CeilIndex(lo, h, fn);
   const std::int64_t i_hi = std::max(i_lo, CeilIndex(hi, h, fn));
-  Require(i_hi - i_lo < kMaxPoints, fn,
-          "the loss distribution needs too many grid points; use a coarser value_discretization",
-          static_cast<double>(i_hi - i_lo));
+  RequireGridPoints(i_lo, i_hi, fn);
   std::vector<double> probs(static_cast<std::size_t>(i_hi - i_lo + 1));
   // Cell i is (GridValue(i-1), GridValue(i)]; its mass is a difference of F below the median,
   // of S above, and 1 - F - S for the cell that holds the median.
@@ -501,9 +504,7 @@ PrivacyLossDistribution PrivacyLossDistribution::Laplace(double sensitivity, dou
   const auto cdf = [e0](double x) { return 0.5 * math::Exp(-0.5 * (e0 - x)); };
   const std::int64_t i_lo = CeilIndex(-e0, h, fn) - 1;
   const std::int64_t i_hi = CeilIndex(e0, h, fn);
-  Require(i_hi - i_lo < kMaxPoints, fn,
-          "the loss distribution needs too many grid points; use a coarser value_discretization",
-          static_cast<double>(i_hi - i_lo));
+  RequireGridPoints(i_lo, i_hi, fn);
   std::vector<double> probs(static_cast<std::size_t>(i_hi - i_lo + 1), 0.0);
   double u = -e0;
   double f_u = cdf(u);
@@ -531,9 +532,7 @@ PrivacyLossDistribution PrivacyLossDistribution::RandomizedResponse(double epsil
   const double h = options.value_discretization;
   const std::int64_t i_lo = CeilIndex(-epsilon, h, fn) - 1;
   const std::int64_t i_hi = CeilIndex(epsilon, h, fn);
-  Require(i_hi - i_lo < kMaxPoints, fn,
-          "the loss distribution needs too many grid points; use a coarser value_discretization",
-          static_cast<double>(i_hi - i_lo));
+  RequireGridPoints(i_lo, i_hi, fn);
   std::vector<double> probs(static_cast<std::size_t>(i_hi - i_lo + 1), 0.0);
   AddAtomConnectingDots(probs, i_lo, -epsilon, low, h, fn);
   AddAtomConnectingDots(probs, i_lo, epsilon, 1.0 - low, h, fn);
@@ -581,9 +580,7 @@ PrivacyLossDistribution PrivacyLossDistribution::DiscreteGaussian(std::int64_t s
   };
   const std::int64_t i_lo = CeilIndex(loss(x_hi), h, fn) - 1;
   const std::int64_t i_hi = CeilIndex(loss(x_lo), h, fn);
-  Require(i_hi - i_lo < kMaxPoints, fn,
-          "the loss distribution needs too many grid points; use a coarser value_discretization",
-          static_cast<double>(i_hi - i_lo));
+  RequireGridPoints(i_lo, i_hi, fn);
   std::vector<double> probs(static_cast<std::size_t>(i_hi - i_lo + 1), 0.0);
   for (std::int64_t x = x_lo; x <= x_hi; ++x) {
     AddAtomConnectingDots(probs, i_lo, loss(x),

@@ -113,9 +113,11 @@ inline constexpr double kComposeTightGrid = 1e-3;
 // e / 4000). Every figure is an upper bound of the exact one (pld.h, "Pessimism": each
 // distribution connects the dots, so it dominates the mechanism's pair on any grid); the
 // grid only sets how close it is. Measured (bench/README, "The accountant on a grid that follows
-// the figure"): a grid error of at most about 2 h in epsilon (h per release whose loss has an
-// atom or a spread below h, far less for the rest), i.e. within 5e-4 relative of the figure on
-// h = 1e-4 once h <= e / 4000. Empty: 0. delta in (0, 1).
+// the figure"): where losses have atoms or a spread below h the error in epsilon stays first
+// order, 0.9 h for 100 Laplace releases and 1.4 h for a small randomized response with a narrow
+// Gaussian; on the mixed sequences far less (4.4e-5 relative at 1000 rounds on h = 5e-3); so
+// within 5e-4 relative of the figure on h = 1e-4 once h <= e / 4000 (PldCompose tests).
+// Empty: 0. delta in (0, 1).
 double ComposeTightMechanisms(const std::vector<MechanismRelease>& releases, double delta);
 inline constexpr double kMixedGridCoarse = 5e-3;
 inline constexpr double kMixedGridFine = 1e-4;
