@@ -115,4 +115,68 @@ inline std::string CheckAll(bool& order_matters) {
   return "";
 }
 
+// The dense Hessian's rank update (detail::RankUpdate, RankUpdatePortable and, in wasm,
+// RankUpdateSimd128) against Eigen's `selfadjointView<Lower>().rankUpdate`, bit for bit, the
+// whole matrix (the upper triangle stays as it was), after one update from zero and after a
+// second on top of it, on chunks of k <= 128 rows (the solver's bound) around Eigen's peeling
+// by 8 and d around its panels of 4 rows and columns (messages say n for k). order_matters is set
+// when summing every entry in plain order (without Eigen's even/odd split of the one-packet rows)
+// differs from Eigen somewhere.
+inline std::string CheckRankUpdate(bool& order_matters) {
+  std::mt19937_64 rng(2929);
+  order_matters = false;
+  std::vector<Shape> shapes;  // {k, d}
+  for (std::int64_t k : {1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 127, 128}) {
+    for (std::int64_t d :
+         {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 18, 19, 20, 21, 22, 23, 34})
+      shapes.push_back({k, d});
+  }
+  shapes.push_back({63, 130});
+  shapes.push_back({27, 302});
+  for (const Shape& shape : shapes) {
+    const auto k = static_cast<std::size_t>(shape.n);
+    const auto d = static_cast<std::size_t>(shape.d);
+    Eigen::MatrixXd want = Eigen::MatrixXd::Zero(shape.d, shape.d);
+    want(0, shape.d - 1) = 3.0;  // an upper entry, which no update may touch
+    Eigen::MatrixXd got = want;
+    Eigen::MatrixXd portable = want;
+    for (int update = 0; update < 2; ++update) {
+      DenseRows c(shape.n + 3, shape.d);  // 3 rows more: only the top k count
+      for (Eigen::Index r = 0; r < c.rows(); ++r) {
+        for (Eigen::Index col = 0; col < c.cols(); ++col) c(r, col) = Entry(rng);
+      }
+      if (shape.n > 2) c.row(1).setConstant(-0.0);
+      want.selfadjointView<Eigen::Lower>().rankUpdate(c.topRows(shape.n).transpose());
+      detail::RankUpdate(c, shape.n, got);
+      detail::RankUpdatePortable(c.data(), k, d, portable.data());
+      for (std::size_t j = 0; j < d && !order_matters && update == 0; ++j) {
+        for (std::size_t i = j; i < d; ++i) {
+          double plain = 0.0;
+          for (std::size_t t = 0; t < k; ++t) plain = plain + c(t, i) * c(t, j);
+          if (!SameBits(plain, want(i, j))) order_matters = true;
+        }
+      }
+      const std::string what = "update " + std::to_string(update + 1) + ": ";
+      std::string diff = Compare((what + "RankUpdate").c_str(), shape, got.data(), want.reshaped());
+      diff +=
+          Compare((what + "RankUpdatePortable").c_str(), shape, portable.data(), want.reshaped());
+      if (!diff.empty()) return diff;
+    }
+#if DPADMM_DENSE_SIMD128
+    // The SIMD128 kernel called directly (RankUpdate above already took it): from zero.
+    Eigen::MatrixXd simd = Eigen::MatrixXd::Zero(shape.d, shape.d);
+    Eigen::MatrixXd eigen = simd;
+    DenseRows c(shape.n, shape.d);
+    for (Eigen::Index r = 0; r < c.rows(); ++r) {
+      for (Eigen::Index col = 0; col < c.cols(); ++col) c(r, col) = Entry(rng);
+    }
+    eigen.selfadjointView<Eigen::Lower>().rankUpdate(c.transpose());
+    detail::RankUpdateSimd128(c.data(), k, d, simd.data());
+    const std::string diff = Compare("RankUpdateSimd128", shape, simd.data(), eigen.reshaped());
+    if (!diff.empty()) return diff;
+#endif
+  }
+  return "";
+}
+
 }  // namespace dpadmm::dense_products_check

@@ -20,6 +20,16 @@
 // natively (tests/test_dense_products.cpp) and with the SIMD128 kernels and Eigen in wasm
 // (wasm/tests/dense_products_test.cpp), odd sizes and tails included. The shapes Eigen sends
 // elsewhere (a single row or a single column: a dot product, another order) stay Eigen's.
+//
+// The dense Hessian's rank update H += C^T C (C: k rows of d doubles, row-major; H column-major
+// d x d, lower triangle) in the order of Eigen 3.4's `H.selfadjointView<Lower>().rankUpdate(
+// C.transpose())` (GeneralMatrixMatrixTriangular.h over GeneralBlockPanelKernel.h, SSE2, no FMA,
+// 16 registers, so mr = nr = 4, and one depth block: k <= 128 rows): every entry i >= j gets
+// H_ij + A_ij, where A_ij sums c_{t,i} c_{t,j} from +0 in increasing t, except in Eigen's
+// one-packet path, which sums the even t and the odd t below 8 floor(k / 8) apart and adds the
+// two sums before the rest: the rows d4 and d4 + 1 (d4 = 4 floor(d / 4)) when d mod 4 >= 2,
+// against the columns j < d4. (The rows d4.. form Eigen's last partial row panel; columns
+// j >= d4 its last partial column panel, which goes through the one-column paths.)
 #pragma once
 
 #include <algorithm>
@@ -76,6 +86,32 @@ inline void ColumnSumsPortable(const double* x, std::size_t n, std::size_t d, co
       for (std::size_t j = j0; j < j1; ++j) b = b + x[j * d + c] * s[j];
       out[c] = out[c] + b;
     }
+  }
+}
+
+// A_ij of the rank update above (the entry sum before it is added to H_ij).
+inline double RankUpdateEntry(const double* c, std::size_t k, std::size_t d, std::size_t i,
+                              std::size_t j) {
+  const std::size_t d4 = d / 4 * 4;
+  std::size_t t = 0;
+  double sum = 0.0;
+  if (d % 4 >= 2 && (i == d4 || i == d4 + 1) && j < d4) {
+    double odd = 0.0;
+    for (; t < k / 8 * 8; t += 2) {  // the first k - k mod 8 samples, even and odd apart
+      sum = sum + c[t * d + i] * c[t * d + j];
+      odd = odd + c[(t + 1) * d + i] * c[(t + 1) * d + j];
+    }
+    sum = sum + odd;
+  }
+  for (; t < k; ++t) sum = sum + c[t * d + i] * c[t * d + j];
+  return sum;
+}
+
+// H += C^T C, lower triangle, the order above, one entry at a time.
+inline void RankUpdatePortable(const double* c, std::size_t k, std::size_t d, double* h) {
+  for (std::size_t j = 0; j < d; ++j) {
+    for (std::size_t i = j; i < d; ++i)
+      h[j * d + i] = h[j * d + i] + RankUpdateEntry(c, k, d, i, j);
   }
 }
 
@@ -154,7 +190,58 @@ inline void ColumnSumsSimd128(const double* x, std::size_t n, std::size_t d, con
     }
   }
 }
+
+// RankUpdatePortable in 4 x 4 tiles of H below d4 (each entry a plain sum in t there: two
+// packets of rows times four splat columns, eight independent sums), the rows from d4 on
+// entry by entry.
+inline void RankUpdateSimd128(const double* c, std::size_t k, std::size_t d, double* h) {
+  const std::size_t d4 = d / 4 * 4;
+  for (std::size_t j0 = 0; j0 < d4; j0 += 4) {
+    for (std::size_t i0 = j0; i0 < d4; i0 += 4) {
+      v128_t acc[4][2];
+      for (int q = 0; q < 4; ++q) acc[q][0] = acc[q][1] = wasm_f64x2_splat(0.0);
+      for (std::size_t t = 0; t < k; ++t) {
+        const double* ct = c + t * d;
+        const v128_t a0 = wasm_v128_load(ct + i0);
+        const v128_t a1 = wasm_v128_load(ct + i0 + 2);
+        for (int q = 0; q < 4; ++q) {
+          const v128_t b = wasm_f64x2_splat(ct[j0 + q]);
+          acc[q][0] = wasm_f64x2_add(acc[q][0], wasm_f64x2_mul(a0, b));
+          acc[q][1] = wasm_f64x2_add(acc[q][1], wasm_f64x2_mul(a1, b));
+        }
+      }
+      for (int q = 0; q < 4; ++q) {
+        double* col = h + (j0 + q) * d + i0;
+        if (i0 > j0) {
+          wasm_v128_store(col, wasm_f64x2_add(wasm_v128_load(col), acc[q][0]));
+          wasm_v128_store(col + 2, wasm_f64x2_add(wasm_v128_load(col + 2), acc[q][1]));
+        } else {  // diagonal tile: the entries i >= j only
+          double a[4];
+          wasm_v128_store(a, acc[q][0]);
+          wasm_v128_store(a + 2, acc[q][1]);
+          for (int p = q; p < 4; ++p) col[p] = col[p] + a[p];
+        }
+      }
+    }
+  }
+  for (std::size_t i = d4; i < d; ++i) {
+    for (std::size_t j = 0; j <= i; ++j)
+      h[j * d + i] = h[j * d + i] + RankUpdateEntry(c, k, d, i, j);
+  }
+}
 #endif
+
+// h.selfadjointView<Eigen::Lower>().rankUpdate(c.topRows(k).transpose()), the same bits.
+inline void RankUpdate(const DenseRows& c, Eigen::Index k, Eigen::MatrixXd& h) {
+#if DPADMM_DENSE_SIMD128
+  if (k >= 1 && c.cols() >= 1) {
+    RankUpdateSimd128(c.data(), static_cast<std::size_t>(k), static_cast<std::size_t>(c.cols()),
+                      h.data());
+    return;
+  }
+#endif
+  h.selfadjointView<Eigen::Lower>().rankUpdate(c.topRows(k).transpose());
+}
 
 // out = X v, the bits of Eigen's `out.noalias() = X * v`.
 inline void RowsTimes(const DenseRows& x, const Eigen::VectorXd& v, Eigen::ArrayXd& out) {

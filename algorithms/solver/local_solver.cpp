@@ -759,7 +759,7 @@ void LocalSolver::Impl::FormHessian(double a) {
       const Index rb = std::min<Index>(rows, n - r0);
       chunk.topRows(rb).noalias() =
           sample_tmp.segment(r0, rb).matrix().asDiagonal() * dense_rows().middleRows(r0, rb);
-      factor.selfadjointView<Eigen::Lower>().rankUpdate(chunk.topRows(rb).transpose());
+      detail::RankUpdate(chunk, rb, factor);
     }
   }
   factor.diagonal().array() += a;

@@ -23,6 +23,16 @@ int main() {
         "tell the orders apart");
     return 1;
   }
+  bool rank_order_matters = false;
+  const std::string rank_diff = dpadmm::dense_products_check::CheckRankUpdate(rank_order_matters);
+  if (!rank_diff.empty()) {
+    std::printf("FAIL: %s\n", rank_diff.c_str());
+    return 1;
+  }
+  if (!rank_order_matters) {
+    std::puts("FAIL: the rank update's plain order gave Eigen's bits everywhere");
+    return 1;
+  }
   std::printf("ok: %s kernels give Eigen's bits on every shape\n",
               DPADMM_DENSE_SIMD128 ? "SIMD128 and portable" : "portable");
   return 0;
