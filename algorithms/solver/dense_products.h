@@ -198,18 +198,31 @@ inline void RankUpdateSimd128(const double* c, std::size_t k, std::size_t d, dou
   const std::size_t d4 = d / 4 * 4;
   for (std::size_t j0 = 0; j0 < d4; j0 += 4) {
     for (std::size_t i0 = j0; i0 < d4; i0 += 4) {
-      v128_t acc[4][2];
-      for (int q = 0; q < 4; ++q) acc[q][0] = acc[q][1] = wasm_f64x2_splat(0.0);
-      for (std::size_t t = 0; t < k; ++t) {
-        const double* ct = c + t * d;
+      v128_t c00 = wasm_f64x2_splat(0.0), c01 = c00, c10 = c00, c11 = c00;
+      v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+      const auto step = [&](const double* ct) {
         const v128_t a0 = wasm_v128_load(ct + i0);
         const v128_t a1 = wasm_v128_load(ct + i0 + 2);
-        for (int q = 0; q < 4; ++q) {
-          const v128_t b = wasm_f64x2_splat(ct[j0 + q]);
-          acc[q][0] = wasm_f64x2_add(acc[q][0], wasm_f64x2_mul(a0, b));
-          acc[q][1] = wasm_f64x2_add(acc[q][1], wasm_f64x2_mul(a1, b));
-        }
+        const v128_t b0 = wasm_v128_load64_splat(ct + j0);
+        const v128_t b1 = wasm_v128_load64_splat(ct + j0 + 1);
+        const v128_t b2 = wasm_v128_load64_splat(ct + j0 + 2);
+        const v128_t b3 = wasm_v128_load64_splat(ct + j0 + 3);
+        c00 = wasm_f64x2_add(c00, wasm_f64x2_mul(a0, b0));
+        c01 = wasm_f64x2_add(c01, wasm_f64x2_mul(a1, b0));
+        c10 = wasm_f64x2_add(c10, wasm_f64x2_mul(a0, b1));
+        c11 = wasm_f64x2_add(c11, wasm_f64x2_mul(a1, b1));
+        c20 = wasm_f64x2_add(c20, wasm_f64x2_mul(a0, b2));
+        c21 = wasm_f64x2_add(c21, wasm_f64x2_mul(a1, b2));
+        c30 = wasm_f64x2_add(c30, wasm_f64x2_mul(a0, b3));
+        c31 = wasm_f64x2_add(c31, wasm_f64x2_mul(a1, b3));
+      };
+      const double* ct = c;
+      std::size_t t = 0;
+      for (; t + 8 <= k; t += 8, ct += 8 * d) {  // in t order: eight steps per loop test
+        for (int u = 0; u < 8; ++u) step(ct + u * d);
       }
+      for (; t < k; ++t, ct += d) step(ct);
+      const v128_t acc[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
       for (int q = 0; q < 4; ++q) {
         double* col = h + (j0 + q) * d + i0;
         if (i0 > j0) {
