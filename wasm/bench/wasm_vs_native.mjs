@@ -3,7 +3,12 @@
 // repetitions; prints medians and the wasm/native ratio. Measured, not asserted.
 //
 //   node --no-experimental-fetch wasm/bench/wasm_vs_native.mjs \
-//     --module build-wasm/dpadmm_wasm.mjs --cli build/cli/dpadmm [--reps 5]
+//     --module build-wasm/dpadmm_wasm.mjs --cli build/cli/dpadmm [--reps 5] [--warmup N]
+//
+// The default measures cold wasm: each case's first runs pay V8's tiering (Liftoff code until
+// TurboFan's has compiled), as a page's first run does. --warmup N runs each case N times in
+// wasm, untimed, before its repetitions: the figures then exclude most of the tiering and are
+// labelled "warm" (a separate figure, not the cold one).
 //
 // Two times per run: "run" is the summary's `seconds` (the ADMM rounds and their metrics, the
 // same code path on both sides); "total" adds building the experiment (data generation,
@@ -22,9 +27,17 @@ const { values: args } = parseArgs({
     module: { type: 'string', default: 'build-wasm/dpadmm_wasm.mjs' },
     cli: { type: 'string', default: 'build/cli/dpadmm' },
     reps: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '0' },
   },
 });
 const reps = Number(args.reps);
+const warmup = Number(args.warmup);
+for (const [flag, v, min] of [['--reps', reps, 1], ['--warmup', warmup, 0]]) {
+  if (!Number.isInteger(v) || v < min) {
+    console.error(`wasm_vs_native: ${flag} must be an integer >= ${min}, got '${args[flag.slice(2)]}'`);
+    process.exit(2);
+  }
+}
 
 const CASES = {
   'main job (admm, twonorm 7400x20, 10 nodes, 100 rounds)': {},
@@ -40,6 +53,14 @@ const median = (xs) => {
 };
 
 const module = await loadModule(path.resolve(args.module));
+// One run of the spec in wasm; its summary.
+const runWasm = (spec) => {
+  const session = new module.Session(JSON.stringify(spec));
+  if (!session.ok()) throw new Error(session.error());
+  const summary = JSON.parse(session.run(() => true));
+  session.delete();
+  return summary;
+};
 const work = mkdtempSync(path.join(os.tmpdir(), 'dpadmm-bench-'));
 const rows = [];
 for (const [name, spec] of Object.entries(CASES)) {
@@ -47,6 +68,7 @@ for (const [name, spec] of Object.entries(CASES)) {
   const native = { run: [], total: [] };
   const specPath = path.join(work, 'spec.json');
   writeFileSync(specPath, JSON.stringify({ ...spec, engine: 'serial' }));
+  for (let r = 0; r < warmup; ++r) runWasm(spec);
   for (let r = 0; r < reps; ++r) {
     // Alternate the two so that load from other processes hits both alike.
     let t0 = performance.now();
@@ -56,10 +78,7 @@ for (const [name, spec] of Object.entries(CASES)) {
     native.run.push(JSON.parse(readFileSync(path.join(work, 's.json'), 'utf8')).seconds);
 
     t0 = performance.now();
-    const session = new module.Session(JSON.stringify(spec));
-    if (!session.ok()) throw new Error(session.error());
-    const summary = JSON.parse(session.run(() => true));
-    session.delete();
+    const summary = runWasm(spec);
     wasm.total.push((performance.now() - t0) / 1000);
     wasm.run.push(summary.seconds);
   }
@@ -68,7 +87,10 @@ for (const [name, spec] of Object.entries(CASES)) {
 rmSync(work, { recursive: true, force: true });
 
 const f = (x) => x.toFixed(3);
-console.log(`wasm (node ${process.version}, -O3 -msimd128 -msse2, serial engine) vs native (Release, serial engine); ${reps} repetitions, medians in seconds`);
+const temperature = warmup > 0
+  ? `WARM wasm (each case first run ${warmup} times untimed: V8's tiering mostly excluded)`
+  : 'cold wasm (V8 tiering included)';
+console.log(`wasm (node ${process.version}, -O3 -msimd128 -msse2, serial engine) vs native (Release, serial engine); ${reps} repetitions, medians in seconds; ${temperature}`);
 console.log('case | native run | wasm run | ratio | native total | wasm total | ratio');
 for (const { name, wasm, native } of rows) {
   const nr = median(native.run), wr = median(wasm.run), nt = median(native.total), wt = median(wasm.total);
