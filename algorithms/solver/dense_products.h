@@ -191,51 +191,58 @@ inline void ColumnSumsSimd128(const double* x, std::size_t n, std::size_t d, con
   }
 }
 
-// RankUpdatePortable in 4 x 4 tiles of H below d4 (each entry a plain sum in t there: two
-// packets of rows times four splat columns, eight independent sums), the rows from d4 on
-// entry by entry.
+// One 4 x 4 tile of RankUpdatePortable below d4, rows i0.., columns j0..: two packets of rows
+// times four splat columns, each entry a plain sum in t from +0, eight samples per loop test.
+// A diagonal tile (i0 == j0) skips the two packets wholly above the diagonal.
+template <bool kDiagonal>
+inline void RankUpdateTileSimd128(const double* c, std::size_t k, std::size_t d, std::size_t i0,
+                                  std::size_t j0, double* h) {
+  v128_t c00 = wasm_f64x2_splat(0.0), c01 = c00, c10 = c00, c11 = c00;
+  v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  const auto step = [&](const double* ct) {
+    const v128_t a0 = wasm_v128_load(ct + i0);
+    const v128_t a1 = wasm_v128_load(ct + i0 + 2);
+    const v128_t b0 = wasm_v128_load64_splat(ct + j0);
+    const v128_t b1 = wasm_v128_load64_splat(ct + j0 + 1);
+    const v128_t b2 = wasm_v128_load64_splat(ct + j0 + 2);
+    const v128_t b3 = wasm_v128_load64_splat(ct + j0 + 3);
+    c00 = wasm_f64x2_add(c00, wasm_f64x2_mul(a0, b0));
+    c01 = wasm_f64x2_add(c01, wasm_f64x2_mul(a1, b0));
+    c10 = wasm_f64x2_add(c10, wasm_f64x2_mul(a0, b1));
+    c11 = wasm_f64x2_add(c11, wasm_f64x2_mul(a1, b1));
+    if constexpr (!kDiagonal) c20 = wasm_f64x2_add(c20, wasm_f64x2_mul(a0, b2));
+    c21 = wasm_f64x2_add(c21, wasm_f64x2_mul(a1, b2));
+    if constexpr (!kDiagonal) c30 = wasm_f64x2_add(c30, wasm_f64x2_mul(a0, b3));
+    c31 = wasm_f64x2_add(c31, wasm_f64x2_mul(a1, b3));
+  };
+  const double* ct = c;
+  std::size_t t = 0;
+  for (; t + 8 <= k; t += 8, ct += 8 * d) {  // in t order
+    for (int u = 0; u < 8; ++u) step(ct + u * d);
+  }
+  for (; t < k; ++t, ct += d) step(ct);
+  const v128_t acc[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
+  for (int q = 0; q < 4; ++q) {
+    double* col = h + (j0 + q) * d + i0;
+    if constexpr (!kDiagonal) {
+      wasm_v128_store(col, wasm_f64x2_add(wasm_v128_load(col), acc[q][0]));
+      wasm_v128_store(col + 2, wasm_f64x2_add(wasm_v128_load(col + 2), acc[q][1]));
+    } else {  // the entries i >= j only
+      double a[4];
+      wasm_v128_store(a, acc[q][0]);
+      wasm_v128_store(a + 2, acc[q][1]);
+      for (int p = q; p < 4; ++p) col[p] = col[p] + a[p];
+    }
+  }
+}
+
+// RankUpdatePortable by the tiles above below d4, the rows from d4 on entry by entry.
 inline void RankUpdateSimd128(const double* c, std::size_t k, std::size_t d, double* h) {
   const std::size_t d4 = d / 4 * 4;
   for (std::size_t j0 = 0; j0 < d4; j0 += 4) {
-    for (std::size_t i0 = j0; i0 < d4; i0 += 4) {
-      v128_t c00 = wasm_f64x2_splat(0.0), c01 = c00, c10 = c00, c11 = c00;
-      v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-      const auto step = [&](const double* ct) {
-        const v128_t a0 = wasm_v128_load(ct + i0);
-        const v128_t a1 = wasm_v128_load(ct + i0 + 2);
-        const v128_t b0 = wasm_v128_load64_splat(ct + j0);
-        const v128_t b1 = wasm_v128_load64_splat(ct + j0 + 1);
-        const v128_t b2 = wasm_v128_load64_splat(ct + j0 + 2);
-        const v128_t b3 = wasm_v128_load64_splat(ct + j0 + 3);
-        c00 = wasm_f64x2_add(c00, wasm_f64x2_mul(a0, b0));
-        c01 = wasm_f64x2_add(c01, wasm_f64x2_mul(a1, b0));
-        c10 = wasm_f64x2_add(c10, wasm_f64x2_mul(a0, b1));
-        c11 = wasm_f64x2_add(c11, wasm_f64x2_mul(a1, b1));
-        c20 = wasm_f64x2_add(c20, wasm_f64x2_mul(a0, b2));
-        c21 = wasm_f64x2_add(c21, wasm_f64x2_mul(a1, b2));
-        c30 = wasm_f64x2_add(c30, wasm_f64x2_mul(a0, b3));
-        c31 = wasm_f64x2_add(c31, wasm_f64x2_mul(a1, b3));
-      };
-      const double* ct = c;
-      std::size_t t = 0;
-      for (; t + 8 <= k; t += 8, ct += 8 * d) {  // in t order: eight steps per loop test
-        for (int u = 0; u < 8; ++u) step(ct + u * d);
-      }
-      for (; t < k; ++t, ct += d) step(ct);
-      const v128_t acc[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
-      for (int q = 0; q < 4; ++q) {
-        double* col = h + (j0 + q) * d + i0;
-        if (i0 > j0) {
-          wasm_v128_store(col, wasm_f64x2_add(wasm_v128_load(col), acc[q][0]));
-          wasm_v128_store(col + 2, wasm_f64x2_add(wasm_v128_load(col + 2), acc[q][1]));
-        } else {  // diagonal tile: the entries i >= j only
-          double a[4];
-          wasm_v128_store(a, acc[q][0]);
-          wasm_v128_store(a + 2, acc[q][1]);
-          for (int p = q; p < 4; ++p) col[p] = col[p] + a[p];
-        }
-      }
-    }
+    RankUpdateTileSimd128<true>(c, k, d, j0, j0, h);
+    for (std::size_t i0 = j0 + 4; i0 < d4; i0 += 4)
+      RankUpdateTileSimd128<false>(c, k, d, i0, j0, h);
   }
   for (std::size_t i = d4; i < d; ++i) {
     for (std::size_t j = 0; j <= i; ++j)
