@@ -29,7 +29,9 @@
 // one-packet path, which sums the even t and the odd t below 8 floor(k / 8) apart and adds the
 // two sums before the rest: the rows d4 and d4 + 1 (d4 = 4 floor(d / 4)) when d mod 4 >= 2,
 // against the columns j < d4. (The rows d4.. form Eigen's last partial row panel; columns
-// j >= d4 its last partial column panel, which goes through the one-column paths.)
+// j >= d4 its last partial column panel, which goes through the one-column paths.) Eigen adds
+// its diagonal 4 x 4 blocks through a zeroed buffer, H_ij + (0 + A_ij): the same bits unless
+// H_ij is -0, which an H summed from +0 (the solver's) never is.
 #pragma once
 
 #include <algorithm>
@@ -251,10 +253,11 @@ inline void RankUpdateSimd128(const double* c, std::size_t k, std::size_t d, dou
 }
 #endif
 
-// h.selfadjointView<Eigen::Lower>().rankUpdate(c.topRows(k).transpose()), the same bits.
+// h.selfadjointView<Eigen::Lower>().rankUpdate(c.topRows(k).transpose()), the same bits for
+// k <= 128 (one depth block) and h summed from +0.
 inline void RankUpdate(const DenseRows& c, Eigen::Index k, Eigen::MatrixXd& h) {
 #if DPADMM_DENSE_SIMD128
-  if (k >= 1 && c.cols() >= 1) {
+  if (k >= 1 && k <= 128 && c.cols() >= 1) {
     RankUpdateSimd128(c.data(), static_cast<std::size_t>(k), static_cast<std::size_t>(c.cols()),
                       h.data());
     return;
