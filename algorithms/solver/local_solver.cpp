@@ -757,8 +757,13 @@ void LocalSolver::Impl::FormHessian(double a) {
     const Index rows = chunk.rows();
     for (Index r0 = 0; r0 < n; r0 += rows) {
       const Index rb = std::min<Index>(rows, n - r0);
-      chunk.topRows(rb).noalias() =
-          sample_tmp.segment(r0, rb).matrix().asDiagonal() * dense_rows().middleRows(r0, rb);
+      // One product per entry: the same bits in any loop form.
+      const double* x = dense_rows().data() + r0 * d;
+      double* y = chunk.data();
+      for (Index r = 0; r < rb; ++r) {
+        const double sr = sample_tmp[r0 + r];
+        for (Index j = 0; j < d; ++j) y[r * d + j] = sr * x[r * d + j];
+      }
       detail::RankUpdate(chunk, rb, factor);
     }
   }
