@@ -9,10 +9,10 @@
 // Where the time goes (Adult node: 6000 rows, 104 columns, 12 nonzeros per row):
 //  * a step: margins of the step q = X~ p, per-sample value/L'/L'' at m + q, the gradient
 //    X~^T (w .* L'). The trial margins are m + t q, so backtracking needs no product, and the
-//    accepted point's margins and derivatives carry over. For sparse logistic nodes with equal
-//    weights the first two are one fused pass (FusedMarginsAndLogistic): X~ p by CSR rows, four
-//    rows at a time, then L, L', L'' of that 64-row block while it is in L1, with an exp whose
-//    loop vectorises (same bits at any vector width) and one log per 64 samples, then the
+//    accepted point's margins carry over. For sparse rows the three are one fused pass
+//    (FusedPass): X~ p by CSR rows, four rows at a time, then L, L', L'' of that 64-row block
+//    while it is in L1 (logistic nodes with equal weights: an exp whose loop vectorises, same
+//    bits at any vector width, and one log per 64 samples), then the
 //    block's rows scattered into X~^T L' (four accumulators per column, in the order of the
 //    column dot product it replaced: Impl::lanes), so a step reads the data once;
 //  * forming the Hessian (O(nnz_row^2) per row, from the CSR rows) and factorising it costs
@@ -332,18 +332,32 @@ struct LocalSolver::Impl {
   void MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::VectorXd& out) const;
   // Returns sum_n w_n L(z_n); d1 = w .* L'(z), d2 = w .* L''(z).
   double Evaluate(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1, Eigen::ArrayXd& d2) const;
-  double EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1, Eigen::ArrayXd& d2) const;
-  // The fused pass of a sparse logistic node with equal weights (the consensus nodes' case):
-  // block by block of kLogBlock rows, the rows' margins z = base + X~ v (base null: z = X~ v;
-  // X~ v also goes to `product` when it is not null), then (d1, d2) and the loss sum at z, then
-  // the block's rows scattered into gradient = X~^T d1, all while the block is in L1: one pass
-  // over the data. Same values, bits and summation order as Multiply, Evaluate, MultiplyTransposed.
-  // A null z, d1 or d2 is kept for the block only (a lean solver's).
-  double FusedMarginsAndLogistic(const Eigen::VectorXd& v, const Eigen::ArrayXd* base,
-                                 Eigen::ArrayXd* product, Eigen::ArrayXd* z, Eigen::ArrayXd* d1,
-                                 Eigen::ArrayXd* d2, Eigen::VectorXd& gradient) const;
-  bool fused() const { return sparse && uniform_weight && loss.kind == LossKind::kLogistic; }
-  // A lean solver (fused, with a Cholesky step: the consensus nodes', the centralized
+  // The running sums of the loss over blocks of rows taken in order: the logistic loss with
+  // equal weights in block-product form (detail::LogisticSums), every other case a plain sum.
+  struct BlockSums {
+    detail::LogisticSums logistic;
+    double plain = 0.0;
+  };
+  // Rows [b, b + len) of Evaluate (b a multiple of kLogBlock, len <= kLogBlock), at margins
+  // z[0..len): d1, d2 for those rows, their loss added to `sums`. Evaluate is these blocks in
+  // order, so any pass made of them gives its bits.
+  void EvaluateBlock(const double* z, std::int64_t b, std::int64_t len, double* d1, double* d2,
+                     BlockSums& sums) const;
+  double Total(BlockSums& sums) const {
+    return loss.kind == LossKind::kLogistic && uniform_weight
+               ? sums.logistic.Total(n > 0 ? w[0] : 0.0)
+               : sums.plain;
+  }
+  // The fused pass of sparse rows: block by block of kLogBlock rows, the rows' margins
+  // z = base + X~ v (base null: z = X~ v; X~ v also goes to `product` when it is not null), then
+  // (d1, d2) and the loss sum at z, then the block's rows scattered into gradient = X~^T d1, all
+  // while the block is in L1: one pass over the data. Same values, bits and summation order as
+  // Multiply, Evaluate, MultiplyTransposed. A null z, d1 or d2 is kept for the block only (a lean
+  // solver's).
+  double FusedPass(const Eigen::VectorXd& v, const Eigen::ArrayXd* base, Eigen::ArrayXd* product,
+                   Eigen::ArrayXd* z, Eigen::ArrayXd* d1, Eigen::ArrayXd* d2,
+                   Eigen::VectorXd& gradient) const;
+  // A lean solver (sparse rows with a Cholesky step: the consensus nodes', the centralized
   // optimum's) keeps two per-row arrays, m and q, where the others keep seven. w .* L' and
   // w .* L'' are recomputed from m block by block where they are read: forming the Hessian
   // (about one step in ten with a reused factor), a backtracked step's gradient, a checkpoint.
@@ -588,7 +602,7 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
 
   use_cholesky = UsesCholesky(EstimateStepCost(sparse, n, d, row_nnz, opt), d, opt);
 
-  lean = fused() && use_cholesky;
+  lean = sparse && use_cholesky;
   for (Eigen::ArrayXd* v : {&m, &q}) v->setZero(n);
   if (!lean) {
     for (Eigen::ArrayXd* v : {&dl, &ddl, &mt, &dlt, &ddlt}) v->setZero(n);
@@ -637,8 +651,17 @@ void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::Vecto
   GatherColumns(acc4.data(), d, out.data());
 }
 
-double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
-                                           Eigen::ArrayXd& d2) const {
+void LocalSolver::Impl::EvaluateBlock(const double* z, std::int64_t b, std::int64_t len, double* d1,
+                                      double* d2, BlockSums& sums) const {
+  if (loss.kind != LossKind::kLogistic) {
+    for (std::int64_t j = 0; j < len; ++j) {
+      const double wi = weight(b + j);
+      sums.plain += wi * detail::LossValue(loss, z[j]);
+      d1[j] = wi * detail::LossD1(loss, z[j]);
+      d2[j] = wi * detail::LossD2(loss, z[j]);
+    }
+    return;
+  }
   // The formulas of Loss sharing one exp per sample, e = exp(-|z|), u = 1 + e:
   //   L = max(-z, 0) + log1p(e),  L' = -(z > 0 ? e : 1) / u,  L'' = e / u^2.
   // With equal weights the log1p terms are summed as logs of block products,
@@ -648,51 +671,41 @@ double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::Array
   // one log per kLogBlock samples; the product's rounding (<= kLogBlock ulps) is below that of
   // summing the per-sample values.
   if (uniform_weight) {
-    detail::LogisticSums sums;
-    for (std::int64_t b = 0; b < n; b += kLogBlock) {
-      const std::int64_t len = std::min(kLogBlock, n - b);
-      detail::LogisticBlock(z.data() + b, len, w[0], d1.data() + b, d2.data() + b, sums);
-    }
-    return sums.Total(n > 0 ? w[0] : 0.0);
+    detail::LogisticBlock(z, len, w[0], d1, d2, sums.logistic);
+    return;
   }
-  double sum = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double zi = z[i];
+  for (std::int64_t j = 0; j < len; ++j) {
+    const double wi = w[b + j];
+    const double zi = z[j];
     const double e = math::impl::Exp(-std::abs(zi));
     const double inv = 1.0 / (1.0 + e);
-    sum += w[i] * (std::max(-zi, 0.0) + math::impl::Log1p(e));
+    sums.plain += wi * (std::max(-zi, 0.0) + math::impl::Log1p(e));
     const double positive = static_cast<double>(zi > 0.0);
-    d1[i] = -w[i] * (positive * e + (1.0 - positive)) * inv;
-    d2[i] = w[i] * e * inv * inv;
+    d1[j] = -wi * (positive * e + (1.0 - positive)) * inv;
+    d2[j] = wi * e * inv * inv;
   }
-  return sum;
 }
 
 double LocalSolver::Impl::Evaluate(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
                                    Eigen::ArrayXd& d2) const {
-  if (loss.kind == LossKind::kLogistic) return EvaluateLogistic(z, d1, d2);
-  double sum = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double wi = weight(i);
-    sum += wi * detail::LossValue(loss, z[i]);
-    d1[i] = wi * detail::LossD1(loss, z[i]);
-    d2[i] = wi * detail::LossD2(loss, z[i]);
+  BlockSums sums;
+  for (std::int64_t b = 0; b < n; b += kLogBlock) {
+    const std::int64_t len = std::min(kLogBlock, n - b);
+    EvaluateBlock(z.data() + b, b, len, d1.data() + b, d2.data() + b, sums);
   }
-  return sum;
+  return Total(sums);
 }
 
-double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
-                                                  const Eigen::ArrayXd* base,
-                                                  Eigen::ArrayXd* product, Eigen::ArrayXd* z,
-                                                  Eigen::ArrayXd* d1, Eigen::ArrayXd* d2,
-                                                  Eigen::VectorXd& gradient) const {
+double LocalSolver::Impl::FusedPass(const Eigen::VectorXd& v, const Eigen::ArrayXd* base,
+                                    Eigen::ArrayXd* product, Eigen::ArrayXd* z, Eigen::ArrayXd* d1,
+                                    Eigen::ArrayXd* d2, Eigen::VectorXd& gradient) const {
   const double* val = csr_values;
   const std::int32_t* idx = csr_cols;
   const double* vp = v.data();
   const std::int32_t* rp = row_ptr;
   const double* sg = sign();
   double z_block[kLogBlock], d1_block[kLogBlock], d2_block[kLogBlock];
-  detail::LogisticSums sums;
+  BlockSums sums;
   std::fill(acc4.begin(), acc4.end(), 0.0);
   for (std::int64_t b = 0; b < n; b += kLogBlock) {
     const std::int64_t len = std::min(kLogBlock, n - b);
@@ -706,27 +719,27 @@ double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
       const double* bp = base->data() + b;
       for (std::int64_t j = 0; j < len; ++j) xv[j] = bp[j] + xv[j];
     }
-    detail::LogisticBlock(xv, len, w[0], d1p, d2p, sums);
+    EvaluateBlock(xv, b, len, d1p, d2p, sums);
     ScatterRows(val, idx, lanes.data(), rp + b, len, d1p, block_sign, acc4.data());
   }
   GatherColumns(acc4.data(), d, gradient.data());
-  return sums.Total(n > 0 ? w[0] : 0.0);
+  return Total(sums);
 }
 
 template <class Fn>
 void LocalSolver::Impl::ForEachBlockAtMargins(Fn&& fn) const {
   double d1[kLogBlock], d2[kLogBlock];
-  detail::LogisticSums sums;
+  BlockSums sums;
   for (std::int64_t b = 0; b < n; b += kLogBlock) {
     const std::int64_t len = std::min(kLogBlock, n - b);
-    detail::LogisticBlock(m.data() + b, len, w[0], d1, d2, sums);
+    EvaluateBlock(m.data() + b, b, len, d1, d2, sums);
     fn(b, len, d1, d2);
   }
 }
 
 double LocalSolver::Impl::FullStepTrial() {
-  if (lean) return FusedMarginsAndLogistic(step, &m, &q, nullptr, nullptr, nullptr, trial_grad);
-  if (fused()) return FusedMarginsAndLogistic(step, &m, &q, &mt, &dlt, &ddlt, trial_grad);
+  if (lean) return FusedPass(step, &m, &q, nullptr, nullptr, nullptr, trial_grad);
+  if (sparse) return FusedPass(step, &m, &q, &mt, &dlt, &ddlt, trial_grad);
   Multiply(step, q);
   mt = m + q;
   const double sum = Evaluate(mt, dlt, ddlt);
@@ -737,13 +750,13 @@ double LocalSolver::Impl::FullStepTrial() {
 double LocalSolver::Impl::ScaledStepTrial(double t) {
   if (lean) {  // the blocks of mt = m + t q, each evaluated and dropped
     double z[kLogBlock], d1[kLogBlock], d2[kLogBlock];
-    detail::LogisticSums sums;
+    BlockSums sums;
     for (std::int64_t b = 0; b < n; b += kLogBlock) {
       const std::int64_t len = std::min(kLogBlock, n - b);
       for (std::int64_t j = 0; j < len; ++j) z[j] = m[b + j] + t * q[b + j];
-      detail::LogisticBlock(z, len, w[0], d1, d2, sums);
+      EvaluateBlock(z, b, len, d1, d2, sums);
     }
-    return sums.Total(n > 0 ? w[0] : 0.0);
+    return Total(sums);
   }
   mt = m + t * q;
   return Evaluate(mt, dlt, ddlt);
@@ -911,9 +924,9 @@ void LocalSolver::Impl::EnsureState(const Eigen::VectorXd& f) {
     return;
   }
   if (lean) {
-    loss_sum = FusedMarginsAndLogistic(f, nullptr, nullptr, &m, nullptr, nullptr, data_grad);
-  } else if (fused()) {
-    loss_sum = FusedMarginsAndLogistic(f, nullptr, nullptr, &m, &dl, &ddl, data_grad);
+    loss_sum = FusedPass(f, nullptr, nullptr, &m, nullptr, nullptr, data_grad);
+  } else if (sparse) {
+    loss_sum = FusedPass(f, nullptr, nullptr, &m, &dl, &ddl, data_grad);
   } else {
     Multiply(f, m);
     loss_sum = Evaluate(m, dl, ddl);
