@@ -918,6 +918,35 @@ TEST(LocalSolverTest, NodeSolverHoldsThreePerRowArrays) {
   EXPECT_GT(per_row, 2.0 * 8.0);
 }
 
+// A CSR solver with a Cholesky step keeps only the margins and recomputes w L' and w L'' from
+// them where it reads them; with CG it keeps all three. At the same point both run the same
+// fused pass, so what a checkpoint saves agrees bit for bit: equal and per-sample weights, both
+// losses, 700 rows (ten blocks of 64 and a partial one).
+TEST(LocalSolverTest, MarginsOnlyStateSavesTheDerivativesBitForBit) {
+  const Problem p = MakeProblem(37, 700, 12, 0.4);
+  const Eigen::VectorXd f = Eigen::VectorXd::LinSpaced(12, -2.0, 2.0);
+  NewtonOptions cholesky;
+  cholesky.row_storage = NewtonOptions::RowStorage::kCsr;
+  cholesky.newton_cost_model = false;
+  NewtonOptions cg = cholesky;
+  cg.dense_hessian_max_dim = 0;
+  for (const Loss& loss : {Logistic(), SmoothHinge()}) {
+    for (const bool equal : {true, false}) {
+      const Eigen::VectorXd w = equal ? Eigen::VectorXd::Constant(700, 0.3) : p.weights;
+      LocalSolver margins_only(p.sparse, w, loss, cholesky);
+      LocalSolver all_three(p.sparse, w, loss, cg);
+      EXPECT_EQ(margins_only.LossSum(f), all_three.LossSum(f));
+      const LocalSolver::WarmState a = margins_only.SaveWarmState();
+      const LocalSolver::WarmState b = all_three.SaveWarmState();
+      ASSERT_EQ(a.dl.size(), 700);
+      EXPECT_TRUE((a.m == b.m).all());
+      EXPECT_TRUE((a.dl == b.dl).all()) << "equal weights " << equal;
+      EXPECT_TRUE((a.ddl == b.ddl).all()) << "equal weights " << equal;
+      EXPECT_TRUE((a.data_grad.array() == b.data_grad.array()).all());
+    }
+  }
+}
+
 // --- Allocation-free solves ---------------------------------------------------------------
 
 TEST(LocalSolverTest, AllocationCounterSeesEigenAllocations) {
