@@ -318,10 +318,11 @@ struct LocalSolver::Impl {
   int pairs = 0;
 
   // --- Workspace, sized in the constructor. ---
-  Eigen::ArrayXd mt, dlt, ddlt;  // trial point (empty in a lean solver)
-  Eigen::VectorXd trial_grad;    // X~^T dlt at the full step
-  Eigen::ArrayXd q;              // X~ p for the step p
-  Eigen::ArrayXd sample_tmp;     // sized where used (dense Hessian, CG), else empty
+  Eigen::ArrayXd mt, dlt, ddlt;     // trial point (a lean solver: mt only, see lean)
+  Eigen::VectorXd trial_grad;       // X~^T dlt at the full step
+  Eigen::ArrayXd q;                 // X~ p for the step p (empty in a lean solver)
+  bool mt_is_step_product = false;  // a lean solver's mt holds X~ p, not the trial margins
+  Eigen::ArrayXd sample_tmp;        // sized where used (dense Hessian, CG), else empty
   Eigen::VectorXd ft, grad, step;
   DenseRows chunk;  // scaled rows for the dense Hessian
   Eigen::VectorXd precond, cg_r, cg_z, cg_dir, cg_hd;
@@ -358,12 +359,14 @@ struct LocalSolver::Impl {
                    Eigen::ArrayXd* z, Eigen::ArrayXd* d1, Eigen::ArrayXd* d2,
                    Eigen::VectorXd& gradient) const;
   // A lean solver (sparse rows with a Cholesky step: the consensus nodes', the centralized
-  // optimum's) keeps two per-row arrays, m and q, where the others keep seven. w .* L' and
+  // optimum's) keeps two per-row arrays, m and mt, where the others keep seven. w .* L' and
   // w .* L'' are recomputed from m block by block where they are read: forming the Hessian
   // (about one step in ten with a reused factor), a backtracked step's gradient, a checkpoint.
-  // The trial point's margins are formed block by block (m + t q) and m is advanced in place
-  // on acceptance. Same values, so the same bits: L' and L'' are functions of the margins
-  // alone, and m + t q is the same sum either way.
+  // The full step's margins m + X~ p go to mt, which becomes m on acceptance (a swap). A
+  // backtrack (rare) forms q = X~ p into mt again (one more product; the same bits as the
+  // fused pass's, row by row), then the margins m + t q block by block, and m += t q on
+  // acceptance. Same values, so the same bits: L' and L'' are functions of the margins alone,
+  // and m + t q is the same sum either way.
   bool lean = false;
   // Calls fn(b, len, d1, d2) for the blocks of kLogBlock rows in order, with d1, d2 = w .* L',
   // w .* L'' of rows [b, b + len) at the margins m.
@@ -603,9 +606,9 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
   use_cholesky = UsesCholesky(EstimateStepCost(sparse, n, d, row_nnz, opt), d, opt);
 
   lean = sparse && use_cholesky;
-  for (Eigen::ArrayXd* v : {&m, &q}) v->setZero(n);
+  for (Eigen::ArrayXd* v : {&m, &mt}) v->setZero(n);
   if (!lean) {
-    for (Eigen::ArrayXd* v : {&dl, &ddl, &mt, &dlt, &ddlt}) v->setZero(n);
+    for (Eigen::ArrayXd* v : {&dl, &ddl, &q, &dlt, &ddlt}) v->setZero(n);
   }
   for (Eigen::VectorXd* v : {&data_grad, &state_f, &trial_grad, &ft, &grad, &step, &precond, &cg_r,
                              &cg_z, &cg_dir, &cg_hd}) {
@@ -738,7 +741,10 @@ void LocalSolver::Impl::ForEachBlockAtMargins(Fn&& fn) const {
 }
 
 double LocalSolver::Impl::FullStepTrial() {
-  if (lean) return FusedPass(step, &m, &q, nullptr, nullptr, nullptr, trial_grad);
+  if (lean) {
+    mt_is_step_product = false;
+    return FusedPass(step, &m, nullptr, &mt, nullptr, nullptr, trial_grad);
+  }
   if (sparse) return FusedPass(step, &m, &q, &mt, &dlt, &ddlt, trial_grad);
   Multiply(step, q);
   mt = m + q;
@@ -748,12 +754,16 @@ double LocalSolver::Impl::FullStepTrial() {
 }
 
 double LocalSolver::Impl::ScaledStepTrial(double t) {
-  if (lean) {  // the blocks of mt = m + t q, each evaluated and dropped
+  if (lean) {  // q = X~ p into mt, then the blocks of m + t q, each evaluated and dropped
+    if (!mt_is_step_product) {
+      Multiply(step, mt);
+      mt_is_step_product = true;
+    }
     double z[kLogBlock], d1[kLogBlock], d2[kLogBlock];
     BlockSums sums;
     for (std::int64_t b = 0; b < n; b += kLogBlock) {
       const std::int64_t len = std::min(kLogBlock, n - b);
-      for (std::int64_t j = 0; j < len; ++j) z[j] = m[b + j] + t * q[b + j];
+      for (std::int64_t j = 0; j < len; ++j) z[j] = m[b + j] + t * mt[b + j];
       EvaluateBlock(z, b, len, d1, d2, sums);
     }
     return Total(sums);
@@ -1057,8 +1067,10 @@ SolveReport LocalSolver::Impl::Solve(double a, const Eigen::VectorXd& g, Eigen::
       }
     }
     f = ft;
-    if (lean) {
-      m = m + t * q;  // the trial margins (t = 1: m + q, as the fused pass added them)
+    if (lean && t != 1.0) {
+      m = m + t * mt;  // mt holds X~ p (ScaledStepTrial)
+    } else if (lean) {
+      m.swap(mt);  // the full step's margins
     } else {
       m.swap(mt);
       dl.swap(dlt);
