@@ -487,7 +487,11 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
       throw InputError("LocalSolver: label of row " + std::to_string(r) + " is not finite");
     }
   }
-  if (uniform_weight && n > 1) w.conservativeResize(1);  // kept once
+  if (uniform_weight && n > 1) {  // kept once; freed whole, so the next per-row array reuses it
+    const double w0 = w[0];
+    w.resize(1);
+    w[0] = w0;
+  }
 
   // The input's values must be finite (explicit zeros of sparse input are dropped, so they are
   // not checked), and its nonzeros per row feed the storage cost model.
@@ -524,6 +528,8 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
       break;
     }
   }
+  use_cholesky = UsesCholesky(EstimateStepCost(sparse, n, d, row_nnz, opt), d, opt);
+  std::vector<std::int64_t>().swap(row_nnz);  // freed before the arrays the solver keeps
 
   if (d > kMaxColumns) {
     throw InputError((data.name.empty() ? std::string("LocalSolver") : data.name) + ": " +
@@ -602,8 +608,6 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     }
     for (std::int64_t r = 0; r < n; ++r) dense.row(r) *= data.y[r];
   }
-
-  use_cholesky = UsesCholesky(EstimateStepCost(sparse, n, d, row_nnz, opt), d, opt);
 
   lean = sparse && use_cholesky;
   for (Eigen::ArrayXd* v : {&m, &mt}) v->setZero(n);
