@@ -892,10 +892,12 @@ TEST(LocalSolverTest, ReadingCsrInPlaceHoldsOneBytePerEntry) {
 }
 
 // A consensus node's solver (one weight, rows and labels read in place, CSR with a Cholesky
-// step) holds nine per-row arrays of 8 bytes at most: its margins, L' and L'' at the current and
-// trial points, X~ p, the row pointers and, while it is built, the rows' entry counts. Not a copy
-// of the labels, nor the weight once per row, nor the CG/dense-Hessian scratch (12 arrays before).
-TEST(LocalSolverTest, NodeSolverHoldsNinePerRowArrays) {
+// step: a lean solver) holds three per-row arrays of 8 bytes at most: its margins, X~ p and,
+// while it is built, the rows' entry counts. L' and L'' are recomputed from the margins where
+// read, the trial point is formed block by block, and the row pointers are the rows' own (nine
+// arrays before: L' and L'' at the current and trial points, the trial margins, 64-bit row
+// pointers; thirteen before that).
+TEST(LocalSolverTest, NodeSolverHoldsThreePerRowArrays) {
 #if !DPADMM_TEST_COUNT_ALLOCATIONS
   GTEST_SKIP() << "allocations are only counted on glibc without sanitizers";
 #endif
@@ -912,8 +914,37 @@ TEST(LocalSolverTest, NodeSolverHoldsNinePerRowArrays) {
   });
   const auto entries = static_cast<double>(p.sparse.nonzeros());
   const double per_row = (static_cast<double>(held) - 1.0 * entries) / kRows;
-  EXPECT_LT(per_row, 9.0 * 8.0 + 4.0) << "held " << held << " entries " << entries;
-  EXPECT_GT(per_row, 7.0 * 8.0);
+  EXPECT_LT(per_row, 3.0 * 8.0 + 4.0) << "held " << held << " entries " << entries;
+  EXPECT_GT(per_row, 2.0 * 8.0);
+}
+
+// A CSR solver with a Cholesky step keeps only the margins and recomputes w L' and w L'' from
+// them where it reads them; with CG it keeps all three. At the same point both run the same
+// fused pass, so what a checkpoint saves agrees bit for bit: equal and per-sample weights, both
+// losses, 700 rows (ten blocks of 64 and a partial one).
+TEST(LocalSolverTest, MarginsOnlyStateSavesTheDerivativesBitForBit) {
+  const Problem p = MakeProblem(37, 700, 12, 0.4);
+  const Eigen::VectorXd f = Eigen::VectorXd::LinSpaced(12, -2.0, 2.0);
+  NewtonOptions cholesky;
+  cholesky.row_storage = NewtonOptions::RowStorage::kCsr;
+  cholesky.newton_cost_model = false;
+  NewtonOptions cg = cholesky;
+  cg.dense_hessian_max_dim = 0;
+  for (const Loss& loss : {Logistic(), SmoothHinge()}) {
+    for (const bool equal : {true, false}) {
+      const Eigen::VectorXd w = equal ? Eigen::VectorXd::Constant(700, 0.3) : p.weights;
+      LocalSolver margins_only(p.sparse, w, loss, cholesky);
+      LocalSolver all_three(p.sparse, w, loss, cg);
+      EXPECT_EQ(margins_only.LossSum(f), all_three.LossSum(f));
+      const LocalSolver::WarmState a = margins_only.SaveWarmState();
+      const LocalSolver::WarmState b = all_three.SaveWarmState();
+      ASSERT_EQ(a.dl.size(), 700);
+      EXPECT_TRUE((a.m == b.m).all());
+      EXPECT_TRUE((a.dl == b.dl).all()) << "equal weights " << equal;
+      EXPECT_TRUE((a.ddl == b.ddl).all()) << "equal weights " << equal;
+      EXPECT_TRUE((a.data_grad.array() == b.data_grad.array()).all());
+    }
+  }
 }
 
 // --- Allocation-free solves ---------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <utility>
 
+#include "data/memory_release.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/generators.h"
 #include "dpadmm/data/loaders.h"
@@ -57,6 +58,7 @@ Dataset LoadCsvWithHint(const std::string& path, const DataSpec& d) {
 TrainTest LoadDataSource(const DataSpec& d, std::uint64_t seed) {
   if (d.source == DataSource::kAdult) {
     AdultData a = LoadAdult(d.train_path, d.test_path);
+    internal::GiveBackFreeHeap();  // the files' text and records, freed in the heap's middle
     return {std::move(a.train), std::move(a.test)};
   }
   if (IsGenerated(d.source)) {

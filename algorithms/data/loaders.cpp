@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/text_parse.h"
+#include "data/memory_release.h"
 #include "dpadmm/core/error.h"
 
 namespace dpadmm {
@@ -385,7 +386,9 @@ void ReadAdultFile(AdultFile& f, const std::span<const std::int64_t>* keep = nul
     }
     f.records.push_back(r);
   }
-  f.records.shrink_to_fit();
+  // No shrink_to_fit: it would copy the records beside the file's text (the load's peak). The
+  // slack (lines that are not records) is never written, so its pages are not resident, and
+  // the records are freed once encoded.
   if (!any) RequireRows(f.path, 0);
   if (keep != nullptr) {
     if (record == 0) ThrowAt(f.path, 0, "no complete rows (every row has a '?')");
@@ -528,7 +531,9 @@ double ScaledNumeric(const AdultEncoding& e, std::size_t k, double v) {
 }
 
 // The records as CSR rows (numeric columns, then one column per category), written straight
-// into the result; the records are freed once encoded.
+// into the result; the records' pages are given back behind the pass (every 64 KiB: they are
+// never read again), so the records and the rows are not both resident, and they are freed
+// once encoded.
 Dataset EncodeAdult(AdultFile& f, const AdultEncoding& e) {
   // Column of each of this file's category indices.
   std::array<std::vector<std::int64_t>, kAdultCategorical.size()> column;
@@ -557,7 +562,13 @@ Dataset EncodeAdult(AdultFile& f, const AdultEncoding& e) {
   double* values = x.valuePtr();
   Eigen::VectorXd y(rows);
   std::int64_t at = 0;
+  constexpr Eigen::Index kStep = (1 << 16) / sizeof(AdultRecord);
+  const char* released = reinterpret_cast<const char*>(f.records.data());
   for (Eigen::Index i = 0; i < rows; ++i) {
+    if (i % kStep == 0) {
+      released =
+          internal::ReleasePages(released, reinterpret_cast<const char*>(f.records.data() + i));
+    }
     const AdultRecord& r = f.records[static_cast<std::size_t>(i)];
     for (std::size_t k = 0; k < r.numeric.size(); ++k) {
       const double scaled = ScaledNumeric(e, k, r.numeric[k]);

@@ -9,10 +9,10 @@
 // Where the time goes (Adult node: 6000 rows, 104 columns, 12 nonzeros per row):
 //  * a step: margins of the step q = X~ p, per-sample value/L'/L'' at m + q, the gradient
 //    X~^T (w .* L'). The trial margins are m + t q, so backtracking needs no product, and the
-//    accepted point's margins and derivatives carry over. For sparse logistic nodes with equal
-//    weights the first two are one fused pass (FusedMarginsAndLogistic): X~ p by CSR rows, four
-//    rows at a time, then L, L', L'' of that 64-row block while it is in L1, with an exp whose
-//    loop vectorises (same bits at any vector width) and one log per 64 samples, then the
+//    accepted point's margins carry over. For sparse rows the three are one fused pass
+//    (FusedPass): X~ p by CSR rows, four rows at a time, then L, L', L'' of that 64-row block
+//    while it is in L1 (logistic nodes with equal weights: an exp whose loop vectorises, same
+//    bits at any vector width, and one log per 64 samples), then the
 //    block's rows scattered into X~^T L' (four accumulators per column, in the order of the
 //    column dot product it replaced: Impl::lanes), so a step reads the data once;
 //  * forming the Hessian (O(nnz_row^2) per row, from the CSR rows) and factorising it costs
@@ -126,7 +126,7 @@ inline double RowDot(const double* val, const std::int32_t* idx, std::int64_t be
 // each with its own accumulator in its own order: a row's sum is a chain of dependent adds, and
 // four chains in one loop keep the adder busy.
 template <bool kSigned>
-inline void RowDotsOf(const double* val, const std::int32_t* idx, const std::int64_t* row_ptr,
+inline void RowDotsOf(const double* val, const std::int32_t* idx, const std::int32_t* row_ptr,
                       std::int64_t rows, const double* v, const double* sign, double* out) {
   std::int64_t j = 0;
   for (; j + 4 <= rows; j += 4) {
@@ -161,7 +161,7 @@ inline void RowDotsOf(const double* val, const std::int32_t* idx, const std::int
   }
 }
 
-inline void RowDots(const double* val, const std::int32_t* idx, const std::int64_t* row_ptr,
+inline void RowDots(const double* val, const std::int32_t* idx, const std::int32_t* row_ptr,
                     std::int64_t rows, const double* v, const double* sign, double* out) {
   if (sign != nullptr) {
     RowDotsOf<true>(val, idx, row_ptr, rows, v, sign, out);
@@ -175,7 +175,7 @@ inline void RowDots(const double* val, const std::int32_t* idx, const std::int64
 // accumulators per column (Impl::lanes).
 template <bool kSigned>
 inline void ScatterRowsOf(const double* val, const std::int32_t* idx, const std::uint8_t* lanes,
-                          const std::int64_t* row_ptr, std::int64_t rows, const double* s,
+                          const std::int32_t* row_ptr, std::int64_t rows, const double* s,
                           const double* sign, double* acc) {
   for (std::int64_t r = 0; r < rows; ++r) {
     const double sr = kSigned ? s[r] * sign[r] : s[r];
@@ -186,7 +186,7 @@ inline void ScatterRowsOf(const double* val, const std::int32_t* idx, const std:
 }
 
 inline void ScatterRows(const double* val, const std::int32_t* idx, const std::uint8_t* lanes,
-                        const std::int64_t* row_ptr, std::int64_t rows, const double* s,
+                        const std::int32_t* row_ptr, std::int64_t rows, const double* s,
                         const double* sign, double* acc) {
   if (sign != nullptr) {
     ScatterRowsOf<true>(val, idx, lanes, row_ptr, rows, s, sign, acc);
@@ -254,7 +254,10 @@ struct LocalSolver::Impl {
     return dense_in_place != nullptr ? *dense_in_place : dense;
   }
   mutable Eigen::ArrayXd signed_tmp;  // y .* s for X~^T s from rows read in place
-  std::vector<std::int64_t> row_ptr;
+  // Row r's entries are [row_ptr[r], row_ptr[r + 1]): the caller's own 32-bit row pointers when
+  // the rows are read in place, else row_ptr_copy's (at most kMaxSparseIndex entries either way).
+  const std::int32_t* row_ptr = nullptr;
+  std::vector<std::int32_t> row_ptr_copy;
   std::vector<std::int32_t> col_idx;  // the CSR column indices when they are copied (else empty)
   const std::int32_t* csr_cols = nullptr;  // col_idx, or the caller's read in place
   std::vector<double> values;              // the CSR values when they are copied (else empty)
@@ -293,7 +296,8 @@ struct LocalSolver::Impl {
   bool use_cholesky = false;
 
   // --- State at the point state_f (when state_valid). ---
-  Eigen::ArrayXd m, dl, ddl;  // margins X~ f, w .* L'(m), w .* L''(m)
+  // margins X~ f, w .* L'(m), w .* L''(m); a lean solver keeps m only (dl, ddl empty).
+  Eigen::ArrayXd m, dl, ddl;
   double loss_sum = 0.0;      // sum_n w_n L(m_n)
   Eigen::VectorXd data_grad;  // X~^T dl
   Eigen::VectorXd state_f;
@@ -314,10 +318,11 @@ struct LocalSolver::Impl {
   int pairs = 0;
 
   // --- Workspace, sized in the constructor. ---
-  Eigen::ArrayXd mt, dlt, ddlt;  // trial point
-  Eigen::VectorXd trial_grad;    // X~^T dlt at the full step
-  Eigen::ArrayXd q;              // X~ p for the step p
-  Eigen::ArrayXd sample_tmp;     // sized where used (dense Hessian, CG), else empty
+  Eigen::ArrayXd mt, dlt, ddlt;     // trial point (a lean solver: mt only, see lean)
+  Eigen::VectorXd trial_grad;       // X~^T dlt at the full step
+  Eigen::ArrayXd q;                 // X~ p for the step p (empty in a lean solver)
+  bool mt_is_step_product = false;  // a lean solver's mt holds X~ p, not the trial margins
+  Eigen::ArrayXd sample_tmp;        // sized where used (dense Hessian, CG), else empty
   Eigen::VectorXd ft, grad, step;
   DenseRows chunk;  // scaled rows for the dense Hessian
   Eigen::VectorXd precond, cg_r, cg_z, cg_dir, cg_hd;
@@ -328,16 +333,45 @@ struct LocalSolver::Impl {
   void MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::VectorXd& out) const;
   // Returns sum_n w_n L(z_n); d1 = w .* L'(z), d2 = w .* L''(z).
   double Evaluate(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1, Eigen::ArrayXd& d2) const;
-  double EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1, Eigen::ArrayXd& d2) const;
-  // The fused pass of a sparse logistic node with equal weights (the consensus nodes' case):
-  // block by block of kLogBlock rows, the rows' margins z = base + X~ v (base null: z = X~ v;
-  // X~ v also goes to `product` when it is not null), then (d1, d2) and the loss sum at z, then
-  // the block's rows scattered into gradient = X~^T d1, all while the block is in L1: one pass
-  // over the data. Same values, bits and summation order as Multiply, Evaluate, MultiplyTransposed.
-  double FusedMarginsAndLogistic(const Eigen::VectorXd& v, const Eigen::ArrayXd* base,
-                                 Eigen::ArrayXd* product, Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
-                                 Eigen::ArrayXd& d2, Eigen::VectorXd& gradient) const;
-  bool fused() const { return sparse && uniform_weight && loss.kind == LossKind::kLogistic; }
+  // The running sums of the loss over blocks of rows taken in order: the logistic loss with
+  // equal weights in block-product form (detail::LogisticSums), every other case a plain sum.
+  struct BlockSums {
+    detail::LogisticSums logistic;
+    double plain = 0.0;
+  };
+  // Rows [b, b + len) of Evaluate (b a multiple of kLogBlock, len <= kLogBlock), at margins
+  // z[0..len): d1, d2 for those rows, their loss added to `sums`. Evaluate is these blocks in
+  // order, so any pass made of them gives its bits.
+  void EvaluateBlock(const double* z, std::int64_t b, std::int64_t len, double* d1, double* d2,
+                     BlockSums& sums) const;
+  double Total(BlockSums& sums) const {
+    return loss.kind == LossKind::kLogistic && uniform_weight
+               ? sums.logistic.Total(n > 0 ? w[0] : 0.0)
+               : sums.plain;
+  }
+  // The fused pass of sparse rows: block by block of kLogBlock rows, the rows' margins
+  // z = base + X~ v (base null: z = X~ v; X~ v also goes to `product` when it is not null), then
+  // (d1, d2) and the loss sum at z, then the block's rows scattered into gradient = X~^T d1, all
+  // while the block is in L1: one pass over the data. Same values, bits and summation order as
+  // Multiply, Evaluate, MultiplyTransposed. A null z, d1 or d2 is kept for the block only (a lean
+  // solver's).
+  double FusedPass(const Eigen::VectorXd& v, const Eigen::ArrayXd* base, Eigen::ArrayXd* product,
+                   Eigen::ArrayXd* z, Eigen::ArrayXd* d1, Eigen::ArrayXd* d2,
+                   Eigen::VectorXd& gradient) const;
+  // A lean solver (sparse rows with a Cholesky step: the consensus nodes', the centralized
+  // optimum's) keeps two per-row arrays, m and mt, where the others keep seven. w .* L' and
+  // w .* L'' are recomputed from m block by block where they are read: forming the Hessian
+  // (about one step in ten with a reused factor), a backtracked step's gradient, a checkpoint.
+  // The full step's margins m + X~ p go to mt, which becomes m on acceptance (a swap). A
+  // backtrack (rare) forms q = X~ p into mt again (one more product; the same bits as the
+  // fused pass's, row by row), then the margins m + t q block by block, and m += t q on
+  // acceptance. Same values, so the same bits: L' and L'' are functions of the margins alone,
+  // and m + t q is the same sum either way.
+  bool lean = false;
+  // Calls fn(b, len, d1, d2) for the blocks of kLogBlock rows in order, with d1, d2 = w .* L',
+  // w .* L'' of rows [b, b + len) at the margins m.
+  template <class Fn>
+  void ForEachBlockAtMargins(Fn&& fn) const;
   // The full step: q = X~ step, mt = m + q, (dlt, ddlt) there, trial_grad = X~^T dlt.
   // Returns the loss sum at mt.
   double FullStepTrial();
@@ -453,7 +487,11 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
       throw InputError("LocalSolver: label of row " + std::to_string(r) + " is not finite");
     }
   }
-  if (uniform_weight && n > 1) w.conservativeResize(1);  // kept once
+  if (uniform_weight && n > 1) {  // kept once; freed whole, so the next per-row array reuses it
+    const double w0 = w[0];
+    w.resize(1);
+    w[0] = w0;
+  }
 
   // The input's values must be finite (explicit zeros of sparse input are dropped, so they are
   // not checked), and its nonzeros per row feed the storage cost model.
@@ -476,6 +514,8 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
       row_nnz[static_cast<std::size_t>(r)] = (dense_in->row(r).array() != 0.0).count();
     }
   }
+  std::int64_t total = 0;  // the nonzeros
+  for (std::int64_t k : row_nnz) total += k;
   switch (opt.row_storage) {
     case NewtonOptions::RowStorage::kDense: sparse = false; break;
     case NewtonOptions::RowStorage::kCsr: sparse = true; break;
@@ -484,10 +524,12 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
         const StepCost c = EstimateStepCost(csr, n, d, row_nnz, opt);
         return c.passes + (UsesCholesky(c, d, opt) ? c.cholesky : c.cg);
       };
-      sparse = per_step(true) < per_step(false);
+      sparse = total <= kMaxSparseIndex && per_step(true) < per_step(false);
       break;
     }
   }
+  use_cholesky = UsesCholesky(EstimateStepCost(sparse, n, d, row_nnz, opt), d, opt);
+  std::vector<std::int64_t>().swap(row_nnz);  // freed before the arrays the solver keeps
 
   if (d > kMaxColumns) {
     throw InputError((data.name.empty() ? std::string("LocalSolver") : data.name) + ": " +
@@ -499,17 +541,15 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     if (n > std::numeric_limits<std::int32_t>::max()) {
       throw InputError("LocalSolver: too many rows (" + std::to_string(n) + ")");
     }
-    std::int64_t total = 0;
-    for (std::int64_t k : row_nnz) total += k;
     const bool borrow =
         opt.borrow_rows && unit_labels && sparse_in != nullptr && CsrInPlace(*sparse_in, total);
     if (unit_labels) ApplyLabelsOnTheFly(data);
-    row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
-    if (borrow) {
-      for (std::int64_t r = 0; r < n; ++r) {
-        row_ptr[static_cast<std::size_t>(r) + 1] = sparse_in->outerIndexPtr()[r + 1];
-      }
-    } else {
+    if (total > kMaxSparseIndex) {
+      throw InputError("LocalSolver: " + std::to_string(total) + " nonzeros, above the limit of " +
+                       std::to_string(kMaxSparseIndex) + " for rows stored as CSR");
+    }
+    if (!borrow) {
+      row_ptr_copy.assign(static_cast<std::size_t>(n) + 1, 0);
       col_idx.reserve(static_cast<std::size_t>(total));
       values.reserve(static_cast<std::size_t>(total));
     }
@@ -534,8 +574,9 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
         col_idx.push_back(c);
         values.push_back(v);
       }
-      row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(col_idx.size());
+      row_ptr_copy[static_cast<std::size_t>(r) + 1] = static_cast<std::int32_t>(col_idx.size());
     }
+    row_ptr = borrow ? sparse_in->outerIndexPtr() : row_ptr_copy.data();
     csr_cols = borrow ? sparse_in->innerIndexPtr() : col_idx.data();
     csr_values = borrow ? sparse_in->valuePtr() : values.data();
     rows_in_place = borrow;
@@ -568,9 +609,11 @@ LocalSolver::Impl::Impl(const Dataset& data, Eigen::VectorXd weights, Loss loss_
     for (std::int64_t r = 0; r < n; ++r) dense.row(r) *= data.y[r];
   }
 
-  use_cholesky = UsesCholesky(EstimateStepCost(sparse, n, d, row_nnz, opt), d, opt);
-
-  for (Eigen::ArrayXd* v : {&m, &dl, &ddl, &mt, &dlt, &ddlt, &q}) v->setZero(n);
+  lean = sparse && use_cholesky;
+  for (Eigen::ArrayXd* v : {&m, &mt}) v->setZero(n);
+  if (!lean) {
+    for (Eigen::ArrayXd* v : {&dl, &ddl, &q, &dlt, &ddlt}) v->setZero(n);
+  }
   for (Eigen::VectorXd* v : {&data_grad, &state_f, &trial_grad, &ft, &grad, &step, &precond, &cg_r,
                              &cg_z, &cg_dir, &cg_hd}) {
     v->setZero(d);
@@ -597,7 +640,7 @@ void LocalSolver::Impl::Multiply(const Eigen::VectorXd& v, Eigen::ArrayXd& out) 
   // By row (CSR, columns ascending): out_r = sum_k v_{c_k} X~(r, c_k), added in column order
   // from 0. The rows are independent, so several are in flight at once; v (d doubles) stays in
   // L1 while the rows stream.
-  RowDots(csr_values, csr_cols, row_ptr.data(), n, v.data(), sign(), out.data());
+  RowDots(csr_values, csr_cols, row_ptr, n, v.data(), sign(), out.data());
 }
 
 void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::VectorXd& out) const {
@@ -611,12 +654,21 @@ void LocalSolver::Impl::MultiplyTransposed(const Eigen::ArrayXd& s, Eigen::Vecto
     return;
   }
   std::fill(acc4.begin(), acc4.end(), 0.0);
-  ScatterRows(csr_values, csr_cols, lanes.data(), row_ptr.data(), n, s.data(), sign(), acc4.data());
+  ScatterRows(csr_values, csr_cols, lanes.data(), row_ptr, n, s.data(), sign(), acc4.data());
   GatherColumns(acc4.data(), d, out.data());
 }
 
-double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
-                                           Eigen::ArrayXd& d2) const {
+void LocalSolver::Impl::EvaluateBlock(const double* z, std::int64_t b, std::int64_t len, double* d1,
+                                      double* d2, BlockSums& sums) const {
+  if (loss.kind != LossKind::kLogistic) {
+    for (std::int64_t j = 0; j < len; ++j) {
+      const double wi = weight(b + j);
+      sums.plain += wi * detail::LossValue(loss, z[j]);
+      d1[j] = wi * detail::LossD1(loss, z[j]);
+      d2[j] = wi * detail::LossD2(loss, z[j]);
+    }
+    return;
+  }
   // The formulas of Loss sharing one exp per sample, e = exp(-|z|), u = 1 + e:
   //   L = max(-z, 0) + log1p(e),  L' = -(z > 0 ? e : 1) / u,  L'' = e / u^2.
   // With equal weights the log1p terms are summed as logs of block products,
@@ -626,71 +678,78 @@ double LocalSolver::Impl::EvaluateLogistic(const Eigen::ArrayXd& z, Eigen::Array
   // one log per kLogBlock samples; the product's rounding (<= kLogBlock ulps) is below that of
   // summing the per-sample values.
   if (uniform_weight) {
-    detail::LogisticSums sums;
-    for (std::int64_t b = 0; b < n; b += kLogBlock) {
-      const std::int64_t len = std::min(kLogBlock, n - b);
-      detail::LogisticBlock(z.data() + b, len, w[0], d1.data() + b, d2.data() + b, sums);
-    }
-    return sums.Total(n > 0 ? w[0] : 0.0);
+    detail::LogisticBlock(z, len, w[0], d1, d2, sums.logistic);
+    return;
   }
-  double sum = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double zi = z[i];
+  for (std::int64_t j = 0; j < len; ++j) {
+    const double wi = w[b + j];
+    const double zi = z[j];
     const double e = math::impl::Exp(-std::abs(zi));
     const double inv = 1.0 / (1.0 + e);
-    sum += w[i] * (std::max(-zi, 0.0) + math::impl::Log1p(e));
+    sums.plain += wi * (std::max(-zi, 0.0) + math::impl::Log1p(e));
     const double positive = static_cast<double>(zi > 0.0);
-    d1[i] = -w[i] * (positive * e + (1.0 - positive)) * inv;
-    d2[i] = w[i] * e * inv * inv;
+    d1[j] = -wi * (positive * e + (1.0 - positive)) * inv;
+    d2[j] = wi * e * inv * inv;
   }
-  return sum;
 }
 
 double LocalSolver::Impl::Evaluate(const Eigen::ArrayXd& z, Eigen::ArrayXd& d1,
                                    Eigen::ArrayXd& d2) const {
-  if (loss.kind == LossKind::kLogistic) return EvaluateLogistic(z, d1, d2);
-  double sum = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double wi = weight(i);
-    sum += wi * detail::LossValue(loss, z[i]);
-    d1[i] = wi * detail::LossD1(loss, z[i]);
-    d2[i] = wi * detail::LossD2(loss, z[i]);
+  BlockSums sums;
+  for (std::int64_t b = 0; b < n; b += kLogBlock) {
+    const std::int64_t len = std::min(kLogBlock, n - b);
+    EvaluateBlock(z.data() + b, b, len, d1.data() + b, d2.data() + b, sums);
   }
-  return sum;
+  return Total(sums);
 }
 
-double LocalSolver::Impl::FusedMarginsAndLogistic(const Eigen::VectorXd& v,
-                                                  const Eigen::ArrayXd* base,
-                                                  Eigen::ArrayXd* product, Eigen::ArrayXd& z,
-                                                  Eigen::ArrayXd& d1, Eigen::ArrayXd& d2,
-                                                  Eigen::VectorXd& gradient) const {
+double LocalSolver::Impl::FusedPass(const Eigen::VectorXd& v, const Eigen::ArrayXd* base,
+                                    Eigen::ArrayXd* product, Eigen::ArrayXd* z, Eigen::ArrayXd* d1,
+                                    Eigen::ArrayXd* d2, Eigen::VectorXd& gradient) const {
   const double* val = csr_values;
   const std::int32_t* idx = csr_cols;
   const double* vp = v.data();
-  const std::int64_t* rp = row_ptr.data();
+  const std::int32_t* rp = row_ptr;
   const double* sg = sign();
-  double* zp = z.data();
-  detail::LogisticSums sums;
+  double z_block[kLogBlock], d1_block[kLogBlock], d2_block[kLogBlock];
+  BlockSums sums;
   std::fill(acc4.begin(), acc4.end(), 0.0);
   for (std::int64_t b = 0; b < n; b += kLogBlock) {
     const std::int64_t len = std::min(kLogBlock, n - b);
     const double* block_sign = sg != nullptr ? sg + b : nullptr;
-    double* xv = zp + b;
+    double* xv = z != nullptr ? z->data() + b : z_block;
+    double* d1p = d1 != nullptr ? d1->data() + b : d1_block;
+    double* d2p = d2 != nullptr ? d2->data() + b : d2_block;
     RowDots(val, idx, rp + b, len, vp, block_sign, xv);
     if (product != nullptr) std::copy(xv, xv + len, product->data() + b);
     if (base != nullptr) {
       const double* bp = base->data() + b;
       for (std::int64_t j = 0; j < len; ++j) xv[j] = bp[j] + xv[j];
     }
-    detail::LogisticBlock(zp + b, len, w[0], d1.data() + b, d2.data() + b, sums);
-    ScatterRows(val, idx, lanes.data(), rp + b, len, d1.data() + b, block_sign, acc4.data());
+    EvaluateBlock(xv, b, len, d1p, d2p, sums);
+    ScatterRows(val, idx, lanes.data(), rp + b, len, d1p, block_sign, acc4.data());
   }
   GatherColumns(acc4.data(), d, gradient.data());
-  return sums.Total(n > 0 ? w[0] : 0.0);
+  return Total(sums);
+}
+
+template <class Fn>
+void LocalSolver::Impl::ForEachBlockAtMargins(Fn&& fn) const {
+  double d1[kLogBlock], d2[kLogBlock];
+  BlockSums sums;
+  for (std::int64_t b = 0; b < n; b += kLogBlock) {
+    const std::int64_t len = std::min(kLogBlock, n - b);
+    EvaluateBlock(m.data() + b, b, len, d1, d2, sums);
+    fn(b, len, d1, d2);
+  }
 }
 
 double LocalSolver::Impl::FullStepTrial() {
-  if (fused()) return FusedMarginsAndLogistic(step, &m, &q, mt, dlt, ddlt, trial_grad);
+  if (lean) {
+    mt_is_step_product = false;
+    return FusedPass(step, &m, nullptr, &mt, nullptr, nullptr, trial_grad);
+  }
+  if (sparse) return FusedPass(step, &m, &q, &mt, &dlt, &ddlt, trial_grad);
   Multiply(step, q);
   mt = m + q;
   const double sum = Evaluate(mt, dlt, ddlt);
@@ -699,6 +758,20 @@ double LocalSolver::Impl::FullStepTrial() {
 }
 
 double LocalSolver::Impl::ScaledStepTrial(double t) {
+  if (lean) {  // q = X~ p into mt, then the blocks of m + t q, each evaluated and dropped
+    if (!mt_is_step_product) {
+      Multiply(step, mt);
+      mt_is_step_product = true;
+    }
+    double z[kLogBlock], d1[kLogBlock], d2[kLogBlock];
+    BlockSums sums;
+    for (std::int64_t b = 0; b < n; b += kLogBlock) {
+      const std::int64_t len = std::min(kLogBlock, n - b);
+      for (std::int64_t j = 0; j < len; ++j) z[j] = m[b + j] + t * mt[b + j];
+      EvaluateBlock(z, b, len, d1, d2, sums);
+    }
+    return Total(sums);
+  }
   mt = m + t * q;
   return Evaluate(mt, dlt, ddlt);
 }
@@ -713,9 +786,9 @@ void LocalSolver::Impl::FormHessian(double a) {
     double* h = factor.data();
     const double* val = csr_values;
     const std::int32_t* idx = csr_cols;
-    for (std::int64_t r = 0; r < n; ++r) {
-      const double s = ddl[r];
-      if (s == 0.0) continue;
+    // Row r's terms, scaled by s = ddl[r].
+    const auto add_row = [&](std::int64_t r, double s) {
+      if (s == 0.0) return;
       const std::int64_t end = row_ptr[r + 1];
       std::int64_t p = row_ptr[r];
       for (; p + 4 <= end; p += 4) {
@@ -750,6 +823,13 @@ void LocalSolver::Impl::FormHessian(double a) {
         double* col = h + static_cast<std::int64_t>(idx[p]) * d;
         for (std::int64_t k = p; k < end; ++k) col[idx[k]] += c * val[k];
       }
+    };
+    if (lean) {
+      ForEachBlockAtMargins([&](std::int64_t b, std::int64_t len, const double*, const double* d2) {
+        for (std::int64_t j = 0; j < len; ++j) add_row(b + j, d2[j]);
+      });
+    } else {
+      for (std::int64_t r = 0; r < n; ++r) add_row(r, ddl[r]);
     }
   } else if (d > 0) {
     // Rank updates with chunks of rows scaled by sqrt(w L'').
@@ -813,6 +893,12 @@ void LocalSolver::Impl::AddSecantPair(const Eigen::VectorXd& s, const Eigen::Vec
 }
 
 void LocalSolver::Impl::ConjugateGradientStep(double a, double grad_norm) {
+  if (lean) {  // a failed factorisation's fallback: ddl is formed for CG (and kept)
+    ddl.resize(n);
+    ForEachBlockAtMargins([&](std::int64_t b, std::int64_t len, const double*, const double* d2) {
+      std::copy(d2, d2 + len, ddl.data() + b);
+    });
+  }
   // Jacobi preconditioner: diag(H)_j = a + sum_n ddl_n x_nj^2.
   precond.setConstant(a);
   if (sparse) {
@@ -856,8 +942,10 @@ void LocalSolver::Impl::EnsureState(const Eigen::VectorXd& f) {
       (f.array() == state_f.array()).all()) {
     return;
   }
-  if (fused()) {
-    loss_sum = FusedMarginsAndLogistic(f, nullptr, nullptr, m, dl, ddl, data_grad);
+  if (lean) {
+    loss_sum = FusedPass(f, nullptr, nullptr, &m, nullptr, nullptr, data_grad);
+  } else if (sparse) {
+    loss_sum = FusedPass(f, nullptr, nullptr, &m, &dl, &ddl, data_grad);
   } else {
     Multiply(f, m);
     loss_sum = Evaluate(m, dl, ddl);
@@ -988,14 +1076,30 @@ SolveReport LocalSolver::Impl::Solve(double a, const Eigen::VectorXd& g, Eigen::
       }
     }
     f = ft;
-    m.swap(mt);
-    dl.swap(dlt);
-    ddl.swap(ddlt);
+    if (lean && t != 1.0) {
+      m = m + t * mt;  // mt holds X~ p (ScaledStepTrial)
+    } else if (lean) {
+      m.swap(mt);  // the full step's margins
+    } else {
+      m.swap(mt);
+      dl.swap(dlt);
+      ddl.swap(ddlt);
+    }
     loss_sum = trial_loss;
     if (t == 1.0) {
       data_grad.swap(trial_grad);
     } else {
-      MultiplyTransposed(dl, data_grad);
+      if (lean) {
+        std::fill(acc4.begin(), acc4.end(), 0.0);
+        ForEachBlockAtMargins(
+            [&](std::int64_t b, std::int64_t len, const double* d1, const double*) {
+              ScatterRows(csr_values, csr_cols, lanes.data(), row_ptr + b, len, d1,
+                          sign() != nullptr ? sign() + b : nullptr, acc4.data());
+            });
+        GatherColumns(acc4.data(), d, data_grad.data());
+      } else {
+        MultiplyTransposed(dl, data_grad);
+      }
       if (use_cholesky && opt.secant_pairs > 0) secant_y = data_grad - secant_y + a * step;
     }
     if (use_cholesky && opt.secant_pairs > 0) AddSecantPair(step, secant_y);
@@ -1076,6 +1180,17 @@ LocalSolver::WarmState LocalSolver::SaveWarmState() const {
   w.m = i.m;
   w.dl = i.dl;
   w.ddl = i.ddl;
+  if (i.lean) {  // L' and L'' at m, as the other solvers keep them (zeros before any evaluation)
+    w.dl.setZero(i.n);
+    w.ddl.setZero(i.n);
+    if (i.state_valid) {
+      i.ForEachBlockAtMargins(
+          [&](std::int64_t b, std::int64_t len, const double* d1, const double* d2) {
+            std::copy(d1, d1 + len, w.dl.data() + b);
+            std::copy(d2, d2 + len, w.ddl.data() + b);
+          });
+    }
+  }
   w.loss_sum = i.loss_sum;
   w.data_grad = i.data_grad;
   w.state_f = i.state_f;
@@ -1089,16 +1204,18 @@ LocalSolver::WarmState LocalSolver::SaveWarmState() const {
 
 void LocalSolver::RestoreWarmState(WarmState w) {
   Impl& i = *impl_;
-  const bool sizes_ok = w.m.size() == i.m.size() && w.dl.size() == i.dl.size() &&
-                        w.ddl.size() == i.ddl.size() && w.data_grad.size() == i.data_grad.size() &&
+  const bool sizes_ok = w.m.size() == i.n && w.dl.size() == i.n && w.ddl.size() == i.n &&
+                        w.data_grad.size() == i.data_grad.size() &&
                         w.state_f.size() == i.state_f.size() &&
                         w.factor.rows() == i.factor.rows() && w.factor.cols() == i.factor.cols();
   if (!sizes_ok || w.incremental_steps < 0) {
     throw InputError("LocalSolver: saved warm state does not fit this solver's data");
   }
   i.m = std::move(w.m);
-  i.dl = std::move(w.dl);
-  i.ddl = std::move(w.ddl);
+  if (!i.lean) {  // a lean solver recomputes them from m
+    i.dl = std::move(w.dl);
+    i.ddl = std::move(w.ddl);
+  }
   i.loss_sum = w.loss_sum;
   i.data_grad = std::move(w.data_grad);
   i.state_f = std::move(w.state_f);

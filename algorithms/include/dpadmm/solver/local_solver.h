@@ -11,13 +11,15 @@
 // (truncated Newton).
 // A LocalSolver keeps state between calls, which only saves work and never changes what a call
 // means: (1) the margins, derivatives, loss sum and data gradient at the last point it
-// evaluated, so a Solve warm-started from the previous solution (or LossAndGradient there)
-// starts without a pass over the data; (2) the last Cholesky factor, tried first by the next
-// step or call with the same `a` (see hessian_reuse_ratio). Results are deterministic for a
-// given sequence of calls.
-// Thread safety: a LocalSolver is used by one thread at a time. Solve() (given an f of size
-// dim()), LossAndGradient() (given a grad of size dim()), LossSum() and MeanLoss() do not
-// allocate: all workspace is sized by the constructor.
+// evaluated (a CSR solver with a Cholesky step keeps the margins and recomputes the
+// derivatives from them where it reads them: two 8-byte arrays per row), so a Solve warm-started
+// from the previous solution (or LossAndGradient there) starts without a pass over the data; (2)
+// the last Cholesky factor, tried first by the next step or call with the same `a` (see
+// hessian_reuse_ratio). Results are deterministic for a given sequence of calls. Thread safety: a
+// LocalSolver is used by one thread at a time. Solve() (given an f of size dim()),
+// LossAndGradient() (given a grad of size dim()), LossSum() and MeanLoss() do not allocate: all
+// workspace is sized by the constructor (but for the CG fallback of a CSR solver with a Cholesky
+// step after a failed factorisation, which sizes its curvature array then).
 #pragma once
 
 #include <cstdint>
