@@ -390,6 +390,9 @@ struct LocalSolver::Impl {
   void ConjugateGradientStep(double a, double grad_norm);
   // Brings (m, dl, ddl, loss_sum, data_grad) to the point f.
   void EnsureState(const Eigen::VectorXd& f);
+  // data_grad = X~^T dl at the margins m (after a backtracked step, whose gradient the trial did
+  // not form): a lean solver forms dl block by block as it scatters.
+  void GradientAtMargins();
 
   SolveReport Solve(double a, const Eigen::VectorXd& g, Eigen::VectorXd& f);
 };
@@ -937,6 +940,19 @@ void LocalSolver::Impl::ConjugateGradientStep(double a, double grad_norm) {
   }
 }
 
+void LocalSolver::Impl::GradientAtMargins() {
+  if (!lean) {
+    MultiplyTransposed(dl, data_grad);
+    return;
+  }
+  std::fill(acc4.begin(), acc4.end(), 0.0);
+  ForEachBlockAtMargins([&](std::int64_t b, std::int64_t len, const double* d1, const double*) {
+    ScatterRows(csr_values, csr_cols, lanes.data(), row_ptr + b, len, d1,
+                sign() != nullptr ? sign() + b : nullptr, acc4.data());
+  });
+  GatherColumns(acc4.data(), d, data_grad.data());
+}
+
 void LocalSolver::Impl::EnsureState(const Eigen::VectorXd& f) {
   if (state_valid && incremental_steps <= kMaxIncrementalSteps &&
       (f.array() == state_f.array()).all()) {
@@ -1078,28 +1094,18 @@ SolveReport LocalSolver::Impl::Solve(double a, const Eigen::VectorXd& g, Eigen::
     f = ft;
     if (lean && t != 1.0) {
       m = m + t * mt;  // mt holds X~ p (ScaledStepTrial)
-    } else if (lean) {
-      m.swap(mt);  // the full step's margins
     } else {
-      m.swap(mt);
-      dl.swap(dlt);
-      ddl.swap(ddlt);
+      m.swap(mt);  // the trial point's margins (a lean solver's: the full step's)
+      if (!lean) {
+        dl.swap(dlt);
+        ddl.swap(ddlt);
+      }
     }
     loss_sum = trial_loss;
     if (t == 1.0) {
       data_grad.swap(trial_grad);
     } else {
-      if (lean) {
-        std::fill(acc4.begin(), acc4.end(), 0.0);
-        ForEachBlockAtMargins(
-            [&](std::int64_t b, std::int64_t len, const double* d1, const double*) {
-              ScatterRows(csr_values, csr_cols, lanes.data(), row_ptr + b, len, d1,
-                          sign() != nullptr ? sign() + b : nullptr, acc4.data());
-            });
-        GatherColumns(acc4.data(), d, data_grad.data());
-      } else {
-        MultiplyTransposed(dl, data_grad);
-      }
+      GradientAtMargins();
       if (use_cholesky && opt.secant_pairs > 0) secant_y = data_grad - secant_y + a * step;
     }
     if (use_cholesky && opt.secant_pairs > 0) AddSecantPair(step, secant_y);
