@@ -9,6 +9,7 @@
 #include "dpadmm/run/spec_json.h"
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/solver/loss.h"
+#include "dpadmm/tools/epsilon_policy.h"
 
 namespace dpadmm::cli {
 
@@ -253,6 +254,14 @@ void SpecFlags::Register() {
       "Per-node privacy budget, one per node (replaces --privacy-budget)"));
   in(Param("--alpha", "alpha", 0.0, "Privacy parameter of the first iteration; 0 = no noise")
          ->type_name("A"));
+  in(Param("--pvp-mechanism", "mechanism", std::string("laplace"),
+           "pvp: laplace (the paper's l2-Laplace output noise, --alpha) | gaussian (the exact "
+           "discrete Gaussian, sigma_i = --noise-multiplier x the update's sensitivity, "
+           "composed exactly)")
+         ->type_name("MECH"));
+  in(Param("--noise-multiplier", "noise_multiplier", 0.0,
+           "pvp gaussian: sigma_i / sensitivity_i (calibrated by --target-epsilon)")
+         ->type_name("Z"));
   in(Param("--q1", "q1", 1.0, "Penalty growth factor >= 1 (madmm, mradmm, private_mradmm)")
          ->type_name("Q"));
   in(Param("--q2", "q2", 1.0, "Growth factor of alpha per iteration")->type_name("Q"));
@@ -414,9 +423,38 @@ void SpecFlags::Register() {
   in(Value(
          "--target-epsilon", [](RunSpec & s) -> auto& { return s.target_epsilon; },
          "Calibrate the noise so that the tight total epsilon per node (sharing: per party) "
-         "at delta 1e-5 (sharing: --delta) is E: dvp, pvp, madmm, private_mradmm set alpha, "
-         "sharing --dp its total epsilon; 0 = the knob as given")
+         "at delta 1e-5 (sharing: --delta) is E: dvp, pvp, madmm, private_mradmm set alpha "
+         "(pvp gaussian: its noise multiplier), sharing --dp its total epsilon; with the "
+         "epsilon policy (default) dvp, pvp, madmm and private_mradmm first take their rounds, "
+         "C, rho, eta (and pvp the gaussian mechanism) from E, delta, the graph, the rows per "
+         "node and the features; 0 = the knob as given")
          ->type_name("E"));
+  in(Switch(
+      "--no-epsilon-policy", [](RunSpec & s) -> auto& { return s.epsilon_policy; }, false,
+      "With --target-epsilon: keep every setting as given and calibrate only the noise knob "
+      "(the papers' settings)"));
+  {
+    // The epsilon policy chooses these from the target: setting one as well is refused (not
+    // silently overridden); --no-epsilon-policy keeps them as given.
+    CLI::Option* target = app_.get_option("--target-epsilon");
+    CLI::Option* off = app_.get_option("--no-epsilon-policy");
+    std::vector<CLI::Option*> chosen;
+    for (const char* name : {"--iterations", "--C", "--rho", "--rho-per-node", "--eta",
+                             "--node-eta", "--pvp-mechanism", "--noise-multiplier"}) {
+      chosen.push_back(app_.get_option(name));
+    }
+    bindings_.emplace_back(target, [off, chosen](RunSpec& s) {
+      if (off->count() > 0 || !HasEpsilonPolicy(s.algorithm.name())) return;
+      for (const CLI::Option* o : chosen) {
+        if (o->count() == 0) continue;
+        Fail(o->get_name() +
+             " with --target-epsilon: the epsilon policy chooses the rounds, C, "
+             "rho, eta and pvp's mechanism from the target (algorithms/privacy/README.md, \"The "
+             "epsilon policy\"); add --no-epsilon-policy to keep your settings and calibrate "
+             "only the noise");
+      }
+    });
+  }
   CLI::Option* non_private = app_.get_option("--non-private");
   for (const char* noise :
        {"--alpha", "--node-alpha", "--label-eps", "--label-eps-groups", "--label-eps-shares",

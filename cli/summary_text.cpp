@@ -246,6 +246,11 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                          over_nodes + ")"
                    : std::string("no primal noise (V = 0): no epsilon for "
                                  "the released models")));
+    } else if (info.gaussian_releases && std::isfinite(s.tight_epsilon)) {
+      // Gaussian releases: no paper's figure; the tight one is their exact composition.
+      row("tight privacy", "(" + Fmt("%.6g", s.tight_epsilon) + ", " + Fmt("%.0e", s.tight_delta) +
+                               ")-DP per node (Gaussian releases composed exactly, " + over_nodes +
+                               ")");
     } else if (m.privacy_loss > 0.0) {
       // Both figures: the paper's (its composition) and the tight one (optimal composition).
       const char* paper = info.algorithm == Algorithm::kDvp     ? "004 Thm 1, plain sum"
@@ -274,6 +279,7 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                             Fmt("%.0e", info.calibrated_delta) + " (target " +
                             Fmt("%.6g", spec.target_epsilon) + ")");
     }
+    if (!info.epsilon_policy.empty()) row("epsilon policy", info.epsilon_policy);
     if (!info.privacy_claim.empty()) row("privacy claim", info.privacy_claim);
     const bool has_optimum = !std::isnan(info.optimum_objective);
     eval_row("objective", Fmt("%.8g", m.objective) +

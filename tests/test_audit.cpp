@@ -95,8 +95,8 @@ TEST(AuditSetup, RejectsBadFieldsAndNamesThem) {
 // pair by 10: the audit proves far more than the claim. (Observed eps_lb 4.9-5.2 with 2,000 runs
 // per side, 6.8-7.2 with 1e4, against claims of about 1; the bound is capped by the run count.)
 TEST(Audit, CatchesAWeakenedMechanism) {
-  for (AuditMechanism m : {AuditMechanism::kDvp, AuditMechanism::kPvp, AuditMechanism::kMadmm,
-                           AuditMechanism::kPrivateMradmm}) {
+  for (AuditMechanism m : {AuditMechanism::kDvp, AuditMechanism::kPvp, AuditMechanism::kPvpGaussian,
+                           AuditMechanism::kMadmm, AuditMechanism::kPrivateMradmm}) {
     const AuditResult r = Audit(m, 2000, 11, 1, 0.1);
     EXPECT_FALSE(r.pass) << Describe(r);
     EXPECT_GT(r.epsilon_lower_bound, 2.0 * r.claim) << Describe(r);

@@ -32,6 +32,9 @@ struct ConsensusNodeParams {
   double q2 = 1.0;          // its geometric factor
   double gamma = 0.5;       // R-ADMM even-step term
   double dual_step = 0.0;   // M-ADMM theta for the dual update; 0 = eta_i(1)
+  // PVP's Gaussian mechanism (PvpParams): sigma_i = noise_multiplier x the update's
+  // sensitivity; 0 = the l2-Laplace mechanism of alpha.
+  double noise_multiplier = 0.0;
   // Set: simulation mode, the node's noise key is derived from it (reproducible, not private);
   // unset: private mode, the key comes from the operating system (privacy/noise_key.h).
   std::optional<std::uint64_t> noise_seed;

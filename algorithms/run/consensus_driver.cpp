@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -25,6 +26,7 @@
 #include "dpadmm/run/spec_json.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
+#include "dpadmm/tools/epsilon_policy.h"
 #include "persistence/checkpoint.h"
 #include "placement/placement.h"
 #include "run/driver.h"
@@ -157,6 +159,31 @@ std::string PrivacyClaim(ConsensusVariant v) {
          "tv)-DP; these deltas add up (algorithms/privacy/README.md)";
 }
 
+// PVP with the Gaussian mechanism (PvpParams::gaussian).
+bool PvpGaussian(const RunSpec& spec) {
+  return spec.algorithm.name() == Algorithm::kPvp && spec.algorithm.As<PvpParams>().gaussian();
+}
+
+std::string PvpGaussianGuarantee() {
+  return "(epsilon, delta)-DP per node of the whole sequence of its releases: each round's "
+         "exact primal update plus the exact discrete Gaussian N(0, sigma_i^2 I), sigma_i = "
+         "noise_multiplier x its L2 sensitivity 2 (C/B_i) / (rho_i + 2 eta V_i); composed "
+         "exactly (mu^2 summed, analytic Gaussian) at delta = 1e-5";
+}
+
+std::string PvpGaussianClaim() {
+  return "neighbouring datasets: node i's training rows with one record replaced (rows clipped "
+         "to ||x|| <= 1, |L'| <= 1); public: B_i, V_i, the graph, C, rho, eta, the noise "
+         "multiplier and the rounds; notion: (epsilon, delta)-DP per node of the whole "
+         "sequence of values node i releases, each round a Gaussian mechanism on the exact "
+         "minimiser of the local problem (strongly convex with modulus rho_i + 2 eta V_i, its "
+         "inputs other than the node's rows being released values) with L2 sensitivity "
+         "2 (C/B_i) / (rho_i + 2 eta V_i) plus the lattice's sqrt(d) step "
+         "(algorithms/privacy/README.md, PVP with Gaussian noise); paper's figure: none; tight "
+         "figure: the Gaussian releases composed exactly (mu^2 summed, analytic Gaussian) at "
+         "delta = 1e-5";
+}
+
 // The largest debiasing weight a record may carry: over the public label eps levels.
 double PdmlMaxDebiasWeight(const PdmlParams& p) {
   return dpadmm::PdmlMaxDebiasWeight(p.label_eps, p.label_eps_groups);
@@ -175,6 +202,10 @@ std::string PdmlPhase2Claim() {
          "analytic Gaussian) at delta = 1e-5; Phase 1's label eps-LDP holds besides";
 }
 
+// mu = sensitivity / sigma of node i's Gaussian release in round r (0: none), for the per-round
+// tight figure of PDML Phase 2 and PVP's Gaussian mechanism.
+using GaussianRoundMu = std::function<double(std::size_t node, std::int64_t round)>;
+
 // Turns the nodes' reports of each round into RoundMetrics (off the nodes' critical path: the
 // engine calls it from whichever thread completes a round, one round at a time, in order).
 class MetricsSink : public runtime::RoundSink {
@@ -182,7 +213,7 @@ class MetricsSink : public runtime::RoundSink {
   MetricsSink(const RunSpec& spec, const Dataset& test, const std::vector<Dataset>& slices,
               const Eigen::VectorXd& optimum, int nodes, std::int64_t dim, RunObserver* observer,
               std::vector<char> private_nodes, bool tight, std::vector<int> view, bool budget_stop,
-              std::vector<double> gaussian_sensitivity = {}, double V = 0.0, double decay = 1.0)
+              GaussianRoundMu gaussian_round_mu = {})
       : spec_(spec),
         slices_(slices),
         test_(test),
@@ -199,15 +230,15 @@ class MetricsSink : public runtime::RoundSink {
         budget_stop_(budget_stop),
         evaluate_(EffectiveMetrics(spec) == MetricsScope::kAll) {
     for (int i : view_) in_view_[static_cast<std::size_t>(i)] = 1;
-    if (tight && gaussian_sensitivity.empty()) {
+    if (tight && !gaussian_round_mu) {
       tight_.emplace(nodes, kTightDelta);
       // dp-bounds: the bounds release precedes round 1 (the summary composes it first too).
       if (bounds_epsilon_ > 0.0) {
         tight_->AddRound(std::vector<double>(static_cast<std::size_t>(nodes), bounds_epsilon_));
       }
     }
-    if (tight && !gaussian_sensitivity.empty()) {
-      gaussian_.emplace(GaussianTrace{std::move(gaussian_sensitivity), V, decay,
+    if (tight && gaussian_round_mu) {
+      gaussian_.emplace(GaussianTrace{std::move(gaussian_round_mu),
                                       std::vector<double>(static_cast<std::size_t>(nodes), 0.0)});
     }
   }
@@ -229,7 +260,7 @@ class MetricsSink : public runtime::RoundSink {
       tight_->AddRound(costs);
       tight_rounds_.push_back(std::move(costs));  // for a checkpoint: replayed on resume
     }
-    if (gaussian_ && round >= 1) gaussian_->AddRound(round, dim_);
+    if (gaussian_ && round >= 1) gaussian_->AddRound(round);
     if (!table_.empty()) {
       for (int i = 0; i < nodes_; ++i) previous_privacy_[i] = table_[i * width_ + dim_ + 1];
     }
@@ -325,6 +356,11 @@ class MetricsSink : public runtime::RoundSink {
       const double mean_loss = std::isnan(r[dim_]) ? MeanLoss(slices_[i], spec_.loss, f) : r[dim_];
       m.train_loss += mean_loss;
       m.objective += spec_.algorithm.C * mean_loss + reg * f.squaredNorm();
+    }
+    if (no_paper_figure_) {
+      // Gaussian releases have no per-round pure-epsilon term: the tight column is the figure.
+      m.privacy_loss = m.privacy_round = kNaN;
+      std::fill(m.node_privacy.begin(), m.node_privacy.end(), kNaN);
     }
     m.train_loss /= viewed;
     if (!evaluate_) m.train_loss = m.objective = kNaN;
@@ -493,24 +529,25 @@ class MetricsSink : public runtime::RoundSink {
   std::vector<char> in_view_;
   // The run stops once every private node froze (false for a party: it sees only its own).
   const bool budget_stop_;
-  const bool evaluate_;  // metrics scope "all": also the figures evaluated on private data
+  const bool evaluate_;
+  const bool no_paper_figure_ =
+      PvpGaussian(spec_);  // metrics scope "all": also the figures evaluated on private data
   std::optional<TightTrace> tight_;  // private consensus variants: the per-round tight epsilon
   // dp-bounds: each node's bounds release, in its privacy figure from round 0 on.
   const double bounds_epsilon_ = EffectiveScaling(spec_) == Scaling::kDpBounds
                                      ? MakeBoundsMechanism(spec_.data.bounds_epsilon, 1).epsilon
                                      : 0.0;
-  // PDML Phase 2: every round a Gaussian release per node (PdmlNode::Mechanism), composed as the
-  // summary's Accountant does (mu^2 summed in round order; the analytic Gaussian is increasing
-  // in mu, so the max over nodes is the figure of the largest sum). With dp-bounds, the bounds
-  // release (pure epsilon) is composed with that one Gaussian by the PLD accountant.
+  // PDML Phase 2 and PVP's Gaussian mechanism: every round a Gaussian release per node (the
+  // node's Mechanism), composed as the summary's Accountant does (mu^2 summed in round order; the
+  // analytic Gaussian is increasing in mu, so the max over nodes is the figure of the largest sum).
+  // With dp-bounds, the bounds release (pure epsilon) is composed with that one Gaussian by the PLD
+  // accountant.
   struct GaussianTrace {
-    std::vector<double> sensitivity;  // per node, PdmlPhase2Sensitivity
-    double V, decay;
-    std::vector<double> mu2;  // per node
-    void AddRound(std::int64_t round, std::int64_t dim) {
-      if (!(PrimalNoiseStd(V, decay, round) > 0.0)) return;
+    GaussianRoundMu round_mu;  // mu of node i's round-r release (0: none)
+    std::vector<double> mu2;   // per node
+    void AddRound(std::int64_t round) {
       for (std::size_t i = 0; i < mu2.size(); ++i) {
-        const double mu = PdmlRoundMu(sensitivity[i], V, decay, round, dim);
+        const double mu = round_mu(i, round);
         mu2[i] += mu * mu;
       }
     }
@@ -707,6 +744,21 @@ void ConsensusDriver::Prepare() {
     if (info.scaling == Scaling::kDpBounds) PrepareRowsPerNode(*this, slices_);
   }
   topology_.neighbors = graph.adjacency();
+  if (s.target_epsilon > 0.0 && !network) {
+    // The settings follow the target from public quantities only (tools/epsilon_policy.h);
+    // the calibration then sets the noise knob (Experiment, after Prepare).
+    PublicQuantities q;
+    q.epsilon = s.target_epsilon;
+    q.delta = kTightDelta;
+    for (int i = 0; i < graph.num_nodes(); ++i) {
+      q.degrees.push_back(graph.degree(i));
+      q.rows_per_node.push_back(static_cast<std::int64_t>(partition[i].size()));
+    }
+    q.features = info.features;
+    q.curvature = s.loss.CurvatureBound();
+    info.epsilon_policy = ApplyEpsilonPolicy(spec, q);
+    if (!info.epsilon_policy.empty()) spec.Validate();
+  }
   const VariantFields vf = FieldsOf(s.algorithm.params);
   if (algorithm == Algorithm::kPrivateMradmm) {
     // 003 Algorithm 3: 2 c1 < (B_i / C)(rho/N + 2 eta_i(1) V_i) for every node, eta_i(1) = eta q1.
@@ -760,12 +812,19 @@ void ConsensusDriver::Prepare() {
       info.privacy_guarantee = PdmlPrivacyGuarantee(all, p.R, p.V, p.decay);
     }
     if (pdml_phase2) info.privacy_claim = PdmlPhase2Claim();
+    info.gaussian_releases = pdml_phase2;
   } else {
     const ConsensusVariant variant = VariantOf(algorithm);
     const bool noisy =
         IsPrivate(variant, vf.alpha) || (vf.node_alpha != nullptr && !vf.node_alpha->empty());
-    info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
-    if (noisy) info.privacy_claim = PrivacyClaim(variant);
+    if (PvpGaussian(s)) {
+      info.privacy_guarantee = PvpGaussianGuarantee();
+      info.privacy_claim = PvpGaussianClaim();
+      info.gaussian_releases = true;
+    } else {
+      info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
+      if (noisy) info.privacy_claim = PrivacyClaim(variant);
+    }
   }
   if (info.scaling == Scaling::kDpBounds) {
     const std::string bounds =
@@ -844,6 +903,7 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
       p.q2 = PerNode(vf.node_q2, vf.q2, i);
       p.gamma = vf.gamma;
       p.dual_step = vf.dual_step;
+      if (PvpGaussian(s)) p.noise_multiplier = s.algorithm.As<PvpParams>().noise_multiplier;
       p.noise_seed = s.noise_seed;
       p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
       // dp-bounds: the bounds release was paid first (ValidateSpec refused a budget it uses up).
@@ -880,19 +940,31 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
     }
   }
 
-  // PDML Phase 2's per-round figure: each node's sensitivity from public values (rows, degree).
-  std::vector<double> gaussian_sensitivity;
-  double pdml_V = 0.0, pdml_decay = 1.0;
+  // The per-round figure of Gaussian releases (PDML Phase 2, PVP's Gaussian mechanism): each
+  // node's mu from public values (rows, degree, the parameters), as its Mechanism computes it.
+  GaussianRoundMu gaussian_round_mu;
   if (algorithm == Algorithm::kPdml && !info.privacy_claim.empty()) {
     const PdmlParams& pp = s.algorithm.As<PdmlParams>();
-    pdml_V = pp.V;
-    pdml_decay = pp.decay;
-    gaussian_sensitivity.assign(static_cast<std::size_t>(n), 0.0);  // 0: outside the view
+    std::vector<double> sensitivity(static_cast<std::size_t>(n), 0.0);  // 0: outside the view
     for (int i : ViewNodes()) {
-      gaussian_sensitivity[i] = PdmlPhase2Sensitivity(
+      sensitivity[i] = PdmlPhase2Sensitivity(
           s.algorithm.C, static_cast<std::int64_t>(partition[i].size()), PdmlMaxDebiasWeight(pp),
           s.algorithm.rho / n, s.algorithm.eta, graph.degree(i));
     }
+    gaussian_round_mu = [sensitivity, V = pp.V, decay = pp.decay, d](std::size_t i,
+                                                                     std::int64_t round) {
+      return PdmlRoundMu(sensitivity[i], V, decay, round, d);
+    };
+  } else if (PvpGaussian(s)) {
+    std::vector<double> mu(static_cast<std::size_t>(n), 0.0);  // 0: outside the view
+    const double multiplier = s.algorithm.As<PvpParams>().noise_multiplier;
+    for (int i : ViewNodes()) {
+      mu[i] = PvpGaussianMu(s.algorithm.C, static_cast<double>(partition[i].size()),
+                            s.algorithm.rho_per_node ? s.algorithm.rho : s.algorithm.rho / n,
+                            PerNode(s.algorithm.node_eta, s.algorithm.eta, i), graph.degree(i),
+                            multiplier, d);
+    }
+    gaussian_round_mu = [mu](std::size_t i, std::int64_t) { return mu[i]; };
   }
   // With checkpoints, the rows the observer sees are counted for the next checkpoint; a
   // resumed run hands on only the rows after the checkpoint's round (the application appends
@@ -902,7 +974,7 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
   if (resume != nullptr) StartResumedTrace(*checkpoint, *resume, IsReportingRank(*this), recorder);
   MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes),
                    !info.privacy_claim.empty(), ViewNodes(), !network,
-                   std::move(gaussian_sensitivity), pdml_V, pdml_decay);
+                   std::move(gaussian_round_mu));
   runtime::EngineOptions options;
   options.kind = engine;
   options.threads = threads;

@@ -289,7 +289,27 @@ void DvpParams::Validate(const std::string& prefix, int nodes) const {
   ValidateNoise(*this, prefix, nodes, true, "dvp");
 }
 void PvpParams::Validate(const std::string& prefix, int nodes) const {
-  ValidateNoise(*this, prefix, nodes, true, "pvp");
+  if (mechanism == "laplace") {
+    ValidateNoise(*this, prefix, nodes, true, "pvp");
+    if (noise_multiplier != 0.0) {
+      Bad(prefix + "noise_multiplier", "0 with mechanism \"laplace\" (alpha sets its noise)",
+          noise_multiplier);
+    }
+    return;
+  }
+  if (mechanism != "gaussian") {
+    Bad(prefix + "mechanism", "\"laplace\" or \"gaussian\"", "\"" + mechanism + "\"");
+  }
+  if (!(noise_multiplier > 0.0) || !std::isfinite(noise_multiplier)) {
+    Bad(prefix + "noise_multiplier",
+        "> 0 and finite with mechanism \"gaussian\" (sigma_i = noise_multiplier x the update's "
+        "sensitivity)",
+        noise_multiplier);
+  }
+  if (!node_alpha.empty() || !node_q2.empty()) {
+    Bad(prefix + "node_alpha", "empty with mechanism \"gaussian\" (alpha is not used)",
+        "per-node values");
+  }
 }
 void MadmmParams::Validate(const std::string& prefix, int nodes) const {
   ValidateNoise(*this, prefix, nodes, false, "madmm");
@@ -462,7 +482,10 @@ bool UsesPrivacyMechanism(const RunSpec& spec) {
   };
   switch (spec.algorithm.name()) {
     case Algorithm::kDvp: return noisy(spec.algorithm.As<DvpParams>());
-    case Algorithm::kPvp: return noisy(spec.algorithm.As<PvpParams>());
+    case Algorithm::kPvp: {
+      const PvpParams& p = spec.algorithm.As<PvpParams>();
+      return p.gaussian() ? p.noise_multiplier > 0.0 : noisy(p);
+    }
     case Algorithm::kMadmm: return noisy(spec.algorithm.As<MadmmParams>());
     case Algorithm::kPrivateMradmm: return noisy(spec.algorithm.As<PrivateMradmmParams>());
     case Algorithm::kPdml: {
@@ -507,8 +530,15 @@ static void ValidateTargetEpsilon(const RunSpec& spec) {
   const std::string name = ChoiceName(algorithm);
   const std::string prefix = "algorithm." + name + ".";
   switch (algorithm) {
-    case Algorithm::kDvp:
     case Algorithm::kPvp:
+      if (spec.algorithm.As<PvpParams>().gaussian()) {
+        if (spec.algorithm.privacy_budget > 0.0 || !spec.algorithm.node_privacy_budget.empty()) {
+          Bad("algorithm.privacy_budget", "0 with target_epsilon", spec.algorithm.privacy_budget);
+        }
+        return;  // noise_multiplier > 0 is the calibration's start (PvpParams::Validate)
+      }
+      [[fallthrough]];
+    case Algorithm::kDvp:
     case Algorithm::kMadmm:
     case Algorithm::kPrivateMradmm: {
       const double alpha = *spec.algorithm.Field<double>("alpha");
@@ -582,6 +612,15 @@ void ValidateSpec(const RunSpec& spec, bool check_data_source) {
           "<= " + std::string("1e-8") +
               " for a private algorithm (its privacy proof assumes the exact minimiser)",
           spec.newton.gradient_tolerance);
+    }
+    // The budget is counted in the papers' per-round pure-epsilon terms; Gaussian releases have
+    // none (their figure is the accountant's composition, set by noise_multiplier).
+    if (algorithm == Algorithm::kPvp && spec.algorithm.As<PvpParams>().gaussian() &&
+        (spec.algorithm.privacy_budget > 0.0 || !spec.algorithm.node_privacy_budget.empty())) {
+      Bad("algorithm.privacy_budget",
+          "0 for pvp with mechanism \"gaussian\" (the budget counts per-round pure-epsilon "
+          "terms; set the total with target_epsilon or noise_multiplier)",
+          spec.algorithm.privacy_budget);
     }
     if (spec.metrics_every < 0) Bad("eval_every", ">= 0", spec.metrics_every);
     NonNegative("tolerance", spec.tolerance);

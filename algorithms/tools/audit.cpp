@@ -92,7 +92,8 @@ double BinomialCdf(std::int64_t k, std::int64_t n, double p) {
 // --- Set-ups ----------------------------------------------------------------------------------
 
 bool IsConsensus(AuditMechanism m) {
-  return m == AuditMechanism::kDvp || m == AuditMechanism::kPvp || m == AuditMechanism::kMadmm ||
+  return m == AuditMechanism::kDvp || m == AuditMechanism::kPvp ||
+         m == AuditMechanism::kPvpGaussian || m == AuditMechanism::kMadmm ||
          m == AuditMechanism::kPrivateMradmm;
 }
 bool IsSharing(AuditMechanism m) {
@@ -102,7 +103,8 @@ bool IsSharing(AuditMechanism m) {
 ConsensusVariant VariantOf(AuditMechanism m) {
   switch (m) {
     case AuditMechanism::kDvp: return ConsensusVariant::kDvp;
-    case AuditMechanism::kPvp: return ConsensusVariant::kPvp;
+    case AuditMechanism::kPvp:
+    case AuditMechanism::kPvpGaussian: return ConsensusVariant::kPvp;
     case AuditMechanism::kMadmm: return ConsensusVariant::kMadmm;
     default: return ConsensusVariant::kPrivateMradmm;
   }
@@ -237,26 +239,43 @@ class ConsensusRunner : public Runner {
     // rho = rho_node N, the same value.
     params_.rho_node = s.rho;
     params_.eta = s.eta;
-    params_.alpha = s.alpha;
+    const bool gaussian = s.mechanism == AuditMechanism::kPvpGaussian;
+    if (gaussian) {
+      params_.noise_multiplier = s.alpha;
+    } else {
+      params_.alpha = s.alpha;
+    }
     // One node program per side to read the per-round terms (they depend on no data and no
     // noise: the schedule and B_i only).
     auto probe = MakeConsensusNode(0, data_.node0_d, 1, loss_, newton_, params_,
                                    Eigen::VectorXd::Zero(s.dim));
-    std::vector<double> costs;
-    for (int t = 1; t <= s.rounds; ++t) costs.push_back(probe->PrivacyLoss(t));
-    r.claim = ComposeTight(costs, s.delta);
-    r.claim_per_round = ComposeTight({costs.front()}, s.delta);
-    r.paper_claim = ComposeBasic(costs);
-    const char* paper = s.mechanism == AuditMechanism::kDvp     ? "004 Theorem 1"
-                        : s.mechanism == AuditMechanism::kPvp   ? "PVP (Zhang and Zhu 2017)"
-                        : s.mechanism == AuditMechanism::kMadmm ? "002"
-                                                                : "003 eq. (32)";
-    r.claim_source = std::string("ComposeTight of node 0's per-round terms (") + paper +
-                     ", pure epsilon each) at delta; paper: their plain sum";
+    if (gaussian) {
+      // Gaussian releases: the accountant's exact composition of node 0's mechanisms.
+      std::vector<MechanismRelease> releases;
+      for (int t = 1; t <= s.rounds; ++t) releases.push_back(*probe->Mechanism(t));
+      r.claim = ComposeTightMechanisms(releases, s.delta);
+      r.claim_per_round = ComposeTightMechanisms({releases.front()}, s.delta);
+      r.paper_claim = r.claim;
+      r.claim_source =
+          "ComposeTightMechanisms of node 0's Gaussian releases (mu = (sensitivity + sqrt(d) "
+          "step) / sigma each, composed exactly) at delta; no paper's figure";
+    } else {
+      std::vector<double> costs;
+      for (int t = 1; t <= s.rounds; ++t) costs.push_back(probe->PrivacyLoss(t));
+      r.claim = ComposeTight(costs, s.delta);
+      r.claim_per_round = ComposeTight({costs.front()}, s.delta);
+      r.paper_claim = ComposeBasic(costs);
+      const char* paper = s.mechanism == AuditMechanism::kDvp     ? "004 Theorem 1"
+                          : s.mechanism == AuditMechanism::kPvp   ? "PVP (Zhang and Zhu 2017)"
+                          : s.mechanism == AuditMechanism::kMadmm ? "002"
+                                                                  : "003 eq. (32)";
+      r.claim_source = std::string("ComposeTight of node 0's per-round terms (") + paper +
+                       ", pure epsilon each) at delta; paper: their plain sum";
+    }
     std::ostringstream m;
     m << ToString(s.mechanism) << ": node 0 of a 2-node graph, " << s.rows << " rows x " << s.dim
       << " features per node, " << loss_.Name() << " loss, C = " << s.C << ", rho = " << s.rho
-      << ", eta = " << s.eta << ", alpha = " << s.alpha
+      << ", eta = " << s.eta << (gaussian ? ", noise multiplier = " : ", alpha = ") << s.alpha
       << "; released: node 0's messages of rounds 1.." << s.rounds
       << " (the node program's Release output)";
     r.mechanism = m.str();
@@ -519,6 +538,7 @@ const char* ToString(AuditMechanism m) {
   switch (m) {
     case AuditMechanism::kDvp: return "dvp";
     case AuditMechanism::kPvp: return "pvp";
+    case AuditMechanism::kPvpGaussian: return "pvp_gaussian";
     case AuditMechanism::kMadmm: return "madmm";
     case AuditMechanism::kPrivateMradmm: return "private_mradmm";
     case AuditMechanism::kPdmlLabels: return "pdml";
@@ -529,9 +549,9 @@ const char* ToString(AuditMechanism m) {
 }
 
 std::vector<AuditMechanism> AllAuditMechanisms() {
-  return {AuditMechanism::kDvp,           AuditMechanism::kPvp,        AuditMechanism::kMadmm,
-          AuditMechanism::kPrivateMradmm, AuditMechanism::kPdmlLabels, AuditMechanism::kSharing,
-          AuditMechanism::kSharingPaper16};
+  return {AuditMechanism::kDvp,     AuditMechanism::kPvp,           AuditMechanism::kPvpGaussian,
+          AuditMechanism::kMadmm,   AuditMechanism::kPrivateMradmm, AuditMechanism::kPdmlLabels,
+          AuditMechanism::kSharing, AuditMechanism::kSharingPaper16};
 }
 
 AuditMechanism ParseAuditMechanism(const std::string& name) {
@@ -584,6 +604,13 @@ AuditSetup AuditDefaults(const AuditSetup& in) {
     case AuditMechanism::kDvp:
     case AuditMechanism::kPvp:
       set(s.alpha, 1.0);
+      set(s.eta, 10.0);
+      set(s.C, 1.0);
+      break;
+    case AuditMechanism::kPvpGaussian:
+      // noise multiplier 3.73: mu = 1 / 3.73 plus the lattice term, a claim of about 1 per
+      // round at delta 1e-5.
+      set(s.alpha, 3.73);
       set(s.eta, 10.0);
       set(s.C, 1.0);
       break;

@@ -141,6 +141,8 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         """Whether the run draws noise (UsesPrivacyMechanism, read off the parameters: the
         tags are asked for at every input check, so this stays in Python)."""
         own = self.params or {}
+        if self.algorithm == "pvp" and own.get("mechanism") == "gaussian":
+            return self.epsilon is not None or own.get("noise_multiplier", 0.0) > 0
         if self.algorithm in ("dvp", "pvp", "madmm", "private_mradmm"):
             return self.epsilon is not None or own.get("alpha", 1.0) > 0 or any(
                 a > 0 for a in own.get("node_alpha", []))
@@ -356,6 +358,13 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
             spec["iterations"] = self.iterations
         if self.epsilon is not None:
             spec["target_epsilon"] = float(self.epsilon)
+            # The epsilon policy chooses the rounds, C, rho and eta from the target; settings
+            # given explicitly are kept instead (the policy is then off: only the noise knob
+            # is calibrated).
+            explicit = [n for n in ("iterations", "C", "rho", "eta")
+                        if getattr(self, n, None) is not None]
+            if explicit:
+                spec["epsilon_policy"] = False
         data = spec.setdefault("data", {})
         data["add_bias"] = bool(self.fit_intercept)
         data["scaling"] = self.scaling
@@ -371,9 +380,12 @@ _COMMON_DOC = """
     epsilon : float, default=None
         Target total privacy loss per node: the noise knob of a private algorithm (dvp, pvp,
         madmm, private_mradmm, pdml; sharing with ``params={"dp": True}``) is calibrated so
-        that the tight epsilon at delta = 1e-5 (max over nodes) is this. None: the algorithm's
-        defaults (see the README's table). Raises :class:`dpadmm.PrivacyBudgetError` when no
-        noise level reaches it.
+        that the tight epsilon at delta = 1e-5 (max over nodes) is this. For dvp, pvp, madmm
+        and private_mradmm the epsilon policy first chooses the rounds, C, rho, eta (and pvp
+        the Gaussian mechanism) from the target and public quantities, unless ``iterations``,
+        ``C``, ``rho`` or ``eta`` is given (then those settings are kept and only the noise is
+        calibrated). None: the algorithm's defaults (see the README's table). Raises
+        :class:`dpadmm.PrivacyBudgetError` when no noise level reaches it.
     iterations : int, default=None
         Rounds (sharing: iterations; sgd: epochs). None: the algorithm's default (100).
     fit_intercept : bool, default=True

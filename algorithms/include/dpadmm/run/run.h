@@ -146,6 +146,13 @@ struct RunInfo {
   // the privacy notion, the compositions behind the paper's figure and the tight one); empty
   // otherwise.
   std::string privacy_claim;
+  // The private releases are Gaussian mechanisms (PDML Phase 2, pvp with mechanism
+  // "gaussian"): the tight figure is their exact composition and no paper's pure-epsilon figure
+  // exists (RoundMetrics::privacy_loss is NaN for pvp, PDML's column is its labels' eps).
+  bool gaussian_releases = false;
+  // With target_epsilon and epsilon_policy: the settings the epsilon policy chose, in words
+  // (tools/epsilon_policy.h); empty when it did not apply.
+  std::string epsilon_policy;
   // Where the noise comes from (RunSpec::noise_mode()); NoiseLabel says it in words.
   NoiseMode noise_mode = NoiseMode::kPrivate;
   // The run releases through a privacy mechanism (UsesPrivacyMechanism): it draws noise.

@@ -122,12 +122,23 @@ struct DvpParams : NoiseSchedule {  // 004 Algorithm 2
   void Validate(const std::string& prefix, int nodes) const;
 };
 
-struct PvpParams : NoiseSchedule {  // primal variable perturbation
+// Primal variable perturbation: the exact ADMM update released with output noise.
+//   mechanism "laplace" (the paper's): l2-Laplace noise, alpha_i(t)-DP per release (alpha, q2).
+//   mechanism "gaussian": N(0, sigma_i^2 I) as the exact discrete Gaussian on a lattice, with
+//     sigma_i = noise_multiplier * Delta_i and Delta_i = 2 (C/B_i) / (rho_i + 2 eta_i V_i) the
+//     update's L2 sensitivity; every release is a Gaussian mechanism, composed exactly by the
+//     accountant (mu^2 adds up over rounds). alpha, q2 and the per-round budget are not used.
+struct PvpParams : NoiseSchedule {
   static constexpr Algorithm kAlgorithm = Algorithm::kPvp;
+  std::string mechanism = "laplace";  // "laplace" | "gaussian"
+  double noise_multiplier = 0.0;      // gaussian: sigma_i / Delta_i, > 0
   template <class S, class V>
   static void Visit(S& s, V&& v) {
     DvpParams::Visit(s, v);
+    v("mechanism", s.mechanism);
+    v("noise_multiplier", s.noise_multiplier);
   }
+  bool gaussian() const { return mechanism == "gaussian"; }
   void Validate(const std::string& prefix, int nodes) const;
 };
 
@@ -387,6 +398,11 @@ struct RunSpec {
   // this (tools/calibration.h: dvp, pvp, madmm, private_mradmm: alpha; sharing with dp:
   // total_epsilon). The knob's value in the spec is only the bisection's start. 0 = off.
   double target_epsilon = 0.0;
+  // With target_epsilon > 0: true (the default) lets the epsilon policy choose the algorithm's
+  // rounds, loss weight, regulariser, penalty and mechanism from public quantities only
+  // (tools/epsilon_policy.h) before the noise knob is calibrated; false keeps every setting as
+  // given and calibrates only the knob (the papers' settings, e.g. their reproductions).
+  bool epsilon_policy = true;
 
   Family family() const { return FamilyOf(algorithm.name()); }
   NoiseMode noise_mode() const { return noise_seed ? NoiseMode::kSimulation : NoiseMode::kPrivate; }

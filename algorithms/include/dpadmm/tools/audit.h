@@ -38,13 +38,16 @@ namespace dpadmm {
 enum class AuditMechanism {
   kDvp,             // 004 Algorithm 2 (dual variable perturbation)
   kPvp,             // primal variable perturbation
+  kPvpGaussian,     // primal variable perturbation with the Gaussian mechanism (alpha = the
+                    // noise multiplier sigma / sensitivity)
   kMadmm,           // 002 (penalty perturbation)
   kPrivateMradmm,   // 003 Algorithm 3
   kPdmlLabels,      // 000 Phase 1 (randomized response on the label)
   kSharing,         // DP ADMM sharing, the default Gaussian mechanism on the message
   kSharingPaper16,  // DP ADMM sharing as 001 eq. (16) states it (not DP as stated)
 };
-// "dvp", "pvp", "madmm", "private_mradmm", "pdml", "sharing", "sharing_paper16".
+// "dvp", "pvp", "pvp_gaussian", "madmm", "private_mradmm", "pdml", "sharing",
+// "sharing_paper16".
 const char* ToString(AuditMechanism m);
 // The inverse; throws InputError listing the names.
 AuditMechanism ParseAuditMechanism(const std::string& name);
