@@ -458,6 +458,8 @@ def check_report(data):
                     else:
                         line += "; central: n/a"
                     out.append(line)
+    if len(out) == 1:
+        out.append("\nNo run in this file gave an accuracy.")
     return "\n".join(out) + "\n"
 
 
