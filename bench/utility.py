@@ -311,18 +311,17 @@ def markdown(meta, runs, cells):
             ok = [r for r in rs if r["status"] == "ok"]
             if ok:
                 r0 = ok[0]
-                per_node = r0["train_rows"] / r0["nodes"] if r0.get("nodes") else None
                 majority = [r["test_majority_rate"] for r in ok
                             if r.get("test_majority_rate") is not None]
+                # Per node of the run's --nodes (central's one node is not the partition's).
                 line = (f"{r0['train_rows']} training rows (seed {r0['seed']}), "
-                        f"{r0['test_rows']} test rows, {r0['features']} features; ")
-                if per_node:
-                    line += f"{per_node:.0f} rows per node on average; "
+                        f"{r0['test_rows']} test rows, {r0['features']} features; "
+                        f"{r0['train_rows'] / m['nodes']:.0f} rows per node on average; ")
                 if majority:
                     span = sorted({pct(min(majority)), pct(max(majority))}, key=float)
                     line += f"majority class {'-'.join(span)}% of the test set"
                 out.append(line + "\n")
-            cols = [a for a in algorithms]
+            cols = algorithms
             out.append("| epsilon | " + " | ".join(cols) + " |")
             out.append("|---" * (len(cols) + 1) + "|")
             rows = [e for e in m["epsilons"]] + ([None] if "admm" in cols else [])
@@ -395,8 +394,8 @@ def check_report(data):
     for name in meta["sets"]:
         for partition in meta["partitions"]:
             ok = [r for r in runs if (r["set"], r["partition"]) == (name, partition)
-                  and r["status"] == "ok" and r.get("nodes")]
-            per_node = statistics.fmean(r["train_rows"] / r["nodes"] for r in ok) if ok \
+                  and r["status"] == "ok" and r.get("train_rows")]
+            per_node = statistics.fmean(r["train_rows"] for r in ok) / meta["nodes"] if ok \
                 else None
             for eps in meta["epsilons"]:
                 def get(a):
