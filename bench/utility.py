@@ -290,10 +290,18 @@ def markdown(meta, runs, cells):
                f"notes)")
     if m["skipped"]:
         out.append("- not run: " + "; ".join(f"`{a}` ({why})" for a, why in m["skipped"]))
+    knobs = {}
+    for r in runs:
+        if r["status"] == "ok" and r.get("calibration"):
+            knobs.setdefault(r["algorithm"], set()).add(r["calibration"].get("knob"))
+    if knobs:
+        out.append("- the knob the target calibrated (the summaries' `info.calibration`): " +
+                   ", ".join(f"{a} `{'`, `'.join(sorted(map(str, k)))}`"
+                             for a, k in knobs.items()))
     if m.get("pdml_label_eps") is not None and "pdml" in m["algorithms"]:
-        out.append(f"- pdml: the target sets Phase 2's primal noise V; its users' labels are "
-                   f"also randomized at its default label eps {m['pdml_label_eps']:g} "
-                   f"(eps-LDP per user, `--label-eps`), which the target does not cover")
+        out.append(f"- pdml: its users' labels are also randomized, at its default label eps "
+                   f"{m['pdml_label_eps']:g} (eps-LDP per user, `--label-eps`), which the "
+                   f"target does not cover")
     out.append("")
     out.append("Cells: test accuracy in % (1 - the summary's final test error), mean ± "
                "standard deviation over the seeds, and the mean run time (the summary's "
