@@ -342,15 +342,15 @@ def markdown(meta, runs, cells):
                         cells_row.append(cell_text(find_cell(cells, name, partition, eps, a)))
                 out.append(f"| {eps_text(eps)} | " + " | ".join(cells_row) + " |")
             out.append("")
-            notes = privacy_notes(m, cells, name, partition)
+            notes = privacy_notes(m, runs, cells, name, partition)
             if notes:
                 out += notes + [""]
     return "\n".join(out) + "\n"
 
 
-def privacy_notes(meta, cells, name, partition):
+def privacy_notes(meta, runs, cells, name, partition):
     """What the runs themselves reported (the summaries' tight per-node figure): whether every
-    epsilon stayed at its row's target, and the largest delta per algorithm."""
+    epsilon stayed at its row's target, the largest delta per algorithm, and the rounds."""
     above, deltas = [], []
     for a in meta["algorithms"]:
         if a in NON_PRIVATE:
@@ -365,15 +365,24 @@ def privacy_notes(meta, cells, name, partition):
             if reported is None or reported > c["epsilon"] * (1 + 1e-9):
                 above.append(f"{a} at epsilon {c['epsilon']:g} (reported "
                              f"{'none' if reported is None else f'{reported:.6g}'})")
+    rounds = []
+    for a in meta["algorithms"]:
+        rs = [r["rounds"] for r in runs if (r["set"], r["partition"], r["algorithm"]) ==
+              (name, partition, a) and r["status"] == "ok" and r.get("rounds") is not None]
+        if rs:
+            span = f"{min(rs)}" if min(rs) == max(rs) else f"{min(rs)}-{max(rs)}"
+            rounds.append(f"{a} {span}")
+    notes = ["- rounds the runs made (a private algorithm's epsilon defaults may set them): " +
+             ", ".join(rounds)] if rounds else []
     if not deltas and not above:
-        return []
+        return notes
     if above:
         line = "- tight epsilon NOT at most the row's target in: " + "; ".join(above)
     else:
         line = "- every run reported a tight epsilon per node at most its row's target"
     if deltas:
         line += "; at delta (largest per algorithm): " + ", ".join(deltas)
-    return [line]
+    return [line] + notes
 
 
 def mean_sd(c):
