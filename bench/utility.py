@@ -197,7 +197,8 @@ def run_one(job, cli, common, timeout, scratch):
         rows_per_node_min=min(info.get("rows_per_node") or [0]),
         rows_per_node_max=max(info.get("rows_per_node") or [0]),
         test_majority_rate=info.get("test_majority_rate"),
-        scaling=info.get("scaling"))
+        scaling=info.get("scaling"),
+        test_error_of=info.get("test_error_of"))
     return rec
 
 
@@ -302,12 +303,18 @@ def markdown(meta, runs, cells):
         out.append(f"- pdml: its users' labels are also randomized, at its default label eps "
                    f"{m['pdml_label_eps']:g} (eps-LDP per user, `--label-eps`), which the "
                    f"target does not cover")
+    of = {}
+    for r in runs:
+        if r["status"] == "ok" and r.get("test_error_of") not in (None, "mean model"):
+            of.setdefault(r["algorithm"], set()).add(r["test_error_of"])
+    if of:
+        out.append("- accuracy of the mean model, except (`info.test_error_of`): " +
+                   "; ".join(f"{a}: {', '.join(sorted(k))}" for a, k in of.items()))
     out.append("")
     out.append("Cells: test accuracy in % (1 - the summary's final test error), mean ± "
                "standard deviation over the seeds, and the mean run time (the summary's "
-               "seconds) in parentheses. `local` is the mean over nodes of each node's own "
-               "model; `central` needs one curator that every party trusts with its rows. "
-               "`admm` is not private: one row, its own.\n")
+               "seconds) in parentheses. `central` needs one curator that every party trusts "
+               "with its rows. `admm` is not private: one row, its own.\n")
     algorithms = m["algorithms"]
     for name in m["sets"]:
         for partition in m["partitions"]:
