@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Utility benchmark: every private consensus algorithm against a party training alone (local),
-one-shot averaging (average) and one trusted curator (central), at the same epsilon, on real
+gossip averaging of their releases (average) and one trusted curator (central), at the same epsilon, on real
 data (bench/README.md, "Utility: private algorithms against local and central").
 
   /usr/bin/python3 bench/utility.py [--cli build/cli/dpadmm] [--data ../shared/data]
@@ -516,7 +516,7 @@ def now():
 
 
 def split_list(text, allowed, what):
-    items = [x.strip() for x in text.split(",") if x.strip()]
+    items = list(dict.fromkeys(x.strip() for x in text.split(",") if x.strip()))
     bad = [x for x in items if x not in allowed]
     if bad or not items:
         raise SystemExit(f"utility.py: --{what}: unknown {', '.join(bad) or '(empty)'}; "
@@ -525,20 +525,24 @@ def split_list(text, allowed, what):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+    intro, usage = __doc__.split("\n\n", 1)
+    ap = argparse.ArgumentParser(description=intro,
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog=__doc__.split("\n", 1)[1])
+                                 epilog=usage)
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "cli", "dpadmm"),
                     help="the dpadmm binary (default: build/cli/dpadmm of the repository)")
     ap.add_argument("--data", default=os.path.normpath(os.path.join(ROOT, "..", "shared",
                                                                     "data")),
                     help="data root (default: ../shared/data beside the repository)")
-    ap.add_argument("--sets", default=",".join(SETS))
-    ap.add_argument("--partitions", default=",".join(PARTITIONS))
-    ap.add_argument("--epsilons", default=",".join(f"{e:g}" for e in EPSILONS))
+    ap.add_argument("--sets", default=",".join(SETS), help="data sets (default: all nine)")
+    ap.add_argument("--partitions", default=",".join(PARTITIONS),
+                    help="default even,dirichlet")
+    ap.add_argument("--epsilons", default=",".join(f"{e:g}" for e in EPSILONS),
+                    help="targets per node at delta 1e-5 (default 0.5,1,2,5)")
     ap.add_argument("--seeds", type=int, default=5, help="seeds 1..N (default 5)")
-    ap.add_argument("--algorithms", default=",".join(ALGORITHMS))
-    ap.add_argument("--nodes", type=int, default=10)
+    ap.add_argument("--algorithms", default=",".join(ALGORITHMS),
+                    help="columns (default: all; any `dpadmm run --help` lacks is skipped)")
+    ap.add_argument("--nodes", type=int, default=10, help="default 10")
     ap.add_argument("--scaling", default="clip-only",
                     help="--scaling of every run (default clip-only, what a private run "
                          "without public feature bounds uses)")
@@ -557,7 +561,7 @@ def parse_args(argv):
     a.partitions = split_list(a.partitions, PARTITIONS, "partitions")
     a.algorithms = split_list(a.algorithms, ALGORITHMS, "algorithms")
     try:
-        a.epsilons = [float(x) for x in a.epsilons.split(",") if x.strip()]
+        a.epsilons = list(dict.fromkeys(float(x) for x in a.epsilons.split(",") if x.strip()))
     except ValueError:
         raise SystemExit(f"utility.py: --epsilons: not a list of numbers: {a.epsilons}")
     if not a.epsilons or any(not (e > 0 and math.isfinite(e)) for e in a.epsilons):
