@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Utility benchmark: every private consensus algorithm against a party training alone (local),
-gossip averaging of their releases (average) and one trusted curator (central), at the same epsilon, on real
-data (bench/README.md, "Utility: private algorithms against local and central").
+the gossip average of those releases (average) and one trusted curator (central), at the same
+epsilon, on real data (bench/README.md, "Utility: private algorithms against local and central").
 
   /usr/bin/python3 bench/utility.py [--cli build/cli/dpadmm] [--data ../shared/data]
       [--sets LIST] [--partitions even,dirichlet] [--epsilons 0.5,1,2,5] [--seeds 5]
