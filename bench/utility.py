@@ -622,8 +622,9 @@ def benchmark(a, argv):
             for done, f in enumerate(concurrent.futures.as_completed(futures), 1):
                 r = f.result()
                 runs[futures[f]] = r
-                what = (f"{pct(r['accuracy'])}% ({r['seconds']:.2g} s)" if r["status"] == "ok"
-                        else r["reason"])
+                what = f"{pct(r['accuracy'])}%" if r["status"] == "ok" else r["reason"]
+                if r.get("seconds") is not None:
+                    what += f" ({r['seconds']:.2g} s)"
                 print(f"[{done}/{len(jobs)}] {r['set']} {r['partition']} epsilon "
                       f"{eps_text(r['epsilon'])} {r['algorithm']} seed {r['seed']}: {what}",
                       file=sys.stderr, flush=True)
