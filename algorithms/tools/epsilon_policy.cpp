@@ -79,15 +79,14 @@ EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantitie
     case Algorithm::kPvp:
       s.pvp_mechanism = "gaussian";
       s.iterations = RoundedClamp(3.0 * std::sqrt(k), 10, 40);
-      s.rho = std::clamp(0.3 / k, 1e-4, 0.1);
-      s.eta = 0.5;
       break;
-    default:
-      s.iterations = RoundedClamp(std::sqrt(k) / 2.0, 1, 20);
-      s.rho = std::clamp(0.3 / k, 1e-4, 0.1);
-      s.eta = 0.5;
-      break;
+    default: s.iterations = RoundedClamp(std::sqrt(k) / 2.0, 1, 20); break;
   }
+  // The regulariser shrinks as the noise does; the penalty sets the step 1 / (2 eta V) of the
+  // rounds, which must travel further when there are more effective rows (a smaller
+  // regularised curvature to cross): eta ~ 1 / kappa.
+  s.rho = std::clamp(0.3 / k, 1e-5, 0.1);
+  s.eta = std::clamp(8.0 / k, 1e-4, 1.0);
   return s;
 }
 
