@@ -91,9 +91,13 @@ double BinomialCdf(std::int64_t k, std::int64_t n, double p) {
 
 // --- Set-ups ----------------------------------------------------------------------------------
 
+bool IsBaselineAudit(AuditMechanism m) {
+  return m == AuditMechanism::kLocal || m == AuditMechanism::kAverage ||
+         m == AuditMechanism::kCentral;
+}
 bool IsConsensus(AuditMechanism m) {
   return m == AuditMechanism::kDvp || m == AuditMechanism::kPvp || m == AuditMechanism::kMadmm ||
-         m == AuditMechanism::kPrivateMradmm;
+         m == AuditMechanism::kPrivateMradmm || IsBaselineAudit(m);
 }
 bool IsSharing(AuditMechanism m) {
   return m == AuditMechanism::kSharing || m == AuditMechanism::kSharingPaper16;
@@ -104,6 +108,9 @@ ConsensusVariant VariantOf(AuditMechanism m) {
     case AuditMechanism::kDvp: return ConsensusVariant::kDvp;
     case AuditMechanism::kPvp: return ConsensusVariant::kPvp;
     case AuditMechanism::kMadmm: return ConsensusVariant::kMadmm;
+    case AuditMechanism::kLocal:
+    case AuditMechanism::kCentral: return ConsensusVariant::kLocal;
+    case AuditMechanism::kAverage: return ConsensusVariant::kAverage;
     default: return ConsensusVariant::kPrivateMradmm;
   }
 }
@@ -238,26 +245,48 @@ class ConsensusRunner : public Runner {
     params_.rho_node = s.rho;
     params_.eta = s.eta;
     params_.alpha = s.alpha;
+    // The baselines: the default mechanism (objective perturbation) at epsilon; central is the
+    // audited node alone (every row is its own), local and average node 0 of a 2-node graph.
+    baseline_ = IsBaselineAudit(s.mechanism);
+    alone_ = s.mechanism == AuditMechanism::kCentral;
+    params_.epsilon = s.epsilon;
+    if (baseline_ && !alone_) params_.neighbour_degrees = {1};
     // One node program per side to read the per-round terms (they depend on no data and no
     // noise: the schedule and B_i only).
-    auto probe = MakeConsensusNode(0, data_.node0_d, 1, loss_, newton_, params_,
+    auto probe = MakeConsensusNode(0, data_.node0_d, alone_ ? 0 : 1, loss_, newton_, params_,
                                    Eigen::VectorXd::Zero(s.dim));
     std::vector<double> costs;
-    for (int t = 1; t <= s.rounds; ++t) costs.push_back(probe->PrivacyLoss(t));
-    r.claim = ComposeTight(costs, s.delta);
-    r.claim_per_round = ComposeTight({costs.front()}, s.delta);
+    std::vector<MechanismRelease> mechanisms;
+    for (int t = 1; t <= s.rounds; ++t) {
+      costs.push_back(probe->PrivacyLoss(t));
+      if (const auto m = probe->Mechanism(t)) mechanisms.push_back(*m);
+    }
+    if (baseline_) {
+      // One release (round 1); later rounds are post-processing.
+      r.claim = ComposeTightMechanisms(mechanisms, s.delta);
+      r.claim_per_round = r.claim;
+    } else {
+      r.claim = ComposeTight(costs, s.delta);
+      r.claim_per_round = ComposeTight({costs.front()}, s.delta);
+    }
     r.paper_claim = ComposeBasic(costs);
     const char* paper = s.mechanism == AuditMechanism::kDvp     ? "004 Theorem 1"
                         : s.mechanism == AuditMechanism::kPvp   ? "PVP (Zhang and Zhu 2017)"
                         : s.mechanism == AuditMechanism::kMadmm ? "002"
-                                                                : "003 eq. (32)";
+                        : baseline_ ? "objective perturbation, Chaudhuri et al. 2011 Theorem 9"
+                                    : "003 eq. (32)";
     r.claim_source = std::string("ComposeTight of node 0's per-round terms (") + paper +
                      ", pure epsilon each) at delta; paper: their plain sum";
     std::ostringstream m;
-    m << ToString(s.mechanism) << ": node 0 of a 2-node graph, " << s.rows << " rows x " << s.dim
-      << " features per node, " << loss_.Name() << " loss, C = " << s.C << ", rho = " << s.rho
-      << ", eta = " << s.eta << ", alpha = " << s.alpha
-      << "; released: node 0's messages of rounds 1.." << s.rounds
+    m << ToString(s.mechanism) << ": node 0 " << (alone_ ? "alone (one node)" : "of a 2-node graph")
+      << ", " << s.rows << " rows x " << s.dim << " features per node, " << loss_.Name()
+      << " loss, C = " << s.C << ", rho = " << s.rho;
+    if (baseline_) {
+      m << ", epsilon = " << s.epsilon << " (objective perturbation)";
+    } else {
+      m << ", eta = " << s.eta << ", alpha = " << s.alpha;
+    }
+    m << "; released: node 0's messages of rounds 1.." << s.rounds
       << " (the node program's Release output)";
     r.mechanism = m.str();
     const double c1 = loss_.CurvatureBound();
@@ -280,6 +309,10 @@ class ConsensusRunner : public Runner {
     ConsensusNodeParams p = params_;
     p.noise_seed = key;
     const Dataset& own = side == 0 ? data_.node0_d : data_.node0_dprime;
+    if (alone_) {
+      auto n0 = MakeConsensusNode(0, own, 0, loss_, newton_, p, Eigen::VectorXd::Zero(setup_.dim));
+      return RunGraph({n0.get()}, {{}}, setup_.rounds, 0);
+    }
     auto n0 = MakeConsensusNode(0, own, 1, loss_, newton_, p, Eigen::VectorXd::Zero(setup_.dim));
     auto n1 =
         MakeConsensusNode(1, data_.node1, 1, loss_, newton_, p, Eigen::VectorXd::Zero(setup_.dim));
@@ -292,6 +325,8 @@ class ConsensusRunner : public Runner {
   Loss loss_;
   NewtonOptions newton_;
   ConsensusNodeParams params_;
+  bool baseline_ = false;  // local, average, central
+  bool alone_ = false;     // central: the audited node is the only one
 };
 
 class PdmlRunner : public Runner {
@@ -524,14 +559,24 @@ const char* ToString(AuditMechanism m) {
     case AuditMechanism::kPdmlLabels: return "pdml";
     case AuditMechanism::kSharing: return "sharing";
     case AuditMechanism::kSharingPaper16: return "sharing_paper16";
+    case AuditMechanism::kLocal: return "local";
+    case AuditMechanism::kAverage: return "average";
+    case AuditMechanism::kCentral: return "central";
   }
   return "?";
 }
 
 std::vector<AuditMechanism> AllAuditMechanisms() {
-  return {AuditMechanism::kDvp,           AuditMechanism::kPvp,        AuditMechanism::kMadmm,
-          AuditMechanism::kPrivateMradmm, AuditMechanism::kPdmlLabels, AuditMechanism::kSharing,
-          AuditMechanism::kSharingPaper16};
+  return {AuditMechanism::kDvp,
+          AuditMechanism::kPvp,
+          AuditMechanism::kMadmm,
+          AuditMechanism::kPrivateMradmm,
+          AuditMechanism::kPdmlLabels,
+          AuditMechanism::kSharing,
+          AuditMechanism::kSharingPaper16,
+          AuditMechanism::kLocal,
+          AuditMechanism::kAverage,
+          AuditMechanism::kCentral};
 }
 
 AuditMechanism ParseAuditMechanism(const std::string& name) {
@@ -601,6 +646,18 @@ AuditSetup AuditDefaults(const AuditSetup& in) {
       set(s.C, 1.93);
       break;
     case AuditMechanism::kPdmlLabels: set(s.alpha, 1.0); break;
+    case AuditMechanism::kLocal:
+    case AuditMechanism::kAverage:
+    case AuditMechanism::kCentral:
+      // Objective perturbation with Lambda = rho / C = 8 on B = 8 rows (smooth hinge, c = 1):
+      // eps' = 1 - 2 log(1 + 1/64) = 0.969 of the claim 1 is the noise's, and the released
+      // f = (y - b) / 64 keeps every margin in the hinge's linear part for most draws (L'' = 0:
+      // no Jacobian term), where the canary's flip moves the gradient by exactly 2.
+      set(s.epsilon, 1.0);
+      set(s.C, 1.0);
+      set(s.rho, 8.0);
+      set(s.eta, 1.0);
+      break;
     case AuditMechanism::kSharing:
     case AuditMechanism::kSharingPaper16: set(s.epsilon, 1.0); break;
   }
