@@ -225,8 +225,15 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
           *lo == *hi ? std::to_string(*lo) : std::to_string(*lo) + ".." + std::to_string(*hi);
     }
     if (party) per_node += " (this party's " + own_nodes + "; the others' not known here)";
-    row("graph", std::to_string(info.nodes) + " nodes, " + std::to_string(info.edges) + " edges (" +
-                     ChoiceName(spec.graph.topology) + "); " + per_node);
+    if (info.trusted_curator) {
+      row("graph",
+          "1 node, the trusted curator, holding every party's rows (the parties' graph is not "
+          "used); " +
+              per_node);
+    } else {
+      row("graph", std::to_string(info.nodes) + " nodes, " + std::to_string(info.edges) +
+                       " edges (" + ChoiceName(spec.graph.topology) + "); " + per_node);
+    }
     row("algorithm",
         std::string(ChoiceName(info.algorithm)) + ", " + info.loss + " loss, " + engine);
     if (!info.baseline.empty()) row("baseline", info.baseline);
