@@ -148,12 +148,15 @@ TEST(BaselineMechanisms, NoiseScaleMatchesTheFormula) {
   constexpr int kRuns = 400;
   const dpadmm::runtime::Inbox none(0);
   {
-    double sum = 0.0, a = 0.0;
+    // Params: C 20, rho_i 0.5, B 60, logistic c = 1/4: the first branch, a = eps'/2 with
+    // eps' = 1 - 2 log(1 + c C / (B rho_i)).
+    const double a = (1.0 - 2.0 * std::log1p(0.25 * 20.0 / (60.0 * 0.5))) / 2.0;
+    double sum = 0.0;
     for (int k = 0; k < kRuns; ++k) {
       const auto p = Params(ConsensusVariant::kLocal, 1.0, 1000 + k);
       dpadmm::LocalNode node(0, data, 0, dpadmm::Loss{}, {}, p, Eigen::VectorXd::Zero(d));
       (void)StepNode(node, 1, none);
-      a = node.objective().noise;
+      EXPECT_NEAR(node.objective().noise, a, 1e-15);
       sum += node.noise().norm();
     }
     const double mean = sum / kRuns, expected = static_cast<double>(d) / a;
