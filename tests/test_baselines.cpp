@@ -24,6 +24,7 @@
 #include "dpadmm/privacy/samplers.h"
 #include "dpadmm/run/run.h"
 #include "dpadmm/runtime/engine.h"
+#include "dpadmm/tools/sweep.h"
 #include "run_recorder.h"
 
 namespace {
@@ -398,6 +399,26 @@ TEST(BaselineRuns, TargetEpsilonSetsTheMechanismsEpsilon) {
   EXPECT_EQ(e.info().calibrated_knob, "algorithm.average.epsilon");
   EXPECT_LE(e.info().calibrated_epsilon, 0.4);
   EXPECT_EQ(e.Run().tight_epsilon, e.info().calibrated_epsilon);
+}
+
+// The sweep treats them as algorithms: their knob is their epsilon, set to each target.
+TEST(BaselineRuns, SweepCalibratesTheirEpsilon) {
+  dpadmm::SweepOptions o;
+  o.base = Spec("admm");
+  o.base.noise_seed.reset();
+  o.algorithms = {Algorithm::kLocal, Algorithm::kCentral};
+  o.epsilons = {0.5, 2.0};
+  o.seeds = 1;
+  o.reference_lines = false;
+  const dpadmm::SweepResult r = dpadmm::RunSweep(o);
+  ASSERT_EQ(r.cells.size(), 4u);
+  for (const dpadmm::SweepCell& c : r.cells) {
+    EXPECT_EQ(c.knob, std::string("algorithm.") + dpadmm::ChoiceName(c.algorithm) + ".epsilon");
+    ASSERT_EQ(c.knob_values.size(), 1u);
+    EXPECT_EQ(c.knob_values[0], c.epsilon);
+    EXPECT_LE(c.achieved_epsilon[0], c.epsilon);
+    EXPECT_TRUE(std::isfinite(c.accuracy.mean));
+  }
 }
 
 // --- Validation -------------------------------------------------------------------------------
