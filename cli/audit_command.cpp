@@ -149,7 +149,8 @@ AuditCommand::AuditCommand(CLI::App& app) {
                    "smooth_hinge (worst-case pair) | logistic (a flip reaches half the bound)");
   sub_->add_option("--epsilon", epsilon_,
                    "Sharing: target epsilon (default mechanism: total over the rounds; "
-                   "paper16: per iteration; 0 = 1)");
+                   "paper16: per iteration); local, average, central: the mechanism's "
+                   "epsilon (objective perturbation); 0 = 1");
   sub_->add_flag("--json", json_, "Print one JSON object instead of text");
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "consensus/baseline_nodes.h"
 #include "consensus/consensus_admm.h"
 #include "consensus/pdml_node.h"
 #include "data/memory_release.h"
@@ -184,6 +185,46 @@ std::string PvpGaussianClaim() {
          "delta = 1e-5";
 }
 
+// The baselines' guarantee and claim (algorithms/privacy/README.md, "The baselines'
+// mechanisms").
+std::string BaselineGuarantee(Algorithm algorithm, BaselineMechanism mechanism) {
+  std::string g =
+      mechanism == BaselineMechanism::kObjective
+          ? "epsilon-DP per node of its one release, in round 1: objective perturbation "
+            "(Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2, Theorem 9); delta: the "
+            "release adds (1 + e^eps) d (2^-27 + 2^-40) for the double-precision sampler"
+          : "(epsilon, delta)-DP per node of its one release, in round 1: Gaussian output "
+            "perturbation of the exact minimiser (L2 sensitivity 2 (C/B_i) / rho_i plus the "
+            "lattice's sqrt(d) step, sigma from the analytic Gaussian)";
+  g += algorithm == Algorithm::kAverage
+           ? "; rounds 2.. average the released models by gossip (post-processing, no cost)"
+           : "; later rounds resend it (post-processing, no cost)";
+  if (algorithm == Algorithm::kCentral) {
+    g += "; central: one curator holds every party's rows, so the guarantee holds against "
+         "everyone but the curator: it needs a curator every party trusts";
+  }
+  return g;
+}
+
+std::string BaselineClaim(BaselineMechanism mechanism) {
+  return std::string(
+             "neighbouring datasets: node i's training rows with one record replaced (rows "
+             "clipped to ||x|| <= 1, |L'| <= 1, the loss's curvature bound c); public: B_i, "
+             "the graph and its degrees, C, rho and the mechanism's parameters; notion: (epsilon, "
+             "delta)-DP per node of the whole sequence of values node i sends: one release in "
+             "round 1, then post-processing of released values (resent, or gossip averages), "
+             "assuming the exact minimiser of the node's (perturbed) problem; paper's figure: "
+             "the mechanism's epsilon (") +
+         (mechanism == BaselineMechanism::kObjective
+              ? "pure, Chaudhuri et al. 2011 Theorem 9); tight figure: that one pure-epsilon "
+                "release at delta = 1e-5, plus the sampler's delta (the noise is drawn in double "
+                "precision and the release rounded to the 2^-16 grid: (eps, (1 + e^eps) tv)-DP, "
+                "tv = d (2^-27 + 2^-40); algorithms/privacy/README.md)"
+              : "at its delta, analytic Gaussian); tight figure: the analytic Gaussian of that "
+                "one release at delta = 1e-5 (exact discrete Gaussian on the lattice, accounted "
+                "as the continuous one)");
+}
+
 // The largest debiasing weight a record may carry: over the public label eps levels.
 double PdmlMaxDebiasWeight(const PdmlParams& p) {
   return dpadmm::PdmlMaxDebiasWeight(p.label_eps, p.label_eps_groups);
@@ -242,6 +283,21 @@ class MetricsSink : public runtime::RoundSink {
                                       std::vector<double>(static_cast<std::size_t>(nodes), 0.0)});
     }
   }
+
+  // The baselines: every node releases once, in round 1, and `epsilon` is the tight figure of
+  // that release (max over nodes, composed after the dp-bounds release if any, whose own figure
+  // is `before`): the column is `before` in round 0 and `epsilon` from round 1 (the pure-epsilon
+  // column of the other algorithms is not kept).
+  void UseReleaseOnceFigure(double before, double epsilon) {
+    tight_.reset();
+    release_before_ = before;
+    release_once_ = epsilon;
+  }
+  // Every node's regulariser rho_i, for the objective (default: rho, or rho / N).
+  void SetNodeRegulariser(double rho_node) { node_rho_ = rho_node; }
+  // local: test_error is the mean over the nodes of each node's own model's test error (there
+  // is no consensus model to measure).
+  void MeasureTestErrorPerNode() { test_error_per_node_ = true; }
 
   bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
     // What each node had spent before this round, whether or not that round was measured.
@@ -332,7 +388,9 @@ class MetricsSink : public runtime::RoundSink {
     m.privacy_loss = 0.0;
     m.privacy_round = 0.0;
     const double reg =
-        0.5 * (spec_.algorithm.rho_per_node ? spec_.algorithm.rho : spec_.algorithm.rho / nodes_);
+        0.5 * (node_rho_ ? *node_rho_
+                         : (spec_.algorithm.rho_per_node ? spec_.algorithm.rho
+                                                         : spec_.algorithm.rho / nodes_));
     mean_.setZero();
     m.node_privacy.assign(static_cast<std::size_t>(nodes_), kNaN);
     m.node_noise.assign(static_cast<std::size_t>(nodes_), kNaN);
@@ -365,7 +423,15 @@ class MetricsSink : public runtime::RoundSink {
     m.train_loss /= viewed;
     if (!evaluate_) m.train_loss = m.objective = kNaN;
     mean_ /= viewed;
-    m.test_error = test_.rows() > 0 ? TestError(test_, mean_) : kNaN;
+    if (test_.rows() == 0) {
+      m.test_error = kNaN;
+    } else if (test_error_per_node_) {
+      m.test_error = 0.0;
+      for (int i : view_) m.test_error += TestError(test_, Eigen::VectorXd(Model(i)));
+      m.test_error /= viewed;
+    } else {
+      m.test_error = TestError(test_, mean_);
+    }
     // The consensus gap through the mean, max_i ||f_i - mean f||: O(N d) where the pairwise
     // max_ij ||f_i - f_j|| is O(N^2 d). The two bracket each other (mean f is a convex
     // combination of the f_j): gap <= max_ij ||f_i - f_j|| <= 2 gap. The mean is summed in node
@@ -438,7 +504,8 @@ class MetricsSink : public runtime::RoundSink {
     emitted_round_ = last_.round;
     if (tight_) last_.tight_epsilon = tight_->MaxEpsilon();
     if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon(bounds_epsilon_);
-    if (tight_ || gaussian_) last_.tight_delta = kTightDelta + MaxSpentDelta();
+    if (release_once_) last_.tight_epsilon = last_.round >= 1 ? *release_once_ : release_before_;
+    if (tight_ || gaussian_ || release_once_) last_.tight_delta = kTightDelta + MaxSpentDelta();
     if (observer_ != nullptr) observer_->OnRound(last_);
   }
 
@@ -564,6 +631,10 @@ class MetricsSink : public runtime::RoundSink {
   };
   std::optional<GaussianTrace> gaussian_;
   std::vector<std::vector<double>> tight_rounds_;  // what tight_ composed, round by round
+  std::optional<double> release_once_;             // the baselines' figure from round 1 on
+  double release_before_ = 0.0;                    // and in round 0 (the dp-bounds release)
+  std::optional<double> node_rho_;                 // rho_i when set (central)
+  bool test_error_per_node_ = false;               // local
 };
 
 class ConsensusDriver : public Experiment::Driver {
@@ -619,6 +690,17 @@ class ConsensusDriver : public Experiment::Driver {
   mutable Dataset rebuilt_train_;
   runtime::Topology topology_;
   std::vector<ReportedLabels> reported_;  // pdml: Phase 1 labels per node (true ones in slices_)
+  // central: the number of parties whose rows the curator holds (the spec's graph's nodes);
+  // 0 otherwise.
+  int parties_ = 0;
+  // Node i's regulariser rho_i: rho (rho_per_node) or rho / N, N the nodes (central: the
+  // parties, so that the curator's problem is the consensus family's centralized one).
+  double RhoNode(int /*node*/) const {
+    const int n = parties_ > 0 ? parties_ : graph.num_nodes();
+    return spec.algorithm.rho_per_node ? spec.algorithm.rho : spec.algorithm.rho / n;
+  }
+  // The parameters of consensus node i's program (every algorithm but pdml).
+  ConsensusNodeParams NodeParams(int i) const;
 };
 
 ConsensusVariant VariantOf(Algorithm algorithm) {
@@ -629,6 +711,9 @@ ConsensusVariant VariantOf(Algorithm algorithm) {
     case Algorithm::kRadmm: return ConsensusVariant::kRadmm;
     case Algorithm::kMradmm: return ConsensusVariant::kMradmm;
     case Algorithm::kPrivateMradmm: return ConsensusVariant::kPrivateMradmm;
+    case Algorithm::kLocal:
+    case Algorithm::kCentral: return ConsensusVariant::kLocal;  // central: one node, every row
+    case Algorithm::kAverage: return ConsensusVariant::kAverage;
     default: return ConsensusVariant::kAdmm;  // admm; pdml has its own node program
   }
 }
@@ -640,6 +725,7 @@ struct VariantFields {
   const std::vector<double>* node_alpha = nullptr;
   const std::vector<double>* node_q2 = nullptr;
   const std::vector<double>* node_q1 = nullptr;
+  const BaselineParams* baseline = nullptr;  // local, average, central
 };
 
 VariantFields FieldsOf(const AlgorithmParams& params) {
@@ -657,6 +743,7 @@ VariantFields FieldsOf(const AlgorithmParams& params) {
         if constexpr (requires { p.node_q1; }) f.node_q1 = &p.node_q1;
         if constexpr (requires { p.gamma; }) f.gamma = p.gamma;
         if constexpr (requires { p.dual_step; }) f.dual_step = p.dual_step;
+        if constexpr (std::is_base_of_v<BaselineParams, P>) f.baseline = &p;
       },
       params);
   return f;
@@ -664,6 +751,38 @@ VariantFields FieldsOf(const AlgorithmParams& params) {
 
 double PerNode(const std::vector<double>* values, double scalar, int node) {
   return values == nullptr ? scalar : PerNode(*values, scalar, node);
+}
+
+BaselineMechanism MechanismOf(const BaselineParams& p) {
+  return p.mechanism == "gaussian" ? BaselineMechanism::kGaussian : BaselineMechanism::kObjective;
+}
+
+ConsensusNodeParams ConsensusDriver::NodeParams(int i) const {
+  const RunSpec& s = spec;
+  const VariantFields vf = FieldsOf(s.algorithm.params);
+  ConsensusNodeParams p;
+  p.variant = VariantOf(s.algorithm.name());
+  p.C = s.algorithm.C;
+  p.rho_node = RhoNode(i);
+  p.num_nodes = graph.num_nodes();
+  p.eta = PerNode(s.algorithm.node_eta, s.algorithm.eta, i);
+  p.q1 = PerNode(vf.node_q1, vf.q1, i);
+  p.alpha = PerNode(vf.node_alpha, vf.alpha, i);
+  p.q2 = PerNode(vf.node_q2, vf.q2, i);
+  p.gamma = vf.gamma;
+  p.dual_step = vf.dual_step;
+  if (PvpGaussian(s)) p.noise_multiplier = s.algorithm.As<PvpParams>().noise_multiplier;
+  p.noise_seed = s.noise_seed;
+  p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
+  // dp-bounds: the bounds release was paid first (ValidateSpec refused a budget it uses up).
+  if (p.privacy_budget > 0.0) p.privacy_budget -= info.dp_bounds.epsilon;
+  if (vf.baseline != nullptr) {
+    p.mechanism = MechanismOf(*vf.baseline);
+    p.epsilon = vf.baseline->epsilon;
+    p.delta = vf.baseline->delta;
+    for (int j : graph.neighbors(i)) p.neighbour_degrees.push_back(graph.degree(j));
+  }
+  return p;
 }
 
 void ConsensusDriver::SolveOptimum() {
@@ -687,8 +806,10 @@ void ConsensusDriver::SolveOptimum() {
     newton.borrow_rows = true;  // `train` outlives `central`
     LocalSolver central(train, std::move(weights), s.loss, newton);
     optimum = Eigen::VectorXd::Zero(train.cols());
-    const double rho_total =
-        s.algorithm.rho_per_node ? s.algorithm.rho * graph.num_nodes() : s.algorithm.rho;
+    // central: the curator's own problem (every row at weight C/B, its regulariser rho_i).
+    const double rho_total = parties_ > 0               ? RhoNode(0)
+                             : s.algorithm.rho_per_node ? s.algorithm.rho * graph.num_nodes()
+                                                        : s.algorithm.rho;
     const SolveReport r = central.Solve(rho_total, Eigen::VectorXd::Zero(train.cols()), optimum);
     // An unsolved reference is an outcome to report, not a reason to refuse the run: a finite
     // best point still gives approximate distances; a non-finite one gives none.
@@ -727,6 +848,21 @@ void ConsensusDriver::Prepare() {
   } else {
     partition = BuildPartition(s.partition, info.train_rows, graph.num_nodes(), s.seed);
     hosted = HostedNodes(*this, graph.num_nodes());
+  }
+  if (algorithm == Algorithm::kCentral) {
+    // The trusted curator: one node holding every training row in order; the parties' graph and
+    // partition (built above, so that their files are checked) give only the parties' count N,
+    // which sets the curator's regulariser rho_i as the parties' nodes carry it.
+    if (mpi || network) {
+      throw InputError(
+          "algorithm 'central' holds every party's rows at one curator node: it runs in one "
+          "process (not on the mpi engine, not as a party)");
+    }
+    parties_ = graph.num_nodes();
+    graph = Graph(1, {}, "central");
+    partition.assign(1, std::vector<std::int64_t>(static_cast<std::size_t>(info.train_rows)));
+    std::iota(partition[0].begin(), partition[0].end(), std::int64_t{0});
+    hosted = HostedNodes(*this, 1);
   }
   // Under MPI a rank keeps the rows of the nodes it hosts only (the others' slices stay empty);
   // from a LIBSVM file it reads only those rows.
@@ -813,6 +949,30 @@ void ConsensusDriver::Prepare() {
     }
     if (pdml_phase2) info.privacy_claim = PdmlPhase2Claim();
     info.gaussian_releases = pdml_phase2;
+  } else if (vf.baseline != nullptr) {
+    const BaselineMechanism mechanism = MechanismOf(*vf.baseline);
+    info.privacy_guarantee = BaselineGuarantee(algorithm, mechanism);
+    info.privacy_claim = BaselineClaim(mechanism);
+    switch (algorithm) {
+      case Algorithm::kLocal:
+        info.baseline =
+            "local: every node trains alone on its own rows and releases once; no consensus "
+            "model (the test error is the mean over nodes of each node's own model's)";
+        info.test_error_of = "mean over nodes of each node's own model";
+        break;
+      case Algorithm::kAverage:
+        info.baseline =
+            "average: every node's local release, averaged over the graph by gossip "
+            "(Metropolis-Hastings weights)";
+        break;
+      default:
+        info.baseline = "central: one trusted curator holds the rows of all " +
+                        std::to_string(parties_) +
+                        " parties and releases once (the ceiling); it needs a curator every "
+                        "party trusts with its rows";
+        info.trusted_curator = true;
+        break;
+    }
   } else {
     const ConsensusVariant variant = VariantOf(algorithm);
     const bool noisy =
@@ -892,22 +1052,7 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
       nodes.push_back(std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i),
                                                  s.loss, newton, q, std::move(f0)));
     } else {
-      ConsensusNodeParams p;
-      p.variant = VariantOf(algorithm);
-      p.C = s.algorithm.C;
-      p.rho_node = s.algorithm.rho_per_node ? s.algorithm.rho : s.algorithm.rho / n;
-      p.num_nodes = n;
-      p.eta = PerNode(s.algorithm.node_eta, s.algorithm.eta, i);
-      p.q1 = PerNode(vf.node_q1, vf.q1, i);
-      p.alpha = PerNode(vf.node_alpha, vf.alpha, i);
-      p.q2 = PerNode(vf.node_q2, vf.q2, i);
-      p.gamma = vf.gamma;
-      p.dual_step = vf.dual_step;
-      if (PvpGaussian(s)) p.noise_multiplier = s.algorithm.As<PvpParams>().noise_multiplier;
-      p.noise_seed = s.noise_seed;
-      p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
-      // dp-bounds: the bounds release was paid first (ValidateSpec refused a budget it uses up).
-      if (p.privacy_budget > 0.0) p.privacy_budget -= info.dp_bounds.epsilon;
+      const ConsensusNodeParams p = NodeParams(i);
       // The node's solver reads its slice in place: the slices outlive the run's nodes.
       NewtonOptions newton = s.newton;
       newton.borrow_rows = true;
@@ -975,6 +1120,27 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
   MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes),
                    !info.privacy_claim.empty(), ViewNodes(), !network,
                    std::move(gaussian_round_mu));
+  if (IsBaseline(algorithm)) {
+    // Every node releases once, in round 1: the per-round figure is 0 in round 0 and, from
+    // round 1, the composition of that one mechanism (max over the nodes measured), as the
+    // summary composes the node's recorded mechanisms (same function, same bits).
+    std::vector<MechanismRelease> releases;
+    double before = 0.0, once = 0.0;
+    if (info.dp_bounds.epsilon > 0.0) {
+      releases.push_back(
+          MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, info.dp_bounds.epsilon});
+      before = ComposeTightMechanisms(releases, kTightDelta);
+    }
+    releases.emplace_back();
+    for (int i : ViewNodes()) {
+      releases.back() =
+          BaselineRelease(NodeParams(i), static_cast<double>(partition[i].size()), d, s.loss);
+      once = std::max(once, ComposeTightMechanisms(releases, kTightDelta));
+    }
+    sink.UseReleaseOnceFigure(before, once);
+    sink.SetNodeRegulariser(RhoNode(0));
+    if (algorithm == Algorithm::kLocal) sink.MeasureTestErrorPerNode();
+  }
   runtime::EngineOptions options;
   options.kind = engine;
   options.threads = threads;
@@ -1000,7 +1166,8 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
 
   summary.rounds = result.last_reported_round;
   summary.final = sink.last();
-  summary.model = sink.mean();
+  // local learns no consensus model (info.test_error_of): the summary holds none.
+  if (algorithm != Algorithm::kLocal) summary.model = sink.mean();
   summary.seconds = sink.elapsed();
   summary.node_frozen_round = sink.frozen_rounds();
   switch (result.outcome) {

@@ -226,6 +226,14 @@ void ValidateConsensusShared(const RunSpec& spec, int nodes) {
   NonNegative("algorithm.privacy_budget", a.privacy_budget, " (0 = none)");
   PerNode("algorithm.node_eta", a.node_eta, nodes, 0.0, true);
   PerNode("algorithm.node_privacy_budget", a.node_privacy_budget, nodes, 0.0, false);
+  if (IsBaseline(a.name())) {
+    // One release per node at the mechanism's epsilon: a budget could only refuse it whole.
+    if (a.privacy_budget != 0.0 || !a.node_privacy_budget.empty()) {
+      Bad("algorithm.privacy_budget",
+          "0 for the baselines (each node releases once, at the mechanism's epsilon)",
+          a.privacy_budget);
+    }
+  }
   if (a.name() == Algorithm::kPdml) {
     if (spec.loss.kind != LossKind::kLogistic) {
       throw InputError(
@@ -358,6 +366,22 @@ void SharingParams::Validate(const std::string& prefix, int) const {
   Positive(prefix + "b1", b1);
   NonNegative(prefix + "c1", c1);
 }
+bool IsBaseline(Algorithm algorithm) {
+  return algorithm == Algorithm::kLocal || algorithm == Algorithm::kAverage ||
+         algorithm == Algorithm::kCentral;
+}
+
+void BaselineParams::Validate(const std::string& prefix, int) const {
+  if (mechanism != "objective" && mechanism != "gaussian") {
+    throw InputError(prefix +
+                     "mechanism: expected \"objective\" (objective perturbation, pure epsilon) "
+                     "or \"gaussian\" (Gaussian output perturbation), got \"" +
+                     mechanism + "\"");
+  }
+  Positive(prefix + "epsilon", epsilon);
+  if (!(delta > 0.0 && delta < 1.0)) Bad(prefix + "delta", "in (0, 1)", delta);
+}
+
 void SgdParams::Validate(const std::string& prefix, int) const {
   ValidatePartyLayout(*this, prefix);
   Positive(prefix + "learning_rate", learning_rate);
@@ -378,6 +402,9 @@ AlgorithmParams DefaultParams(Algorithm algorithm) {
     case Algorithm::kPdml: return PdmlParams{};
     case Algorithm::kSharing: return SharingParams{};
     case Algorithm::kSgd: return SgdParams{};
+    case Algorithm::kLocal: return LocalParams{};
+    case Algorithm::kAverage: return AverageParams{};
+    case Algorithm::kCentral: return CentralParams{};
   }
   return AdmmParams{};
 }
@@ -471,6 +498,13 @@ void MakeNonPrivate(RunSpec& spec) {
       break;
     }
     case Algorithm::kSharing: spec.algorithm.As<SharingParams>().dp = false; break;
+    case Algorithm::kLocal:
+    case Algorithm::kAverage:
+    case Algorithm::kCentral:
+      throw InputError(std::string("non-private: algorithm '") + ChoiceName(a) +
+                       "' is a private baseline by construction (epsilon > 0); the "
+                       "non-private reference is --algorithm admm (and its centralized "
+                       "optimum, info.optimum_test_error)");
     default: break;
   }
 }
@@ -493,6 +527,9 @@ bool UsesPrivacyMechanism(const RunSpec& spec) {
       return p.label_eps > 0.0 || !p.label_eps_groups.empty() || p.R > 0.0 || p.V > 0.0;
     }
     case Algorithm::kSharing: return spec.algorithm.As<SharingParams>().dp;
+    case Algorithm::kLocal:
+    case Algorithm::kAverage:
+    case Algorithm::kCentral: return true;
     case Algorithm::kAdmm:
     case Algorithm::kRadmm:
     case Algorithm::kMradmm:
@@ -569,6 +606,21 @@ static void ValidateTargetEpsilon(const RunSpec& spec) {
       }
       return;
     }
+    case Algorithm::kLocal:
+    case Algorithm::kAverage:
+    case Algorithm::kCentral: {
+      // The calibration sets epsilon itself; the run's tight figure is at kTightDelta, which the
+      // Gaussian mechanism's delta must then be.
+      const auto* delta = spec.algorithm.Field<double>("delta");
+      const auto* mechanism = spec.algorithm.Field<std::string>("mechanism");
+      if (*mechanism == "gaussian" && *delta != kTightDelta) {
+        Bad(prefix + "delta",
+            "1e-5 with target_epsilon and the gaussian mechanism (the run's tight figure is "
+            "at delta 1e-5)",
+            *delta);
+      }
+      return;
+    }
     case Algorithm::kSharing: {
       const SharingParams& p = spec.algorithm.As<SharingParams>();
       if (!p.dp) Bad(prefix + "dp", "true with target_epsilon", "false");
@@ -584,7 +636,7 @@ static void ValidateTargetEpsilon(const RunSpec& spec) {
     default:
       Bad("target_epsilon",
           "0 for algorithm '" + name + "' (not private; calibrated: dvp, pvp, madmm, " +
-              "private_mradmm, pdml, sharing)",
+              "private_mradmm, pdml, sharing, local, average, central)",
           spec.target_epsilon);
   }
 }

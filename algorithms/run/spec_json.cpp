@@ -555,6 +555,11 @@ OrderedJson InfoObject(const RunInfo& info) {
     o["optimum_objective"] = info.optimum_objective;
     o["optimum_test_error"] = info.optimum_test_error;
     o["optimum_note"] = info.optimum_note;
+    o["test_error_of"] = info.test_error_of;
+    if (!info.baseline.empty()) {
+      o["baseline"] = info.baseline;
+      o["trusted_curator"] = info.trusted_curator;
+    }
   } else {
     o["party_features"] = ToJsonValue(info.party_features);
     o["party_offsets"] = ToJsonValue(info.party_offsets);

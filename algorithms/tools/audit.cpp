@@ -91,10 +91,14 @@ double BinomialCdf(std::int64_t k, std::int64_t n, double p) {
 
 // --- Set-ups ----------------------------------------------------------------------------------
 
+bool IsBaselineAudit(AuditMechanism m) {
+  return m == AuditMechanism::kLocal || m == AuditMechanism::kAverage ||
+         m == AuditMechanism::kCentral;
+}
 bool IsConsensus(AuditMechanism m) {
   return m == AuditMechanism::kDvp || m == AuditMechanism::kPvp ||
          m == AuditMechanism::kPvpGaussian || m == AuditMechanism::kMadmm ||
-         m == AuditMechanism::kPrivateMradmm;
+         m == AuditMechanism::kPrivateMradmm || IsBaselineAudit(m);
 }
 bool IsSharing(AuditMechanism m) {
   return m == AuditMechanism::kSharing || m == AuditMechanism::kSharingPaper16;
@@ -106,6 +110,9 @@ ConsensusVariant VariantOf(AuditMechanism m) {
     case AuditMechanism::kPvp:
     case AuditMechanism::kPvpGaussian: return ConsensusVariant::kPvp;
     case AuditMechanism::kMadmm: return ConsensusVariant::kMadmm;
+    case AuditMechanism::kLocal:
+    case AuditMechanism::kCentral: return ConsensusVariant::kLocal;
+    case AuditMechanism::kAverage: return ConsensusVariant::kAverage;
     default: return ConsensusVariant::kPrivateMradmm;
   }
 }
@@ -245,38 +252,57 @@ class ConsensusRunner : public Runner {
     } else {
       params_.alpha = s.alpha;
     }
+    // The baselines: the default mechanism (objective perturbation) at epsilon; central is the
+    // audited node alone (every row is its own), local and average node 0 of a 2-node graph.
+    baseline_ = IsBaselineAudit(s.mechanism);
+    alone_ = s.mechanism == AuditMechanism::kCentral;
+    params_.epsilon = s.epsilon;
+    if (baseline_ && !alone_) params_.neighbour_degrees = {1};
     // One node program per side to read the per-round terms (they depend on no data and no
     // noise: the schedule and B_i only).
-    auto probe = MakeConsensusNode(0, data_.node0_d, 1, loss_, newton_, params_,
+    auto probe = MakeConsensusNode(0, data_.node0_d, alone_ ? 0 : 1, loss_, newton_, params_,
                                    Eigen::VectorXd::Zero(s.dim));
-    if (gaussian) {
+    std::vector<double> costs;
+    std::vector<MechanismRelease> mechanisms;
+    for (int t = 1; t <= s.rounds; ++t) {
+      costs.push_back(probe->PrivacyLoss(t));
+      if (const auto m = probe->Mechanism(t)) mechanisms.push_back(*m);
+    }
+    if (baseline_) {
+      // One release (round 1); later rounds are post-processing.
+      r.claim = ComposeTightMechanisms(mechanisms, s.delta);
+      r.claim_per_round = r.claim;
+    } else if (gaussian) {
       // Gaussian releases: the accountant's exact composition of node 0's mechanisms.
-      std::vector<MechanismRelease> releases;
-      for (int t = 1; t <= s.rounds; ++t) releases.push_back(*probe->Mechanism(t));
-      r.claim = ComposeTightMechanisms(releases, s.delta);
-      r.claim_per_round = ComposeTightMechanisms({releases.front()}, s.delta);
-      r.paper_claim = r.claim;
-      r.claim_source =
-          "ComposeTightMechanisms of node 0's Gaussian releases (mu = (sensitivity + sqrt(d) "
-          "step) / sigma each, composed exactly) at delta; no paper's figure";
+      r.claim = ComposeTightMechanisms(mechanisms, s.delta);
+      r.claim_per_round = ComposeTightMechanisms({mechanisms.front()}, s.delta);
     } else {
-      std::vector<double> costs;
-      for (int t = 1; t <= s.rounds; ++t) costs.push_back(probe->PrivacyLoss(t));
       r.claim = ComposeTight(costs, s.delta);
       r.claim_per_round = ComposeTight({costs.front()}, s.delta);
-      r.paper_claim = ComposeBasic(costs);
-      const char* paper = s.mechanism == AuditMechanism::kDvp     ? "004 Theorem 1"
-                          : s.mechanism == AuditMechanism::kPvp   ? "PVP (Zhang and Zhu 2017)"
-                          : s.mechanism == AuditMechanism::kMadmm ? "002"
-                                                                  : "003 eq. (32)";
-      r.claim_source = std::string("ComposeTight of node 0's per-round terms (") + paper +
-                       ", pure epsilon each) at delta; paper: their plain sum";
     }
+    r.paper_claim = gaussian ? r.claim : ComposeBasic(costs);
+    const char* paper = s.mechanism == AuditMechanism::kDvp     ? "004 Theorem 1"
+                        : s.mechanism == AuditMechanism::kPvp   ? "PVP (Zhang and Zhu 2017)"
+                        : s.mechanism == AuditMechanism::kMadmm ? "002"
+                        : baseline_ ? "objective perturbation, Chaudhuri et al. 2011 Theorem 9"
+                                    : "003 eq. (32)";
+    r.claim_source = gaussian
+                         ? std::string(
+                               "ComposeTightMechanisms of node 0's Gaussian releases (mu = "
+                               "(sensitivity + sqrt(d) step) / sigma each, composed exactly) at "
+                               "delta; no paper's figure")
+                         : std::string("ComposeTight of node 0's per-round terms (") + paper +
+                               ", pure epsilon each) at delta; paper: their plain sum";
     std::ostringstream m;
-    m << ToString(s.mechanism) << ": node 0 of a 2-node graph, " << s.rows << " rows x " << s.dim
-      << " features per node, " << loss_.Name() << " loss, C = " << s.C << ", rho = " << s.rho
-      << ", eta = " << s.eta << (gaussian ? ", noise multiplier = " : ", alpha = ") << s.alpha
-      << "; released: node 0's messages of rounds 1.." << s.rounds
+    m << ToString(s.mechanism) << ": node 0 " << (alone_ ? "alone (one node)" : "of a 2-node graph")
+      << ", " << s.rows << " rows x " << s.dim << " features per node, " << loss_.Name()
+      << " loss, C = " << s.C << ", rho = " << s.rho;
+    if (baseline_) {
+      m << ", epsilon = " << s.epsilon << " (objective perturbation)";
+    } else {
+      m << ", eta = " << s.eta << (gaussian ? ", noise multiplier = " : ", alpha = ") << s.alpha;
+    }
+    m << "; released: node 0's messages of rounds 1.." << s.rounds
       << " (the node program's Release output)";
     r.mechanism = m.str();
     const double c1 = loss_.CurvatureBound();
@@ -299,6 +325,10 @@ class ConsensusRunner : public Runner {
     ConsensusNodeParams p = params_;
     p.noise_seed = key;
     const Dataset& own = side == 0 ? data_.node0_d : data_.node0_dprime;
+    if (alone_) {
+      auto n0 = MakeConsensusNode(0, own, 0, loss_, newton_, p, Eigen::VectorXd::Zero(setup_.dim));
+      return RunGraph({n0.get()}, {{}}, setup_.rounds, 0);
+    }
     auto n0 = MakeConsensusNode(0, own, 1, loss_, newton_, p, Eigen::VectorXd::Zero(setup_.dim));
     auto n1 =
         MakeConsensusNode(1, data_.node1, 1, loss_, newton_, p, Eigen::VectorXd::Zero(setup_.dim));
@@ -311,6 +341,8 @@ class ConsensusRunner : public Runner {
   Loss loss_;
   NewtonOptions newton_;
   ConsensusNodeParams params_;
+  bool baseline_ = false;  // local, average, central
+  bool alone_ = false;     // central: the audited node is the only one
 };
 
 class PdmlRunner : public Runner {
@@ -544,14 +576,20 @@ const char* ToString(AuditMechanism m) {
     case AuditMechanism::kPdmlLabels: return "pdml";
     case AuditMechanism::kSharing: return "sharing";
     case AuditMechanism::kSharingPaper16: return "sharing_paper16";
+    case AuditMechanism::kLocal: return "local";
+    case AuditMechanism::kAverage: return "average";
+    case AuditMechanism::kCentral: return "central";
   }
   return "?";
 }
 
 std::vector<AuditMechanism> AllAuditMechanisms() {
-  return {AuditMechanism::kDvp,     AuditMechanism::kPvp,           AuditMechanism::kPvpGaussian,
-          AuditMechanism::kMadmm,   AuditMechanism::kPrivateMradmm, AuditMechanism::kPdmlLabels,
-          AuditMechanism::kSharing, AuditMechanism::kSharingPaper16};
+  return {AuditMechanism::kDvp,           AuditMechanism::kPvp,
+          AuditMechanism::kPvpGaussian,   AuditMechanism::kMadmm,
+          AuditMechanism::kPrivateMradmm, AuditMechanism::kPdmlLabels,
+          AuditMechanism::kSharing,       AuditMechanism::kSharingPaper16,
+          AuditMechanism::kLocal,         AuditMechanism::kAverage,
+          AuditMechanism::kCentral};
 }
 
 AuditMechanism ParseAuditMechanism(const std::string& name) {
@@ -628,6 +666,18 @@ AuditSetup AuditDefaults(const AuditSetup& in) {
       set(s.C, 1.93);
       break;
     case AuditMechanism::kPdmlLabels: set(s.alpha, 1.0); break;
+    case AuditMechanism::kLocal:
+    case AuditMechanism::kAverage:
+    case AuditMechanism::kCentral:
+      // Objective perturbation with Lambda = rho / C = 8 on B = 8 rows (smooth hinge, c = 1):
+      // eps' = 1 - 2 log(1 + 1/64) = 0.969 of the claim 1 is the noise's, and the released
+      // f = (y - b) / 64 keeps every margin in the hinge's linear part for most draws (L'' = 0:
+      // no Jacobian term), where the canary's flip moves the gradient by exactly 2.
+      set(s.epsilon, 1.0);
+      set(s.C, 1.0);
+      set(s.rho, 8.0);
+      set(s.eta, 1.0);
+      break;
     case AuditMechanism::kSharing:
     case AuditMechanism::kSharingPaper16: set(s.epsilon, 1.0); break;
   }

@@ -90,7 +90,10 @@ bool CanCalibrate(Algorithm algorithm) {
     case Algorithm::kPvp:
     case Algorithm::kMadmm:
     case Algorithm::kPrivateMradmm:
-    case Algorithm::kSharing: return true;
+    case Algorithm::kSharing:
+    case Algorithm::kLocal:
+    case Algorithm::kAverage:
+    case Algorithm::kCentral: return true;
     default: return false;
   }
 }
@@ -275,7 +278,8 @@ CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degr
   if (!CanCalibrate(algorithm)) {
     throw InputError("target_epsilon: algorithm '" + std::string(ChoiceName(algorithm)) + "' " +
                      "is not private" +
-                     "; calibrated algorithms: dvp, pvp, madmm, private_mradmm, pdml, sharing");
+                     "; calibrated algorithms: dvp, pvp, madmm, private_mradmm, pdml, sharing, "
+                     "local, average, central");
   }
   CalibrationResult result;
   result.target = target;
@@ -312,6 +316,31 @@ CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degr
         spec.algorithm.As<PvpParams>().noise_multiplier,
         [&] { return PvpGaussianPlannedEpsilon(spec, degrees, rows_per_node, features, delta); },
         "pvp", target, result);
+  }
+  if (IsBaseline(algorithm)) {
+    // One release per node whose mechanism is calibrated by its own epsilon: the knob is the
+    // target itself. The run's figure is that release's at `delta` (objective: the pure
+    // epsilon's, a hair below it; gaussian: the analytic Gaussian's at its delta, which
+    // ValidateSpec requires to be kTightDelta).
+    double* epsilon = spec.algorithm.Field<double>("epsilon");
+    const std::string& mechanism = *spec.algorithm.Field<std::string>("mechanism");
+    const double* mechanism_delta = spec.algorithm.Field<double>("delta");
+    if (mechanism == "gaussian" && *mechanism_delta != delta) {
+      throw InputError(prefix + "delta must be " + Short(delta) +
+                       " (the target's delta) with target_epsilon, got " + Short(*mechanism_delta));
+    }
+    *epsilon = target;
+    result.knob = prefix + "epsilon";
+    result.value = target;
+    if (mechanism == "gaussian") {
+      result.epsilon = target;
+    } else {
+      result.epsilon = ComposeTight({target}, delta);
+      // The objective's noise is drawn in double precision: the release adds its
+      // floating-point delta (SnappedReleaseDelta), as the run's figure composes it.
+      if (features >= 1) result.delta = delta + SnappedReleaseDelta(target, features);
+    }
+    return result;
   }
   if (algorithm == Algorithm::kSharing) {
     SharingParams& p = spec.algorithm.As<SharingParams>();

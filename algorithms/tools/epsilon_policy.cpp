@@ -57,7 +57,10 @@ bool HasEpsilonPolicy(Algorithm algorithm) {
     case Algorithm::kDvp:
     case Algorithm::kPvp:
     case Algorithm::kMadmm:
-    case Algorithm::kPrivateMradmm: return true;
+    case Algorithm::kPrivateMradmm:
+    case Algorithm::kLocal:
+    case Algorithm::kAverage:
+    case Algorithm::kCentral: return true;
     default: return false;
   }
 }
@@ -65,7 +68,7 @@ bool HasEpsilonPolicy(Algorithm algorithm) {
 EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantities& q) {
   if (!HasEpsilonPolicy(algorithm)) {
     throw InputError(std::string("epsilon policy: algorithm '") + ChoiceName(algorithm) +
-                     "' has none (dvp, pvp, madmm, private_mradmm)");
+                     "' has none (dvp, pvp, madmm, private_mradmm, local, average, central)");
   }
   Check(q);
   const std::int64_t rows = *std::min_element(q.rows_per_node.begin(), q.rows_per_node.end());
@@ -76,6 +79,18 @@ EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantitie
   // are on the scale of one record's gradient (|L'| <= 1, ||x|| <= 1).
   s.C = 1.0;
   switch (algorithm) {
+    case Algorithm::kLocal:
+    case Algorithm::kCentral:
+    case Algorithm::kAverage:
+      // One perturbed minimiser per node: its noise-to-signal ratio does not depend on the
+      // regulariser once that dominates the loss's curvature, so a larger one costs little
+      // and keeps objective perturbation's Jacobian term small; it shrinks as kappa grows.
+      // local and central release in round 1 (later rounds only resend); average's gossip
+      // rounds cost nothing and 50 bring the nodes to their mean on the graphs used here.
+      s.iterations = algorithm == Algorithm::kAverage ? 50 : 1;
+      s.rho = std::clamp(3.0 / k, 1e-4, 0.1);
+      s.eta = 0.5;  // not used
+      return s;
     case Algorithm::kPvp:
       s.pvp_mechanism = "gaussian";
       s.iterations = RoundedClamp(3.0 * std::sqrt(k), 10, 40);

@@ -93,7 +93,8 @@ void SweepOptions::Validate() const {
                             ? "has no total epsilon to calibrate (PDML's Phase 2 Gaussian is "
                               "not accounted)"
                             : "is not private") +
-                       "; sweepable: dvp, pvp, madmm, private_mradmm, sharing");
+                       "; sweepable: dvp, pvp, madmm, private_mradmm, sharing, local, average, "
+                       "central");
     }
   }
   if (epsilons.empty()) throw InputError("sweep: epsilons must not be empty");

@@ -304,10 +304,42 @@ struct SgdParams : PartyLayout {
   void Validate(const std::string& prefix, int nodes) const;
 };
 
+// The baselines (local, average, central; consensus/baseline_nodes.h): each node's one release
+// of the minimiser of (C/B_i) sum L + (rho_i/2)||f||^2 (C, rho, rho_per_node of AlgorithmSpec;
+// central: one node holding every row, with the rho_i of the parties' nodes) through
+// `mechanism` (privacy/baseline_mechanisms.h):
+//   "objective"  objective perturbation (Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2):
+//                pure epsilon-DP per node;
+//   "gaussian"   Gaussian output perturbation of the exact minimiser: (epsilon, delta)-DP per
+//                node, sigma from the analytic Gaussian.
+// The run's iterations: local and central resend their release (no cost); average gossips.
+struct BaselineParams {
+  std::string mechanism = "objective";  // "objective" | "gaussian"
+  double epsilon = 1.0;                 // > 0 and finite
+  double delta = 1e-5;                  // gaussian: in (0, 1) (objective: not used)
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("mechanism", s.mechanism);
+    v("epsilon", s.epsilon);
+    v("delta", s.delta);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+struct LocalParams : BaselineParams {
+  static constexpr Algorithm kAlgorithm = Algorithm::kLocal;
+};
+struct AverageParams : BaselineParams {
+  static constexpr Algorithm kAlgorithm = Algorithm::kAverage;
+};
+struct CentralParams : BaselineParams {
+  static constexpr Algorithm kAlgorithm = Algorithm::kCentral;
+};
+bool IsBaseline(Algorithm algorithm);
+
 // One alternative per Algorithm, in the order of the enum.
-using AlgorithmParams =
-    std::variant<AdmmParams, DvpParams, PvpParams, MadmmParams, RadmmParams, MradmmParams,
-                 PrivateMradmmParams, PdmlParams, SharingParams, SgdParams>;
+using AlgorithmParams = std::variant<AdmmParams, DvpParams, PvpParams, MadmmParams, RadmmParams,
+                                     MradmmParams, PrivateMradmmParams, PdmlParams, SharingParams,
+                                     SgdParams, LocalParams, AverageParams, CentralParams>;
 
 // Default parameters of `algorithm`.
 AlgorithmParams DefaultParams(Algorithm algorithm);
@@ -396,7 +428,8 @@ struct RunSpec {
   // > 0: before the run, the algorithm's noise knob is set so that the run's tight total epsilon
   // per node (max over nodes; sharing: per party) at kTightDelta (sharing: its delta) equals
   // this (tools/calibration.h: dvp, pvp, madmm, private_mradmm: alpha; sharing with dp:
-  // total_epsilon). The knob's value in the spec is only the bisection's start. 0 = off.
+  // total_epsilon; local, average, central: their epsilon, set directly). The knob's value in
+  // the spec is only the bisection's start. 0 = off.
   double target_epsilon = 0.0;
   // With target_epsilon > 0: true (the default) lets the epsilon policy choose the algorithm's
   // rounds, loss weight, regulariser, penalty and mechanism from public quantities only

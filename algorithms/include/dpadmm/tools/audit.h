@@ -45,9 +45,12 @@ enum class AuditMechanism {
   kPdmlLabels,      // 000 Phase 1 (randomized response on the label)
   kSharing,         // DP ADMM sharing, the default Gaussian mechanism on the message
   kSharingPaper16,  // DP ADMM sharing as 001 eq. (16) states it (not DP as stated)
+  kLocal,           // the local baseline: one objective-perturbed release (Chaudhuri et al.)
+  kAverage,         // local's release, then gossip averages (post-processing)
+  kCentral,         // the same release by one node holding every row
 };
 // "dvp", "pvp", "pvp_gaussian", "madmm", "private_mradmm", "pdml", "sharing",
-// "sharing_paper16".
+// "sharing_paper16", "local", "average", "central".
 const char* ToString(AuditMechanism m);
 // The inverse; throws InputError listing the names.
 AuditMechanism ParseAuditMechanism(const std::string& name);
@@ -67,7 +70,8 @@ struct AuditSetup {
   double rho = 0.0;        // regulariser rho (consensus; per node)
   bool logistic = false;   // consensus: logistic loss instead of the smooth hinge
   double epsilon = 0.0;    // sharing: the target epsilon (paper16: per iteration;
-                           //          default: total over `rounds` iterations)
+                           //          default: total over `rounds` iterations);
+                           // local, average, central: the mechanism's epsilon
   double delta = 1e-5;     // the delta of the claim and of the bound, in (0, 1)
   std::uint64_t seed = 1;  // data of the set-up
   // Throws InputError naming the field.

@@ -49,7 +49,8 @@ struct EpsilonSettings {
   double privacy_rows = 0.0;
 };
 
-// True for the algorithms the policy covers: dvp, pvp, madmm, private_mradmm.
+// True for the algorithms the policy covers: dvp, pvp, madmm, private_mradmm and the
+// baselines local, average, central.
 bool HasEpsilonPolicy(Algorithm algorithm);
 
 // The policy's settings for `algorithm` (InputError if it has none, or a quantity is invalid).
