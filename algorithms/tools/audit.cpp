@@ -257,6 +257,8 @@ class ConsensusRunner : public Runner {
     baseline_ = IsBaselineAudit(s.mechanism);
     alone_ = s.mechanism == AuditMechanism::kCentral;
     params_.epsilon = s.epsilon;
+    params_.delta = s.delta;
+    params_.mechanism = s.gaussian ? BaselineMechanism::kGaussian : BaselineMechanism::kObjective;
     if (baseline_ && !alone_) params_.neighbour_degrees = {1};
     // One node program per side to read the per-round terms (they depend on no data and no
     // noise: the schedule and B_i only).
@@ -286,19 +288,24 @@ class ConsensusRunner : public Runner {
                         : s.mechanism == AuditMechanism::kMadmm ? "002"
                         : baseline_ ? "objective perturbation, Chaudhuri et al. 2011 Theorem 9"
                                     : "003 eq. (32)";
-    r.claim_source = gaussian
-                         ? std::string(
-                               "ComposeTightMechanisms of node 0's Gaussian releases (mu = "
-                               "(sensitivity + sqrt(d) step) / sigma each, composed exactly) at "
-                               "delta; no paper's figure")
-                         : std::string("ComposeTight of node 0's per-round terms (") + paper +
-                               ", pure epsilon each) at delta; paper: their plain sum";
+    r.claim_source = std::string("ComposeTight of node 0's per-round terms (") + paper +
+                     ", pure epsilon each) at delta; paper: their plain sum";
+    if (gaussian) {
+      r.claim_source =
+          "ComposeTightMechanisms of node 0's Gaussian releases (mu = (sensitivity + sqrt(d) "
+          "step) / sigma each, composed exactly) at delta; no paper's figure";
+    } else if (s.gaussian) {
+      r.claim_source =
+          "the analytic Gaussian of node 0's one release (sensitivity 2 (C/B) / rho_i plus the "
+          "lattice term, sigma for (epsilon, delta)) at delta; paper: epsilon";
+    }
     std::ostringstream m;
     m << ToString(s.mechanism) << ": node 0 " << (alone_ ? "alone (one node)" : "of a 2-node graph")
       << ", " << s.rows << " rows x " << s.dim << " features per node, " << loss_.Name()
       << " loss, C = " << s.C << ", rho = " << s.rho;
     if (baseline_) {
-      m << ", epsilon = " << s.epsilon << " (objective perturbation)";
+      m << ", epsilon = " << s.epsilon
+        << (s.gaussian ? " (Gaussian output perturbation)" : " (objective perturbation)");
     } else {
       m << ", eta = " << s.eta << (gaussian ? ", noise multiplier = " : ", alpha = ") << s.alpha;
     }
@@ -618,6 +625,8 @@ void AuditSetup::Validate() const {
   if (!(delta > 0.0 && delta < 1.0)) Fail("delta", "must be in (0, 1), got " + Number(delta));
   if (logistic && !IsConsensus(mechanism))
     Fail("loss", "logistic applies to the consensus mechanisms only");
+  if (gaussian && !IsBaselineAudit(mechanism))
+    Fail("mechanism", "gaussian applies to local, average and central only");
 }
 
 void AuditOptions::Validate() const {

@@ -61,14 +61,17 @@ std::vector<AuditMechanism> AllAuditMechanisms();
 // so that the canary pair is the worst case and the claim per round is about 1.
 struct AuditSetup {
   AuditMechanism mechanism = AuditMechanism::kDvp;
-  int rounds = 1;          // T: iterations whose releases the statistic sees, >= 1
-  std::int64_t rows = 0;   // rows per node (consensus, pdml) or samples N (sharing)
-  std::int64_t dim = 0;    // features per node (consensus) / per party (sharing)
-  double alpha = 0.0;      // privacy parameter (consensus alpha, pdml label eps)
-  double eta = 0.0;        // penalty (consensus)
-  double C = 0.0;          // loss weight (consensus)
-  double rho = 0.0;        // regulariser rho (consensus; per node)
-  bool logistic = false;   // consensus: logistic loss instead of the smooth hinge
+  int rounds = 1;         // T: iterations whose releases the statistic sees, >= 1
+  std::int64_t rows = 0;  // rows per node (consensus, pdml) or samples N (sharing)
+  std::int64_t dim = 0;   // features per node (consensus) / per party (sharing)
+  double alpha = 0.0;     // privacy parameter (consensus alpha, pdml label eps)
+  double eta = 0.0;       // penalty (consensus)
+  double C = 0.0;         // loss weight (consensus)
+  double rho = 0.0;       // regulariser rho (consensus; per node)
+  bool logistic = false;  // consensus: logistic loss instead of the smooth hinge
+  // local, average, central: Gaussian output perturbation at (epsilon, delta) instead of
+  // objective perturbation.
+  bool gaussian = false;
   double epsilon = 0.0;    // sharing: the target epsilon (paper16: per iteration;
                            //          default: total over `rounds` iterations);
                            // local, average, central: the mechanism's epsilon
