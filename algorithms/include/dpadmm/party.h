@@ -113,16 +113,24 @@ TrainTest LoadPartyData(const RunSpec& spec, const std::string& train_path,
 //                                                   //  sharing: node 0 = the coordinator)
 //    "tls": {"ca": "ca.pem", "cert": "a.pem", "key": "a.key"},
 //    "setup_timeout_seconds": 30, "peer_timeout_seconds": 60,               // optional
-//    "trace": "a-trace.csv", "summary": "a-summary.json", "model_out": ""}  // optional
+//    "trace": "a-trace.csv", "trace_format": "csv",                         // optional
+//    "summary": "a-summary.json", "model_out": "",                          // optional
+//    "checkpoint": "a.ckpt", "checkpoint_every": 10, "resume": ""}          // optional
 // Unknown keys and wrong types are refused naming the field ("party.json: parties[2].address:
-// ..."). Paths are used as written (relative to the working directory). The sharing family:
-// "data" is the coordinator's labels file or a feature party's block (LoadSharingPartyRows);
-// test, data_labels, test_labels and model_out are refused.
+// ..."). Paths are used as written (relative to the working directory). The outputs default to
+// names that carry the party id (dpadmm-<id>-trace.csv, dpadmm-<id>-summary.json), so that
+// parties sharing a folder never write the same file. trace_format overrides the trace's
+// extension (csv or jsonl); checkpoint, checkpoint_every and resume are what `dpadmm run`'s
+// --checkpoint, --checkpoint-every and --resume are (checkpoint_every >= 1 needs checkpoint).
+// The sharing family: "data" is the coordinator's labels file or a feature party's block
+// (LoadSharingPartyRows); test, data_labels, test_labels and model_out are refused.
 struct PartyFile {
   RunSpec spec;
   std::string data, test, data_labels, test_labels;
   runtime::NetworkOptions network;  // self, parties, node_parties, tls, timeouts
-  std::string trace = "dpadmm-trace.csv", summary = "dpadmm-summary.json", model_out;
+  std::string trace, trace_format, summary, model_out;  // trace, summary: the defaults above
+  std::string checkpoint, resume;
+  std::int64_t checkpoint_every = 0;
 };
 PartyFile ParsePartyFile(const std::string& text, const std::string& where);
 
