@@ -340,6 +340,10 @@ class MetricsSink : public runtime::RoundSink {
       m.node_distance[i] = (Model(i) - mean_).norm();
       m.consensus_gap = std::max(m.consensus_gap, m.node_distance[i]);
     }
+    // A view of one node of several (a party hosting one node): its distance to the mean of
+    // what it sees is 0 by construction, and the gap to the other nodes' models is not known
+    // here: no figure (null in the summary and trace).
+    if (view_.size() == 1 && nodes_ > 1) m.consensus_gap = kNaN;
     if (optimum_.size() == dim_) {
       const double scale = std::max(optimum_.norm(), std::numeric_limits<double>::min());
       for (int i : view_) {
