@@ -22,8 +22,13 @@
 //   them in contiguous blocks (sizes differ by at most one; node order). spec.partition must be
 //   'even' (it is not used) and spec.data's source and paths are ignored (LoadPartyData reads a
 //   party's files in the spec's format).
-// - scaling: per-record maps only (clip-only, public-bounds, none); global-max-norm (it needs the
-//   largest row norm over every party's rows) and dp-bounds are refused naming data.scaling.
+// - scaling: per-record maps (clip-only, public-bounds, none) or dp-bounds: each party's nodes
+//   release their DP histograms (privacy/bounds_release.h) from its own raw rows, the parties
+//   exchange these releases before round 0 (the network engine's set-up exchange: released
+//   values only), and every party derives the same bounds from their sum and maps its rows and
+//   its test data with them; the release's epsilon is in each node's privacy figures as in one
+//   process. global-max-norm (it needs the largest row norm over every party's rows) is refused
+//   naming data.scaling.
 // - refused as well: target_epsilon (the calibration needs every node's row count), tolerance
 //   (the stop rule needs every node's model), the sgd baseline (a loop, not an engine run).
 // - metrics: computed by the party from its own nodes' reports (their models, their losses on
