@@ -106,6 +106,26 @@ void GprLog(gpr_log_func_args* args) {
   if (g_log != nullptr) (*g_log)(std::string("grpc: ") + args->message);
 }
 
+// A Hello that got no answer, in words: gRPC's text, and the likely cause when the peer took
+// the connection and closed it during the TLS handshake. A server that refuses the client's
+// certificate (signed by another CA, or expired) ends the handshake, and the client is not told
+// why: under TLS 1.3 the client has finished its part before the server checks the
+// certificate, and gRPC reports only "Socket closed" (a reset connection reads "Connection
+// reset"). A certificate of the run's CA with the wrong name gets a reply instead, naming it
+// (PERMISSION_DENIED, refused at once).
+std::string UnansweredHello(const grpc::Status& status, bool tls, const std::string& self) {
+  const std::string text = SanitizePeerText(status.error_message());
+  if (!tls || status.error_code() != grpc::StatusCode::UNAVAILABLE) return text;
+  if (text.find("Socket closed") == std::string::npos &&
+      text.find("Connection reset") == std::string::npos) {
+    return text;
+  }
+  return "it closed the connection during the TLS handshake, so it most likely refused this "
+         "party's certificate (not signed by the run's CA, expired, or its subject alternative "
+         "name is not '" +
+         self + "'), or it does not use TLS (gRPC: " + text + ")";
+}
+
 struct Incoming {
   bool hello = false;  // the peer's Hello was accepted
   std::vector<std::size_t> max_doubles;
@@ -720,7 +740,7 @@ class NetworkRun {
       SetupFails(q, who + " refused this party: " + SanitizePeerText(s.error_message()));
     }
     if (!s.ok()) {
-      *last_error = SanitizePeerText(s.error_message());
+      *last_error = UnansweredHello(s, !options_.insecure, options_.self);
       return false;
     }
     if (!options_.insecure) {
