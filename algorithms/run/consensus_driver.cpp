@@ -442,6 +442,10 @@ class MetricsSink : public runtime::RoundSink {
       m.node_distance[i] = (Model(i) - mean_).norm();
       m.consensus_gap = std::max(m.consensus_gap, m.node_distance[i]);
     }
+    // A view of one node of several (a party hosting one node): its distance to the mean of
+    // what it sees is 0 by construction, and the gap to the other nodes' models is not known
+    // here: no figure (null in the summary and trace).
+    if (view_.size() == 1 && nodes_ > 1) m.consensus_gap = kNaN;
     if (optimum_.size() == dim_) {
       const double scale = std::max(optimum_.norm(), std::numeric_limits<double>::min());
       for (int i : view_) {
@@ -636,6 +640,69 @@ class MetricsSink : public runtime::RoundSink {
   std::optional<double> node_rho_;                 // rho_i when set (central)
   bool test_error_per_node_ = false;               // local
 };
+
+// A consensus node program built on its first use beyond its sizes: a party's nodes under
+// dp-bounds, whose rows are mapped by the bounds every party derives in the network engine's
+// set-up exchange, after the engine has asked the programs' sizes (for its Hello) and before it
+// starts or restores them. The sizes are the consensus layout's (a model of `dim` values,
+// ConsensusReport); the built program must have them.
+class DeferredNode final : public runtime::NodeProgram, public Checkpointable {
+ public:
+  DeferredNode(std::size_t dim, std::function<std::unique_ptr<runtime::NodeProgram>()> build)
+      : dim_(dim), build_(std::move(build)) {}
+
+  std::size_t MaxMessageSize() const override { return dim_; }
+  std::size_t ReportSize() const override { return dim_ + ConsensusReport::kFields; }
+  std::size_t FiniteReportPrefix() const override { return dim_; }
+  runtime::StepResult Start(runtime::Outbox& out) override { return Built().Start(out); }
+  runtime::StepResult Step(std::int64_t round, const runtime::Inbox& in,
+                           runtime::Outbox& out) override {
+    return Built().Step(round, in, out);
+  }
+  void Report(std::int64_t round, std::span<double> out) const override {
+    Inner().Report(round, out);
+  }
+  void SaveState(StateWriter& out) const override {
+    const auto* state = dynamic_cast<const Checkpointable*>(&Inner());
+    if (state == nullptr) throw std::logic_error("checkpoint: a node program without state hooks");
+    state->SaveState(out);
+  }
+  void LoadState(StateReader& in) override {
+    auto* state = dynamic_cast<Checkpointable*>(&Built());
+    if (state == nullptr) throw std::logic_error("checkpoint: a node program without state hooks");
+    state->LoadState(in);
+  }
+
+  // The program once built (nullptr before).
+  const runtime::NodeProgram* inner() const { return inner_.get(); }
+
+ private:
+  runtime::NodeProgram& Built() {
+    if (!inner_) {
+      inner_ = build_();
+      if (inner_->MaxMessageSize() != MaxMessageSize() || inner_->ReportSize() != ReportSize() ||
+          inner_->FiniteReportPrefix() != FiniteReportPrefix()) {
+        throw std::logic_error("DeferredNode: the built program's sizes differ from the declared");
+      }
+    }
+    return *inner_;
+  }
+  const runtime::NodeProgram& Inner() const {
+    if (!inner_) throw std::logic_error("DeferredNode: used before it was started or restored");
+    return *inner_;
+  }
+  std::size_t dim_;
+  std::function<std::unique_ptr<runtime::NodeProgram>()> build_;
+  std::unique_ptr<runtime::NodeProgram> inner_;
+};
+
+// The consensus node behind `program` (unwrapping a DeferredNode), or nullptr.
+const ConsensusNode* AsConsensusNode(const runtime::NodeProgram* program) {
+  if (const auto* deferred = dynamic_cast<const DeferredNode*>(program)) {
+    program = deferred->inner();
+  }
+  return dynamic_cast<const ConsensusNode*>(program);
+}
 
 class ConsensusDriver : public Experiment::Driver {
  public:
@@ -918,7 +985,11 @@ void ConsensusDriver::Prepare() {
   info.edges = graph.num_edges();
   // PDML's Phase 1 (labels) needs no row bound; its Phase 2 figure (primal noise V > 0) does.
   const bool pdml_phase2 = algorithm == Algorithm::kPdml && s.algorithm.As<PdmlParams>().V > 0.0;
-  if ((algorithm != Algorithm::kPdml && UsesPrivacyMechanism(s)) || pdml_phase2) {
+  // A party under dp-bounds holds its raw rows until the run's set-up exchange; their map
+  // clips every row to norm 1 (PrepareRowsPerNode).
+  const bool rows_mapped_later = network && info.scaling == Scaling::kDpBounds;
+  if (((algorithm != Algorithm::kPdml && UsesPrivacyMechanism(s)) || pdml_phase2) &&
+      !rows_mapped_later) {
     CheckRowBound();
   }
   for (int i = 0; i < graph.num_nodes(); ++i) {
@@ -1025,7 +1096,8 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
   for (int i = 0; i < n && algorithm != Algorithm::kPdml; ++i) {
     private_nodes[i] = IsPrivate(VariantOf(algorithm), PerNode(vf.node_alpha, vf.alpha, i));
   }
-  for (int i : hosted) {
+  // One hosted node's program on its prepared slice.
+  const auto build = [&](int i) -> std::unique_ptr<runtime::NodeProgram> {
     Eigen::VectorXd f0 = Eigen::VectorXd::Zero(d);
     if (s.algorithm.random_start) {
       Stream rng(s.seed, static_cast<std::uint64_t>(i), 0, Purpose::kInitialState);
@@ -1049,15 +1121,24 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
       q.noise_seed = s.noise_seed;
       NewtonOptions newton = s.newton;
       newton.borrow_rows = false;  // `reported` is a temporary
-      nodes.push_back(std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i),
-                                                 s.loss, newton, q, std::move(f0)));
+      return std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i), s.loss,
+                                        newton, q, std::move(f0));
+    }
+    const ConsensusNodeParams p = NodeParams(i);
+    // The node's solver reads its slice in place: the slices outlive the run's nodes.
+    NewtonOptions newton = s.newton;
+    newton.borrow_rows = true;
+    return MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, newton, p, std::move(f0));
+  };
+  // A party under dp-bounds maps its rows once every party's bounds release is in (the
+  // engine's set-up exchange, PrepareRowsPerNode): its nodes are built then.
+  const bool deferred = network && info.scaling == Scaling::kDpBounds;
+  for (int i : hosted) {
+    if (deferred) {
+      nodes.push_back(std::make_unique<DeferredNode>(static_cast<std::size_t>(d),
+                                                     [&build, i] { return build(i); }));
     } else {
-      const ConsensusNodeParams p = NodeParams(i);
-      // The node's solver reads its slice in place: the slices outlive the run's nodes.
-      NewtonOptions newton = s.newton;
-      newton.borrow_rows = true;
-      nodes.push_back(
-          MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, newton, p, std::move(f0)));
+      nodes.push_back(build(i));
     }
     programs.push_back(nodes.back().get());
   }
@@ -1163,6 +1244,8 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
   }
   if (IsReportingRank(*this)) sink.Finish();
   if (!info.privacy_claim.empty()) TightAccounting(nodes, &sink, summary);
+  // A party learns its dp-bounds in the run's set-up exchange (PrepareRowsPerNode).
+  if (network) summary.info.dp_bounds = info.dp_bounds;
 
   summary.rounds = result.last_reported_round;
   summary.final = sink.last();
@@ -1248,7 +1331,7 @@ void ConsensusDriver::TightAccounting(
   std::vector<double> triples;  // (node, tight epsilon, floating-point delta) of hosted nodes
   std::map<std::vector<double>, double> cache;
   for (std::size_t k = 0; k < nodes.size(); ++k) {
-    const auto* node = dynamic_cast<const ConsensusNode*>(nodes[k].get());
+    const ConsensusNode* node = AsConsensusNode(nodes[k].get());
     if (node == nullptr) continue;
     // Nodes with the same sequence of releases share one query (the key lists every field).
     // dp-bounds: the node's bounds release (pure epsilon) came first.

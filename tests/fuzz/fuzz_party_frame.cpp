@@ -81,8 +81,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
-  const std::int64_t next_deliver = (mode >> 1) & 0x3f;
-  rtd::PeerStream stream(Expect(), {4, 2, 3});
+  const std::int64_t next_deliver = (mode >> 1) & 0x1f;
+  // Bit 6: the parties hold a set-up exchange of 3 values before round 0.
+  rtd::PeerExpect expect = Expect();
+  expect.setup_exchange = (mode & 0x40) != 0;
+  expect.setup_values = 3;
+  rtd::PeerStream stream(expect, {4, 2, 3});
   std::size_t at = 0;
   while (at + 2 <= size) {
     const std::size_t len = data[at] | (static_cast<std::size_t>(data[at + 1]) << 8);
@@ -94,6 +98,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::int64_t before = stream.rounds_received();
     if (!stream.Accept(envelope, next_deliver).empty()) break;
     if (stream.rounds_received() > before + 1) dpadmm::fuzz::Fail("two rounds from one frame");
+    if (stream.setup_received()) {
+      if (!expect.setup_exchange) dpadmm::fuzz::Fail("set-up values accepted without an exchange");
+      if (stream.setup_values().size() != 3) dpadmm::fuzz::Fail("set-up values of another count");
+      for (double v : stream.setup_values()) {
+        if (!std::isfinite(v)) dpadmm::fuzz::Fail("a non-finite set-up value accepted");
+      }
+    } else if (expect.setup_exchange && stream.rounds_received() > 0) {
+      dpadmm::fuzz::Fail("a round accepted before the set-up values");
+    }
     CheckHeld(stream);
     if (mode & 0x80) stream.DropBefore(stream.rounds_received() - 1);
     if (stream.aborted()) {
