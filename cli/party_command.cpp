@@ -25,8 +25,9 @@ PartyCommand::PartyCommand(CLI::App& app) {
       "same public spec (a mismatch is refused on every side, naming the\nfields). See "
       "README.md, \"Across organisations\".");
   sub_->add_option("--config", config_,
-                   "The party file (JSON): spec, party, data, test, parties, node_parties, tls, "
-                   "timeouts, trace, summary, model_out")
+                   "The party file (JSON): spec, party, data, test, parties ({id, address} each, "
+                   "and an optional listen: where this party binds when the others reach it at "
+                   "another address), node_parties, tls, timeouts, trace, summary, model_out")
       ->type_name("FILE")
       ->required();
   sub_->add_flag("--insecure", insecure_,

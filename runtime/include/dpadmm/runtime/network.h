@@ -71,7 +71,11 @@ struct TlsFiles {
 
 struct PartyAddress {
   std::string id;       // [a-z0-9][a-z0-9-]*, at most 63 characters (a DNS label)
-  std::string address;  // host:port; this party listens on its own entry's address
+  std::string address;  // host:port the other parties dial to reach this party
+  // host:port this party's server binds when this entry is its own; "" = `address`. Apart from
+  // `address` when the party is reached through something in between (a NAT, a load balancer,
+  // the test relay: tests/party/relay.py); other parties' `listen` is not used.
+  std::string listen = {};
 };
 
 // One named field of the caller's spec and a digest of its value: a peer whose spec hash
