@@ -114,9 +114,9 @@ void GprLog(gpr_log_func_args* args) {
 struct Incoming {
   bool hello = false;  // the peer's Hello was accepted
   std::vector<std::size_t> max_doubles;
-  std::string session;         // from its first Hello
-  bool ticket = false;         // a Hello accepted since its last stream opened
-  bool opened = false;         // it has opened a stream (its session is then fixed)
+  std::string session;                    // from its first Hello
+  bool ticket = false;                    // a Hello accepted since its last stream opened
+  bool opened = false;                    // it has opened a stream (its session is then fixed)
   grpc::ServerContext* stream = nullptr;  // its current stream (nullptr: none open)
   std::uint64_t generation = 0;           // of its current stream
   bool ended = false;   // its stream has ended as it closed it (the end of its run)
@@ -149,7 +149,7 @@ struct RunFacts {
   std::vector<std::string> ids;
   std::vector<PeerExpect> expect;  // by party number (self's entry unused)
   std::uint64_t layout_hash = 0;
-  pb::HelloMessage hello;  // this party's (next_round: 0)
+  pb::HelloMessage hello;                                 // this party's (next_round: 0)
   const std::atomic<std::int64_t>* next_round = nullptr;  // the engine's next round to compute
   OnceLog* log = nullptr;
 
@@ -496,9 +496,8 @@ class Link {
         std::unique_lock<std::mutex> lock(mu_);
         // Idle, the stream learns of a broken connection from the channel only: it leaves
         // READY when its transport closes (a reset), and a write would fail.
-        while (!cv_.wait_for(lock, std::chrono::milliseconds(50), [&] {
-          return cursor < buffer_.next() || closing_ || cancelled_;
-        })) {
+        while (!cv_.wait_for(lock, std::chrono::milliseconds(50),
+                             [&] { return cursor < buffer_.next() || closing_ || cancelled_; })) {
           if (channel_->GetState(false) != GRPC_CHANNEL_READY) break;
         }
         if (cancelled_) break;
@@ -533,8 +532,7 @@ class Link {
       case grpc::StatusCode::FAILED_PRECONDITION:
       case grpc::StatusCode::RESOURCE_EXHAUSTED:
       case grpc::StatusCode::ALREADY_EXISTS:
-      case grpc::StatusCode::INVALID_ARGUMENT:
-        return End::kRefused;
+      case grpc::StatusCode::INVALID_ARGUMENT: return End::kRefused;
       default:
         if (why->empty()) *why = "stream ended";
         return End::kBroken;
@@ -580,9 +578,10 @@ class NetworkRun {
         sink_(sink),
         n_(topology.num_nodes()),
         timeout_(ToDuration(options.peer_timeout_seconds)),
-        log_(options.log ? options.log : [self = options.self](const std::string& line) {
+        say_(options.log ? options.log : [self = options.self](const std::string& line) {
           std::fprintf(stderr, "dpadmm party '%s': %s\n", self.c_str(), line.c_str());
-        }) {}
+        }),
+        log_(say_) {}
 
   ~NetworkRun() { Teardown(); }
 
@@ -606,6 +605,7 @@ class NetworkRun {
       throw;
     }
     CloseAll();
+    LogReconnections();
     return result_;
   }
 
@@ -944,9 +944,9 @@ class NetworkRun {
     peers_[q] = PeerStream(facts_.expect[q], std::move(sizes));
     peer_rounds_[q].assign(reply.resume_rounds().begin(), reply.resume_rounds().end());
     peer_sessions_[q] = reply.session();
-    links_[q] = std::make_unique<Link>(
-        channels_[q], *stubs_[q], options_.self, facts_.ids[q], timeout_,
-        [this, q](std::string* w) { return Redial(q, w); });
+    links_[q] =
+        std::make_unique<Link>(channels_[q], *stubs_[q], options_.self, facts_.ids[q], timeout_,
+                               [this, q](std::string* w) { return Redial(q, w); });
     return true;
   }
 
@@ -1298,7 +1298,8 @@ class NetworkRun {
   // reconnections): the run ends naming it.
   void CheckRunFatal() {
     std::lock_guard<std::mutex> lock(hub_.mu);
-    if (hub_.has_fatal) throw NetworkError(Kind::kPeerFailed, facts_.ids[hub_.fatal_peer], hub_.fatal);
+    if (hub_.has_fatal)
+      throw NetworkError(Kind::kPeerFailed, facts_.ids[hub_.fatal_peer], hub_.fatal);
   }
 
   // Nothing to do: wait for a frame (bounded). Fails a peer silent for the peer timeout, and a
@@ -1417,6 +1418,28 @@ class NetworkRun {
     }
   }
 
+  // What the links went through, per peer, when anything broke: reconnections both ways and
+  // the copies received again (each was checked byte for byte against its first copy).
+  void LogReconnections() {
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      if (static_cast<int>(q) == self_ || !links_[q]) continue;
+      std::uint64_t resent = 0, rounds = 0;
+      int theirs = 0;
+      {
+        std::lock_guard<std::mutex> lock(hub_.mu);
+        resent = hub_.in[q].sequence.resent();
+        rounds = hub_.in[q].sequence.resent_rounds();
+        theirs = hub_.in[q].reconnects;
+      }
+      const int ours = links_[q]->reconnects();
+      if (ours == 0 && theirs == 0 && resent == 0) continue;
+      say_("link with party '" + facts_.ids[q] + "': this party reconnected " +
+           std::to_string(ours) + " time(s), it " + std::to_string(theirs) + "; it sent " +
+           std::to_string(resent) + " envelope(s) again (" + std::to_string(rounds) +
+           " round frame(s)), each byte for byte its first copy");
+    }
+  }
+
   // Tells every peer why this party ends the run (best effort, at most a second).
   void AbortPeers(const std::string& reason) {
     pb::Envelope e;
@@ -1457,7 +1480,8 @@ class NetworkRun {
   RoundSink& sink_;
   const int n_;
   const Clock::duration timeout_;
-  OnceLog log_;
+  const std::function<void(const std::string&)> say_;  // every line
+  OnceLog log_;                                        // each distinct line once
 
   RunFacts facts_;
   int self_ = -1;
@@ -1487,8 +1511,8 @@ class NetworkRun {
   std::vector<std::unique_ptr<Link>> links_;  // by party number
   std::vector<std::string> peer_sessions_;    // by party number: the session of its first Hello
   std::atomic<std::int64_t> next_round_{0};   // next_compute_, for Hellos from other threads
-  std::vector<Clock::time_point> last_sent_;      // by party number
-  std::vector<char> peer_ended_;                  // by party number: its stream to us has ended
+  std::vector<Clock::time_point> last_sent_;  // by party number
+  std::vector<char> peer_ended_;              // by party number: its stream to us has ended
   std::set<int> blocked_on_;
   std::optional<Clock::time_point> ended_wait_start_;  // since when Idle waits on a closed peer
 

@@ -343,12 +343,12 @@ InboundSequence::Result InboundSequence::Accept(const pb::Envelope& envelope,
       return Result::kViolation;
     }
     if (recent_[static_cast<std::size_t>(seq - oldest)] != bytes) {
-      *violation = "envelope " + std::to_string(seq) +
-                   (envelope.has_round() ? " (round " + std::to_string(envelope.round().round()) +
-                                               ")"
-                                         : std::string()) +
-                   " sent again with other contents than its first copy (a release is never "
-                   "made twice)";
+      *violation =
+          "envelope " + std::to_string(seq) +
+          (envelope.has_round() ? " (round " + std::to_string(envelope.round().round()) + ")"
+                                : std::string()) +
+          " sent again with other contents than its first copy (a release is never "
+          "made twice)";
       return Result::kViolation;
     }
     ++resent_;

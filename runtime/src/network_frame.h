@@ -168,7 +168,7 @@ class OutboundBuffer {
   // acknowledgement of envelopes never sent). A smaller count than before is a resent
   // envelope's stale acknowledgement: ignored.
   std::string Acknowledge(std::uint64_t count);
-  std::uint64_t first() const { return first_; }  // the oldest kept (unacknowledged)
+  std::uint64_t first() const { return first_; }                // the oldest kept (unacknowledged)
   std::uint64_t next() const { return first_ + kept_.size(); }  // the next number
   std::size_t size() const { return kept_.size(); }
   const pb::Envelope& At(std::uint64_t seq) const { return kept_[seq - first_]; }

@@ -130,8 +130,9 @@ TEST(NetworkOptions, EveryFieldIsChecked) {
   }
   // listen: host:port apart from the address (default: the address), loopback when insecure.
   EXPECT_EQ(bad([](auto& o) { o.parties[1].listen = "127.0.0.1:6002"; }), "");
-  EXPECT_NE(bad([](auto& o) { o.parties[1].listen = "127.0.0.1"; })
-                .find("listen address '127.0.0.1' is not host:port"),
+  EXPECT_NE(bad([](auto& o) {
+              o.parties[1].listen = "127.0.0.1";
+            }).find("listen address '127.0.0.1' is not host:port"),
             std::string::npos);
   EXPECT_NE(bad([](auto& o) { o.parties[1].listen = "0.0.0.0:6002"; }).find("got listen"),
             std::string::npos);
@@ -394,7 +395,8 @@ TEST(NetworkSequence, CopiesAreDroppedOnlyWhenIdentical) {
   EXPECT_EQ(in.resent(), 2u);
   EXPECT_EQ(in.resent_rounds(), 1u);
   // The same round with other noise, or another acknowledgement: not the first copy.
-  EXPECT_EQ(in.Accept(numbered(RoundFrame(0, {{2, 1}, {3, 0}}, {1, 2.0000000001}), 0), &why), R::kViolation);
+  EXPECT_EQ(in.Accept(numbered(RoundFrame(0, {{2, 1}, {3, 0}}, {1, 2.0000000001}), 0), &why),
+            R::kViolation);
   EXPECT_EQ(why,
             "envelope 0 (round 0) sent again with other contents than its first copy (a release "
             "is never made twice)");

@@ -349,8 +349,8 @@ TEST_F(SharingProcesses, DpSharingFiveProcessesGiveTheSerialEnginesBits) {
 TEST_F(PartyProcesses, KilledPartyEndsTheOthersNamingIt) {
   auto args = Tls();
   // A dead party is told from a broken connection by its silence: the peer timeout.
-  args.insert(args.end(), {"--nodes", "9", "--rounds", "1000", "--fault", "8:5:kill",
-                           "--peer-timeout", "4"});
+  args.insert(args.end(),
+              {"--nodes", "9", "--rounds", "1000", "--fault", "8:5:kill", "--peer-timeout", "4"});
   const auto ended = Launch(3, args);
   EXPECT_EQ(ended[2].signal, SIGKILL);
   for (int p : {0, 1}) ExpectError(ended[p], "peer_failed", "'p2'");
