@@ -1389,6 +1389,10 @@ class NetworkRun {
     for (auto& w : links_) {
       if (w) w->Close();
     }
+    // A link still closing its stream (Finish waits one round trip) is cancelled only after
+    // this grace once every peer is done: sooner, the peer would see a broken stream.
+    const Clock::duration grace = std::min<Clock::duration>(timeout_, std::chrono::seconds(2));
+    std::optional<Clock::time_point> all_since;
     for (;;) {
       std::unique_lock<std::mutex> lock(hub_.mu);
       bool all = true;
@@ -1396,6 +1400,12 @@ class NetworkRun {
       for (std::size_t q = 0; q < peers_.size(); ++q) {
         if (static_cast<int>(q) == self_ || hub_.in[q].ended) continue;
         hub_.in[q].queue.clear();
+        // Its stream broke after the end and this party's stream to it is done: nothing is
+        // owed either way (the end was decided before).
+        if (hub_.in[q].stream == nullptr && hub_.in[q].disconnects > 0 && links_[q] &&
+            links_[q]->done()) {
+          continue;
+        }
         if (now - hub_.in[q].last_heard > timeout_) {
           log_("party '" + facts_.ids[q] + "' did not close its stream within " +
                Seconds(options_.peer_timeout_seconds) + " after the end of the run");
@@ -1406,7 +1416,8 @@ class NetworkRun {
       bool written = true;
       for (auto& w : links_) written = written && (!w || w->done());
       if (all && written) break;
-      if (all && !written) {
+      if (all && !all_since) all_since = now;
+      if (all && !written && now - *all_since > grace) {
         // Our peers are gone or closed: a writer still blocked can only be cancelled.
         lock.unlock();
         for (auto& w : links_) {

@@ -37,6 +37,11 @@ cancel) or 5 (a peer failed); no half-written trace or summary, .partial files o
 SIGKILLed party, checkpoints (FILE and FILE.prev) whole and mode 0600, no process left. Then
 every party resumes with --resume (or all restart when a party has no checkpoint) and each
 must give its uninterrupted party run's trace and summary, bit for bit (wall times aside).
+Half of the party trials are network trials instead: every link through the fault-injecting
+relay (tests/party/relay.py, a random delay of 0-2 ms with 10% jitter) and one network fault
+on a random party at a random moment (its connections reset with RST or closed, a partition of
+1-3 s, new connections refused for 1-2 s after a reset, or every delay raised to 5-20 ms): the
+fault is transient, so every party must exit 0 with its uninterrupted run's bits.
 
 As root with unshare(1), the test re-executes itself in a private mount namespace (unshare -m)
 where it mounts its own /dev/shm and the small tmpfs folders; the namespace, and so every
