@@ -206,6 +206,28 @@ def main():
 
     print(f"reps={args.reps} adult_rounds={args.adult_rounds} ring_rounds={args.ring_rounds} "
           f"ring_nodes={args.ring_nodes}; medians; load average {os.getloadavg()[0]:.1f} at the end")
+    if rtt > 0:
+        # Through the relay: each network round against the serial engine's round (all nodes'
+        # compute in one process) plus one round trip, and what the engine call spent beyond
+        # its rounds (set-up: connections, TLS, Hello; the end: last verdicts, closing).
+        print()
+        print(f"relay round trip {rtt:g} ms ({args.relay_jitter:.0%} jitter per direction)")
+        print()
+        print("| case | engine | processes | us/round | serial us/round + RTT | ratio "
+              "| engine call beyond the rounds s | in round trips |")
+        print("|---|---|---|---|---|---|---|---|")
+        rounds_of = {"adult": args.adult_rounds, "ring": args.ring_rounds}
+        for i, (case, label, procs, _) in enumerate(configs):
+            if not label.startswith("network"):
+                continue
+            med = statistics.median(samples[i])
+            serial = next(statistics.median(samples[j]) for j, c in enumerate(configs)
+                          if c[0] == case and c[1] == "serial")
+            bound = serial + rtt * 1000
+            extra = statistics.median(totals[i]) - rounds_of[case] * med / 1e6
+            print(f"| {case} | {label} | {procs} | {med:.0f} | {bound:.0f} | {med / bound:.2f} | "
+                  f"{extra:.2f} | {extra * 1000 / rtt:.1f} |")
+        print()
     print()
     print("| case | engine | processes | us/round | rounds/s | / tbb | / mpi (same processes) "
           "| CPU us/round (all processes) | engine call s (set-up incl.) | released bytes/round (all parties) "

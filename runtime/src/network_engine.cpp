@@ -1393,6 +1393,7 @@ class NetworkRun {
     // this grace once every peer is done: sooner, the peer would see a broken stream.
     const Clock::duration grace = std::min<Clock::duration>(timeout_, std::chrono::seconds(2));
     std::optional<Clock::time_point> all_since;
+    const auto closing_since = Clock::now();
     for (;;) {
       std::unique_lock<std::mutex> lock(hub_.mu);
       bool all = true;
@@ -1400,10 +1401,11 @@ class NetworkRun {
       for (std::size_t q = 0; q < peers_.size(); ++q) {
         if (static_cast<int>(q) == self_ || hub_.in[q].ended) continue;
         hub_.in[q].queue.clear();
-        // Its stream broke after the end and this party's stream to it is done: nothing is
-        // owed either way (the end was decided before).
-        if (hub_.in[q].stream == nullptr && hub_.in[q].disconnects > 0 && links_[q] &&
-            links_[q]->done()) {
+        // Its stream broke and it has not come back: once this party's stream to it is done,
+        // or after the grace, nothing is owed either way (the end was decided before; a peer
+        // that exited after closing what it could does not come back).
+        if (hub_.in[q].stream == nullptr && hub_.in[q].disconnects > 0 &&
+            ((links_[q] && links_[q]->done()) || now - closing_since > grace)) {
           continue;
         }
         if (now - hub_.in[q].last_heard > timeout_) {
