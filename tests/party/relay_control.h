@@ -32,8 +32,8 @@ class Relay {
         double lifetime) {
     const fs::path ready = dir / "relay.ready";
     fs::remove(ready);
-    std::vector<std::string> args = {DPADMM_PYTHON3, DPADMM_RELAY, "--ready", ready.string(),
-                                     "--lifetime", std::to_string(lifetime)};
+    std::vector<std::string> args = {DPADMM_PYTHON3, DPADMM_RELAY, "--ready",
+                                     ready.string(), "--lifetime", std::to_string(lifetime)};
     for (int t : targets) {
       args.push_back("--link");
       args.push_back("127.0.0.1:0=127.0.0.1:" + std::to_string(t));

@@ -180,15 +180,16 @@ TEST_F(PartyLinks, ResetAndPartitionGiveTheUninterruptedBits) {
   WriteLinked(linked, spec, relay, listen);
   PartyGroup group;
   for (int p = 0; p < kParties; ++p) linked.Start(group, p, flags(linked, p));
-  ASSERT_TRUE(WaitRound(linked, group, reset_round)) << "the run ended before round "
-                                                     << reset_round;
+  ASSERT_TRUE(WaitRound(linked, group, reset_round))
+      << "the run ended before round " << reset_round;
   const std::string reset = relay.Command("reset " + std::to_string(reset_party));
   EXPECT_EQ(reset, "ok reset 2") << "p" << reset_party << "'s two incoming connections";
   ASSERT_TRUE(WaitRound(linked, group, reset_round + 30)) << "no progress after the reset";
   EXPECT_EQ(relay.Command("stall " + std::to_string(stall_party) + " 5"), "ok stall 5");
   const auto stalled = std::chrono::steady_clock::now();
   const std::vector<PartyEnd> ends = linked.WaitAll(group, kBound);
-  const double after = std::chrono::duration<double>(std::chrono::steady_clock::now() - stalled).count();
+  const double after =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stalled).count();
   std::cout << "[ links ] reset p" << reset_party << " at round >= " << reset_round
             << ", partition of p" << stall_party << " for 5 s; the run ended " << after
             << " s after the partition began; relay: " << relay.Command("stats") << std::endl;
@@ -241,8 +242,9 @@ TEST_F(PartyLinks, PrivateResentFramesAreByteIdentical) {
     const nlohmann::json s = nlohmann::json::parse(ReadAll(run.Out(1, "summary.json")));
     EXPECT_EQ(s["outcome"], "completed") << s.dump();
     std::smatch m;
-    const std::regex line("link with party 'p0': [^\\n]* it sent (\\d+) envelope\\(s\\) again \\((\\d+) "
-                          "round frame\\(s\\)\\), each byte for byte its first copy");
+    const std::regex line(
+        "link with party 'p0': [^\\n]* it sent (\\d+) envelope\\(s\\) again \\((\\d+) "
+        "round frame\\(s\\)\\), each byte for byte its first copy");
     if (std::regex_search(ends[1].err, m, line)) {
       std::cout << "[ links ] attempt " << attempt << ": " << m.str(0) << std::endl;
       seen = std::stoi(m[2].str()) >= 1;
