@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "dpadmm/core/error.h"
+#include "dpadmm/party.h"
 #include "dpadmm/persistence/checkpoint.h"
 #include "party_cli.h"
 #include "relay_control.h"
@@ -148,6 +150,42 @@ class PartyLinks : public ::testing::Test {
   static fs::path dir_;
 };
 fs::path PartyLinks::dir_;
+
+// The party file's `listen`: where a party binds, apart from the address the others dial
+// (default: the address); a bad one is refused naming the field, before anything is opened.
+TEST(PartyFileListen, ParsedAndCheckedNamingTheField) {
+  const auto parse = [](const std::string& entry_b) {
+    const std::string text =
+        R"({"spec": {"data": {"source": "libsvm", "num_features": 4, "scaling": "clip-only"},
+                     "graph": {"topology": "ring", "nodes": 3}, "algorithm": {"name": "admm"}},
+            "party": "b", "data": "b.libsvm",
+            "parties": [{"id": "a", "address": "127.0.0.1:7001"}, )" +
+        entry_b + R"(, {"id": "c", "address": "127.0.0.1:7003"}]})";
+    return dpadmm::ParsePartyFile(text, "p.json");
+  };
+  const auto refusal = [&](const std::string& entry_b) {
+    try {
+      (void)parse(entry_b);
+    } catch (const dpadmm::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const dpadmm::PartyFile f =
+      parse(R"({"id": "b", "address": "127.0.0.1:7102", "listen": "127.0.0.1:7002"})");
+  EXPECT_EQ(f.network.parties[1].address, "127.0.0.1:7102");
+  EXPECT_EQ(f.network.parties[1].listen, "127.0.0.1:7002");
+  EXPECT_EQ(f.network.parties[0].listen, "");  // default: where it is dialled
+  EXPECT_NE(refusal(R"({"id": "b", "address": "127.0.0.1:7102", "listen": "127.0.0.1"})")
+                .find("p.json: parties[1].listen: '127.0.0.1' is not host:port"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"id": "b", "address": "127.0.0.1:7102", "listen": 7002})")
+                .find("parties[1].listen"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"id": "b", "address": "127.0.0.1:7102", "port": "7002"})")
+                .find("optionally \"listen\""),
+            std::string::npos);
+}
 
 // A reset of one party's connections at a random round, then a 5 s partition of one party
 // (its links forward and accept nothing), in simulation mode: the uninterrupted bits.
