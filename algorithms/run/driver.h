@@ -73,7 +73,9 @@ void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& in
 // releases its DP histogram, the releases are summed (across ranks under MPI) into the agreed
 // bounds (recorded in info.dp_bounds), and every hosted slice, the test set and `train` (when
 // held, for the centralized optimum) are mapped by them and clipped. info.features must hold
-// the raw column count; it is updated to the prepared one.
+// the raw column count; it is updated to the prepared one. A party of a network run (d.network)
+// maps nothing yet: it puts its nodes' summed release in d.network->setup_values and the rest in
+// d.network->on_setup, which the network engine calls with every party's release before round 0.
 void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices);
 
 // Share of the most frequent label in `data` (NaN if empty): a public figure of the test set.

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "data/data_source.h"
 #include "dpadmm/core/error.h"
@@ -133,11 +134,32 @@ void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& in
   }
 }
 
+namespace {
+
+// The bounds of the summed releases, recorded in info.dp_bounds; every hosted slice, the test set
+// and `train` (when held, for the centralized optimum) mapped by them and clipped.
+void MapByDpBounds(Experiment::Driver& d, std::vector<Dataset>& slices,
+                   const std::vector<double>& summed, const BoundsMechanism& mechanism) {
+  const RunSpec& spec = d.spec;
+  const DpBoundsEstimate estimate = BoundsFromReleases(
+      summed, mechanism, static_cast<int>(slices.size()), spec.data.feature_range);
+  RunInfo& info = d.info;
+  info.dp_bounds.epsilon = mechanism.epsilon;
+  info.dp_bounds.threshold = estimate.threshold;
+  info.dp_bounds.fallback_features = estimate.fallback_features;
+  info.dp_bounds.lo = estimate.bounds.lo;
+  info.dp_bounds.hi = estimate.bounds.hi;
+  for (int i : d.hosted) MapByBounds(spec, estimate.bounds, slices[i]);
+  MapByBounds(spec, estimate.bounds, d.test);
+  if (d.train.rows() > 0) MapByBounds(spec, estimate.bounds, d.train);  // the optimum's rows
+}
+
+}  // namespace
+
 void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices) {
   const RunSpec& spec = d.spec;
   RunInfo& info = d.info;
   const std::int64_t features = d.info.features;
-  const int nodes = static_cast<int>(slices.size());
   const BoundsMechanism mechanism = MakeBoundsMechanism(spec.data.bounds_epsilon, features);
   // Each node's release from its own raw rows, summed (exact: integer counts).
   std::vector<double> summed(static_cast<std::size_t>(features * kBoundsBins), 0.0);
@@ -148,6 +170,35 @@ void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices) {
     for (std::size_t k = 0; k < summed.size(); ++k) summed[k] += release[k];
     max_norm = std::max(max_norm, slices[i].MaxRowNorm());
   }
+  info.dp_bounds.epsilon = mechanism.epsilon;
+  info.features = features + (spec.data.add_bias ? 1 : 0);
+  if (d.network) {
+    // A party: its nodes' summed release (released values only) goes to every other party in
+    // the network engine's set-up exchange; each party sums all of them, in the same exact
+    // integer counts, and maps its rows before round 0. A second run of the same party must
+    // find the same bounds (its rows are mapped once).
+    info.max_row_norm_before = info.metrics == MetricsScope::kAll ? max_norm : kNaN;
+    d.network->setup_values = std::move(summed);
+    d.network->on_setup = [&d, &slices, mechanism](const std::vector<std::vector<double>>& all) {
+      std::vector<double> total(static_cast<std::size_t>(mechanism.features * kBoundsBins), 0.0);
+      for (const std::vector<double>& release : all) {
+        if (release.size() != total.size()) throw std::logic_error("dp-bounds: release length");
+        for (std::size_t k = 0; k < total.size(); ++k) total[k] += release[k];
+      }
+      if (!d.info.dp_bounds.lo.empty()) {
+        const DpBoundsEstimate again = BoundsFromReleases(
+            total, mechanism, static_cast<int>(slices.size()), d.spec.data.feature_range);
+        if (again.bounds.lo != d.info.dp_bounds.lo || again.bounds.hi != d.info.dp_bounds.hi) {
+          throw std::runtime_error(
+              "dp-bounds: the parties' bounds releases differ from this party's previous run "
+              "(its rows are already mapped by those bounds)");
+        }
+        return;
+      }
+      MapByDpBounds(d, slices, total, mechanism);
+    };
+    return;
+  }
   if (d.mpi) {
     // The releases travel between ranks (released values); summing is exact in any order.
     const std::vector<double> all = runtime::MpiAllgather(summed, d.mpi->comm);
@@ -155,18 +206,8 @@ void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices) {
     for (std::size_t k = 0; k < all.size(); ++k) summed[k % summed.size()] += all[k];
     max_norm = runtime::MpiAllreduceMax(max_norm, d.mpi->comm);
   }
-  const DpBoundsEstimate estimate =
-      BoundsFromReleases(summed, mechanism, nodes, spec.data.feature_range);
-  info.dp_bounds.epsilon = mechanism.epsilon;
-  info.dp_bounds.threshold = estimate.threshold;
-  info.dp_bounds.fallback_features = estimate.fallback_features;
-  info.dp_bounds.lo = estimate.bounds.lo;
-  info.dp_bounds.hi = estimate.bounds.hi;
   info.max_row_norm_before = info.metrics == MetricsScope::kAll ? max_norm : kNaN;
-  for (int i : d.hosted) MapByBounds(spec, estimate.bounds, slices[i]);
-  MapByBounds(spec, estimate.bounds, d.test);
-  if (d.train.rows() > 0) MapByBounds(spec, estimate.bounds, d.train);  // the optimum's rows
-  info.features = features + (spec.data.add_bias ? 1 : 0);
+  MapByDpBounds(d, slices, summed, mechanism);
 }
 
 double MajorityRate(const Dataset& data) {
@@ -210,10 +251,6 @@ void CheckPartySpec(const RunSpec& spec) {
           "data.scaling: global-max-norm" + party +
           ": its factor is the largest row norm over every party's rows, which no party may "
           "see; use clip-only, public-bounds (feature_range or feature_bounds_path) or none");
-    case Scaling::kDpBounds:
-      throw InputError("data.scaling: dp-bounds" + party +
-                       " yet (the parties' histogram releases are not exchanged); use "
-                       "clip-only or public-bounds");
     default: break;
   }
   if (spec.target_epsilon > 0.0) {

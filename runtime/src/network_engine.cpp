@@ -9,7 +9,8 @@
 //
 //   set-up:  Hello to every peer (with backoff, until setup_timeout) and from every peer;
 //            both sides compare protocol version, spec hash and layout; identities come from
-//            the certificates' subject alternative names
+//            the certificates' subject alternative names; then the set-up exchange, when the
+//            caller holds one (each party's values to every peer, on_setup with all of them)
 //   links:   every envelope is numbered per ordered pair and kept by its Link until the peer
 //            acknowledges it (Envelope.ack, on the peer's own envelopes). A broken connection
 //            is dialled again (Hello again, same session) and the kept envelopes are sent
@@ -30,6 +31,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -109,6 +111,26 @@ void GprLog(gpr_log_func_args* args) {
   if (args->severity != GPR_LOG_SEVERITY_ERROR) return;
   std::lock_guard<std::mutex> lock(g_log_mu);
   if (g_log != nullptr) (*g_log)(std::string("grpc: ") + args->message);
+}
+
+// A Hello that got no answer, in words: gRPC's text, and the likely cause when the peer took
+// the connection and closed it during the TLS handshake. A server that refuses the client's
+// certificate (signed by another CA, or expired) ends the handshake, and the client is not told
+// why: under TLS 1.3 the client has finished its part before the server checks the
+// certificate, and gRPC reports only "Socket closed" (a reset connection reads "Connection
+// reset"). A certificate of the run's CA with the wrong name gets a reply instead, naming it
+// (PERMISSION_DENIED, refused at once).
+std::string UnansweredHello(const grpc::Status& status, bool tls, const std::string& self) {
+  const std::string text = SanitizePeerText(status.error_message());
+  if (!tls || status.error_code() != grpc::StatusCode::UNAVAILABLE) return text;
+  if (text.find("Socket closed") == std::string::npos &&
+      text.find("Connection reset") == std::string::npos) {
+    return text;
+  }
+  return "it closed the connection during the TLS handshake, so it most likely refused this "
+         "party's certificate (not signed by the run's CA, expired, or its subject alternative "
+         "name is not '" +
+         self + "'), or it does not use TLS (gRPC: " + text + ")";
 }
 
 struct Incoming {
@@ -595,7 +617,8 @@ class NetworkRun {
     try {
       StartServer();
       Setup();
-      AgreeResume();
+      ExchangeSetup();
+      if (!decided_) AgreeResume();
       Loop();
     } catch (const NetworkError& e) {
       AbortPeers(e.what());
@@ -685,6 +708,8 @@ class NetworkRun {
       e.last_round = engine_.last_round;
       e.max_doubles = cap;
       e.resuming = options_.resuming;
+      e.setup_exchange = static_cast<bool>(options_.on_setup);
+      e.setup_values = options_.setup_values.size();
     }
     for (int i : local_) {
       for (int j : topology_.neighbors[i]) {
@@ -730,6 +755,8 @@ class NetworkRun {
       h.set_session(session);
     }
     facts_.next_round = &next_round_;
+    h.set_setup_exchange(static_cast<bool>(options_.on_setup));
+    h.set_setup_values(options_.setup_values.size());
     for (const std::int64_t r : options_.resume_rounds) h.add_resume_rounds(r);
     std::size_t fields_bytes = 0;
     for (const SpecField& f : options_.spec_fields) {
@@ -744,8 +771,15 @@ class NetworkRun {
       node->set_node(static_cast<std::uint32_t>(local_[a]));
       node->set_max_doubles(shapes_.max_message[a]);
     }
-    // The largest envelope a peer may send (its round frame, or a Hello, or an abort).
+    // The largest envelope a peer may send (its round frame, a Hello, its set-up values, or an
+    // abort).
     std::size_t largest = 4096 + options_.spec_hash.size() + fields_bytes;
+    if (options_.on_setup) {
+      for (const double v : options_.setup_values) {
+        if (!std::isfinite(v)) throw std::invalid_argument("setup_values: a value is not finite");
+      }
+      largest = std::max(largest, 256 + options_.setup_values.size() * 8);
+    }
     for (int q = 0; q < parties; ++q) {
       if (q == self_) continue;
       largest = std::max(largest, 256 + options_.spec_hash.size() + fields_bytes +
@@ -970,7 +1004,7 @@ class NetworkRun {
       return HelloResult::kRefused;
     }
     if (!s.ok()) {
-      *why = SanitizePeerText(s.error_message());
+      *why = UnansweredHello(s, !options_.insecure, options_.self);
       return HelloResult::kRetry;
     }
     if (!options_.insecure) {
@@ -1009,6 +1043,43 @@ class NetworkRun {
     log_("reconnected to party '" + facts_.ids[q] + "' (its next round " +
          std::to_string(reply.next_round()) + ")");
     return HelloResult::kAgreed;
+  }
+
+  // The set-up exchange (NetworkOptions::on_setup): this party's values to every peer, then
+  // on_setup with every party's once all have arrived. Waits as the run does (Pump, Idle: a
+  // peer silent for the peer timeout, aborting or breaking the protocol ends it; a cancel
+  // from any party ends the run cancelled before round 0).
+  void ExchangeSetup() {
+    if (!options_.on_setup) return;
+    pb::Envelope e;
+    e.mutable_setup()->mutable_values()->Add(options_.setup_values.begin(),
+                                             options_.setup_values.end());
+    SendAll(e);
+    for (;;) {
+      Pump();
+      if (decided_) return;
+      if (engine_.stop != nullptr && engine_.stop->stop_requested()) {
+        pb::Envelope cancel;
+        cancel.mutable_cancel();
+        SendAll(cancel);
+        Decide(EngineOutcome::kCancelled);
+        return;
+      }
+      blocked_on_.clear();
+      for (std::size_t q = 0; q < peers_.size(); ++q) {
+        if (static_cast<int>(q) != self_ && !peers_[q].setup_received()) {
+          blocked_on_.insert(static_cast<int>(q));
+        }
+      }
+      if (blocked_on_.empty()) break;
+      Heartbeats();
+      Idle();
+    }
+    std::vector<std::vector<double>> values(peers_.size());
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      values[q] = static_cast<int>(q) == self_ ? options_.setup_values : peers_[q].setup_values();
+    }
+    options_.on_setup(values);
   }
 
   // Resuming: the largest round every party holds a checkpoint of (each party computes the

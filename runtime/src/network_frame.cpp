@@ -189,6 +189,15 @@ std::string CheckHello(const pb::HelloMessage& hello, const PeerExpect& expect,
     return "says it is at round " + std::to_string(hello.next_round()) + ", outside 0.." +
            std::to_string(expect.last_round + 1);
   }
+  if (hello.setup_exchange() != expect.setup_exchange) {
+    return hello.setup_exchange()
+               ? "holds a set-up exchange before round 0 that this party does not"
+               : "holds no set-up exchange before round 0, which this party does";
+  }
+  if (expect.setup_exchange && hello.setup_values() != expect.setup_values) {
+    return "sends " + std::to_string(hello.setup_values()) +
+           " values in the set-up exchange, this party " + std::to_string(expect.setup_values);
+  }
   if (max_doubles != nullptr) *max_doubles = std::move(sizes);
   return "";
 }
@@ -224,6 +233,7 @@ std::string PeerStream::Accept(const pb::Envelope& envelope, std::int64_t next_d
       aborted_ = true;
       abort_reason_ = SanitizePeerText(envelope.abort().reason());
       return "";
+    case pb::Envelope::kSetup: return AcceptSetup(envelope.setup());
     case pb::Envelope::BODY_NOT_SET: break;
   }
   return "sent an empty or unknown frame";
@@ -233,6 +243,7 @@ std::string PeerStream::AcceptRound(const pb::RoundFrame& frame, std::int64_t ne
   const std::int64_t r = frame.round();
   const std::string where = "round frame " + std::to_string(r) + ": ";
   if (failed_) return where + "a round after its failed round";
+  if (expect_.setup_exchange && !setup_received_) return where + "before its set-up values";
   if (r != next_round_) {
     return where + "out of order (expected round " + std::to_string(next_round_) + ")";
   }
@@ -304,6 +315,27 @@ std::string PeerStream::AcceptRound(const pb::RoundFrame& frame, std::int64_t ne
   if (held_.empty()) first_ = r;
   held_.push_back(std::move(got));
   ++next_round_;
+  return "";
+}
+
+std::string PeerStream::AcceptSetup(const pb::SetupValues& setup) {
+  const std::string where = "set-up values: ";
+  if (!expect_.setup_exchange) return where + "no set-up exchange was agreed";
+  if (setup_received_) return where + "sent twice";
+  const auto& values = setup.values();
+  if (static_cast<std::size_t>(values.size()) != expect_.setup_values) {
+    return where + std::to_string(values.size()) + " values, expected " +
+           std::to_string(expect_.setup_values);
+  }
+  for (int k = 0; k < values.size(); ++k) {
+    if (!std::isfinite(values[k])) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", values[k]);
+      return where + "value[" + std::to_string(k) + "] = " + value + " (not finite)";
+    }
+  }
+  setup_.assign(values.begin(), values.end());
+  setup_received_ = true;
   return "";
 }
 

@@ -21,7 +21,7 @@ namespace dpadmm::runtime::detail {
 
 namespace pb = ::dpadmm::party::v1;
 
-inline constexpr std::uint32_t kProtocolVersion = 4;
+inline constexpr std::uint32_t kProtocolVersion = 5;
 // A party computes round r only while r <= (its next round for the sink) + kLeadRounds, so
 // the frames a peer may send ahead of this party are bounded (see PeerStream::Accept).
 inline constexpr std::int64_t kLeadRounds = 16;
@@ -55,6 +55,10 @@ struct PeerExpect {
   std::int64_t last_round = 0;
   std::size_t max_doubles = 0;  // limit on any of the peer's nodes' messages
   bool resuming = false;        // this party resumes from a checkpoint: so must the peer
+  // The set-up exchange (NetworkOptions::on_setup): whether the parties hold one, and how many
+  // values each party sends there (the peer's Hello must say the same).
+  bool setup_exchange = false;
+  std::size_t setup_values = 0;
 };
 
 // A peer's Hello against what this party expects: "" when accepted, else why not (naming
@@ -117,10 +121,15 @@ class PeerStream {
   // Set once the peer aborted: its reason, sanitized.
   bool aborted() const { return aborted_; }
   const std::string& abort_reason() const { return abort_reason_; }
+  // The peer's set-up values (expect().setup_exchange), once received: exactly
+  // expect().setup_values finite values, sent before its round 0 frame.
+  bool setup_received() const { return setup_received_; }
+  const std::vector<double>& setup_values() const { return setup_; }
 
  private:
   std::string AcceptRound(const pb::RoundFrame& frame, std::int64_t next_deliver);
   std::string AcceptVerdict(const pb::Verdict& verdict);
+  std::string AcceptSetup(const pb::SetupValues& setup);
 
   PeerExpect expect_;
   std::vector<std::size_t> edge_max_;  // per edge: the limit of its sending node
@@ -133,6 +142,8 @@ class PeerStream {
   bool cancelled_ = false;
   bool aborted_ = false;
   std::string abort_reason_;
+  bool setup_received_ = false;
+  std::vector<double> setup_;
 };
 
 // What one peer's envelopes have delivered, across its reconnections. A peer numbers its

@@ -5,10 +5,10 @@
 //   odd:  a sequence of envelopes, each [2-byte little-endian length][bytes], applied in order
 //         to one PeerStream (PeerStream::Accept) until the first refusal, as the engine does;
 //         bits 1-5 of the first byte are this party's next round for the sink, bit 7 also
-//         drops held rounds after each envelope. Bit 6: first through the reconnection layer
-//         as the server's handler applies it (InboundSequence: numbered envelopes, copies
-//         checked and dropped) and the acknowledgement into a resend buffer of 20 envelopes
-//         (OutboundBuffer::Acknowledge), as the engine applies it.
+//         drops held rounds after each envelope and passes each envelope first through the
+//         reconnection layer as the server's handler applies it (InboundSequence: numbered
+//         envelopes, copies checked and dropped) and the acknowledgement into a resend buffer of 20
+//         envelopes (OutboundBuffer::Acknowledge), as the engine applies it.
 // Rejections are the returned reasons; a crash, a sanitizer report, an allocation beyond
 // libFuzzer's limit or a violated property is a finding. Properties of accepted input: a
 // Hello lists the expected nodes with sizes within the limit; a stream's rounds arrive in
@@ -87,8 +87,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const std::int64_t next_deliver = (mode >> 1) & 0x1f;
-  const bool sequenced = (mode & 0x40) != 0;
-  rtd::PeerStream stream(Expect(), {4, 2, 3});
+  // Bit 6: the parties hold a set-up exchange of 3 values before round 0.
+  rtd::PeerExpect expect = Expect();
+  expect.setup_exchange = (mode & 0x40) != 0;
+  expect.setup_values = 3;
+  rtd::PeerStream stream(expect, {4, 2, 3});
+  const bool sequenced = (mode & 0x80) != 0;
   rtd::InboundSequence sequence;
   rtd::OutboundBuffer sent;
   rtd::pb::Envelope heartbeat;
@@ -128,6 +132,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::int64_t before = stream.rounds_received();
     if (!stream.Accept(envelope, next_deliver).empty()) break;
     if (stream.rounds_received() > before + 1) dpadmm::fuzz::Fail("two rounds from one frame");
+    if (stream.setup_received()) {
+      if (!expect.setup_exchange) dpadmm::fuzz::Fail("set-up values accepted without an exchange");
+      if (stream.setup_values().size() != 3) dpadmm::fuzz::Fail("set-up values of another count");
+      for (double v : stream.setup_values()) {
+        if (!std::isfinite(v)) dpadmm::fuzz::Fail("a non-finite set-up value accepted");
+      }
+    } else if (expect.setup_exchange && stream.rounds_received() > 0) {
+      dpadmm::fuzz::Fail("a round accepted before the set-up values");
+    }
     CheckHeld(stream);
     if (mode & 0x80) stream.DropBefore(stream.rounds_received() - 1);
     if (stream.aborted()) {

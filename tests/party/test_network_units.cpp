@@ -185,7 +185,7 @@ TEST(NetworkDecoder, HelloNamesWhatDiffers) {
   EXPECT_EQ(Check(Hello()), "");
   auto h = Hello();
   h.set_protocol_version(1);
-  EXPECT_EQ(Check(h), "protocol version 1, expected 4");
+  EXPECT_EQ(Check(h), "protocol version 1, expected 5");
   h = Hello();
   h.set_party_id("c\n");
   EXPECT_EQ(Check(h), "introduces itself as 'c?', expected 'b'");
@@ -365,6 +365,56 @@ TEST(NetworkDecoder, RefusesEveryBrokenRule) {
   EXPECT_EQ(t.abort_reason().substr(0, 9), "bye?[31mx");
   EXPECT_EQ(t.abort_reason().size(), rtd::kMaxReasonChars + 3);
   EXPECT_EQ(t.Accept(RoundFrame(0), 0), "sent a frame after aborting");
+}
+
+// Version 4: the set-up exchange. Both Hellos must hold it with the same value count; a peer's
+// values come once, before its round 0 frame, with that count, all finite.
+TEST(NetworkDecoder, SetupExchangeRules) {
+  const std::vector<std::uint8_t> spec = {'s', 'p', 'e', 'c'};
+  std::vector<std::size_t> sizes;
+  rtd::PeerExpect exchanging = Expect();
+  exchanging.setup_exchange = true;
+  exchanging.setup_values = 2;
+  auto h = Hello();
+  h.set_setup_exchange(true);
+  h.set_setup_values(2);
+  EXPECT_EQ(rtd::CheckHello(h, exchanging, spec, 7, &sizes), "");
+  EXPECT_EQ(Check(h), "holds a set-up exchange before round 0 that this party does not");
+  EXPECT_EQ(rtd::CheckHello(Hello(), exchanging, spec, 7, &sizes),
+            "holds no set-up exchange before round 0, which this party does");
+  h.set_setup_values(3);
+  EXPECT_EQ(rtd::CheckHello(h, exchanging, spec, 7, &sizes),
+            "sends 3 values in the set-up exchange, this party 2");
+
+  const auto setup = [](std::vector<double> values) {
+    rtd::pb::Envelope e;
+    e.mutable_setup()->mutable_values()->Add(values.begin(), values.end());
+    return e;
+  };
+  const auto feed = [&](const std::vector<rtd::pb::Envelope>& frames, rtd::PeerStream& s) {
+    for (const auto& f : frames) {
+      const std::string err = s.Accept(f, 0);
+      if (!err.empty()) return err;
+    }
+    return std::string();
+  };
+  {
+    rtd::PeerStream s(exchanging, {3, 2});
+    EXPECT_FALSE(s.setup_received());
+    EXPECT_EQ(feed({setup({5, 6}), RoundFrame(0)}, s), "");
+    EXPECT_TRUE(s.setup_received());
+    EXPECT_EQ(s.setup_values(), (std::vector<double>{5, 6}));
+  }
+  const auto first_refusal = [&](const std::vector<rtd::pb::Envelope>& frames) {
+    rtd::PeerStream s(exchanging, {3, 2});
+    return feed(frames, s);
+  };
+  EXPECT_EQ(first_refusal({RoundFrame(0)}), "round frame 0: before its set-up values");
+  EXPECT_EQ(first_refusal({setup({5, 6}), setup({5, 6})}), "set-up values: sent twice");
+  EXPECT_EQ(first_refusal({setup({5})}), "set-up values: 1 values, expected 2");
+  EXPECT_EQ(first_refusal({setup({5, std::numeric_limits<double>::infinity()})}),
+            "set-up values: value[1] = inf (not finite)");
+  EXPECT_EQ(Feed({setup({5, 6})}), "set-up values: no set-up exchange was agreed");
 }
 
 TEST(NetworkDecoder, AFailedRoundHasNoVerdictButEarlierRoundsDo) {

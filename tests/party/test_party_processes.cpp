@@ -385,7 +385,23 @@ TEST_F(Refusals, CertificateFromAnotherCa) {
   RefuseP1({"--cert", "foreign", "--ca", "foreign-ca"});
 }
 
-TEST_F(Refusals, ExpiredCertificate) { RefuseP1({"--cert", "expired"}); }
+// p1 trusts the run's CA but presents a certificate from another CA (its own id): the others'
+// servers end the TLS handshake, and p1 is told the likely cause, naming its certificate.
+TEST_F(Refusals, CertificateFromAnotherCaIsNamedToItsParty) {
+  const auto ended = RefuseP1({"--cert", "foreign"});
+  EXPECT_NE(ended[1].Line("message").find("it most likely refused this party's certificate (not "
+                                          "signed by the run's CA, expired, or its subject "
+                                          "alternative name is not 'p1')"),
+            std::string::npos)
+      << ended[1].Line("message");
+}
+
+TEST_F(Refusals, ExpiredCertificate) {
+  const auto ended = RefuseP1({"--cert", "expired"});
+  EXPECT_NE(ended[1].Line("message").find("it most likely refused this party's certificate"),
+            std::string::npos)
+      << ended[1].Line("message");
+}
 
 TEST_F(Refusals, PlaintextClient) { RefuseP1({"--certs", "insecure"}); }
 

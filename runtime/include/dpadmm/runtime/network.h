@@ -129,6 +129,17 @@ struct NetworkOptions {
   std::function<void(std::int64_t)> on_resume;
   std::int64_t checkpoint_every = 0;
   std::function<void(std::int64_t)> on_checkpoint;
+  // A set-up exchange (protocol version 4): what the parties must learn from each other's
+  // released values before round 0 (the dp-bounds histograms of dpadmm/party.h). With on_setup
+  // set, once every Hello is agreed and before resuming and round 0, this party sends
+  // setup_values to every peer and, when every peer's have arrived, calls on_setup on the
+  // engine's thread with every party's values by party number (its own included). Every party
+  // must hold the exchange with the same number of values (the Hello says both; a difference is
+  // refused at set-up on both sides); the values must be finite. Only released values belong
+  // here: every peer receives them. A wait for a peer's values is bounded by the peer timeout;
+  // an exception from on_setup ends the run on every party, as any error does.
+  std::vector<double> setup_values;
+  std::function<void(const std::vector<std::vector<double>>&)> on_setup;
   // Security events (a refused connection, a failed handshake), each distinct one once; the
   // default writes to stderr. Called from gRPC threads.
   std::function<void(const std::string&)> log;
