@@ -24,10 +24,13 @@ PartyCommand::PartyCommand(CLI::App& app) {
       "node k. Every party runs this command with its own party\nfile; all must hold the "
       "same public spec (a mismatch is refused on every side, naming the\nfields). See "
       "README.md, \"Across organisations\".");
-  sub_->add_option("--config", config_,
-                   "The party file (JSON): spec, party, data, test, parties, node_parties, tls, "
-                   "timeouts, trace, trace_format, summary, model_out, checkpoint, "
-                   "checkpoint_every, resume (the flags below override the file's)")
+  sub_->add_option(
+          "--config", config_,
+          "The party file (JSON): spec, party, data, test, parties ({id, address} each, and an "
+          "optional listen: where this party binds when the others dial another address), "
+          "node_parties, tls, "
+          "timeouts, trace, trace_format, summary, model_out, checkpoint, "
+          "checkpoint_every, resume (the flags below override the file's)")
       ->type_name("FILE")
       ->required();
   sub_->add_flag("--insecure", insecure_,

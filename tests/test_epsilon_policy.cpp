@@ -49,9 +49,9 @@ RunSpec PvpGaussian(double multiplier) {
 // same settings: the policy reads no row. Twonorm and ringnorm of the same size and seed share
 // the split sizes, the graph and the partition sizes.
 TEST(EpsilonPolicy, SamePublicQuantitiesGiveTheSameSettings) {
-  for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm,
-                      Algorithm::kPrivateMradmm, Algorithm::kLocal, Algorithm::kAverage,
-                      Algorithm::kCentral}) {
+  for (Algorithm a :
+       {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm, Algorithm::kPrivateMradmm,
+        Algorithm::kLocal, Algorithm::kAverage, Algorithm::kCentral}) {
     RunSpec s1 = Small(a, dpadmm::DataSource::kTwonorm);
     RunSpec s2 = Small(a, dpadmm::DataSource::kRingnorm);
     s1.target_epsilon = s2.target_epsilon = 1.0;

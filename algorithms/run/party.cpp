@@ -388,17 +388,26 @@ PartyFile ParsePartyFile(const std::string& text, const std::string& where) {
   }
   const nlohmann::json& parties = j["parties"];
   if (!parties.is_array() || parties.size() < 2) {
-    Bad(where, "parties", "must be an array of at least 2 {\"id\", \"address\"} objects");
+    Bad(where, "parties",
+        "must be an array of at least 2 {\"id\", \"address\"} objects (and an optional "
+        "\"listen\")");
   }
   for (std::size_t p = 0; p < parties.size(); ++p) {
     const std::string at = "parties[" + std::to_string(p) + "]";
     const nlohmann::json& e = parties[p];
-    if (!e.is_object() || !e.contains("id") || !e.contains("address") || e.size() != 2) {
-      Bad(where, at, "must be an object with exactly \"id\" and \"address\"");
+    if (!e.is_object() || !e.contains("id") || !e.contains("address") ||
+        e.size() != (e.contains("listen") ? 3u : 2u)) {
+      Bad(where, at,
+          "must be an object with exactly \"id\" and \"address\" (where the others reach the "
+          "party), and optionally \"listen\" (where the party listens; default: its address)");
     }
     runtime::PartyAddress a{String(e["id"], where, at + ".id"),
                             String(e["address"], where, at + ".address")};
     CheckAddress(a.address, where, at + ".address");
+    if (e.contains("listen")) {
+      a.listen = String(e["listen"], where, at + ".listen");
+      CheckAddress(a.listen, where, at + ".listen");
+    }
     for (std::size_t q = 0; q < p; ++q) {
       if (n.parties[q].id == a.id) Bad(where, at + ".id", "'" + a.id + "' appears twice");
     }

@@ -181,6 +181,14 @@ std::string CheckHello(const pb::HelloMessage& hello, const PeerExpect& expect,
              std::to_string(expect.last_round);
     }
   }
+  if (hello.session().size() != kSessionBytes) {
+    return "sends a session of " + std::to_string(hello.session().size()) + " bytes, expected " +
+           std::to_string(kSessionBytes);
+  }
+  if (hello.next_round() < 0 || hello.next_round() > expect.last_round + 1) {
+    return "says it is at round " + std::to_string(hello.next_round()) + ", outside 0.." +
+           std::to_string(expect.last_round + 1);
+  }
   if (hello.setup_exchange() != expect.setup_exchange) {
     return hello.setup_exchange()
                ? "holds a set-up exchange before round 0 that this party does not"
@@ -342,6 +350,66 @@ std::string PeerStream::AcceptVerdict(const pb::Verdict& verdict) {
   if (r >= next_round_ - (failed_ ? 1 : 0)) return where + "before its own frame of that round";
   ++next_verdict_;
   if (!verdict.go_on()) stop_round_ = r;
+  return "";
+}
+
+InboundSequence::Result InboundSequence::Accept(const pb::Envelope& envelope,
+                                                std::string* violation) {
+  const std::uint64_t seq = envelope.seq();
+  if (seq > next_) {
+    *violation = "envelope " + std::to_string(seq) + " before envelope " + std::to_string(next_) +
+                 " (a gap in its stream)";
+    return Result::kViolation;
+  }
+  std::string bytes;
+  if (!envelope.SerializeToString(&bytes)) {
+    *violation = "an envelope that cannot be serialized";
+    return Result::kViolation;
+  }
+  if (seq < next_) {
+    const std::uint64_t oldest = next_ - recent_.size();
+    if (seq < oldest) {
+      *violation = "envelope " + std::to_string(seq) + " sent again after " +
+                   std::to_string(next_) + " were received (more than " +
+                   std::to_string(kMaxUnacked) + " back)";
+      return Result::kViolation;
+    }
+    if (recent_[static_cast<std::size_t>(seq - oldest)] != bytes) {
+      *violation =
+          "envelope " + std::to_string(seq) +
+          (envelope.has_round() ? " (round " + std::to_string(envelope.round().round()) + ")"
+                                : std::string()) +
+          " sent again with other contents than its first copy (a release is never "
+          "made twice)";
+      return Result::kViolation;
+    }
+    ++resent_;
+    if (envelope.has_round()) ++resent_rounds_;
+    return Result::kDuplicate;
+  }
+  recent_.push_back(std::move(bytes));
+  if (recent_.size() > kMaxUnacked) recent_.pop_front();
+  ++next_;
+  return Result::kNew;
+}
+
+bool OutboundBuffer::Push(pb::Envelope envelope, std::uint64_t ack) {
+  if (kept_.size() >= kMaxUnacked) return false;
+  envelope.set_seq(next());
+  envelope.set_ack(ack);
+  kept_.push_back(std::move(envelope));
+  return true;
+}
+
+std::string OutboundBuffer::Acknowledge(std::uint64_t count) {
+  if (count > next()) {
+    return "acknowledges " + std::to_string(count) + " envelopes, of " + std::to_string(next()) +
+           " sent";
+  }
+  while (first_ < count) {
+    kept_.pop_front();
+    ++first_;
+  }
   return "";
 }
 

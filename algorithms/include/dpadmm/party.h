@@ -114,6 +114,8 @@ TrainTest LoadPartyData(const RunSpec& spec, const std::string& train_path,
 //    "data": "a.libsvm", "test": "test.libsvm",     // its own rows; optional public test data
 //    "data_labels": "", "test_labels": "",          // asc data only: the labels files
 //    "parties": [{"id": "hospital-a", "address": "10.0.0.1:7001"}, ...],  // every party
+//                 // optional "listen": "0.0.0.0:7001": where a party's server binds when its
+//                 // address is that of something in between (NAT, relay); default: address
 //    "node_parties": ["hospital-a", ...],           // optional: node k's party (default k;
 //                                                   //  sharing: node 0 = the coordinator)
 //    "tls": {"ca": "ca.pem", "cert": "a.pem", "key": "a.key"},
