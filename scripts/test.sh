@@ -13,12 +13,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stages=()
-stage() {  # stage NAME COMMAND...
-  local name=$1 t0=$SECONDS
+times_file=$(mktemp)
+trap 'rm -f "$times_file"' EXIT
+cpu_seconds() {  # sets cpu to the user + system seconds of this shell's finished children
+  times >"$times_file"  # in this shell: a subshell would see none of its parent's children
+  cpu=$(tail -1 "$times_file" |
+    awk '{ s = 0; for (i = 1; i <= 2; ++i) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }')
+}
+stage() {  # stage NAME COMMAND...: wall and CPU seconds (CPU time barely moves on a busy machine)
+  local name=$1 t0=$SECONDS c0 cpu
+  cpu_seconds
+  c0=$cpu
   shift
   echo "== test.sh: $name" >&2
   "$@"
-  stages+=("$(printf '%-34s %5d s' "$name" $((SECONDS - t0)))")
+  cpu_seconds
+  stages+=("$(printf '%-34s %5d s wall %6d s cpu' "$name" $((SECONDS - t0)) $((cpu - c0)))")
+  echo "== test.sh: ${stages[-1]}" >&2
 }
 start=$SECONDS
 
