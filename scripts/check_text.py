@@ -39,11 +39,12 @@ DERIVED = [
     ("web/index.html", "%DPADMM_VERSION%"),
 ]
 
-# Wording that refers to the work rather than to the product.
+# Wording that refers to the work rather than to the product: (what, a word every match holds in
+# lower case, the pattern).
 HISTORY = [
-    ("an issue number", re.compile(r"\bissues?\s?#?\d+", re.IGNORECASE)),
-    ("'this branch'", re.compile(r"\bthis\s+branch\b", re.IGNORECASE)),
-    ("a work session", re.compile(
+    ("an issue number", "issue", re.compile(r"\bissues?\s?#?\d+", re.IGNORECASE)),
+    ("'this branch'", "branch", re.compile(r"\bthis\s+branch\b", re.IGNORECASE)),
+    ("a work session", "session", re.compile(
         r"\b(?i:this|that|last|next|previous|earlier|later|prior|past|both|several|many"
         r"|one|two|three|four|five|six|seven|eight|nine|ten"
         r"|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\s+sessions?\b"
@@ -98,9 +99,14 @@ def wording_problems(skip):
         data = file.read_bytes()
         if b"\0" in data[:8192]:
             continue  # binary
-        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-            for what, pattern in HISTORY:
-                found = pattern.search(line)
+        text = data.decode("utf-8", errors="replace")
+        lower = text.lower()
+        if not any(word in lower for _, word, _ in HISTORY):
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            lower = line.lower()
+            for what, word, pattern in HISTORY:
+                found = word in lower and pattern.search(line)
                 if found:
                     problems.append(f"{path}:{number}: refers to the work ({what}: "
                                     f"'{found.group(0)}'), not to the product: {line.strip()}")
