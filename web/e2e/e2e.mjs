@@ -104,7 +104,8 @@ await step('loads, cross-origin isolated, engine ready', async () => {
   await page.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
   assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), true);
   assert.equal(await page.locator('#pause').isDisabled(), true);
-  assert.equal(await page.locator('#algorithm option').count(), 8); // src/algorithms.ts: 8 consensus algorithms (PDML included)
+  // src/algorithms.ts: 8 consensus algorithms (PDML included) and the 3 baselines
+  assert.equal(await page.locator('#algorithm option').count(), 11);
 });
 
 await step('default run: charts update live, finishes with the expected accuracy', async () => {
@@ -180,6 +181,63 @@ await step('threads: 2 threads (TBB engine, threaded build) give the native seri
   assert.equal(await p.locator('#threads-error').textContent(), `At most ${cores}.`);
   await p.fill('#threads', '1');
   await p.locator('#threads').dispatchEvent('input');
+  await p.close();
+});
+
+await step('baselines in the run view: local, average (Gaussian), central; traces equal `dpadmm run`', async () => {
+  const p = await openPage(`${base}?algorithm=local&nodes=6&edges=8&rows=1200&iterations=10&seed=3&noise_seed=3`);
+  await waitFinished(p);
+  // The picker: the baselines in a group of their own; central says it needs a trusted curator.
+  assert.deepEqual(await p.locator('#algorithm optgroup option').evaluateAll((os) => os.map((o) => o.value)),
+                   ['local', 'average', 'central']);
+  assert.match(await p.locator('#algorithm option[value=central]').textContent(), /trusted curator/);
+  assert.equal(await p.locator('#algorithm').inputValue(), 'local');
+  assert.equal(await p.locator('#param-mechanism').inputValue(), 'objective');
+  assert.equal(await p.locator('#param-delta').isVisible(), false, 'objective perturbation has no δ');
+  // local learns no consensus model: its accuracy is the mean over the nodes' own models, and
+  // the spread of those models is not shown as a consensus gap (figure or chart).
+  assert.equal(await p.locator('#gap').textContent(), 'none (no consensus model)');
+  assert.match(await p.locator('#info').textContent(), /^Baseline local: .*no consensus model/);
+  assert.equal(await p.locator('#privacy').textContent(), '1');
+  const drawn = (q, title) => q.locator('#charts figure.chart', { hasText: title }).getAttribute('data-values');
+  assert.equal(await drawn(p, 'Consensus gap'), '0', 'no consensus gap drawn for local');
+  assert.equal(await drawn(p, 'Test error'), '11', 'rounds 0-10 of the test error');
+  const localSpec = await p.locator('#info').getAttribute('data-spec');
+  assert.equal(JSON.parse(localSpec).algorithm.local.epsilon, 1);
+  assert.deepEqual(dropSeconds(await download(p)), nativeSerialTrace(localSpec, 'local'));
+  // average, with the Gaussian mechanism chosen in the form: its δ appears; a real gap.
+  await p.selectOption('#algorithm', 'average');
+  await p.selectOption('#param-mechanism', 'gaussian');
+  assert.equal(await p.locator('#param-delta').isVisible(), true, 'the Gaussian mechanism shows δ');
+  await p.fill('#param-epsilon', '2');
+  await p.locator('#param-epsilon').dispatchEvent('input');
+  await p.click('#run');
+  await waitFinished(p);
+  const averageSpec = await p.locator('#info').getAttribute('data-spec');
+  assert.deepEqual(JSON.parse(averageSpec).algorithm.average, { mechanism: 'gaussian', epsilon: 2, delta: 1e-5 });
+  assert.match(await p.locator('#gap').textContent(), /^[0-9.e+−-]+$/);
+  assert.equal(await drawn(p, 'Consensus gap'), '10', 'average: its gap in rounds 1-10 (log axis: round 0\'s 0 is left out)');
+  assert.deepEqual(dropSeconds(await download(p)), nativeSerialTrace(averageSpec, 'average'));
+  await p.click('#share');
+  const url = await p.locator('#share').getAttribute('data-url');
+  assert.match(url, /algorithm=average.*mechanism=gaussian/);
+  // central: one node holding every row; the info names the curator every party must trust.
+  await p.selectOption('#algorithm', 'central');
+  await p.click('#run');
+  await waitFinished(p);
+  assert.match(await p.locator('#info').textContent(), /^Baseline central: .*curator every party trusts/);
+  assert.equal(await p.locator('#graph').getAttribute('data-nodes'), '1');
+  assert.equal(await p.locator('#gap').textContent(), 'none (one node)');
+  const centralSpec = await p.locator('#info').getAttribute('data-spec');
+  assert.deepEqual(dropSeconds(await download(p)), nativeSerialTrace(centralSpec, 'central'));
+  // The shared link of the Gaussian average run restores the mechanism and reproduces it.
+  await p.screenshot({ path: path.join(artifacts, 'baselines-run.png') });
+  const other = await openPage(url);
+  await waitFinished(other);
+  assert.equal(await other.locator('#param-mechanism').inputValue(), 'gaussian');
+  assert.deepEqual(JSON.parse(await other.locator('#info').getAttribute('data-spec')).algorithm.average,
+                   { mechanism: 'gaussian', epsilon: 2, delta: 1e-5 });
+  await other.close();
   await p.close();
 });
 
@@ -846,6 +904,11 @@ await step('privacy-utility view: a tiny sweep runs, draws, matches `dpadmm swee
   await p.check('#sw-alg-dvp');
   await p.check('#sw-alg-pvp');
   await p.uncheck('#sw-alg-madmm');
+  // The baselines are on by default (drawn beside every curve); this sweep leaves them out.
+  for (const b of ['local', 'average', 'central']) {
+    assert.equal(await p.isChecked(`#sw-alg-${b}`), true, `${b} on by default`);
+    await p.uncheck(`#sw-alg-${b}`);
+  }
   // Limits: an empty or out-of-range field shows its message and blocks the sweep.
   await p.fill('#sw-seeds', '');
   assert.match(await p.locator('#sw-seeds-error').textContent(), /Required/);
@@ -899,15 +962,54 @@ await step('privacy-utility view: a tiny sweep runs, draws, matches `dpadmm swee
   await p.close();
 });
 
-// The README's picture: DVP and PVP over two decades of ε, 5 seeds (55 runs of 6 nodes, 50 rounds).
-const SWEEP_SHOWN = `${base}?view=sweep&data=twonorm&rows=1000&nodes=6&rounds=50&seed=1&algorithms=dvp,pvp&eps_min=0.1&eps_max=10&eps_steps=5&seeds=5`;
+await step('privacy-utility view: the baselines beside DVP, the same numbers as `dpadmm sweep`', async () => {
+  // DVP and the three baselines at 2 ε x 2 seeds on 4 nodes, 400 rows, 15 rounds (18 runs).
+  const p = await openPage(`${base}?view=sweep&data=twonorm&rows=400&nodes=4&rounds=15&seed=3&algorithms=dvp,local,average,central&eps_min=1&eps_max=10&eps_steps=2&seeds=2`);
+  await waitSweep(p);
+  for (const b of ['local', 'average', 'central']) assert.equal(await p.isChecked(`#sw-alg-${b}`), true, b);
+  assert.equal(await p.isChecked('#sw-alg-pvp'), false);
+  const chart = p.locator('#sw-chart');
+  assert.equal(await chart.getAttribute('data-series'), '4');
+  assert.equal(await chart.getAttribute('data-baselines'), '3');
+  const legend = await p.locator('#sw-legend li').allTextContents();
+  assert.equal(legend.length, 7, legend.join(' / '));
+  assert.ok(legend.some((l) => /^central: one curator every party must trust/.test(l)), legend.join(' / '));
+  const table = await sweepTable(p);
+  assert.equal(table.length, 11, table.join('\n'));
+  // The same sweep from the command line the page shows: the same CSV, character for character.
+  const command = (await p.locator('#sw-command').textContent()).trim().split(/\s+/);
+  assert.deepEqual(command.slice(command.indexOf('--algorithms'), command.indexOf('--algorithms') + 2),
+                   ['--algorithms', 'dvp,local,average,central']);
+  const out = path.join(tmp, 'sweep-baselines-native');
+  execFileSync(process.env.DPADMM_NATIVE_CLI, [...command.slice(1), '--out', out, '--quiet']);
+  const native = readFileSync(path.join(out, 'sweep.csv'), 'utf8');
+  const [dl] = await Promise.all([p.waitForEvent('download'), p.click('#sw-download')]);
+  assert.equal(readFileSync(await dl.path(), 'utf8'), native);
+  // Every baseline row of the table shows the native mean; central's names the curator.
+  for (const name of ['local', 'average', 'central']) {
+    for (const eps of ['1', '10']) {
+      const line = native.split('\n').find((l) => l.startsWith(`${name},${eps},`));
+      assert.ok(line, `${name} at ε ${eps} in sweep.csv`);
+      const shown = name === 'central' ? 'central (trusted curator)' : name;
+      assert.ok(table.some((row) => row.startsWith(`${shown} | ${eps} | ${Number(line.split(',')[4]).toFixed(2)} |`)),
+                `${line} vs\n${table.join('\n')}`);
+    }
+  }
+  assert.deepEqual(await axeProblems(p), []);
+  await p.screenshot({ path: path.join(artifacts, 'sweep-baselines.png'), fullPage: true });
+  await p.close();
+});
+
+// The README's picture: DVP and PVP beside the baselines over two decades of ε, 5 seeds (130 runs
+// of 6 nodes, 50 rounds).
+const SWEEP_SHOWN = `${base}?view=sweep&data=twonorm&rows=1000&nodes=6&rounds=50&seed=1&algorithms=dvp,pvp,local,average,central&eps_min=0.1&eps_max=10&eps_steps=5&seeds=5`;
 
 await step('privacy-utility view: a 5-seed sweep from a link (desktop screenshot, axe)', async () => {
   const p = await openPage(SWEEP_SHOWN);
   const started = Date.now();
   await waitSweep(p);
-  console.log(`     2 algorithms x 5 epsilons x 5 seeds + reference (55 runs): ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  assert.equal((await sweepTable(p)).length, 13);
+  console.log(`     2 algorithms and 3 baselines x 5 epsilons x 5 seeds + reference (130 runs): ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  assert.equal((await sweepTable(p)).length, 28);
   assert.deepEqual(await axeProblems(p), []);
   await p.screenshot({ path: path.join(screenshots, 'sweep-desktop.png'), fullPage: true });
   await p.close();

@@ -2,7 +2,7 @@
 // The page: a form that builds a run configuration, the controls, the graph, the charts and the
 // list of runs. The engine runs in a Web Worker (worker.ts); this thread never computes.
 import {
-  ALGORITHMS, algorithmByName, PARAMS, SHARING_ALGORITHMS, SHARING_PARAMS, sharingAlgorithmByName,
+  ALGORITHMS, algorithmByName, CHOICES, PARAMS, SHARING_ALGORITHMS, SHARING_PARAMS, sharingAlgorithmByName,
   type ParamDef,
 } from './algorithms';
 import { addRounds, Charts, formatNumber, PALETTE, type Trace } from './charts';
@@ -43,6 +43,8 @@ interface RunRecord extends Trace {
   verdict: Verdict | null;
   /** Share of the majority class in the test set (from the run's info). */
   majorityRate: number | null;
+  /** Consensus runs: the nodes of the run's graph (central: 1). */
+  nodes?: number;
 }
 
 let config: RunConfig = defaultConfig();
@@ -65,12 +67,16 @@ const graph = new GraphView($<HTMLCanvasElement>('graph'));
 
 function fillAlgorithmPicker() {
   const sel = select('algorithm');
+  // The baselines in a group of their own, after the ADMM algorithms they are compared with.
+  const baselines = document.createElement('optgroup');
+  baselines.label = 'Baselines (one release, same ε)';
   for (const a of ALGORITHMS) {
     const o = document.createElement('option');
     o.value = a.name;
     o.textContent = a.title;
-    sel.append(o);
+    (a.baseline ? baselines : sel).append(o);
   }
+  sel.append(baselines);
   const sharing = select('sharing-algorithm');
   for (const a of SHARING_ALGORITHMS) {
     const o = document.createElement('option');
@@ -83,22 +89,59 @@ function fillAlgorithmPicker() {
 function renderParams() {
   const algorithm = algorithmByName(config.algorithm);
   $('algorithm-summary').textContent = algorithm.summary;
-  renderParamFields($('params'), 'param', PARAMS, algorithm.params, config.params);
+  renderParamFields($('params'), 'param', PARAMS, algorithm.params, config.params, config.choices);
   const sharing = sharingAlgorithmByName(config.sharingAlgorithm);
   $('sharing-algorithm-summary').textContent = sharing.summary;
   renderParamFields($('sharing-params'), 'sparam', SHARING_PARAMS, sharing.params, config.sharingParams);
 }
 
-/** One labelled number field per parameter (with its one-line help), written into `values`. */
+/**
+ * One labelled select per named-value parameter in `choices` (CHOICES), then one labelled
+ * number field per parameter (each with its one-line help), written into `choices` and `values`.
+ * A parameter that only applies to one value of a choice (`when`) is hidden for the others.
+ */
 function renderParamFields(
   host: HTMLElement, prefix: string, defs: Record<string, ParamDef>, defaults: Record<string, number>,
-  values: Record<string, number>,
+  values: Record<string, number>, choices: Record<string, string> = {},
 ) {
   host.replaceChildren();
+  const conditional: { wrap: HTMLElement; when: NonNullable<ParamDef['when']> }[] = [];
+  const showConditional = () => {
+    for (const { wrap, when } of conditional) wrap.hidden = choices[when.choice] !== when.value;
+  };
+  for (const key of Object.keys(choices)) {
+    const def = CHOICES[key];
+    const wrap = document.createElement('div');
+    wrap.className = 'param privacy choice';
+    const label = document.createElement('label');
+    label.textContent = def.label + ' ';
+    const field = document.createElement('select');
+    field.id = `${prefix}-${key}`;
+    for (const option of def.options) {
+      const o = document.createElement('option');
+      o.value = option.value;
+      o.textContent = option.label;
+      field.append(o);
+    }
+    field.value = choices[key];
+    label.htmlFor = field.id;
+    const help = document.createElement('span');
+    help.className = 'help';
+    help.id = `${field.id}-help`;
+    help.textContent = def.help;
+    field.setAttribute('aria-describedby', help.id);
+    field.addEventListener('change', () => {
+      choices[key] = field.value;
+      showConditional();
+    });
+    wrap.append(label, field, help);
+    host.append(wrap);
+  }
   for (const key of Object.keys(defaults)) {
     const def = defs[key];
     const wrap = document.createElement('div');
     wrap.className = def.privacy ? 'param privacy' : 'param';
+    if (def.when) conditional.push({ wrap, when: def.when });
     const label = document.createElement('label');
     label.textContent = def.label + ' ';
     const field = document.createElement('input');
@@ -117,6 +160,7 @@ function renderParamFields(
     host.append(wrap);
     guard(field, rule, (v) => (values[key] = v));
   }
+  showConditional();
 }
 
 /** The simulation banner: visible whenever the run's noise is reproducible from a seed. */
@@ -318,6 +362,7 @@ function wireForm() {
   select('algorithm').addEventListener('change', () => {
     config.algorithm = select('algorithm').value;
     config.params = { ...algorithmByName(config.algorithm).params };
+    config.choices = { ...algorithmByName(config.algorithm).choices };
     renderParams();
   });
   select('loss').addEventListener('change', () => (config.loss = select('loss').value as RunConfig['loss']));
@@ -481,10 +526,14 @@ function onWorkerMessage(m: FromWorker) {
         break;
       }
       $('info').dataset.spec = m.specJson; // the effective spec, for `dpadmm run --config`
+      current.noConsensus = m.info.test_error_of !== undefined && m.info.test_error_of !== 'mean model';
+      current.nodes = m.info.nodes;
       drawGraph(m.graph);
       $('info').textContent =
+        (m.info.baseline ? `Baseline ${m.info.baseline}. ` : '') +
         `${m.info.dataset}: ${m.info.train_rows} training rows on ${m.info.nodes} nodes ` +
         `(${m.info.edges} edges), ${m.info.test_rows} test rows, ${m.info.features} features. ` +
+        (current.noConsensus ? `Test accuracy: the ${m.info.test_error_of} (no consensus model). ` : '') +
         `Privacy: ${m.info.privacy_guarantee}.` +
         (m.info.privacy_claim ? ` Claim: ${m.info.privacy_claim}.` : '') +
         outputsText(m.info as OutputsInfo);
@@ -628,7 +677,10 @@ function showRound(m: RoundMetrics, distance: Float64Array | null) {
     acc.dataset.value = String(1 - m.test_error);
   }
   $('privacy').textContent = m.privacy_loss > 0 ? formatNumber(m.privacy_loss) : 'none';
-  $('gap').textContent = formatNumber(m.consensus_gap);
+  // local keeps one model per node: the spread of independent models is no consensus gap; a
+  // run on one node (central) has nothing to agree on.
+  $('gap').textContent = current?.noConsensus ? 'none (no consensus model)'
+    : current?.nodes === 1 ? 'none (one node)' : formatNumber(m.consensus_gap);
   $('round').dataset.value = String(m.round);
   if (distance) graph.update(distance);
 }

@@ -116,6 +116,13 @@ export interface RunInfo {
   privacy_guarantee: string;
   /** Private consensus runs: neighbouring relation, what is public, notion, compositions. */
   privacy_claim?: string;
+  /** What test_error measures: "mean model", or (local) "mean over nodes of each node's own
+   * model": local learns no consensus model, so its consensus gap is not a gap to close. */
+  test_error_of?: string;
+  /** The baselines (local, average, central): what the run stands for, one sentence. */
+  baseline?: string;
+  /** central: the guarantee holds against everyone but a curator every party must trust. */
+  trusted_curator?: boolean;
   [key: string]: unknown;
 }
 
