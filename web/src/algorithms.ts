@@ -36,6 +36,9 @@ export interface AlgorithmDef {
   choices?: Record<string, string>;
   /** A baseline (local, average, central): released once, compared with the private ADMMs. */
   baseline?: boolean;
+  /** Takes a target ε (`dpadmm run --target-epsilon`): the epsilon policy chooses its settings
+   * and the calibration its noise (tools/calibration.h CanCalibrate, tools/epsilon_policy.h). */
+  calibrates?: boolean;
 }
 
 export const PARAMS: Record<string, ParamDef> = {
@@ -123,17 +126,17 @@ export const ALGORITHMS: AlgorithmDef[] = [
     params: { eta: 0.5, ...COMMON },
   },
   {
-    name: 'dvp', title: 'DVP: dual variable perturbation', private: true,
+    name: 'dvp', title: 'DVP: dual variable perturbation', private: true, calibrates: true,
     summary: 'Private ADMM that adds noise to each node\'s dual variable before its local update (004, Alg. 2).',
     params: { eta: 30, alpha: 0.15, q2: 1, privacy_budget: 0, ...COMMON },
   },
   {
-    name: 'pvp', title: 'PVP: primal variable perturbation', private: true,
+    name: 'pvp', title: 'PVP: primal variable perturbation', private: true, calibrates: true,
     summary: 'Each node solves its update exactly and releases it with added noise.',
     params: { eta: 30, alpha: 0.15, q2: 1, privacy_budget: 0, ...COMMON },
   },
   {
-    name: 'madmm', title: 'M-ADMM: growing private penalties', private: true,
+    name: 'madmm', title: 'M-ADMM: growing private penalties', private: true, calibrates: true,
     summary: 'Penalty perturbation with a penalty that grows every round, so the noise matters less and less (002).',
     params: { eta: 200, q1: 1.02, alpha: 20, q2: 1, dual_step: 0, privacy_budget: 0, ...COMMON },
   },
@@ -148,7 +151,7 @@ export const ALGORITHMS: AlgorithmDef[] = [
     params: { eta: 1, q1: 1.04, gamma: 0.5, ...COMMON },
   },
   {
-    name: 'private_mradmm', title: 'Private MR-ADMM', private: true,
+    name: 'private_mradmm', title: 'Private MR-ADMM', private: true, calibrates: true,
     summary: 'MR-ADMM with objective perturbation: only the data rounds spend privacy (003, Alg. 3).',
     params: { eta: 200, q1: 1.02, gamma: 0.5, alpha: 0.02, q2: 1, privacy_budget: 0, ...COMMON },
   },
@@ -158,17 +161,17 @@ export const ALGORITHMS: AlgorithmDef[] = [
     params: { eta: 0.1, C: 1, rho: 0.01, label_eps: 1, pdml_R: 1, pdml_V: 0.5, pdml_decay: 1 },
   },
   {
-    name: 'local', title: 'Baseline local: every node alone (the floor)', private: true, baseline: true,
+    name: 'local', title: 'Baseline local: every node alone (the floor)', private: true, baseline: true, calibrates: true,
     summary: 'Every node trains on its own rows only and releases its model once, with noise; nodes never talk. The accuracy shown is the mean over the nodes\' own models: there is no consensus model.',
     params: { ...BASELINE }, choices: { mechanism: 'objective' },
   },
   {
-    name: 'average', title: 'Baseline average: local releases, averaged', private: true, baseline: true,
+    name: 'average', title: 'Baseline average: local releases, averaged', private: true, baseline: true, calibrates: true,
     summary: 'Every node releases its local model once (as local), then the nodes average the released models with their neighbours, round after round (gossip): no further privacy cost.',
     params: { ...BASELINE }, choices: { mechanism: 'objective' },
   },
   {
-    name: 'central', title: 'Baseline central: one trusted curator (the ceiling)', private: true, baseline: true,
+    name: 'central', title: 'Baseline central: one trusted curator (the ceiling)', private: true, baseline: true, calibrates: true,
     summary: 'NEEDS A CURATOR EVERY PARTY TRUSTS WITH ITS ROWS: all rows at one node, which trains once and releases one noisy model. The best any method can do at this ε; not a decentralized option.',
     params: { ...BASELINE }, choices: { mechanism: 'objective' },
   },

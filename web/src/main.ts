@@ -8,7 +8,7 @@ import {
 import { addRounds, Charts, formatNumber, PALETTE, type Trace } from './charts';
 import {
   defaultConfig, DEFAULT_DIMS, describe, edgeRange, fromQuery, MODE_DATA, parseNoiseSeed,
-  storedFileName, toQuery,
+  storedFileName, targetOf, toQuery,
   toSpec, type Mode, type RunConfig,
 } from './config';
 import { GraphView } from './graph';
@@ -18,7 +18,7 @@ import {
   CTRL_DELAY, CTRL_STATE, CTRL_STEPS, PAUSED, RUNNING, STOPPING,
   type EpochMetrics, type FromWorker, type GraphShape, type OutputsInfo, type RoundMetrics,
   type SharingGraph,
-  type SharingInfo, type TightPrivacy, type ToWorker, type UploadedFile,
+  type RunInfo, type SharingInfo, type TightPrivacy, type ToWorker, type UploadedFile,
 } from './protocol';
 import { explain, judge, type Verdict } from './verdict';
 
@@ -45,6 +45,8 @@ interface RunRecord extends Trace {
   majorityRate: number | null;
   /** Consensus runs: the nodes of the run's graph (central: 1). */
   nodes?: number;
+  /** The rounds the run was prepared with (the epsilon policy may choose them). */
+  total?: number;
 }
 
 let config: RunConfig = defaultConfig();
@@ -90,6 +92,8 @@ function renderParams() {
   const algorithm = algorithmByName(config.algorithm);
   $('algorithm-summary').textContent = algorithm.summary;
   renderParamFields($('params'), 'param', PARAMS, algorithm.params, config.params, config.choices);
+  $('target-box').hidden = !algorithm.calibrates;
+  syncTarget();
   const sharing = sharingAlgorithmByName(config.sharingAlgorithm);
   $('sharing-algorithm-summary').textContent = sharing.summary;
   renderParamFields($('sharing-params'), 'sparam', SHARING_PARAMS, sharing.params, config.sharingParams);
@@ -163,6 +167,21 @@ function renderParamFields(
   showConditional();
 }
 
+// What a target ε takes out of the user's hands: the epsilon policy's settings (rounds, C, ρ, η)
+// and the noise knob the calibration sets (α, or a baseline's ε).
+const TARGET_SETS = ['iterations', 'param-C', 'param-rho', 'param-eta', 'param-alpha', 'param-epsilon'];
+
+/** With a target ε, the fields it sets are disabled (as `dpadmm run` refuses them beside it). */
+function syncTarget() {
+  const on = targetOf(config) > 0;
+  for (const id of TARGET_SETS) {
+    const field = document.getElementById(id) as HTMLInputElement | null;
+    if (!field) continue;
+    field.disabled = on;
+    field.title = on ? 'set by the target ε (epsilon policy and calibration)' : '';
+  }
+}
+
 /** The simulation banner: visible whenever the run's noise is reproducible from a seed. */
 function showNoiseMode() {
   $('noise-banner').hidden = config.noiseSeed === null;
@@ -188,6 +207,7 @@ function showConfig() {
   select('loss').value = config.loss;
   input('iterations').value = String(config.iterations);
   input('tolerance').value = String(config.tolerance);
+  input('target-epsilon').value = String(config.targetEpsilon);
   input('seed').value = String(config.seed);
   input('threads').value = String(config.threads);
   const noise = config.noiseSeed === null ? '' : String(config.noiseSeed);
@@ -336,6 +356,10 @@ function wireForm() {
   numberField('edges', (v) => (config.edges = Math.round(v)));
   numberField('iterations', (v) => (config.iterations = Math.round(v)));
   numberField('tolerance', (v) => (config.tolerance = v));
+  numberField('target-epsilon', (v) => {
+    config.targetEpsilon = v;
+    syncTarget();
+  });
   numberField('threads', (v) => (config.threads = Math.round(v)));
   numberField('seed', (v) => {
     config.seed = Math.round(v);
@@ -414,6 +438,7 @@ function setPhase(p: Phase, verdict: Verdict | null = null) {
   for (const el of $('settings').querySelectorAll('input, select')) {
     (el as HTMLInputElement).disabled = busy;
   }
+  if (!busy) syncTarget();
 }
 
 function newWorker() {
@@ -528,6 +553,7 @@ function onWorkerMessage(m: FromWorker) {
       $('info').dataset.spec = m.specJson; // the effective spec, for `dpadmm run --config`
       current.noConsensus = m.info.test_error_of !== undefined && m.info.test_error_of !== 'mean model';
       current.nodes = m.info.nodes;
+      current.total = JSON.parse(m.specJson).iterations;
       drawGraph(m.graph);
       $('info').textContent =
         (m.info.baseline ? `Baseline ${m.info.baseline}. ` : '') +
@@ -536,6 +562,7 @@ function onWorkerMessage(m: FromWorker) {
         (current.noConsensus ? `Test accuracy: the ${m.info.test_error_of} (no consensus model). ` : '') +
         `Privacy: ${m.info.privacy_guarantee}.` +
         (m.info.privacy_claim ? ` Claim: ${m.info.privacy_claim}.` : '') +
+        targetText(m.info) +
         outputsText(m.info as OutputsInfo);
       break;
     case 'rounds': {
@@ -609,6 +636,15 @@ function sharingInfoText(i: SharingInfo): string {
   return `${text} Privacy: ${i.privacy_guarantee}.` + outputsText(i as OutputsInfo);
 }
 
+/** A run with a target ε: the settings the epsilon policy chose and the knob calibrated to it. */
+function targetText(i: RunInfo): string {
+  if (!i.calibration) return '';
+  const c = i.calibration;
+  const policy = i.epsilon_policy ? `the epsilon policy chose ${i.epsilon_policy}; ` : '';
+  return ` Target ε ${formatNumber(current ? targetOf(current.config) : 0)}: ${policy}the calibration set ` +
+    `${c.knob} = ${formatNumber(c.value)} (tight ε ${formatNumber(c.tight_epsilon)} at δ ${formatNumber(c.delta)}).`;
+}
+
 /** What the run outputs: released figures only, or also (labelled) evaluation on private data. */
 function outputsText(i: OutputsInfo): string {
   const scaling = i.scaling ? ` Rows prepared by ${i.scaling}.` : '';
@@ -670,7 +706,7 @@ function tightPrivacyText(t: TightPrivacy | undefined): string {
 }
 
 function showRound(m: RoundMetrics, distance: Float64Array | null) {
-  $('round').textContent = `${m.round} / ${current?.config.iterations ?? '?'}`;
+  $('round').textContent = `${m.round} / ${current?.total ?? current?.config.iterations ?? '?'}`;
   const acc = $('accuracy');
   if (m.test_error !== null) {
     acc.textContent = `${(100 * (1 - m.test_error)).toFixed(2)} %`;

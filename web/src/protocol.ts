@@ -123,6 +123,10 @@ export interface RunInfo {
   baseline?: string;
   /** central: the guarantee holds against everyone but a curator every party must trust. */
   trusted_curator?: boolean;
+  /** A target ε with the epsilon policy: the settings it chose, in words. */
+  epsilon_policy?: string;
+  /** A target ε: the knob the calibration set, its value and the tight (ε, δ) it gives. */
+  calibration?: { knob: string; value: number; tight_epsilon: number; delta: number };
   [key: string]: unknown;
 }
 
