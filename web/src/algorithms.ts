@@ -162,7 +162,7 @@ export const ALGORITHMS: AlgorithmDef[] = [
   },
   {
     name: 'local', title: 'Baseline local: every node alone (the floor)', private: true, baseline: true, calibrates: true,
-    summary: 'Every node trains on its own rows only and releases its model once, with noise; nodes never talk. The accuracy shown is the mean over the nodes\' own models: there is no consensus model.',
+    summary: 'Every node trains on its own rows only and releases its model once, with noise; no node uses a neighbour\'s message. The accuracy shown is the mean over the nodes\' own models: there is no consensus model.',
     params: { ...BASELINE }, choices: { mechanism: 'objective' },
   },
   {
@@ -172,7 +172,7 @@ export const ALGORITHMS: AlgorithmDef[] = [
   },
   {
     name: 'central', title: 'Baseline central: one trusted curator (the ceiling)', private: true, baseline: true, calibrates: true,
-    summary: 'NEEDS A CURATOR EVERY PARTY TRUSTS WITH ITS ROWS: all rows at one node, which trains once and releases one noisy model. The best any method can do at this ε; not a decentralized option.',
+    summary: 'NEEDS A CURATOR EVERY PARTY TRUSTS WITH ITS ROWS: all rows at one node, which trains once and releases one noisy model: the ceiling the decentralized algorithms are compared with at this ε, not a decentralized option.',
     params: { ...BASELINE }, choices: { mechanism: 'objective' },
   },
 ];
