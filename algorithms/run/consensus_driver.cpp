@@ -201,9 +201,10 @@ class MetricsSink : public runtime::RoundSink {
     for (int i : view_) in_view_[static_cast<std::size_t>(i)] = 1;
     if (tight && gaussian_sensitivity.empty()) {
       tight_.emplace(nodes, kTightDelta);
-      // dp-bounds: the bounds release precedes round 1 (the summary composes it first too).
-      if (bounds_epsilon_ > 0.0) {
-        tight_->AddRound(std::vector<double>(static_cast<std::size_t>(nodes), bounds_epsilon_));
+      // dp-bounds, dp-standardize: the set-up releases precede round 1 (the summary composes
+      // them first too).
+      for (double e : setup_epsilons_) {
+        tight_->AddRound(std::vector<double>(static_cast<std::size_t>(nodes), e));
       }
     }
     if (tight && !gaussian_sensitivity.empty()) {
@@ -311,9 +312,9 @@ class MetricsSink : public runtime::RoundSink {
       const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
       // A node reports NaN when its round did not touch the data (R-ADMM even rounds, PVP's
       // released point); the evaluation computes that loss here, outside the node.
-      // The paper's figure; with dp-bounds the node's bounds release is added (basic
-      // composition of pure epsilons).
-      const double spent = r[dim_ + 1] + bounds_epsilon_;
+      // The paper's figure; with dp-bounds or dp-standardize the node's set-up releases are
+      // added (basic composition of pure epsilons).
+      const double spent = r[dim_ + 1] + setup_epsilon_;
       m.node_privacy[i] = spent;
       m.node_noise[i] = r[dim_ + 3];
       m.privacy_loss = std::max(m.privacy_loss, spent);
@@ -401,7 +402,7 @@ class MetricsSink : public runtime::RoundSink {
   void Emit() {
     emitted_round_ = last_.round;
     if (tight_) last_.tight_epsilon = tight_->MaxEpsilon();
-    if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon(bounds_epsilon_);
+    if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon(setup_epsilons_);
     if (tight_ || gaussian_) last_.tight_delta = kTightDelta + MaxSpentDelta();
     if (observer_ != nullptr) observer_->OnRound(last_);
   }
@@ -495,14 +496,14 @@ class MetricsSink : public runtime::RoundSink {
   const bool budget_stop_;
   const bool evaluate_;  // metrics scope "all": also the figures evaluated on private data
   std::optional<TightTrace> tight_;  // private consensus variants: the per-round tight epsilon
-  // dp-bounds: each node's bounds release, in its privacy figure from round 0 on.
-  const double bounds_epsilon_ = EffectiveScaling(spec_) == Scaling::kDpBounds
-                                     ? MakeBoundsMechanism(spec_.data.bounds_epsilon, 1).epsilon
-                                     : 0.0;
+  // dp-bounds, dp-standardize: each node's set-up releases (in order) and their sum, in its
+  // privacy figure from round 0 on.
+  const std::vector<double> setup_epsilons_ = SetupReleaseEpsilons(spec_);
+  const double setup_epsilon_ = SetupEpsilonSum(setup_epsilons_);
   // PDML Phase 2: every round a Gaussian release per node (PdmlNode::Mechanism), composed as the
   // summary's Accountant does (mu^2 summed in round order; the analytic Gaussian is increasing
   // in mu, so the max over nodes is the figure of the largest sum). With dp-bounds, the bounds
-  // release (pure epsilon) is composed with that one Gaussian by the PLD accountant.
+  // releases (pure epsilon) are composed with that one Gaussian by the PLD accountant.
   struct GaussianTrace {
     std::vector<double> sensitivity;  // per node, PdmlPhase2Sensitivity
     double V, decay;
@@ -514,11 +515,11 @@ class MetricsSink : public runtime::RoundSink {
         mu2[i] += mu * mu;
       }
     }
-    double MaxEpsilon(double bounds_epsilon) const {
+    double MaxEpsilon(const std::vector<double>& setup_epsilons) const {
       const double m = *std::max_element(mu2.begin(), mu2.end());
-      if (bounds_epsilon > 0.0) {
+      if (!setup_epsilons.empty()) {
         Accountant a;
-        a.AddPureEpsilon(bounds_epsilon);
+        for (double e : setup_epsilons) a.AddPureEpsilon(e);
         if (m > 0.0) a.AddGaussian(std::sqrt(m), 1.0);
         return a.Epsilon(kTightDelta);
       }
@@ -697,14 +698,14 @@ void ConsensusDriver::Prepare() {
   // (below), so that the optimum's solver and the slices are never held at once;
   // dp-bounds (which maps `train` by the bounds the slices release) and PDML (whose labels are
   // randomized from the slices) need them first.
-  const bool slices_late = !rowwise && !mpi && !network && info.scaling != Scaling::kDpBounds &&
+  const bool slices_late = !rowwise && !mpi && !network && !PreparedPerNode(s, info.scaling) &&
                            algorithm != Algorithm::kPdml;
   if (rowwise) {
     slices_ = LoadHostedSlices(*this, partition);
   } else if (!slices_late) {
     slices_.resize(partition.size());
     for (int i : hosted) slices_[i] = train.Subset(partition[i]);
-    if (info.scaling == Scaling::kDpBounds) PrepareRowsPerNode(*this, slices_);
+    if (PreparedPerNode(s, info.scaling)) PrepareRowsPerNode(*this, slices_);
   }
   topology_.neighbors = graph.adjacency();
   const VariantFields vf = FieldsOf(s.algorithm.params);
@@ -767,14 +768,23 @@ void ConsensusDriver::Prepare() {
     info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
     if (noisy) info.privacy_claim = PrivacyClaim(variant);
   }
-  if (info.scaling == Scaling::kDpBounds) {
-    const std::string bounds =
-        "each node's dp-bounds release (a noisy histogram of its own rows, pure " +
-        ShortNumber(info.dp_bounds.epsilon) +
-        "-DP, privacy/bounds_release.h) is composed first: added to the paper's figure and to "
-        "the tight composition, and paid from the node's budget";
-    info.privacy_guarantee += "; plus " + bounds;
-    if (!info.privacy_claim.empty()) info.privacy_claim += "; " + bounds;
+  std::string setup;  // the set-up releases, in order
+  if (info.dp_bounds.epsilon > 0.0) {
+    setup = "each node's dp-bounds release (a noisy histogram of its own rows, pure " +
+            ShortNumber(info.dp_bounds.epsilon) + "-DP, privacy/bounds_release.h)";
+  }
+  if (info.standardization.epsilon > 0.0) {
+    setup += std::string(setup.empty() ? "each node's" : " and its") +
+             " dp-standardize release (noisy clipped per-feature sums of its own rows, pure " +
+             ShortNumber(info.standardization.epsilon) + "-DP, privacy/standardize_release.h)";
+  }
+  if (!setup.empty()) {
+    const bool both = info.dp_bounds.epsilon > 0.0 && info.standardization.epsilon > 0.0;
+    setup += std::string(both ? " are" : " is") +
+             " composed first: added to the paper's figure and to the tight composition, and paid "
+             "from the node's budget";
+    info.privacy_guarantee += "; plus " + setup;
+    if (!info.privacy_claim.empty()) info.privacy_claim += "; " + setup;
   }
 
   // After the slices under dp-bounds (which maps `train` by the bounds the slices released).
@@ -846,8 +856,9 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
       p.dual_step = vf.dual_step;
       p.noise_seed = s.noise_seed;
       p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
-      // dp-bounds: the bounds release was paid first (ValidateSpec refused a budget it uses up).
-      if (p.privacy_budget > 0.0) p.privacy_budget -= info.dp_bounds.epsilon;
+      // dp-bounds, dp-standardize: the set-up releases were paid first (ValidateSpec refused a
+      // budget they use up).
+      if (p.privacy_budget > 0.0) p.privacy_budget -= SetupEpsilonSum(SetupReleaseEpsilons(s));
       // The node's solver reads its slice in place: the slices outlive the run's nodes.
       NewtonOptions newton = s.newton;
       newton.borrow_rows = true;
@@ -1012,11 +1023,10 @@ void ConsensusDriver::TightAccounting(
     const auto* node = dynamic_cast<const ConsensusNode*>(nodes[k].get());
     if (node == nullptr) continue;
     // Nodes with the same sequence of releases share one query (the key lists every field).
-    // dp-bounds: the node's bounds release (pure epsilon) came first.
+    // dp-bounds, dp-standardize: the node's set-up releases (pure epsilon) came first.
     std::vector<MechanismRelease> releases;
-    if (info.dp_bounds.epsilon > 0.0) {
-      releases.push_back(
-          MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, info.dp_bounds.epsilon});
+    for (double e : SetupReleaseEpsilons(spec)) {
+      releases.push_back(MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, e});
     }
     const std::vector<MechanismRelease>& released = node->released_mechanisms();
     releases.insert(releases.end(), released.begin(), released.end());
