@@ -229,7 +229,7 @@ TEST(StandardizeRunTest, AutoStandardizesCsvDataInRawUnitsOnly) {
   s.data.source = DataSource::kCsv;
   s.data.train_path = WriteCsv("raw_units.csv", MixedUnits(200, 6));
   EXPECT_EQ(Experiment(s).info().scaling, Scaling::kStandardize);
-  // Already in [-1, 1]: today's choice.
+  // Already in [-1, 1]: global-max-norm.
   Dataset small = GenerateTwonorm(200, 6, 4);
   std::get<DenseRows>(small.x) /= 100.0;
   s.data.train_path = WriteCsv("scaled_units.csv", small);
