@@ -13,7 +13,8 @@
 //
 // One process runs one engine: --engine serial|tbb (all nodes in this process), mpi (under
 // mpirun: contiguous blocks of nodes per rank) or network (--party K of --ports P0,P1,..: party K
-// listens on 127.0.0.1:PK; contiguous blocks; --certs DIR with DIR/ca.pem, pK.pem, pK.key, or
+// listens on 127.0.0.1:PK and is dialled at --dial D0,D1,.. when given, e.g. a relay's ports
+// (tests/party/relay.py); contiguous blocks; --certs DIR with DIR/ca.pem, pK.pem, pK.key, or
 // --certs insecure). The reporting process (in-process engines, MPI rank 0, network party 0)
 // prints
 //
@@ -124,7 +125,8 @@ struct Args {
   std::map<std::string, std::string> v = {
       {"--case", "ring"},  {"--nodes", "20"},       {"--width", "2"},   {"--rounds", "2000"},
       {"--engine", "tbb"}, {"--threads", "2"},      {"--warmup", "20"}, {"--party", "0"},
-      {"--ports", ""},     {"--certs", "insecure"}, {"--check", "1"},   {"--data", ""}};
+      {"--ports", ""},     {"--certs", "insecure"}, {"--check", "1"},   {"--data", ""},
+      {"--dial", ""}};
   std::string operator[](const std::string& k) const { return v.at(k); }
   int Int(const std::string& k) const { return std::stoi(v.at(k)); }
 };
@@ -278,8 +280,12 @@ int RunMain(int argc, char** argv) {
     const int party = a.Int("--party");
     reporting = party == 0;
     net.self = "p" + std::to_string(party);
+    // --dial: the ports the others dial (a relay's, forwarding to --ports); default --ports.
+    const auto dial = a["--dial"].empty() ? ports : SplitComma(a["--dial"]);
+    if (dial.size() != ports.size()) throw std::invalid_argument("--dial: one port per party");
     for (int p = 0; p < processes; ++p) {
-      net.parties.push_back({"p" + std::to_string(p), "127.0.0.1:" + ports[p]});
+      net.parties.push_back(
+          {"p" + std::to_string(p), "127.0.0.1:" + dial[p], "127.0.0.1:" + ports[p]});
     }
     net.node_parties = rt::ContiguousNodeRanks(n, processes);
     map = net.node_parties;

@@ -11,6 +11,11 @@ this run, and the bytes per round on the wire (TCP payload, with TLS and with --
 
 --smoke: one repetition of a 3-party ring of 6 nodes, 60 rounds (the ctest bench.network_smoke):
 fails unless every run completes with the serial engine's bits; no timing is checked.
+
+--relay-rtt-ms R: every party-to-party link of the network runs through the fault-injecting
+relay (tests/party/relay.py) with a one-way delay of R/2 ms per direction and a jitter of
+--relay-jitter (default 10%) of it; each party listens on its own port and is dialled at the
+relay's. The table then also gives the round time against the in-process time plus one R.
 """
 import argparse
 import os
@@ -66,12 +71,45 @@ def run_mpi(exe, ranks, common):
     return parse(p.stdout, "result")[0], [], cpu_sum(p.stdout)
 
 
-def run_network(exe, parties, certs, common):
-    ports = ",".join(map(str, free_ports(parties)))
+RELAY = os.path.join(ROOT, "tests", "party", "relay.py")
+
+
+def start_relay(listen, rtt_ms, jitter):
+    """The relay with one link per party (to its listen port); its link ports."""
+    one_way = rtt_ms / 2
+    cmd = [sys.executable, RELAY, "--lifetime", str(TIMEOUT), "--delay-ms", str(one_way),
+           "--jitter-ms", str(one_way * jitter)]
+    for port in listen:
+        cmd += ["--link", f"127.0.0.1:0=127.0.0.1:{port}"]
+    relay = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    ports = [int(x) for x in relay.stdout.readline().split()]
+    if len(ports) != len(listen) + 1:
+        relay.kill()
+        sys.exit("the relay did not start")
+    return relay, ports[1:]
+
+
+def run_network(exe, parties, certs, common, relay_rtt=0.0, jitter=0.1):
+    listen = free_ports(parties)
+    ports = ",".join(map(str, listen))
+    extra = []
+    relay = None
+    if relay_rtt > 0:
+        relay, dial = start_relay(listen, relay_rtt, jitter)
+        extra = ["--dial", ",".join(map(str, dial))]
     procs = [subprocess.Popen([exe, "--engine", "network", "--party", str(k), "--ports", ports,
-                               "--certs", certs] + common,
+                               "--certs", certs] + extra + common,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for k in range(parties)]
+    try:
+        return collect_network(procs)
+    finally:
+        if relay is not None:
+            relay.kill()
+            relay.wait()
+
+
+def collect_network(procs):
     outs = []
     failed = []
     for k, p in enumerate(procs):
@@ -103,7 +141,12 @@ def main():
     ap.add_argument("--mpi-max", type=int, default=5, help="largest mpirun -np")
     ap.add_argument("--data", default="")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--relay-rtt-ms", type=float, default=0.0,
+                    help="route every party link through tests/party/relay.py with this round trip")
+    ap.add_argument("--relay-jitter", type=float, default=0.1, help="jitter / one-way delay")
+    ap.add_argument("--party-counts", default="", help="parties of the adult case (default 5)")
     args = ap.parse_args()
+    rtt = args.relay_rtt_ms
     exe = os.path.join(args.build, "bench", "bench_network")
     if args.smoke:
         args.reps, args.cases = 1, "ring"
@@ -117,7 +160,7 @@ def main():
             common = ["--case", "adult", "--rounds", str(args.adult_rounds)]
             if args.data:
                 common += ["--data", args.data]
-            party_counts = [5]
+            party_counts = [int(k) for k in (args.party_counts or "5").split(",")]
         elif case == "ring":
             common = ["--case", "ring", "--nodes", str(args.ring_nodes), "--width", "2",
                       "--rounds", str(args.ring_rounds)]
@@ -130,10 +173,13 @@ def main():
         for k in party_counts:
             if have_mpi and k <= args.mpi_max:
                 configs.append((case, "mpi", k, lambda k=k, c=common: run_mpi(exe, k, c)))
-            configs.append((case, "network --insecure", k,
-                            lambda k=k, c=common: run_network(exe, k, "insecure", c)))
-            configs.append((case, "network mTLS", k,
-                            lambda k=k, c=common: run_network(exe, k, certs, c)))
+            via = f" via relay {rtt:g} ms" if rtt > 0 else ""
+            configs.append((case, "network --insecure" + via, k,
+                            lambda k=k, c=common: run_network(exe, k, "insecure", c, rtt,
+                                                              args.relay_jitter)))
+            configs.append((case, "network mTLS" + via, k,
+                            lambda k=k, c=common: run_network(exe, k, certs, c, rtt,
+                                                              args.relay_jitter)))
 
     certs = tempfile.mkdtemp(prefix="dpadmm-bench-certs-")
     try:
@@ -160,6 +206,28 @@ def main():
 
     print(f"reps={args.reps} adult_rounds={args.adult_rounds} ring_rounds={args.ring_rounds} "
           f"ring_nodes={args.ring_nodes}; medians; load average {os.getloadavg()[0]:.1f} at the end")
+    if rtt > 0:
+        # Through the relay: each network round against the serial engine's round (all nodes'
+        # compute in one process) plus one round trip, and what the engine call spent beyond
+        # its rounds (set-up: connections, TLS, Hello; the end: last verdicts, closing).
+        print()
+        print(f"relay round trip {rtt:g} ms ({args.relay_jitter:.0%} jitter per direction)")
+        print()
+        print("| case | engine | processes | us/round | serial us/round + RTT | ratio "
+              "| engine call beyond the rounds s | in round trips |")
+        print("|---|---|---|---|---|---|---|---|")
+        rounds_of = {"adult": args.adult_rounds, "ring": args.ring_rounds}
+        for i, (case, label, procs, _) in enumerate(configs):
+            if not label.startswith("network"):
+                continue
+            med = statistics.median(samples[i])
+            serial = next(statistics.median(samples[j]) for j, c in enumerate(configs)
+                          if c[0] == case and c[1] == "serial")
+            bound = serial + rtt * 1000
+            extra = statistics.median(totals[i]) - rounds_of[case] * med / 1e6
+            print(f"| {case} | {label} | {procs} | {med:.0f} | {bound:.0f} | {med / bound:.2f} | "
+                  f"{extra:.2f} | {extra * 1000 / rtt:.1f} |")
+        print()
     print()
     print("| case | engine | processes | us/round | rounds/s | / tbb | / mpi (same processes) "
           "| CPU us/round (all processes) | engine call s (set-up incl.) | released bytes/round (all parties) "

@@ -149,7 +149,11 @@ AuditCommand::AuditCommand(CLI::App& app) {
                    "smooth_hinge (worst-case pair) | logistic (a flip reaches half the bound)");
   sub_->add_option("--epsilon", epsilon_,
                    "Sharing: target epsilon (default mechanism: total over the rounds; "
-                   "paper16: per iteration; 0 = 1)");
+                   "paper16: per iteration); local, average, central: the mechanism's "
+                   "epsilon (objective perturbation); 0 = 1");
+  sub_->add_option("--mechanism", mechanism_,
+                   "local, average, central: objective (objective perturbation) | gaussian "
+                   "(Gaussian output perturbation at --epsilon, --delta)");
   sub_->add_flag("--json", json_, "Print one JSON object instead of text");
 }
 
@@ -170,6 +174,10 @@ int AuditCommand::Run() const {
     throw InputError("audit: --loss must be smooth_hinge or logistic, got '" + loss_ + "'");
   }
   setup.logistic = loss_ == "logistic";
+  if (mechanism_ != "objective" && mechanism_ != "gaussian") {
+    throw InputError("audit: --mechanism must be objective or gaussian, got '" + mechanism_ + "'");
+  }
+  setup.gaussian = mechanism_ == "gaussian";
   AuditOptions options;
   options.runs_per_side = runs_;
   options.threads = threads_;

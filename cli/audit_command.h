@@ -30,7 +30,7 @@ class AuditCommand {
 
  private:
   CLI::App* sub_;
-  std::string algorithm_, loss_ = "smooth_hinge";
+  std::string algorithm_, loss_ = "smooth_hinge", mechanism_ = "objective";
   int rounds_ = 1, threads_ = 0;
   std::int64_t runs_ = 10000, rows_ = 0, dim_ = 0;
   std::uint64_t seed_ = 1, noise_seed_ = 0;

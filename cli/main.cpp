@@ -78,15 +78,20 @@ class CommandLine {
             "decay 1, R 1,\nC 1, rho 0.01, eta 0.1) print a finite epsilon with their defaults; "
             "--non-private turns\nthe noise off (pdml; sharing is private with --dp only); the "
             "non-private counterpart of\ndvp, pvp and madmm is admm, of private_mradmm "
-            "mradmm.\n") +
+            "mradmm.\n"
+            "Baselines at the same epsilon (--epsilon 1 per node, --mechanism objective | "
+            "gaussian): local (every\nnode alone, one release; its test error is the mean over "
+            "the nodes' own models), average\n(local's releases averaged by gossip) and central "
+            "(one curator holding every row: it NEEDS A\nCURATOR EVERY PARTY TRUSTS).\n") +
         kExitCodeHelp;
     run_ = app_.add_subcommand(
         "run",
         "Run one experiment of either family; the algorithm selects it.\n"
-        "Consensus (admm, dvp, pvp, madmm, radmm, mradmm, private_mradmm, pdml): N nodes learn "
-        "one "
-        "classifier\nby (private) consensus ADMM. Sharing (sharing, sgd): parties hold column "
-        "blocks, a coordinator the labels (001).\nWithout options: the main job, non-private ADMM "
+        "Consensus (admm, dvp, pvp, madmm, radmm, mradmm, private_mradmm, pdml; baselines "
+        "local, average,\ncentral): N nodes learn one classifier by (private) consensus "
+        "ADMM.\nSharing (sharing, "
+        "sgd): parties hold column blocks, a coordinator the labels (001).\nWithout options: the "
+        "main job, non-private ADMM "
         "on generated twonorm data, 10 nodes on a random\ngraph with 13 edges.");
     run_->option_defaults()->always_capture_default();
     run_->footer(footer);

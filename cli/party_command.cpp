@@ -24,9 +24,13 @@ PartyCommand::PartyCommand(CLI::App& app) {
       "node k. Every party runs this command with its own party\nfile; all must hold the "
       "same public spec (a mismatch is refused on every side, naming the\nfields). See "
       "README.md, \"Across organisations\".");
-  sub_->add_option("--config", config_,
-                   "The party file (JSON): spec, party, data, test, parties, node_parties, tls, "
-                   "timeouts, trace, summary, model_out")
+  sub_->add_option(
+          "--config", config_,
+          "The party file (JSON): spec, party, data, test, parties ({id, address} each, and an "
+          "optional listen: where this party binds when the others dial another address), "
+          "node_parties, tls, "
+          "timeouts, trace, trace_format, summary, model_out, checkpoint, "
+          "checkpoint_every, resume (the flags below override the file's)")
       ->type_name("FILE")
       ->required();
   sub_->add_flag("--insecure", insecure_,
@@ -62,9 +66,15 @@ int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
                      "--insecure, on loopback)");
   }
   OutputOptions o;
+  // The checkpoint flags override the party file's settings one by one.
   o.checkpoint = checkpoint_;
+  if (o.checkpoint.path.empty()) o.checkpoint.path = file.checkpoint;
+  if (o.checkpoint.every == 0) o.checkpoint.every = file.checkpoint_every;
+  if (o.checkpoint.resume.empty()) o.checkpoint.resume = file.resume;
+  const CheckpointFlags& checkpoint = o.checkpoint;
   o.config = config_;
   o.trace = file.trace;
+  o.trace_format = file.trace_format;
   o.summary = file.summary;
   o.model_out = file.model_out;
   o.quiet = quiet_;
@@ -78,7 +88,7 @@ int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
                       {"test_labels", file.test_labels},
                       {"tls.key", file.network.tls.key}});
   CheckCheckpointFlags(file.spec, o);
-  CheckPartyResume(file.spec, CheckpointOptionsOf(checkpoint_, nullptr, nullptr));
+  CheckPartyResume(file.spec, CheckpointOptionsOf(checkpoint, nullptr, nullptr));
   g_inputs = "party file " + config_ + " (data " + file.data + ")";
   // Outputs tried before the data is loaded (as `run` does), then opened for good; a resumed
   // party continues its trace (a killed party's TRACE.partial becomes TRACE first).
@@ -96,8 +106,8 @@ int PartyCommand::Run(std::chrono::steady_clock::time_point started) const {
                     std::move(file.network));
   return ReportRun(
       party.spec(), o, started, party.info(), [&](CliObserver* observer, TraceWriter* trace) {
-        if (!checkpoint_.active()) return party.Run(observer, &g_stop);
-        return party.Run(CheckpointOptionsOf(checkpoint_, observer, trace), observer, &g_stop);
+        if (!checkpoint.active()) return party.Run(observer, &g_stop);
+        return party.Run(CheckpointOptionsOf(checkpoint, observer, trace), observer, &g_stop);
       });
 }
 

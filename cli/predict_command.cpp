@@ -98,6 +98,11 @@ std::string Shortest(double v) {
 }  // namespace
 
 bool SaveRunModel(const RunSummary& summary, const RunSpec& spec, const std::string& path) {
+  if (spec.algorithm.name() == Algorithm::kLocal) {
+    std::cerr << "dpadmm: model not saved to " << path
+              << ": algorithm 'local' learns one model per node and no single model\n";
+    return true;
+  }
   // A diverged run's last reported model is finite but not a trained model: not saved either.
   if (summary.outcome == RunOutcome::kDiverged || summary.model.size() == 0 ||
       !summary.model.allFinite()) {

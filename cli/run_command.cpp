@@ -157,10 +157,13 @@ int RunAndReport(const RunSpec& spec, const OutputOptions& o,
     return OutputsDone(ExitCodeOf(summary.outcome));
   }
 
-  return OutputsDone(ReportRun(
-      spec, o, started, experiment.info(), [&](CliObserver* observer, TraceWriter* trace) {
-        return RunWithCheckpointFlags(experiment, o.checkpoint, observer, &g_stop, trace);
-      }));
+  // The experiment's spec: the one that runs (with target_epsilon, the epsilon policy's
+  // settings and the calibrated knob).
+  return OutputsDone(ReportRun(experiment.spec(), o, started, experiment.info(),
+                               [&](CliObserver* observer, TraceWriter* trace) {
+                                 return RunWithCheckpointFlags(experiment, o.checkpoint, observer,
+                                                               &g_stop, trace);
+                               }));
 }
 
 int ReportRun(const RunSpec& spec, const OutputOptions& o,

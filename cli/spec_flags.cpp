@@ -9,6 +9,7 @@
 #include "dpadmm/run/spec_json.h"
 #include "dpadmm/runtime/engine.h"
 #include "dpadmm/solver/loss.h"
+#include "dpadmm/tools/epsilon_policy.h"
 
 namespace dpadmm::cli {
 
@@ -262,6 +263,9 @@ void SpecFlags::Register() {
       "Per-node privacy budget, one per node (replaces --privacy-budget)"));
   in(Param("--alpha", "alpha", 0.0, "Privacy parameter of the first iteration; 0 = no noise")
          ->type_name("A"));
+  in(Param("--noise-multiplier", "noise_multiplier", 0.0,
+           "pvp gaussian: sigma_i / sensitivity_i (calibrated by --target-epsilon)")
+         ->type_name("Z"));
   in(Param("--q1", "q1", 1.0, "Penalty growth factor >= 1 (madmm, mradmm, private_mradmm)")
          ->type_name("Q"));
   in(Param("--q2", "q2", 1.0, "Growth factor of alpha per iteration")->type_name("Q"));
@@ -322,22 +326,38 @@ void SpecFlags::Register() {
            "Newton steps of the z update before the run is declared diverged")
          ->type_name("N"));
   in(ParamSwitch("--dp", "dp", "Private ADMM sharing (mechanism: --dp-mechanism)"));
-  in(Param("--dp-mechanism", "mechanism", std::string("gaussian"),
-           "gaussian: D_m x_m + N(0, sigma^2 I_N), ||x_m|| <= b1 enforced (DP); paper16: 001 "
-           "(16), x_m + N(0, sigma^2 (D_m^T D_m)^-1) - NOT DP as stated (the noise covariance "
-           "is made of the private data: releases lie in col(D_m)); 001 used --b1 1")
-         ->type_name("MECH"));
+  // Shared by the baselines and DP sharing (each reads its own algorithm.<name> field).
+  const std::string mechanism_group =
+      "Privacy mechanism (pvp; baselines local, average, central; sharing --dp)";
+  Param("--dp-mechanism,--mechanism", "mechanism", std::string("per algorithm"),
+        "pvp: laplace (the paper's l2-Laplace output noise, --alpha; the default) or gaussian "
+        "(the exact discrete Gaussian, sigma_i = --noise-multiplier x the update's "
+        "sensitivity, composed exactly); "
+        "local, average, central: objective (objective perturbation, Chaudhuri et al. 2011, "
+        "pure epsilon; the default) or gaussian (Gaussian output perturbation, (epsilon, "
+        "delta)); sharing: gaussian (default): D_m x_m + N(0, sigma^2 I_N), ||x_m|| <= b1 "
+        "enforced (DP); paper16: 001 (16), x_m + N(0, sigma^2 (D_m^T D_m)^-1) - NOT DP as "
+        "stated (the noise covariance is made of the private data: releases lie in "
+        "col(D_m)); 001 used --b1 1")
+      ->type_name("MECH")
+      ->group(mechanism_group);
   in(Param("--total-epsilon", "total_epsilon", 2.0,
            "gaussian: each party's total epsilon over all iterations (tight), sets sigma")
          ->type_name("EPS"));
-  in(Param("--epsilon", "epsilon", 1.0, "paper16: per-iteration epsilon in (0, 1]")
-         ->type_name("EPS"));
+  Param("--epsilon", "epsilon", 1.0,
+        "local, average, central: the mechanism's epsilon per node (> 0; central: against "
+        "everyone but the trusted curator); sharing paper16: per-iteration epsilon in (0, 1]")
+      ->type_name("EPS")
+      ->group(mechanism_group);
   in(Param("--noise-sigma", "noise_sigma", 0.0,
            "Set sigma directly (0 = from Theorem 3 and --epsilon); epsilon is then reported "
            "for it")
          ->type_name("S"));
-  in(Param("--delta", "delta", 1e-5, "gaussian: total delta; paper16: per-iteration delta")
-         ->type_name("D"));
+  Param("--delta", "delta", 1e-5,
+        "local, average, central with the gaussian mechanism: its delta; sharing gaussian: "
+        "total delta; paper16: per-iteration delta")
+      ->type_name("D")
+      ->group(mechanism_group);
   in(Param("--delta-prime", "delta_prime", 1e-5, "paper16: Corollary 1's delta'")->type_name("D"));
   in(Param("--b1", "b1", 100.0,
            "gaussian: enforced bound on ||x_m||; paper16: assumed bound on ||x_m||, ||y|| "
@@ -423,9 +443,38 @@ void SpecFlags::Register() {
   in(Value(
          "--target-epsilon", [](RunSpec & s) -> auto& { return s.target_epsilon; },
          "Calibrate the noise so that the tight total epsilon per node (sharing: per party) "
-         "at delta 1e-5 (sharing: --delta) is E: dvp, pvp, madmm, private_mradmm set alpha, "
-         "sharing --dp its total epsilon; 0 = the knob as given")
+         "at delta 1e-5 (sharing: --delta) is E: dvp, pvp, madmm, private_mradmm set alpha "
+         "(pvp gaussian: its noise multiplier), sharing --dp its total epsilon, local, average, "
+         "central their --epsilon; with the epsilon policy (default) dvp, pvp, madmm and "
+         "private_mradmm first take their rounds, C, rho, eta (and pvp the gaussian mechanism) "
+         "from E, delta, the graph, the rows per node and the features; 0 = the knob as given")
          ->type_name("E"));
+  in(Switch(
+      "--no-epsilon-policy", [](RunSpec & s) -> auto& { return s.epsilon_policy; }, false,
+      "With --target-epsilon: keep every setting as given and calibrate only the noise knob "
+      "(the papers' settings)"));
+  {
+    // The epsilon policy chooses these from the target: setting one as well is refused (not
+    // silently overridden); --no-epsilon-policy keeps them as given.
+    CLI::Option* target = app_.get_option("--target-epsilon");
+    CLI::Option* off = app_.get_option("--no-epsilon-policy");
+    std::vector<CLI::Option*> chosen;
+    for (const char* name : {"--iterations", "--C", "--rho", "--rho-per-node", "--eta",
+                             "--node-eta", "--dp-mechanism", "--noise-multiplier"}) {
+      chosen.push_back(app_.get_option(name));
+    }
+    bindings_.emplace_back(target, [off, chosen](RunSpec& s) {
+      if (off->count() > 0 || !HasEpsilonPolicy(s.algorithm.name())) return;
+      for (const CLI::Option* o : chosen) {
+        if (o->count() == 0) continue;
+        Fail(o->get_name() +
+             " with --target-epsilon: the epsilon policy chooses the rounds, C, "
+             "rho, eta and pvp's mechanism from the target (algorithms/privacy/README.md, \"The "
+             "epsilon policy\"); add --no-epsilon-policy to keep your settings and calibrate "
+             "only the noise");
+      }
+    });
+  }
   CLI::Option* non_private = app_.get_option("--non-private");
   for (const char* noise :
        {"--alpha", "--node-alpha", "--label-eps", "--label-eps-groups", "--label-eps-shares",

@@ -241,10 +241,18 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
           *lo == *hi ? std::to_string(*lo) : std::to_string(*lo) + ".." + std::to_string(*hi);
     }
     if (party) per_node += " (this party's " + own_nodes + "; the others' not known here)";
-    row("graph", std::to_string(info.nodes) + " nodes, " + std::to_string(info.edges) + " edges (" +
-                     ChoiceName(spec.graph.topology) + "); " + per_node);
+    if (info.trusted_curator) {
+      row("graph",
+          "1 node, the trusted curator, holding every party's rows (the parties' graph is not "
+          "used); " +
+              per_node);
+    } else {
+      row("graph", std::to_string(info.nodes) + " nodes, " + std::to_string(info.edges) +
+                       " edges (" + ChoiceName(spec.graph.topology) + "); " + per_node);
+    }
     row("algorithm",
         std::string(ChoiceName(info.algorithm)) + ", " + info.loss + " loss, " + engine);
+    if (!info.baseline.empty()) row("baseline", info.baseline);
     if (info.algorithm == Algorithm::kPdml) {
       // PDML's only quantified guarantee is Phase 1's; say so rather than print a bare number.
       const PdmlParams& p = spec.algorithm.As<PdmlParams>();
@@ -262,11 +270,24 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                          over_nodes + ")"
                    : std::string("no primal noise (V = 0): no epsilon for "
                                  "the released models")));
+    } else if (info.gaussian_releases && std::isfinite(s.tight_epsilon)) {
+      // Gaussian releases: no paper's figure; the tight one is their exact composition.
+      row("tight privacy", "(" + Fmt("%.6g", s.tight_epsilon) + ", " + Fmt("%.0e", s.tight_delta) +
+                               ")-DP per node (Gaussian releases composed exactly, " + over_nodes +
+                               ")");
     } else if (m.privacy_loss > 0.0) {
       // Both figures: the paper's (its composition) and the tight one (optimal composition).
+      const bool gaussian_baseline = IsBaseline(info.algorithm) &&
+                                     *spec.algorithm.Field<std::string>("mechanism") == "gaussian";
+      const std::string baseline_paper =
+          gaussian_baseline
+              ? "the mechanism's epsilon at delta " +
+                    Fmt("%.0e", *spec.algorithm.Field<double>("delta")) + ", one release"
+              : "the mechanism's epsilon, one release";
       const char* paper = info.algorithm == Algorithm::kDvp     ? "004 Thm 1, plain sum"
                           : info.algorithm == Algorithm::kPvp   ? "PVP, plain sum"
                           : info.algorithm == Algorithm::kMadmm ? "002 P(T)"
+                          : IsBaseline(info.algorithm)          ? baseline_paper.c_str()
                                                                 : "003 eq. (32) beta";
       // Both deltas include the double-precision sampler's (s.sampler_delta).
       const bool fp = std::isfinite(s.sampler_delta) && s.sampler_delta > 0.0;
@@ -275,12 +296,14 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
               : Fmt("%.6g", m.privacy_loss)) +
               " (paper: " + paper + ", " + over_nodes + ")");
       if (std::isfinite(s.tight_epsilon)) {
-        row("tight privacy", "(" + Fmt("%.6g", s.tight_epsilon) + ", " +
-                                 Fmt("%.2g", s.tight_delta) +
-                                 ")-DP per node (optimal composition, " + over_nodes +
-                                 (fp ? "; delta = " + Fmt("%.0e", s.tight_delta - s.sampler_delta) +
-                                           " + the sampler's " + Fmt("%.2g", s.sampler_delta) + ")"
-                                     : std::string(")")));
+        row("tight privacy",
+            "(" + Fmt("%.6g", s.tight_epsilon) + ", " + Fmt("%.2g", s.tight_delta) +
+                ")-DP per node (" +
+                (IsBaseline(info.algorithm) ? "accountant" : "optimal composition") + ", " +
+                over_nodes +
+                (fp ? "; delta = " + Fmt("%.0e", s.tight_delta - s.sampler_delta) +
+                          " + the sampler's " + Fmt("%.2g", s.sampler_delta) + ")"
+                    : std::string(")")));
       }
     }
     if (!info.calibrated_knob.empty()) {
@@ -290,6 +313,7 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                             Fmt("%.0e", info.calibrated_delta) + " (target " +
                             Fmt("%.6g", spec.target_epsilon) + ")");
     }
+    if (!info.epsilon_policy.empty()) row("epsilon policy", info.epsilon_policy);
     if (!info.privacy_claim.empty()) row("privacy claim", info.privacy_claim);
     const bool has_optimum = !std::isnan(info.optimum_objective);
     eval_row("objective", Fmt("%.8g", m.objective) +
@@ -297,8 +321,11 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
                                                  Fmt("%.8g", info.optimum_objective) + ")"
                                            : "") +
                               (party ? "  (this party's nodes' terms)" : ""));
-    row("test accuracy",
-        Percent(1.0 - m.test_error) + (party ? "  (the mean of this party's models)" : ""));
+    const bool per_node_models = info.test_error_of != "mean model";
+    row("test accuracy", Percent(1.0 - m.test_error) +
+                             (per_node_models ? "  (" + info.test_error_of + "; no consensus model)"
+                              : party         ? "  (the mean of this party's models)"
+                                              : ""));
     if (has_optimum) {
       eval_row("optimum accuracy",
                Percent(1.0 - info.optimum_test_error) + " (centralized optimum on the test set)");

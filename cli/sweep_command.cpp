@@ -210,7 +210,8 @@ SweepCommand::SweepCommand(CLI::App& app) {
   sub_->option_defaults()->always_capture_default();
   const std::string g = "Sweep";
   sub_->add_option("--algorithms", algorithms_,
-                   "Comma-separated: dvp, pvp, madmm, private_mradmm, sharing (DP sharing)")
+                   "Comma-separated: dvp, pvp, madmm, private_mradmm, sharing (DP sharing), "
+                   "and the baselines local, average, central")
       ->delimiter(',')
       ->type_name("LIST")
       ->group(g);

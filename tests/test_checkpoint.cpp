@@ -133,7 +133,9 @@ TEST_P(SameBitsAfterResume, FinalTraceAndSummary) {
 INSTANTIATE_TEST_SUITE_P(Consensus, SameBitsAfterResume,
                          ::testing::Values(Algorithm::kAdmm, Algorithm::kDvp, Algorithm::kPvp,
                                            Algorithm::kMadmm, Algorithm::kRadmm,
-                                           Algorithm::kPrivateMradmm, Algorithm::kPdml),
+                                           Algorithm::kPrivateMradmm, Algorithm::kPdml,
+                                           Algorithm::kLocal, Algorithm::kAverage,
+                                           Algorithm::kCentral),
                          [](const auto& p) { return std::string(ChoiceName(p.param)); });
 
 TEST(CheckpointTest, SegmentedRunGivesTheSameBits) {

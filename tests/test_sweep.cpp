@@ -64,6 +64,9 @@ TEST(Calibration, RunHitsTargetForEveryPrivateConsensusAlgorithm) {
     for (double target : {0.5, 4.0}) {
       RunSpec s = Small(a);
       s.target_epsilon = target;
+      // The settings as given, alpha calibrated (the epsilon policy's runs:
+      // test_epsilon_policy.cpp).
+      s.epsilon_policy = false;
       dpadmm::Experiment exp(s);
       const RunSummary r = exp.Run();
       ASSERT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << r.message;

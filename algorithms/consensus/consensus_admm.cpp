@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "consensus/admm_node.h"
+#include "consensus/baseline_nodes.h"
 #include "consensus/dvp_node.h"
 #include "consensus/madmm_node.h"
 #include "consensus/mradmm_node.h"
@@ -18,7 +19,9 @@ bool IsPrivate(ConsensusVariant v, double alpha) {
   switch (v) {
     case ConsensusVariant::kDvp:
     case ConsensusVariant::kPvp:
-    case ConsensusVariant::kPrivateMradmm: return true;
+    case ConsensusVariant::kPrivateMradmm:
+    case ConsensusVariant::kLocal:
+    case ConsensusVariant::kAverage: return true;
     case ConsensusVariant::kMadmm: return alpha > 0.0;
     default: return false;
   }
@@ -44,6 +47,10 @@ std::unique_ptr<ConsensusNode> MakeConsensusNode(int id, const Dataset& data, in
     case ConsensusVariant::kPrivateMradmm:
       return std::make_unique<PrivateMradmmNode>(id, data, degree, loss, newton, params,
                                                  std::move(f0));
+    case ConsensusVariant::kLocal:
+      return std::make_unique<LocalNode>(id, data, degree, loss, newton, params, std::move(f0));
+    case ConsensusVariant::kAverage:
+      return std::make_unique<AverageNode>(id, data, degree, loss, newton, params, std::move(f0));
   }
   throw InputError("MakeConsensusNode: unknown variant");
 }

@@ -8,16 +8,30 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include "consensus/consensus_node.h"
 #include "dpadmm/data/dataset.h"
+#include "dpadmm/privacy/baseline_mechanisms.h"
 #include "dpadmm/solver/local_solver.h"
 
 namespace dpadmm {
 
-enum class ConsensusVariant { kAdmm, kDvp, kPvp, kMadmm, kRadmm, kMradmm, kPrivateMradmm };
+// kLocal serves both `local` and `central` (one node holding every row); kAverage is `average`
+// (baseline_nodes.h).
+enum class ConsensusVariant {
+  kAdmm,
+  kDvp,
+  kPvp,
+  kMadmm,
+  kRadmm,
+  kMradmm,
+  kPrivateMradmm,
+  kLocal,
+  kAverage
+};
 bool IsPrivate(ConsensusVariant v, double alpha);
 
 // Parameters of one node (already resolved from the spec's scalars and per-node vectors).
@@ -32,12 +46,22 @@ struct ConsensusNodeParams {
   double q2 = 1.0;          // its geometric factor
   double gamma = 0.5;       // R-ADMM even-step term
   double dual_step = 0.0;   // M-ADMM theta for the dual update; 0 = eta_i(1)
+  // PVP's Gaussian mechanism (PvpParams): sigma_i = noise_multiplier x the update's
+  // sensitivity; 0 = the l2-Laplace mechanism of alpha.
+  double noise_multiplier = 0.0;
   // Set: simulation mode, the node's noise key is derived from it (reproducible, not private);
   // unset: private mode, the key comes from the operating system (privacy/noise_key.h).
   std::optional<std::uint64_t> noise_seed;
   // The node's own privacy budget, enforced by its release (0 = none): a round whose loss
   // would take the node's spent loss above it is refused and the node freezes.
   double privacy_budget = 0.0;
+  // The baselines (local, average, central; baseline_nodes.h): the release's mechanism, its
+  // epsilon (> 0) and, for the Gaussian mechanism, its delta; average: the degree of each
+  // neighbour in inbox order (public: the graph is), for the Metropolis-Hastings weights.
+  BaselineMechanism mechanism = BaselineMechanism::kObjective;
+  double epsilon = 0.0;
+  double delta = 0.0;
+  std::vector<int> neighbour_degrees;
 };
 
 // The node program of `params.variant` for node `id` with training rows `data` (which must

@@ -43,12 +43,20 @@ runtime::StepResult ConsensusNode::Step(std::int64_t round, const runtime::Inbox
     release_.Resend(out);
     return runtime::StepResult::Ok();
   }
-  SumNeighbours(in);
+  ReceiveNeighbours(round, in);
   noise_parameter_ = 0.0;
   runtime::StepResult r = Iterate(round);
   if (!r.ok) return r;
-  release_.Send(Released(), out);
+  if (PostProcessed(round)) {
+    release_.SendPostProcessed(Released(), out);
+  } else {
+    release_.Send(Released(), out);
+  }
   return runtime::StepResult::Ok();
+}
+
+void ConsensusNode::ReceiveNeighbours(std::int64_t /*round*/, const runtime::Inbox& in) {
+  SumNeighbours(in);
 }
 
 std::optional<MechanismRelease> ConsensusNode::Mechanism(std::int64_t round) const {

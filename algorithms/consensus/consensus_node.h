@@ -115,6 +115,13 @@ class ConsensusNode : public runtime::NodeProgram, public Checkpointable {
   virtual const Eigen::VectorXd& ReportedModel() const { return f_; }
   // The privacy value written at ConsensusReport::kPrivacySpent.
   virtual double ReportedPrivacy() const { return release_.spent(); }
+  // Reads round r's inbox (the neighbours' round r-1 releases) before Iterate. Default: their
+  // sum into neighbours_. A baseline that never listens reads nothing.
+  virtual void ReceiveNeighbours(std::int64_t round, const runtime::Inbox& in);
+  // True when round r's message is a function of values already released (the node's own and
+  // its neighbours'): the round is opened at cost 0 without a mechanism and Released() goes out
+  // through Release::SendPostProcessed (no cost, no delta, not snapped).
+  virtual bool PostProcessed(std::int64_t /*round*/) const { return false; }
 
   // lambda += weight (V own - sum_j f_j(r-1)): the dual step of 004 eq. (11), 003 eqs. (13)/(15),
   // 002's dual update and 000 eq. (17) (there with weight beta and gamma = 2 lambda).

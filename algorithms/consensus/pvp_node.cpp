@@ -2,10 +2,38 @@
 #include "consensus/pvp_node.h"
 
 #include "dpadmm/privacy/accounting.h"
+#include "dpadmm/privacy/samplers.h"
 
 namespace dpadmm {
 
+double PvpNode::Sigma() const {
+  return params_.noise_multiplier *
+         PvpSensitivity(params_.C, rows_, params_.rho_node, params_.eta, degree_);
+}
+
+std::optional<MechanismRelease> PvpNode::Mechanism(std::int64_t round) const {
+  if (!Gaussian()) return AdmmNode::Mechanism(round);
+  // DrawGaussian rounds the variance up (sigma is a lower bound of the noise used), and
+  // rounding the model to the lattice moves it by at most sqrt(d) step / 2 in either
+  // neighbouring run: sqrt(d) step is added to the sensitivity, as for PDML's primal noise.
+  const double sigma = Sigma();
+  const double sensitivity =
+      PvpSensitivity(params_.C, rows_, params_.rho_node, params_.eta, degree_);
+  return MechanismRelease{MechanismKind::kGaussian,
+                          sensitivity + GridSensitivityL2(dim_, GaussianGridStep(sigma)), sigma,
+                          0.0};
+}
+
 void PvpNode::AfterPrimal(std::int64_t round, double eta) {
+  if (Gaussian()) {
+    // The exact discrete Gaussian on the lattice step Z^d: the model rounded to the lattice
+    // plus the lattice noise is exact in doubles, so the release is exactly that mechanism.
+    noise_parameter_ = Sigma();
+    const double step = release_.DrawGaussian(noise_parameter_, noise_);
+    f_ = f_.unaryExpr([step](double v) { return RoundToGrid(v, step); }) + noise_;
+    mean_loss_ = kNaN;
+    return;
+  }
   const double alpha = Alpha(round);
   if (alpha <= 0.0) return;
   // Release f + eps with density exp(-zeta ||eps||), zeta = alpha / sensitivity of the exact

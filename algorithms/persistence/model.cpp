@@ -155,6 +155,11 @@ Model::Model(Eigen::VectorXd weights, Loss loss, RowPreparation preparation, boo
 }
 
 Model Model::FromRun(const RunSummary& summary, const RunSpec& spec) {
+  if (spec.algorithm.name() == Algorithm::kLocal) {
+    throw InputError(
+        "model: algorithm 'local' learns one model per node and no single model: there is no "
+        "model to save (average and central learn one)");
+  }
   if (summary.model.size() == 0) {
     throw InputError("model: the run reported no round, so it has no model (" +
                      std::string(ToString(summary.outcome)) + ": " + summary.message + ")");

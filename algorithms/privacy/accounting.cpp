@@ -90,6 +90,14 @@ DvpParameters DvpNoise(double alpha, double C, double B, double c1, double rho, 
   return p;
 }
 
+double PvpGaussianMu(double C, double B, double rho, double eta, int V, double multiplier,
+                     std::int64_t d) {
+  RequirePositive("PvpGaussianMu", "multiplier", multiplier);
+  const double sensitivity = PvpSensitivity(C, B, rho, eta, V);
+  const double sigma = multiplier * sensitivity;
+  return (sensitivity + GridSensitivityL2(d, GaussianGridStep(sigma))) / sigma;
+}
+
 double PvpSensitivity(double C, double B, double rho, double eta, int V) {
   constexpr const char* kFn = "PvpSensitivity";
   RequirePositive(kFn, "C", C);

@@ -151,6 +151,20 @@ void Release::SendNothing(runtime::Outbox& out) {
   out.Prepare(0);
 }
 
+void Release::SendPostProcessed(const Eigen::Ref<const Eigen::VectorXd>& message,
+                                runtime::Outbox& out) {
+  RequireOpen("SendPostProcessed");
+  if (cost_ != 0.0 || mechanism_) {
+    throw std::logic_error(
+        "Release::SendPostProcessed: a post-processed message costs nothing; the round was "
+        "opened with a cost or a mechanism");
+  }
+  open_ = false;
+  if (message.data() != last_.data()) last_ = message;
+  has_last_ = true;
+  Write(out);
+}
+
 void Release::Resend(runtime::Outbox& out) const {
   if (open_ || !frozen_) throw std::logic_error("Release::Resend: only a frozen node resends");
   if (!has_last_) {

@@ -21,6 +21,14 @@ std::span<const Choice<Algorithm>> Choices() {
       {Algorithm::kMradmm, "mradmm", "Modified R-ADMM (003 Algorithm 2), not private"},
       {Algorithm::kPrivateMradmm, "private_mradmm", "private MR-ADMM (003 Algorithm 3)"},
       {Algorithm::kPdml, "pdml", "PDML: label privacy by randomized response (000)"},
+      {Algorithm::kLocal, "local",
+       "baseline: every node trains alone on its own rows and releases once (objective or "
+       "Gaussian perturbation at --epsilon); test error averaged over the nodes' own models"},
+      {Algorithm::kAverage, "average",
+       "baseline: local's releases, then averaged by gossip (post-processing, no cost)"},
+      {Algorithm::kCentral, "central",
+       "baseline, NEEDS A CURATOR EVERY PARTY TRUSTS with its rows: one node holds every row and "
+       "releases once with local's mechanism (the ceiling)"},
       {Algorithm::kSharing, "sharing",
        "ADMM sharing over vertically partitioned features (001 Algorithm 1; private with dp)"},
       {Algorithm::kSgd, "sgd", "SGD baseline for vertically partitioned features (001)"},

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "consensus/baseline_nodes.h"
 #include "consensus/consensus_admm.h"
 #include "consensus/pdml_node.h"
 #include "data/memory_release.h"
@@ -25,6 +27,7 @@
 #include "dpadmm/run/spec_json.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
+#include "dpadmm/tools/epsilon_policy.h"
 #include "persistence/checkpoint.h"
 #include "placement/placement.h"
 #include "run/driver.h"
@@ -157,6 +160,71 @@ std::string PrivacyClaim(ConsensusVariant v) {
          "tv)-DP; these deltas add up (algorithms/privacy/README.md)";
 }
 
+// PVP with the Gaussian mechanism (PvpParams::gaussian).
+bool PvpGaussian(const RunSpec& spec) {
+  return spec.algorithm.name() == Algorithm::kPvp && spec.algorithm.As<PvpParams>().gaussian();
+}
+
+std::string PvpGaussianGuarantee() {
+  return "(epsilon, delta)-DP per node of the whole sequence of its releases: each round's "
+         "exact primal update plus the exact discrete Gaussian N(0, sigma_i^2 I), sigma_i = "
+         "noise_multiplier x its L2 sensitivity 2 (C/B_i) / (rho_i + 2 eta V_i); composed "
+         "exactly (mu^2 summed, analytic Gaussian) at delta = 1e-5";
+}
+
+std::string PvpGaussianClaim() {
+  return "neighbouring datasets: node i's training rows with one record replaced (rows clipped "
+         "to ||x|| <= 1, |L'| <= 1); public: B_i, V_i, the graph, C, rho, eta, the noise "
+         "multiplier and the rounds; notion: (epsilon, delta)-DP per node of the whole "
+         "sequence of values node i releases, each round a Gaussian mechanism on the exact "
+         "minimiser of the local problem (strongly convex with modulus rho_i + 2 eta V_i, its "
+         "inputs other than the node's rows being released values) with L2 sensitivity "
+         "2 (C/B_i) / (rho_i + 2 eta V_i) plus the lattice's sqrt(d) step "
+         "(algorithms/privacy/README.md, PVP with Gaussian noise); paper's figure: none; tight "
+         "figure: the Gaussian releases composed exactly (mu^2 summed, analytic Gaussian) at "
+         "delta = 1e-5";
+}
+
+// The baselines' guarantee and claim (algorithms/privacy/README.md, "The baselines'
+// mechanisms").
+std::string BaselineGuarantee(Algorithm algorithm, BaselineMechanism mechanism) {
+  std::string g =
+      mechanism == BaselineMechanism::kObjective
+          ? "epsilon-DP per node of its one release, in round 1: objective perturbation "
+            "(Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2, Theorem 9); delta: the "
+            "release adds (1 + e^eps) d (2^-27 + 2^-40) for the double-precision sampler"
+          : "(epsilon, delta)-DP per node of its one release, in round 1: Gaussian output "
+            "perturbation of the exact minimiser (L2 sensitivity 2 (C/B_i) / rho_i plus the "
+            "lattice's sqrt(d) step, sigma from the analytic Gaussian)";
+  g += algorithm == Algorithm::kAverage
+           ? "; rounds 2.. average the released models by gossip (post-processing, no cost)"
+           : "; later rounds resend it (post-processing, no cost)";
+  if (algorithm == Algorithm::kCentral) {
+    g += "; central: one curator holds every party's rows, so the guarantee holds against "
+         "everyone but the curator: it needs a curator every party trusts";
+  }
+  return g;
+}
+
+std::string BaselineClaim(BaselineMechanism mechanism) {
+  return std::string(
+             "neighbouring datasets: node i's training rows with one record replaced (rows "
+             "clipped to ||x|| <= 1, |L'| <= 1, the loss's curvature bound c); public: B_i, "
+             "the graph and its degrees, C, rho and the mechanism's parameters; notion: (epsilon, "
+             "delta)-DP per node of the whole sequence of values node i sends: one release in "
+             "round 1, then post-processing of released values (resent, or gossip averages), "
+             "assuming the exact minimiser of the node's (perturbed) problem; paper's figure: "
+             "the mechanism's epsilon (") +
+         (mechanism == BaselineMechanism::kObjective
+              ? "pure, Chaudhuri et al. 2011 Theorem 9); tight figure: that one pure-epsilon "
+                "release at delta = 1e-5, plus the sampler's delta (the noise is drawn in double "
+                "precision and the release rounded to the 2^-16 grid: (eps, (1 + e^eps) tv)-DP, "
+                "tv = d (2^-27 + 2^-40); algorithms/privacy/README.md)"
+              : "at its delta, analytic Gaussian); tight figure: the analytic Gaussian of that "
+                "one release at delta = 1e-5 (exact discrete Gaussian on the lattice, accounted "
+                "as the continuous one)");
+}
+
 // The largest debiasing weight a record may carry: over the public label eps levels.
 double PdmlMaxDebiasWeight(const PdmlParams& p) {
   return dpadmm::PdmlMaxDebiasWeight(p.label_eps, p.label_eps_groups);
@@ -175,6 +243,10 @@ std::string PdmlPhase2Claim() {
          "analytic Gaussian) at delta = 1e-5; Phase 1's label eps-LDP holds besides";
 }
 
+// mu = sensitivity / sigma of node i's Gaussian release in round r (0: none), for the per-round
+// tight figure of PDML Phase 2 and PVP's Gaussian mechanism.
+using GaussianRoundMu = std::function<double(std::size_t node, std::int64_t round)>;
+
 // Turns the nodes' reports of each round into RoundMetrics (off the nodes' critical path: the
 // engine calls it from whichever thread completes a round, one round at a time, in order).
 class MetricsSink : public runtime::RoundSink {
@@ -182,7 +254,7 @@ class MetricsSink : public runtime::RoundSink {
   MetricsSink(const RunSpec& spec, const Dataset& test, const std::vector<Dataset>& slices,
               const Eigen::VectorXd& optimum, int nodes, std::int64_t dim, RunObserver* observer,
               std::vector<char> private_nodes, bool tight, std::vector<int> view, bool budget_stop,
-              std::vector<double> gaussian_sensitivity = {}, double V = 0.0, double decay = 1.0)
+              GaussianRoundMu gaussian_round_mu = {})
       : spec_(spec),
         slices_(slices),
         test_(test),
@@ -199,7 +271,7 @@ class MetricsSink : public runtime::RoundSink {
         budget_stop_(budget_stop),
         evaluate_(EffectiveMetrics(spec) == MetricsScope::kAll) {
     for (int i : view_) in_view_[static_cast<std::size_t>(i)] = 1;
-    if (tight && gaussian_sensitivity.empty()) {
+    if (tight && !gaussian_round_mu) {
       tight_.emplace(nodes, kTightDelta);
       // dp-bounds, dp-standardize: the set-up releases precede round 1 (the summary composes
       // them first too).
@@ -207,11 +279,26 @@ class MetricsSink : public runtime::RoundSink {
         tight_->AddRound(std::vector<double>(static_cast<std::size_t>(nodes), e));
       }
     }
-    if (tight && !gaussian_sensitivity.empty()) {
-      gaussian_.emplace(GaussianTrace{std::move(gaussian_sensitivity), V, decay,
+    if (tight && gaussian_round_mu) {
+      gaussian_.emplace(GaussianTrace{std::move(gaussian_round_mu),
                                       std::vector<double>(static_cast<std::size_t>(nodes), 0.0)});
     }
   }
+
+  // The baselines: every node releases once, in round 1, and `epsilon` is the tight figure of
+  // that release (max over nodes, composed after the set-up releases if any, whose own figure
+  // is `before`): the column is `before` in round 0 and `epsilon` from round 1 (the pure-epsilon
+  // column of the other algorithms is not kept).
+  void UseReleaseOnceFigure(double before, double epsilon) {
+    tight_.reset();
+    release_before_ = before;
+    release_once_ = epsilon;
+  }
+  // Every node's regulariser rho_i, for the objective (default: rho, or rho / N).
+  void SetNodeRegulariser(double rho_node) { node_rho_ = rho_node; }
+  // local: test_error is the mean over the nodes of each node's own model's test error (there
+  // is no consensus model to measure).
+  void MeasureTestErrorPerNode() { test_error_per_node_ = true; }
 
   bool OnRound(std::int64_t round, const runtime::ReportTable& t) override {
     // What each node had spent before this round, whether or not that round was measured.
@@ -230,7 +317,7 @@ class MetricsSink : public runtime::RoundSink {
       tight_->AddRound(costs);
       tight_rounds_.push_back(std::move(costs));  // for a checkpoint: replayed on resume
     }
-    if (gaussian_ && round >= 1) gaussian_->AddRound(round, dim_);
+    if (gaussian_ && round >= 1) gaussian_->AddRound(round);
     if (!table_.empty()) {
       for (int i = 0; i < nodes_; ++i) previous_privacy_[i] = table_[i * width_ + dim_ + 1];
     }
@@ -302,7 +389,9 @@ class MetricsSink : public runtime::RoundSink {
     m.privacy_loss = 0.0;
     m.privacy_round = 0.0;
     const double reg =
-        0.5 * (spec_.algorithm.rho_per_node ? spec_.algorithm.rho : spec_.algorithm.rho / nodes_);
+        0.5 * (node_rho_ ? *node_rho_
+                         : (spec_.algorithm.rho_per_node ? spec_.algorithm.rho
+                                                         : spec_.algorithm.rho / nodes_));
     mean_.setZero();
     m.node_privacy.assign(static_cast<std::size_t>(nodes_), kNaN);
     m.node_noise.assign(static_cast<std::size_t>(nodes_), kNaN);
@@ -327,10 +416,23 @@ class MetricsSink : public runtime::RoundSink {
       m.train_loss += mean_loss;
       m.objective += spec_.algorithm.C * mean_loss + reg * f.squaredNorm();
     }
+    if (no_paper_figure_) {
+      // Gaussian releases have no per-round pure-epsilon term: the tight column is the figure.
+      m.privacy_loss = m.privacy_round = kNaN;
+      std::fill(m.node_privacy.begin(), m.node_privacy.end(), kNaN);
+    }
     m.train_loss /= viewed;
     if (!evaluate_) m.train_loss = m.objective = kNaN;
     mean_ /= viewed;
-    m.test_error = test_.rows() > 0 ? TestError(test_, mean_) : kNaN;
+    if (test_.rows() == 0) {
+      m.test_error = kNaN;
+    } else if (test_error_per_node_) {
+      m.test_error = 0.0;
+      for (int i : view_) m.test_error += TestError(test_, Eigen::VectorXd(Model(i)));
+      m.test_error /= viewed;
+    } else {
+      m.test_error = TestError(test_, mean_);
+    }
     // The consensus gap through the mean, max_i ||f_i - mean f||: O(N d) where the pairwise
     // max_ij ||f_i - f_j|| is O(N^2 d). The two bracket each other (mean f is a convex
     // combination of the f_j): gap <= max_ij ||f_i - f_j|| <= 2 gap. The mean is summed in node
@@ -341,6 +443,10 @@ class MetricsSink : public runtime::RoundSink {
       m.node_distance[i] = (Model(i) - mean_).norm();
       m.consensus_gap = std::max(m.consensus_gap, m.node_distance[i]);
     }
+    // A view of one node of several (a party hosting one node): its distance to the mean of
+    // what it sees is 0 by construction, and the gap to the other nodes' models is not known
+    // here: no figure (null in the summary and trace).
+    if (view_.size() == 1 && nodes_ > 1) m.consensus_gap = kNaN;
     if (optimum_.size() == dim_) {
       const double scale = std::max(optimum_.norm(), std::numeric_limits<double>::min());
       for (int i : view_) {
@@ -403,7 +509,8 @@ class MetricsSink : public runtime::RoundSink {
     emitted_round_ = last_.round;
     if (tight_) last_.tight_epsilon = tight_->MaxEpsilon();
     if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon(setup_epsilons_);
-    if (tight_ || gaussian_) last_.tight_delta = kTightDelta + MaxSpentDelta();
+    if (release_once_) last_.tight_epsilon = last_.round >= 1 ? *release_once_ : release_before_;
+    if (tight_ || gaussian_ || release_once_) last_.tight_delta = kTightDelta + MaxSpentDelta();
     if (observer_ != nullptr) observer_->OnRound(last_);
   }
 
@@ -495,23 +602,22 @@ class MetricsSink : public runtime::RoundSink {
   // The run stops once every private node froze (false for a party: it sees only its own).
   const bool budget_stop_;
   const bool evaluate_;  // metrics scope "all": also the figures evaluated on private data
+  const bool no_paper_figure_ = PvpGaussian(spec_);  // pvp's Gaussian mechanism has none
   std::optional<TightTrace> tight_;  // private consensus variants: the per-round tight epsilon
   // dp-bounds, dp-standardize: each node's set-up releases (in order) and their sum, in its
   // privacy figure from round 0 on.
   const std::vector<double> setup_epsilons_ = SetupReleaseEpsilons(spec_);
   const double setup_epsilon_ = SetupEpsilonSum(setup_epsilons_);
-  // PDML Phase 2: every round a Gaussian release per node (PdmlNode::Mechanism), composed as the
-  // summary's Accountant does (mu^2 summed in round order; the analytic Gaussian is increasing
-  // in mu, so the max over nodes is the figure of the largest sum). With dp-bounds, the bounds
-  // releases (pure epsilon) are composed with that one Gaussian by the PLD accountant.
+  // PDML Phase 2 and PVP's Gaussian mechanism: every round a Gaussian release per node (the
+  // node's Mechanism), composed as the summary's Accountant does (mu^2 summed in round order; the
+  // analytic Gaussian is increasing in mu, so the max over nodes is the figure of the largest sum).
+  // The set-up releases (pure epsilon) are composed with that one Gaussian by the PLD accountant.
   struct GaussianTrace {
-    std::vector<double> sensitivity;  // per node, PdmlPhase2Sensitivity
-    double V, decay;
-    std::vector<double> mu2;  // per node
-    void AddRound(std::int64_t round, std::int64_t dim) {
-      if (!(PrimalNoiseStd(V, decay, round) > 0.0)) return;
+    GaussianRoundMu round_mu;  // mu of node i's round-r release (0: none)
+    std::vector<double> mu2;   // per node
+    void AddRound(std::int64_t round) {
       for (std::size_t i = 0; i < mu2.size(); ++i) {
-        const double mu = PdmlRoundMu(sensitivity[i], V, decay, round, dim);
+        const double mu = round_mu(i, round);
         mu2[i] += mu * mu;
       }
     }
@@ -528,7 +634,74 @@ class MetricsSink : public runtime::RoundSink {
   };
   std::optional<GaussianTrace> gaussian_;
   std::vector<std::vector<double>> tight_rounds_;  // what tight_ composed, round by round
+  std::optional<double> release_once_;             // the baselines' figure from round 1 on
+  double release_before_ = 0.0;                    // and in round 0 (the dp-bounds release)
+  std::optional<double> node_rho_;                 // rho_i when set (central)
+  bool test_error_per_node_ = false;               // local
 };
+
+// A consensus node program built on its first use beyond its sizes: a party's nodes under
+// dp-bounds, whose rows are mapped by the bounds every party derives in the network engine's
+// set-up exchange, after the engine has asked the programs' sizes (for its Hello) and before it
+// starts or restores them. The sizes are the consensus layout's (a model of `dim` values,
+// ConsensusReport); the built program must have them.
+class DeferredNode final : public runtime::NodeProgram, public Checkpointable {
+ public:
+  DeferredNode(std::size_t dim, std::function<std::unique_ptr<runtime::NodeProgram>()> build)
+      : dim_(dim), build_(std::move(build)) {}
+
+  std::size_t MaxMessageSize() const override { return dim_; }
+  std::size_t ReportSize() const override { return dim_ + ConsensusReport::kFields; }
+  std::size_t FiniteReportPrefix() const override { return dim_; }
+  runtime::StepResult Start(runtime::Outbox& out) override { return Built().Start(out); }
+  runtime::StepResult Step(std::int64_t round, const runtime::Inbox& in,
+                           runtime::Outbox& out) override {
+    return Built().Step(round, in, out);
+  }
+  void Report(std::int64_t round, std::span<double> out) const override {
+    Inner().Report(round, out);
+  }
+  void SaveState(StateWriter& out) const override {
+    const auto* state = dynamic_cast<const Checkpointable*>(&Inner());
+    if (state == nullptr) throw std::logic_error("checkpoint: a node program without state hooks");
+    state->SaveState(out);
+  }
+  void LoadState(StateReader& in) override {
+    auto* state = dynamic_cast<Checkpointable*>(&Built());
+    if (state == nullptr) throw std::logic_error("checkpoint: a node program without state hooks");
+    state->LoadState(in);
+  }
+
+  // The program once built (nullptr before).
+  const runtime::NodeProgram* inner() const { return inner_.get(); }
+
+ private:
+  runtime::NodeProgram& Built() {
+    if (!inner_) {
+      inner_ = build_();
+      if (inner_->MaxMessageSize() != MaxMessageSize() || inner_->ReportSize() != ReportSize() ||
+          inner_->FiniteReportPrefix() != FiniteReportPrefix()) {
+        throw std::logic_error("DeferredNode: the built program's sizes differ from the declared");
+      }
+    }
+    return *inner_;
+  }
+  const runtime::NodeProgram& Inner() const {
+    if (!inner_) throw std::logic_error("DeferredNode: used before it was started or restored");
+    return *inner_;
+  }
+  std::size_t dim_;
+  std::function<std::unique_ptr<runtime::NodeProgram>()> build_;
+  std::unique_ptr<runtime::NodeProgram> inner_;
+};
+
+// The consensus node behind `program` (unwrapping a DeferredNode), or nullptr.
+const ConsensusNode* AsConsensusNode(const runtime::NodeProgram* program) {
+  if (const auto* deferred = dynamic_cast<const DeferredNode*>(program)) {
+    program = deferred->inner();
+  }
+  return dynamic_cast<const ConsensusNode*>(program);
+}
 
 class ConsensusDriver : public Experiment::Driver {
  public:
@@ -583,6 +756,17 @@ class ConsensusDriver : public Experiment::Driver {
   mutable Dataset rebuilt_train_;
   runtime::Topology topology_;
   std::vector<ReportedLabels> reported_;  // pdml: Phase 1 labels per node (true ones in slices_)
+  // central: the number of parties whose rows the curator holds (the spec's graph's nodes);
+  // 0 otherwise.
+  int parties_ = 0;
+  // Node i's regulariser rho_i: rho (rho_per_node) or rho / N, N the nodes (central: the
+  // parties, so that the curator's problem is the consensus family's centralized one).
+  double RhoNode(int /*node*/) const {
+    const int n = parties_ > 0 ? parties_ : graph.num_nodes();
+    return spec.algorithm.rho_per_node ? spec.algorithm.rho : spec.algorithm.rho / n;
+  }
+  // The parameters of consensus node i's program (every algorithm but pdml).
+  ConsensusNodeParams NodeParams(int i) const;
 };
 
 ConsensusVariant VariantOf(Algorithm algorithm) {
@@ -593,6 +777,9 @@ ConsensusVariant VariantOf(Algorithm algorithm) {
     case Algorithm::kRadmm: return ConsensusVariant::kRadmm;
     case Algorithm::kMradmm: return ConsensusVariant::kMradmm;
     case Algorithm::kPrivateMradmm: return ConsensusVariant::kPrivateMradmm;
+    case Algorithm::kLocal:
+    case Algorithm::kCentral: return ConsensusVariant::kLocal;  // central: one node, every row
+    case Algorithm::kAverage: return ConsensusVariant::kAverage;
     default: return ConsensusVariant::kAdmm;  // admm; pdml has its own node program
   }
 }
@@ -604,6 +791,7 @@ struct VariantFields {
   const std::vector<double>* node_alpha = nullptr;
   const std::vector<double>* node_q2 = nullptr;
   const std::vector<double>* node_q1 = nullptr;
+  const BaselineParams* baseline = nullptr;  // local, average, central
 };
 
 VariantFields FieldsOf(const AlgorithmParams& params) {
@@ -621,6 +809,7 @@ VariantFields FieldsOf(const AlgorithmParams& params) {
         if constexpr (requires { p.node_q1; }) f.node_q1 = &p.node_q1;
         if constexpr (requires { p.gamma; }) f.gamma = p.gamma;
         if constexpr (requires { p.dual_step; }) f.dual_step = p.dual_step;
+        if constexpr (std::is_base_of_v<BaselineParams, P>) f.baseline = &p;
       },
       params);
   return f;
@@ -628,6 +817,39 @@ VariantFields FieldsOf(const AlgorithmParams& params) {
 
 double PerNode(const std::vector<double>* values, double scalar, int node) {
   return values == nullptr ? scalar : PerNode(*values, scalar, node);
+}
+
+BaselineMechanism MechanismOf(const BaselineParams& p) {
+  return p.mechanism == "gaussian" ? BaselineMechanism::kGaussian : BaselineMechanism::kObjective;
+}
+
+ConsensusNodeParams ConsensusDriver::NodeParams(int i) const {
+  const RunSpec& s = spec;
+  const VariantFields vf = FieldsOf(s.algorithm.params);
+  ConsensusNodeParams p;
+  p.variant = VariantOf(s.algorithm.name());
+  p.C = s.algorithm.C;
+  p.rho_node = RhoNode(i);
+  p.num_nodes = graph.num_nodes();
+  p.eta = PerNode(s.algorithm.node_eta, s.algorithm.eta, i);
+  p.q1 = PerNode(vf.node_q1, vf.q1, i);
+  p.alpha = PerNode(vf.node_alpha, vf.alpha, i);
+  p.q2 = PerNode(vf.node_q2, vf.q2, i);
+  p.gamma = vf.gamma;
+  p.dual_step = vf.dual_step;
+  if (PvpGaussian(s)) p.noise_multiplier = s.algorithm.As<PvpParams>().noise_multiplier;
+  p.noise_seed = s.noise_seed;
+  p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
+  // dp-bounds, dp-standardize: the set-up releases were paid first (ValidateSpec refused a
+  // budget they use up).
+  if (p.privacy_budget > 0.0) p.privacy_budget -= SetupEpsilonSum(SetupReleaseEpsilons(s));
+  if (vf.baseline != nullptr) {
+    p.mechanism = MechanismOf(*vf.baseline);
+    p.epsilon = vf.baseline->epsilon;
+    p.delta = vf.baseline->delta;
+    for (int j : graph.neighbors(i)) p.neighbour_degrees.push_back(graph.degree(j));
+  }
+  return p;
 }
 
 void ConsensusDriver::SolveOptimum() {
@@ -651,8 +873,10 @@ void ConsensusDriver::SolveOptimum() {
     newton.borrow_rows = true;  // `train` outlives `central`
     LocalSolver central(train, std::move(weights), s.loss, newton);
     optimum = Eigen::VectorXd::Zero(train.cols());
-    const double rho_total =
-        s.algorithm.rho_per_node ? s.algorithm.rho * graph.num_nodes() : s.algorithm.rho;
+    // central: the curator's own problem (every row at weight C/B, its regulariser rho_i).
+    const double rho_total = parties_ > 0               ? RhoNode(0)
+                             : s.algorithm.rho_per_node ? s.algorithm.rho * graph.num_nodes()
+                                                        : s.algorithm.rho;
     const SolveReport r = central.Solve(rho_total, Eigen::VectorXd::Zero(train.cols()), optimum);
     // An unsolved reference is an outcome to report, not a reason to refuse the run: a finite
     // best point still gives approximate distances; a non-finite one gives none.
@@ -692,6 +916,21 @@ void ConsensusDriver::Prepare() {
     partition = BuildPartition(s.partition, info.train_rows, graph.num_nodes(), s.seed);
     hosted = HostedNodes(*this, graph.num_nodes());
   }
+  if (algorithm == Algorithm::kCentral) {
+    // The trusted curator: one node holding every training row in order; the parties' graph and
+    // partition (built above, so that their files are checked) give only the parties' count N,
+    // which sets the curator's regulariser rho_i as the parties' nodes carry it.
+    if (mpi || network) {
+      throw InputError(
+          "algorithm 'central' holds every party's rows at one curator node: it runs in one "
+          "process (not on the mpi engine, not as a party)");
+    }
+    parties_ = graph.num_nodes();
+    graph = Graph(1, {}, "central");
+    partition.assign(1, std::vector<std::int64_t>(static_cast<std::size_t>(info.train_rows)));
+    std::iota(partition[0].begin(), partition[0].end(), std::int64_t{0});
+    hosted = HostedNodes(*this, 1);
+  }
   // Under MPI a rank keeps the rows of the nodes it hosts only (the others' slices stay empty);
   // from a LIBSVM file it reads only those rows.
   // In one process the slices are split off `train` after the centralized optimum is solved
@@ -708,6 +947,21 @@ void ConsensusDriver::Prepare() {
     if (PreparedPerNode(s, info.scaling)) PrepareRowsPerNode(*this, slices_);
   }
   topology_.neighbors = graph.adjacency();
+  if (s.target_epsilon > 0.0 && !network) {
+    // The settings follow the target from public quantities only (tools/epsilon_policy.h);
+    // the calibration then sets the noise knob (Experiment, after Prepare).
+    PublicQuantities q;
+    q.epsilon = s.target_epsilon;
+    q.delta = kTightDelta;
+    for (int i = 0; i < graph.num_nodes(); ++i) {
+      q.degrees.push_back(graph.degree(i));
+      q.rows_per_node.push_back(static_cast<std::int64_t>(partition[i].size()));
+    }
+    q.features = info.features;
+    q.curvature = s.loss.CurvatureBound();
+    info.epsilon_policy = ApplyEpsilonPolicy(spec, q);
+    if (!info.epsilon_policy.empty()) spec.Validate();
+  }
   const VariantFields vf = FieldsOf(s.algorithm.params);
   if (algorithm == Algorithm::kPrivateMradmm) {
     // 003 Algorithm 3: 2 c1 < (B_i / C)(rho/N + 2 eta_i(1) V_i) for every node, eta_i(1) = eta q1.
@@ -731,7 +985,11 @@ void ConsensusDriver::Prepare() {
   info.edges = graph.num_edges();
   // PDML's Phase 1 (labels) needs no row bound; its Phase 2 figure (primal noise V > 0) does.
   const bool pdml_phase2 = algorithm == Algorithm::kPdml && s.algorithm.As<PdmlParams>().V > 0.0;
-  if ((algorithm != Algorithm::kPdml && UsesPrivacyMechanism(s)) || pdml_phase2) {
+  // A party under dp-bounds holds its raw rows until the run's set-up exchange; their map
+  // clips every row to norm 1 (PrepareRowsPerNode).
+  const bool rows_mapped_later = network && info.scaling == Scaling::kDpBounds;
+  if (((algorithm != Algorithm::kPdml && UsesPrivacyMechanism(s)) || pdml_phase2) &&
+      !rows_mapped_later) {
     CheckRowBound();
   }
   for (int i = 0; i < graph.num_nodes(); ++i) {
@@ -761,12 +1019,43 @@ void ConsensusDriver::Prepare() {
       info.privacy_guarantee = PdmlPrivacyGuarantee(all, p.R, p.V, p.decay);
     }
     if (pdml_phase2) info.privacy_claim = PdmlPhase2Claim();
+    info.gaussian_releases = pdml_phase2;
+  } else if (vf.baseline != nullptr) {
+    const BaselineMechanism mechanism = MechanismOf(*vf.baseline);
+    info.privacy_guarantee = BaselineGuarantee(algorithm, mechanism);
+    info.privacy_claim = BaselineClaim(mechanism);
+    switch (algorithm) {
+      case Algorithm::kLocal:
+        info.baseline =
+            "local: every node trains alone on its own rows and releases once; no consensus "
+            "model (the test error is the mean over nodes of each node's own model's)";
+        info.test_error_of = "mean over nodes of each node's own model";
+        break;
+      case Algorithm::kAverage:
+        info.baseline =
+            "average: every node's local release, averaged over the graph by gossip "
+            "(Metropolis-Hastings weights)";
+        break;
+      default:
+        info.baseline = "central: one trusted curator holds the rows of all " +
+                        std::to_string(parties_) +
+                        " parties and releases once (the ceiling); it needs a curator every "
+                        "party trusts with its rows";
+        info.trusted_curator = true;
+        break;
+    }
   } else {
     const ConsensusVariant variant = VariantOf(algorithm);
     const bool noisy =
         IsPrivate(variant, vf.alpha) || (vf.node_alpha != nullptr && !vf.node_alpha->empty());
-    info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
-    if (noisy) info.privacy_claim = PrivacyClaim(variant);
+    if (PvpGaussian(s)) {
+      info.privacy_guarantee = PvpGaussianGuarantee();
+      info.privacy_claim = PvpGaussianClaim();
+      info.gaussian_releases = true;
+    } else {
+      info.privacy_guarantee = PrivacyGuarantee(variant, noisy);
+      if (noisy) info.privacy_claim = PrivacyClaim(variant);
+    }
   }
   std::string setup;  // the set-up releases, in order
   if (info.dp_bounds.epsilon > 0.0) {
@@ -816,7 +1105,8 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
   for (int i = 0; i < n && algorithm != Algorithm::kPdml; ++i) {
     private_nodes[i] = IsPrivate(VariantOf(algorithm), PerNode(vf.node_alpha, vf.alpha, i));
   }
-  for (int i : hosted) {
+  // One hosted node's program on its prepared slice.
+  const auto build = [&](int i) -> std::unique_ptr<runtime::NodeProgram> {
     Eigen::VectorXd f0 = Eigen::VectorXd::Zero(d);
     if (s.algorithm.random_start) {
       Stream rng(s.seed, static_cast<std::uint64_t>(i), 0, Purpose::kInitialState);
@@ -840,30 +1130,24 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
       q.noise_seed = s.noise_seed;
       NewtonOptions newton = s.newton;
       newton.borrow_rows = false;  // `reported` is a temporary
-      nodes.push_back(std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i),
-                                                 s.loss, newton, q, std::move(f0)));
+      return std::make_unique<PdmlNode>(i, reported, reported_[i].eps, graph.degree(i), s.loss,
+                                        newton, q, std::move(f0));
+    }
+    const ConsensusNodeParams p = NodeParams(i);
+    // The node's solver reads its slice in place: the slices outlive the run's nodes.
+    NewtonOptions newton = s.newton;
+    newton.borrow_rows = true;
+    return MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, newton, p, std::move(f0));
+  };
+  // A party under dp-bounds maps its rows once every party's bounds release is in (the
+  // engine's set-up exchange, PrepareRowsPerNode): its nodes are built then.
+  const bool deferred = network && info.scaling == Scaling::kDpBounds;
+  for (int i : hosted) {
+    if (deferred) {
+      nodes.push_back(std::make_unique<DeferredNode>(static_cast<std::size_t>(d),
+                                                     [&build, i] { return build(i); }));
     } else {
-      ConsensusNodeParams p;
-      p.variant = VariantOf(algorithm);
-      p.C = s.algorithm.C;
-      p.rho_node = s.algorithm.rho_per_node ? s.algorithm.rho : s.algorithm.rho / n;
-      p.num_nodes = n;
-      p.eta = PerNode(s.algorithm.node_eta, s.algorithm.eta, i);
-      p.q1 = PerNode(vf.node_q1, vf.q1, i);
-      p.alpha = PerNode(vf.node_alpha, vf.alpha, i);
-      p.q2 = PerNode(vf.node_q2, vf.q2, i);
-      p.gamma = vf.gamma;
-      p.dual_step = vf.dual_step;
-      p.noise_seed = s.noise_seed;
-      p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
-      // dp-bounds, dp-standardize: the set-up releases were paid first (ValidateSpec refused a
-      // budget they use up).
-      if (p.privacy_budget > 0.0) p.privacy_budget -= SetupEpsilonSum(SetupReleaseEpsilons(s));
-      // The node's solver reads its slice in place: the slices outlive the run's nodes.
-      NewtonOptions newton = s.newton;
-      newton.borrow_rows = true;
-      nodes.push_back(
-          MakeConsensusNode(i, slices_[i], graph.degree(i), s.loss, newton, p, std::move(f0)));
+      nodes.push_back(build(i));
     }
     programs.push_back(nodes.back().get());
   }
@@ -891,19 +1175,31 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
     }
   }
 
-  // PDML Phase 2's per-round figure: each node's sensitivity from public values (rows, degree).
-  std::vector<double> gaussian_sensitivity;
-  double pdml_V = 0.0, pdml_decay = 1.0;
+  // The per-round figure of Gaussian releases (PDML Phase 2, PVP's Gaussian mechanism): each
+  // node's mu from public values (rows, degree, the parameters), as its Mechanism computes it.
+  GaussianRoundMu gaussian_round_mu;
   if (algorithm == Algorithm::kPdml && !info.privacy_claim.empty()) {
     const PdmlParams& pp = s.algorithm.As<PdmlParams>();
-    pdml_V = pp.V;
-    pdml_decay = pp.decay;
-    gaussian_sensitivity.assign(static_cast<std::size_t>(n), 0.0);  // 0: outside the view
+    std::vector<double> sensitivity(static_cast<std::size_t>(n), 0.0);  // 0: outside the view
     for (int i : ViewNodes()) {
-      gaussian_sensitivity[i] = PdmlPhase2Sensitivity(
+      sensitivity[i] = PdmlPhase2Sensitivity(
           s.algorithm.C, static_cast<std::int64_t>(partition[i].size()), PdmlMaxDebiasWeight(pp),
           s.algorithm.rho / n, s.algorithm.eta, graph.degree(i));
     }
+    gaussian_round_mu = [sensitivity, V = pp.V, decay = pp.decay, d](std::size_t i,
+                                                                     std::int64_t round) {
+      return PdmlRoundMu(sensitivity[i], V, decay, round, d);
+    };
+  } else if (PvpGaussian(s)) {
+    std::vector<double> mu(static_cast<std::size_t>(n), 0.0);  // 0: outside the view
+    const double multiplier = s.algorithm.As<PvpParams>().noise_multiplier;
+    for (int i : ViewNodes()) {
+      mu[i] = PvpGaussianMu(s.algorithm.C, static_cast<double>(partition[i].size()),
+                            s.algorithm.rho_per_node ? s.algorithm.rho : s.algorithm.rho / n,
+                            PerNode(s.algorithm.node_eta, s.algorithm.eta, i), graph.degree(i),
+                            multiplier, d);
+    }
+    gaussian_round_mu = [mu](std::size_t i, std::int64_t) { return mu[i]; };
   }
   // With checkpoints, the rows the observer sees are counted for the next checkpoint; a
   // resumed run hands on only the rows after the checkpoint's round (the application appends
@@ -913,7 +1209,27 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
   if (resume != nullptr) StartResumedTrace(*checkpoint, *resume, IsReportingRank(*this), recorder);
   MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes),
                    !info.privacy_claim.empty(), ViewNodes(), !network,
-                   std::move(gaussian_sensitivity), pdml_V, pdml_decay);
+                   std::move(gaussian_round_mu));
+  if (IsBaseline(algorithm)) {
+    // Every node releases once, in round 1: the per-round figure is 0 in round 0 and, from
+    // round 1, the composition of that one mechanism (max over the nodes measured), as the
+    // summary composes the node's recorded mechanisms (same function, same bits).
+    std::vector<MechanismRelease> releases;
+    double before = 0.0, once = 0.0;
+    for (double e : SetupReleaseEpsilons(s)) {
+      releases.push_back(MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, e});
+    }
+    if (!releases.empty()) before = ComposeTightMechanisms(releases, kTightDelta);
+    releases.emplace_back();
+    for (int i : ViewNodes()) {
+      releases.back() =
+          BaselineRelease(NodeParams(i), static_cast<double>(partition[i].size()), d, s.loss);
+      once = std::max(once, ComposeTightMechanisms(releases, kTightDelta));
+    }
+    sink.UseReleaseOnceFigure(before, once);
+    sink.SetNodeRegulariser(RhoNode(0));
+    if (algorithm == Algorithm::kLocal) sink.MeasureTestErrorPerNode();
+  }
   runtime::EngineOptions options;
   options.kind = engine;
   options.threads = threads;
@@ -936,10 +1252,13 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
   }
   if (IsReportingRank(*this)) sink.Finish();
   if (!info.privacy_claim.empty()) TightAccounting(nodes, &sink, summary);
+  // A party learns its dp-bounds in the run's set-up exchange (PrepareRowsPerNode).
+  if (network) summary.info.dp_bounds = info.dp_bounds;
 
   summary.rounds = result.last_reported_round;
   summary.final = sink.last();
-  summary.model = sink.mean();
+  // local learns no consensus model (info.test_error_of): the summary holds none.
+  if (algorithm != Algorithm::kLocal) summary.model = sink.mean();
   summary.seconds = sink.elapsed();
   summary.node_frozen_round = sink.frozen_rounds();
   switch (result.outcome) {
@@ -1020,7 +1339,7 @@ void ConsensusDriver::TightAccounting(
   std::vector<double> triples;  // (node, tight epsilon, floating-point delta) of hosted nodes
   std::map<std::vector<double>, double> cache;
   for (std::size_t k = 0; k < nodes.size(); ++k) {
-    const auto* node = dynamic_cast<const ConsensusNode*>(nodes[k].get());
+    const ConsensusNode* node = AsConsensusNode(nodes[k].get());
     if (node == nullptr) continue;
     // Nodes with the same sequence of releases share one query (the key lists every field).
     // dp-bounds, dp-standardize: the node's set-up releases (pure epsilon) came first.

@@ -85,7 +85,10 @@ bool PreparedPerNode(const RunSpec& spec, Scaling scaling);
 //   summed into the mean and scale;
 // then every hosted slice, the test set and `train` (when held, for the centralized optimum)
 // are mapped and clipped (info.standardization records the mean and scale). info.features must
-// hold the raw column count; it is updated to the prepared one.
+// hold the raw column count; it is updated to the prepared one. A party of a network run
+// (d.network, dp-bounds only) maps nothing yet: it puts its nodes' summed release in
+// d.network->setup_values and the rest in d.network->on_setup, which the network engine calls
+// with every party's release before round 0.
 void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices);
 
 // Share of the most frequent label in `data` (NaN if empty): a public figure of the test set.

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "data/data_source.h"
 #include "dpadmm/core/error.h"
@@ -179,22 +180,24 @@ void SumOverRanks(const Experiment::Driver& d, std::vector<double>& values) {
   for (std::size_t k = 0; k < all.size(); ++k) values[k % values.size()] += all[k];
 }
 
-// dp-bounds: each hosted node's release from its own raw rows, summed over nodes (exact: integer
-// counts), and the agreed bounds read off the sum (recorded in info.dp_bounds).
-FeatureBounds AgreeDpBounds(Experiment::Driver& d, const std::vector<Dataset>& slices,
-                            std::int64_t features) {
-  const RunSpec& spec = d.spec;
-  const int nodes = static_cast<int>(slices.size());
-  const BoundsMechanism mechanism = MakeBoundsMechanism(spec.data.bounds_epsilon, features);
-  std::vector<double> summed(static_cast<std::size_t>(features * kBoundsBins), 0.0);
+// dp-bounds: the hosted nodes' releases from their own raw rows, summed (exact: integer counts).
+std::vector<double> HostedDpBoundsReleases(const Experiment::Driver& d,
+                                           const std::vector<Dataset>& slices,
+                                           const BoundsMechanism& mechanism) {
+  std::vector<double> summed(static_cast<std::size_t>(mechanism.features * kBoundsBins), 0.0);
   for (int i : d.hosted) {
     const std::vector<double> release = ReleaseBoundsHistogram(
-        slices[i], mechanism, spec.noise_seed, static_cast<std::uint64_t>(i));
+        slices[i], mechanism, d.spec.noise_seed, static_cast<std::uint64_t>(i));
     for (std::size_t k = 0; k < summed.size(); ++k) summed[k] += release[k];
   }
-  SumOverRanks(d, summed);  // the releases travel between ranks (released values)
+  return summed;
+}
+
+// dp-bounds: the agreed bounds read off every node's summed release (recorded in info.dp_bounds).
+FeatureBounds DpBoundsOfReleases(Experiment::Driver& d, const std::vector<double>& summed,
+                                 const BoundsMechanism& mechanism, int nodes) {
   const DpBoundsEstimate estimate =
-      BoundsFromReleases(summed, mechanism, nodes, spec.data.feature_range);
+      BoundsFromReleases(summed, mechanism, nodes, d.spec.data.feature_range);
   RunInfo& info = d.info;
   info.dp_bounds.epsilon = mechanism.epsilon;
   info.dp_bounds.threshold = estimate.threshold;
@@ -202,6 +205,16 @@ FeatureBounds AgreeDpBounds(Experiment::Driver& d, const std::vector<Dataset>& s
   info.dp_bounds.lo = estimate.bounds.lo;
   info.dp_bounds.hi = estimate.bounds.hi;
   return estimate.bounds;
+}
+
+// dp-bounds in one process or across ranks: every node's release summed (across ranks under MPI:
+// released values) into the agreed bounds.
+FeatureBounds AgreeDpBounds(Experiment::Driver& d, const std::vector<Dataset>& slices,
+                            std::int64_t features) {
+  const BoundsMechanism mechanism = MakeBoundsMechanism(d.spec.data.bounds_epsilon, features);
+  std::vector<double> summed = HostedDpBoundsReleases(d, slices, mechanism);
+  SumOverRanks(d, summed);
+  return DpBoundsOfReleases(d, summed, mechanism, static_cast<int>(slices.size()));
 }
 
 // standardize: every node's exact moments, combined in node order (the same bits in one
@@ -254,6 +267,40 @@ FeatureStandardization DpStandardization(Experiment::Driver& d, const std::vecto
   return estimate.standardization;
 }
 
+// A party of a network run under dp-bounds maps nothing yet: its nodes' summed release (released
+// values only) goes to every other party in the network engine's set-up exchange
+// (d.network->setup_values); each party sums all of them, in the same exact integer counts, and
+// maps its rows before round 0 (d.network->on_setup). A second run of the same party must find
+// the same bounds (its rows are mapped once).
+void ExchangeDpBounds(Experiment::Driver& d, std::vector<Dataset>& slices,
+                      std::int64_t features) {
+  const BoundsMechanism mechanism = MakeBoundsMechanism(d.spec.data.bounds_epsilon, features);
+  d.info.dp_bounds.epsilon = mechanism.epsilon;
+  d.network->setup_values = HostedDpBoundsReleases(d, slices, mechanism);
+  d.network->on_setup = [&d, &slices, mechanism](const std::vector<std::vector<double>>& all) {
+    std::vector<double> total(static_cast<std::size_t>(mechanism.features * kBoundsBins), 0.0);
+    for (const std::vector<double>& release : all) {
+      if (release.size() != total.size()) throw std::logic_error("dp-bounds: release length");
+      for (std::size_t k = 0; k < total.size(); ++k) total[k] += release[k];
+    }
+    const int nodes = static_cast<int>(slices.size());
+    if (!d.info.dp_bounds.lo.empty()) {
+      const DpBoundsEstimate again =
+          BoundsFromReleases(total, mechanism, nodes, d.spec.data.feature_range);
+      if (again.bounds.lo != d.info.dp_bounds.lo || again.bounds.hi != d.info.dp_bounds.hi) {
+        throw std::runtime_error(
+            "dp-bounds: the parties' bounds releases differ from this party's previous run "
+            "(its rows are already mapped by those bounds)");
+      }
+      return;
+    }
+    const FeatureBounds bounds = DpBoundsOfReleases(d, total, mechanism, nodes);
+    for (int i : d.hosted) MapByBounds(d.spec, bounds, slices[i]);
+    MapByBounds(d.spec, bounds, d.test);
+    if (d.train.rows() > 0) MapByBounds(d.spec, bounds, d.train);  // the optimum's rows
+  };
+}
+
 }  // namespace
 
 void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices) {
@@ -262,6 +309,17 @@ void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices) {
   const std::int64_t features = d.info.features;
   double max_norm = d.test.MaxRowNorm();
   for (int i : d.hosted) max_norm = std::max(max_norm, slices[i].MaxRowNorm());
+  if (d.network) {
+    // A party: the set-up exchange carries only dp-bounds' releases (CheckPartySpec refuses the
+    // other per-node scalings); its own rows' largest norm is all it may see.
+    if (info.scaling != Scaling::kDpBounds) {
+      throw std::logic_error("PrepareRowsPerNode: a party's per-node scaling is dp-bounds");
+    }
+    info.max_row_norm_before = info.metrics == MetricsScope::kAll ? max_norm : kNaN;
+    info.features = features + (spec.data.add_bias ? 1 : 0);
+    ExchangeDpBounds(d, slices, features);
+    return;
+  }
   if (d.mpi) max_norm = runtime::MpiAllreduceMax(max_norm, d.mpi->comm);
   info.max_row_norm_before = info.metrics == MetricsScope::kAll ? max_norm : kNaN;
   const auto map_all = [&](const auto& map) {
@@ -341,12 +399,13 @@ void CheckPartySpec(const RunSpec& spec) {
       throw InputError(
           "data.scaling: standardize" + party +
           ": its means and deviations come from every party's rows, which no party may see; "
-          "use dp-standardize in one process, or clip-only, public-bounds or none");
-    case Scaling::kDpBounds:
+          "use dp-bounds, clip-only, public-bounds or none (dp-standardize runs in one process "
+          "or across MPI ranks)");
     case Scaling::kDpStandardize:
-      throw InputError(std::string("data.scaling: ") + ChoiceName(EffectiveScaling(spec)) + party +
-                       " yet (the parties' set-up releases are not exchanged); use "
-                       "clip-only or public-bounds");
+      throw InputError(
+          "data.scaling: dp-standardize" + party +
+          ": the parties' set-up exchange carries dp-bounds' releases only; use dp-bounds, "
+          "clip-only, public-bounds or none");
     default: break;
   }
   if (spec.target_epsilon > 0.0) {

@@ -316,14 +316,19 @@ PartyFile ParsePartyFile(const std::string& text, const std::string& where) {
                                       "setup_timeout_seconds",
                                       "peer_timeout_seconds",
                                       "trace",
+                                      "trace_format",
                                       "summary",
-                                      "model_out"};
+                                      "model_out",
+                                      "checkpoint",
+                                      "checkpoint_every",
+                                      "resume"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(std::begin(kKeys), std::end(kKeys), it.key()) == std::end(kKeys)) {
       Bad(where, it.key(),
           "unknown field (fields: spec, party, data, test, data_labels, "
           "test_labels, parties, node_parties, tls, setup_timeout_seconds, "
-          "peer_timeout_seconds, trace, summary, model_out)");
+          "peer_timeout_seconds, trace, trace_format, summary, model_out, checkpoint, "
+          "checkpoint_every, resume)");
     }
   }
   for (const char* required : {"spec", "party", "data", "parties"}) {
@@ -383,17 +388,26 @@ PartyFile ParsePartyFile(const std::string& text, const std::string& where) {
   }
   const nlohmann::json& parties = j["parties"];
   if (!parties.is_array() || parties.size() < 2) {
-    Bad(where, "parties", "must be an array of at least 2 {\"id\", \"address\"} objects");
+    Bad(where, "parties",
+        "must be an array of at least 2 {\"id\", \"address\"} objects (and an optional "
+        "\"listen\")");
   }
   for (std::size_t p = 0; p < parties.size(); ++p) {
     const std::string at = "parties[" + std::to_string(p) + "]";
     const nlohmann::json& e = parties[p];
-    if (!e.is_object() || !e.contains("id") || !e.contains("address") || e.size() != 2) {
-      Bad(where, at, "must be an object with exactly \"id\" and \"address\"");
+    if (!e.is_object() || !e.contains("id") || !e.contains("address") ||
+        e.size() != (e.contains("listen") ? 3u : 2u)) {
+      Bad(where, at,
+          "must be an object with exactly \"id\" and \"address\" (where the others reach the "
+          "party), and optionally \"listen\" (where the party listens; default: its address)");
     }
     runtime::PartyAddress a{String(e["id"], where, at + ".id"),
                             String(e["address"], where, at + ".address")};
     CheckAddress(a.address, where, at + ".address");
+    if (e.contains("listen")) {
+      a.listen = String(e["listen"], where, at + ".listen");
+      CheckAddress(a.listen, where, at + ".listen");
+    }
     for (std::size_t q = 0; q < p; ++q) {
       if (n.parties[q].id == a.id) Bad(where, at + ".id", "'" + a.id + "' appears twice");
     }
@@ -406,6 +420,15 @@ PartyFile ParsePartyFile(const std::string& text, const std::string& where) {
     Bad(where, field, "'" + id + "' is not one of the parties");
   };
   party_number(n.self, "party");
+  // The id names this party's default outputs: a DNS label, as the engine requires.
+  bool label = !n.self.empty() && n.self.size() <= 63 && n.self.front() != '-';
+  for (char c : n.self)
+    label = label && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
+  if (!label) {
+    Bad(where, "party",
+        "'" + n.self +
+            "' is not a party id (a DNS label: a-z, 0-9 and '-', at most 63 characters)");
+  }
   if (j.contains("node_parties")) {
     const nlohmann::json& map = j["node_parties"];
     if (!map.is_array()) Bad(where, "node_parties", "must be an array of party ids (node k)");
@@ -433,9 +456,32 @@ PartyFile ParsePartyFile(const std::string& text, const std::string& where) {
   if (j.contains("peer_timeout_seconds")) {
     n.peer_timeout_seconds = Seconds(j["peer_timeout_seconds"], where, "peer_timeout_seconds");
   }
-  if (j.contains("trace")) f.trace = String(j["trace"], where, "trace");
-  if (j.contains("summary")) f.summary = String(j["summary"], where, "summary");
+  // Outputs: by default named after the party, so that parties sharing a folder never collide.
+  f.trace =
+      j.contains("trace") ? String(j["trace"], where, "trace") : "dpadmm-" + n.self + "-trace.csv";
+  f.summary = j.contains("summary") ? String(j["summary"], where, "summary")
+                                    : "dpadmm-" + n.self + "-summary.json";
+  if (f.trace.empty()) Bad(where, "trace", "must name a file (or leave the field out)");
+  if (f.summary.empty()) Bad(where, "summary", "must name a file (or leave the field out)");
+  if (j.contains("trace_format")) {
+    f.trace_format = String(j["trace_format"], where, "trace_format");
+    try {
+      (void)ParseChoice<TraceFormat>(f.trace_format, "trace_format");
+    } catch (const InputError& e) {
+      throw InputError(where + ": " + e.what());
+    }
+  }
   if (j.contains("model_out")) f.model_out = String(j["model_out"], where, "model_out");
+  if (j.contains("checkpoint")) f.checkpoint = String(j["checkpoint"], where, "checkpoint");
+  if (j.contains("resume")) f.resume = String(j["resume"], where, "resume");
+  if (j.contains("checkpoint_every")) {
+    const nlohmann::json& every = j["checkpoint_every"];
+    if (!every.is_number_integer() || every.get<std::int64_t>() < 1) {
+      Bad(where, "checkpoint_every", "must be an integer >= 1 (rounds between checkpoints)");
+    }
+    f.checkpoint_every = every.get<std::int64_t>();
+    if (f.checkpoint.empty()) Bad(where, "checkpoint_every", "needs \"checkpoint\" (its file)");
+  }
   if (!f.model_out.empty() && f.spec.family() == Family::kSharing) {
     Bad(where, "model_out",
         "the sharing family has no whole model at any party (each feature party's weights are "

@@ -259,6 +259,14 @@ void ValidateConsensusShared(const RunSpec& spec, int nodes) {
   NonNegative("algorithm.privacy_budget", a.privacy_budget, " (0 = none)");
   PerNode("algorithm.node_eta", a.node_eta, nodes, 0.0, true);
   PerNode("algorithm.node_privacy_budget", a.node_privacy_budget, nodes, 0.0, false);
+  if (IsBaseline(a.name())) {
+    // One release per node at the mechanism's epsilon: a budget could only refuse it whole.
+    if (a.privacy_budget != 0.0 || !a.node_privacy_budget.empty()) {
+      Bad("algorithm.privacy_budget",
+          "0 for the baselines (each node releases once, at the mechanism's epsilon)",
+          a.privacy_budget);
+    }
+  }
   if (a.name() == Algorithm::kPdml) {
     if (spec.loss.kind != LossKind::kLogistic) {
       throw InputError(
@@ -322,7 +330,27 @@ void DvpParams::Validate(const std::string& prefix, int nodes) const {
   ValidateNoise(*this, prefix, nodes, true, "dvp");
 }
 void PvpParams::Validate(const std::string& prefix, int nodes) const {
-  ValidateNoise(*this, prefix, nodes, true, "pvp");
+  if (mechanism == "laplace") {
+    ValidateNoise(*this, prefix, nodes, true, "pvp");
+    if (noise_multiplier != 0.0) {
+      Bad(prefix + "noise_multiplier", "0 with mechanism \"laplace\" (alpha sets its noise)",
+          noise_multiplier);
+    }
+    return;
+  }
+  if (mechanism != "gaussian") {
+    Bad(prefix + "mechanism", "\"laplace\" or \"gaussian\"", "\"" + mechanism + "\"");
+  }
+  if (!(noise_multiplier > 0.0) || !std::isfinite(noise_multiplier)) {
+    Bad(prefix + "noise_multiplier",
+        "> 0 and finite with mechanism \"gaussian\" (sigma_i = noise_multiplier x the update's "
+        "sensitivity)",
+        noise_multiplier);
+  }
+  if (!node_alpha.empty() || !node_q2.empty()) {
+    Bad(prefix + "node_alpha", "empty with mechanism \"gaussian\" (alpha is not used)",
+        "per-node values");
+  }
 }
 void MadmmParams::Validate(const std::string& prefix, int nodes) const {
   ValidateNoise(*this, prefix, nodes, false, "madmm");
@@ -371,6 +399,22 @@ void SharingParams::Validate(const std::string& prefix, int) const {
   Positive(prefix + "b1", b1);
   NonNegative(prefix + "c1", c1);
 }
+bool IsBaseline(Algorithm algorithm) {
+  return algorithm == Algorithm::kLocal || algorithm == Algorithm::kAverage ||
+         algorithm == Algorithm::kCentral;
+}
+
+void BaselineParams::Validate(const std::string& prefix, int) const {
+  if (mechanism != "objective" && mechanism != "gaussian") {
+    throw InputError(prefix +
+                     "mechanism: expected \"objective\" (objective perturbation, pure epsilon) "
+                     "or \"gaussian\" (Gaussian output perturbation), got \"" +
+                     mechanism + "\"");
+  }
+  Positive(prefix + "epsilon", epsilon);
+  if (!(delta > 0.0 && delta < 1.0)) Bad(prefix + "delta", "in (0, 1)", delta);
+}
+
 void SgdParams::Validate(const std::string& prefix, int) const {
   ValidatePartyLayout(*this, prefix);
   Positive(prefix + "learning_rate", learning_rate);
@@ -391,6 +435,9 @@ AlgorithmParams DefaultParams(Algorithm algorithm) {
     case Algorithm::kPdml: return PdmlParams{};
     case Algorithm::kSharing: return SharingParams{};
     case Algorithm::kSgd: return SgdParams{};
+    case Algorithm::kLocal: return LocalParams{};
+    case Algorithm::kAverage: return AverageParams{};
+    case Algorithm::kCentral: return CentralParams{};
   }
   return AdmmParams{};
 }
@@ -484,6 +531,13 @@ void MakeNonPrivate(RunSpec& spec) {
       break;
     }
     case Algorithm::kSharing: spec.algorithm.As<SharingParams>().dp = false; break;
+    case Algorithm::kLocal:
+    case Algorithm::kAverage:
+    case Algorithm::kCentral:
+      throw InputError(std::string("non-private: algorithm '") + ChoiceName(a) +
+                       "' is a private baseline by construction (epsilon > 0); the "
+                       "non-private reference is --algorithm admm (and its centralized "
+                       "optimum, info.optimum_test_error)");
     default: break;
   }
 }
@@ -495,7 +549,10 @@ bool UsesPrivacyMechanism(const RunSpec& spec) {
   };
   switch (spec.algorithm.name()) {
     case Algorithm::kDvp: return noisy(spec.algorithm.As<DvpParams>());
-    case Algorithm::kPvp: return noisy(spec.algorithm.As<PvpParams>());
+    case Algorithm::kPvp: {
+      const PvpParams& p = spec.algorithm.As<PvpParams>();
+      return p.gaussian() ? p.noise_multiplier > 0.0 : noisy(p);
+    }
     case Algorithm::kMadmm: return noisy(spec.algorithm.As<MadmmParams>());
     case Algorithm::kPrivateMradmm: return noisy(spec.algorithm.As<PrivateMradmmParams>());
     case Algorithm::kPdml: {
@@ -503,6 +560,9 @@ bool UsesPrivacyMechanism(const RunSpec& spec) {
       return p.label_eps > 0.0 || !p.label_eps_groups.empty() || p.R > 0.0 || p.V > 0.0;
     }
     case Algorithm::kSharing: return spec.algorithm.As<SharingParams>().dp;
+    case Algorithm::kLocal:
+    case Algorithm::kAverage:
+    case Algorithm::kCentral: return true;
     case Algorithm::kAdmm:
     case Algorithm::kRadmm:
     case Algorithm::kMradmm:
@@ -555,8 +615,15 @@ static void ValidateTargetEpsilon(const RunSpec& spec) {
   const std::string name = ChoiceName(algorithm);
   const std::string prefix = "algorithm." + name + ".";
   switch (algorithm) {
-    case Algorithm::kDvp:
     case Algorithm::kPvp:
+      if (spec.algorithm.As<PvpParams>().gaussian()) {
+        if (spec.algorithm.privacy_budget > 0.0 || !spec.algorithm.node_privacy_budget.empty()) {
+          Bad("algorithm.privacy_budget", "0 with target_epsilon", spec.algorithm.privacy_budget);
+        }
+        return;  // noise_multiplier > 0 is the calibration's start (PvpParams::Validate)
+      }
+      [[fallthrough]];
+    case Algorithm::kDvp:
     case Algorithm::kMadmm:
     case Algorithm::kPrivateMradmm: {
       const double alpha = *spec.algorithm.Field<double>("alpha");
@@ -587,6 +654,21 @@ static void ValidateTargetEpsilon(const RunSpec& spec) {
       }
       return;
     }
+    case Algorithm::kLocal:
+    case Algorithm::kAverage:
+    case Algorithm::kCentral: {
+      // The calibration sets epsilon itself; the run's tight figure is at kTightDelta, which the
+      // Gaussian mechanism's delta must then be.
+      const auto* delta = spec.algorithm.Field<double>("delta");
+      const auto* mechanism = spec.algorithm.Field<std::string>("mechanism");
+      if (*mechanism == "gaussian" && *delta != kTightDelta) {
+        Bad(prefix + "delta",
+            "1e-5 with target_epsilon and the gaussian mechanism (the run's tight figure is "
+            "at delta 1e-5)",
+            *delta);
+      }
+      return;
+    }
     case Algorithm::kSharing: {
       const SharingParams& p = spec.algorithm.As<SharingParams>();
       if (!p.dp) Bad(prefix + "dp", "true with target_epsilon", "false");
@@ -602,7 +684,7 @@ static void ValidateTargetEpsilon(const RunSpec& spec) {
     default:
       Bad("target_epsilon",
           "0 for algorithm '" + name + "' (not private; calibrated: dvp, pvp, madmm, " +
-              "private_mradmm, pdml, sharing)",
+              "private_mradmm, pdml, sharing, local, average, central)",
           spec.target_epsilon);
   }
 }
@@ -630,6 +712,15 @@ void ValidateSpec(const RunSpec& spec, bool check_data_source) {
           "<= " + std::string("1e-8") +
               " for a private algorithm (its privacy proof assumes the exact minimiser)",
           spec.newton.gradient_tolerance);
+    }
+    // The budget is counted in the papers' per-round pure-epsilon terms; Gaussian releases have
+    // none (their figure is the accountant's composition, set by noise_multiplier).
+    if (algorithm == Algorithm::kPvp && spec.algorithm.As<PvpParams>().gaussian() &&
+        (spec.algorithm.privacy_budget > 0.0 || !spec.algorithm.node_privacy_budget.empty())) {
+      Bad("algorithm.privacy_budget",
+          "0 for pvp with mechanism \"gaussian\" (the budget counts per-round pure-epsilon "
+          "terms; set the total with target_epsilon or noise_multiplier)",
+          spec.algorithm.privacy_budget);
     }
     if (spec.metrics_every < 0) Bad("eval_every", ">= 0", spec.metrics_every);
     NonNegative("tolerance", spec.tolerance);

@@ -116,6 +116,7 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
   v("", "compute_optimum", s.compute_optimum);
   v("", "metrics", s.metrics);
   v("", "target_epsilon", s.target_epsilon);  // 0 = the knob as given (no calibration)
+  v("", "epsilon_policy", s.epsilon_policy);  // with target_epsilon: settings from epsilon
   if (consensus) {
     v("", "tolerance", s.tolerance);
     v("", "eval_every", s.metrics_every);  // older specs: "metrics_every" (SpecReader)
@@ -550,6 +551,7 @@ OrderedJson InfoObject(const RunInfo& info) {
   }
   o["privacy_guarantee"] = info.privacy_guarantee;
   if (!info.privacy_claim.empty()) o["privacy_claim"] = info.privacy_claim;
+  if (!info.epsilon_policy.empty()) o["epsilon_policy"] = info.epsilon_policy;
   if (!info.calibrated_knob.empty()) {
     // target_epsilon: the knob the calibration set (tools/calibration.h).
     OrderedJson c = OrderedJson::object();
@@ -567,6 +569,11 @@ OrderedJson InfoObject(const RunInfo& info) {
     o["optimum_objective"] = info.optimum_objective;
     o["optimum_test_error"] = info.optimum_test_error;
     o["optimum_note"] = info.optimum_note;
+    o["test_error_of"] = info.test_error_of;
+    if (!info.baseline.empty()) {
+      o["baseline"] = info.baseline;
+      o["trusted_curator"] = info.trusted_curator;
+    }
   } else {
     o["party_features"] = ToJsonValue(info.party_features);
     o["party_offsets"] = ToJsonValue(info.party_offsets);
@@ -735,11 +742,13 @@ std::string SummaryToJson(const RunSummary& summary) {
     // PDML: the figure is Phase 2's (000 gives none; the trace's privacy column is the
     // labels' eps of Phase 1, another guarantee).
     const bool pdml = summary.info.algorithm == Algorithm::kPdml;
-    t["composition"] = pdml ? "Phase 2: the Gaussian primal noise (16) composed exactly"
-                            : "optimal composition of the per-round pure-epsilon terms";
+    const bool gaussian = pdml || summary.info.gaussian_releases;
+    t["composition"] = pdml       ? "Phase 2: the Gaussian primal noise (16) composed exactly"
+                       : gaussian ? "the Gaussian releases composed exactly (mu^2 summed)"
+                                  : "optimal composition of the per-round pure-epsilon terms";
     t["node_epsilon"] = ToJsonValue(summary.node_tight_epsilon);
-    t["paper_epsilon"] = pdml ? OrderedJson() : OrderedJson(summary.final.privacy_loss);
-    t["paper_delta"] = pdml ? OrderedJson() : OrderedJson(summary.sampler_delta);
+    t["paper_epsilon"] = gaussian ? OrderedJson() : OrderedJson(summary.final.privacy_loss);
+    t["paper_delta"] = gaussian ? OrderedJson() : OrderedJson(summary.sampler_delta);
     o["tight_privacy"] = std::move(t);
   }
   o["warnings"] = ToJsonValue(summary.warnings);

@@ -91,9 +91,14 @@ double BinomialCdf(std::int64_t k, std::int64_t n, double p) {
 
 // --- Set-ups ----------------------------------------------------------------------------------
 
+bool IsBaselineAudit(AuditMechanism m) {
+  return m == AuditMechanism::kLocal || m == AuditMechanism::kAverage ||
+         m == AuditMechanism::kCentral;
+}
 bool IsConsensus(AuditMechanism m) {
-  return m == AuditMechanism::kDvp || m == AuditMechanism::kPvp || m == AuditMechanism::kMadmm ||
-         m == AuditMechanism::kPrivateMradmm;
+  return m == AuditMechanism::kDvp || m == AuditMechanism::kPvp ||
+         m == AuditMechanism::kPvpGaussian || m == AuditMechanism::kMadmm ||
+         m == AuditMechanism::kPrivateMradmm || IsBaselineAudit(m);
 }
 bool IsSharing(AuditMechanism m) {
   return m == AuditMechanism::kSharing || m == AuditMechanism::kSharingPaper16;
@@ -102,8 +107,12 @@ bool IsSharing(AuditMechanism m) {
 ConsensusVariant VariantOf(AuditMechanism m) {
   switch (m) {
     case AuditMechanism::kDvp: return ConsensusVariant::kDvp;
-    case AuditMechanism::kPvp: return ConsensusVariant::kPvp;
+    case AuditMechanism::kPvp:
+    case AuditMechanism::kPvpGaussian: return ConsensusVariant::kPvp;
     case AuditMechanism::kMadmm: return ConsensusVariant::kMadmm;
+    case AuditMechanism::kLocal:
+    case AuditMechanism::kCentral: return ConsensusVariant::kLocal;
+    case AuditMechanism::kAverage: return ConsensusVariant::kAverage;
     default: return ConsensusVariant::kPrivateMradmm;
   }
 }
@@ -237,27 +246,70 @@ class ConsensusRunner : public Runner {
     // rho = rho_node N, the same value.
     params_.rho_node = s.rho;
     params_.eta = s.eta;
-    params_.alpha = s.alpha;
+    const bool gaussian = s.mechanism == AuditMechanism::kPvpGaussian;
+    if (gaussian) {
+      params_.noise_multiplier = s.alpha;
+    } else {
+      params_.alpha = s.alpha;
+    }
+    // The baselines: the default mechanism (objective perturbation) at epsilon; central is the
+    // audited node alone (every row is its own), local and average node 0 of a 2-node graph.
+    baseline_ = IsBaselineAudit(s.mechanism);
+    alone_ = s.mechanism == AuditMechanism::kCentral;
+    params_.epsilon = s.epsilon;
+    params_.delta = s.delta;
+    params_.mechanism = s.gaussian ? BaselineMechanism::kGaussian : BaselineMechanism::kObjective;
+    if (baseline_ && !alone_) params_.neighbour_degrees = {1};
     // One node program per side to read the per-round terms (they depend on no data and no
     // noise: the schedule and B_i only).
-    auto probe = MakeConsensusNode(0, data_.node0_d, 1, loss_, newton_, params_,
+    auto probe = MakeConsensusNode(0, data_.node0_d, alone_ ? 0 : 1, loss_, newton_, params_,
                                    Eigen::VectorXd::Zero(s.dim));
     std::vector<double> costs;
-    for (int t = 1; t <= s.rounds; ++t) costs.push_back(probe->PrivacyLoss(t));
-    r.claim = ComposeTight(costs, s.delta);
-    r.claim_per_round = ComposeTight({costs.front()}, s.delta);
-    r.paper_claim = ComposeBasic(costs);
+    std::vector<MechanismRelease> mechanisms;
+    for (int t = 1; t <= s.rounds; ++t) {
+      costs.push_back(probe->PrivacyLoss(t));
+      if (const auto m = probe->Mechanism(t)) mechanisms.push_back(*m);
+    }
+    if (baseline_) {
+      // One release (round 1); later rounds are post-processing.
+      r.claim = ComposeTightMechanisms(mechanisms, s.delta);
+      r.claim_per_round = r.claim;
+    } else if (gaussian) {
+      // Gaussian releases: the accountant's exact composition of node 0's mechanisms.
+      r.claim = ComposeTightMechanisms(mechanisms, s.delta);
+      r.claim_per_round = ComposeTightMechanisms({mechanisms.front()}, s.delta);
+    } else {
+      r.claim = ComposeTight(costs, s.delta);
+      r.claim_per_round = ComposeTight({costs.front()}, s.delta);
+    }
+    r.paper_claim = gaussian ? r.claim : ComposeBasic(costs);
     const char* paper = s.mechanism == AuditMechanism::kDvp     ? "004 Theorem 1"
                         : s.mechanism == AuditMechanism::kPvp   ? "PVP (Zhang and Zhu 2017)"
                         : s.mechanism == AuditMechanism::kMadmm ? "002"
-                                                                : "003 eq. (32)";
+                        : baseline_ ? "objective perturbation, Chaudhuri et al. 2011 Theorem 9"
+                                    : "003 eq. (32)";
     r.claim_source = std::string("ComposeTight of node 0's per-round terms (") + paper +
                      ", pure epsilon each) at delta; paper: their plain sum";
+    if (gaussian) {
+      r.claim_source =
+          "ComposeTightMechanisms of node 0's Gaussian releases (mu = (sensitivity + sqrt(d) "
+          "step) / sigma each, composed exactly) at delta; no paper's figure";
+    } else if (s.gaussian) {
+      r.claim_source =
+          "the analytic Gaussian of node 0's one release (sensitivity 2 (C/B) / rho_i plus the "
+          "lattice term, sigma for (epsilon, delta)) at delta; paper: epsilon";
+    }
     std::ostringstream m;
-    m << ToString(s.mechanism) << ": node 0 of a 2-node graph, " << s.rows << " rows x " << s.dim
-      << " features per node, " << loss_.Name() << " loss, C = " << s.C << ", rho = " << s.rho
-      << ", eta = " << s.eta << ", alpha = " << s.alpha
-      << "; released: node 0's messages of rounds 1.." << s.rounds
+    m << ToString(s.mechanism) << ": node 0 " << (alone_ ? "alone (one node)" : "of a 2-node graph")
+      << ", " << s.rows << " rows x " << s.dim << " features per node, " << loss_.Name()
+      << " loss, C = " << s.C << ", rho = " << s.rho;
+    if (baseline_) {
+      m << ", epsilon = " << s.epsilon
+        << (s.gaussian ? " (Gaussian output perturbation)" : " (objective perturbation)");
+    } else {
+      m << ", eta = " << s.eta << (gaussian ? ", noise multiplier = " : ", alpha = ") << s.alpha;
+    }
+    m << "; released: node 0's messages of rounds 1.." << s.rounds
       << " (the node program's Release output)";
     r.mechanism = m.str();
     const double c1 = loss_.CurvatureBound();
@@ -280,6 +332,10 @@ class ConsensusRunner : public Runner {
     ConsensusNodeParams p = params_;
     p.noise_seed = key;
     const Dataset& own = side == 0 ? data_.node0_d : data_.node0_dprime;
+    if (alone_) {
+      auto n0 = MakeConsensusNode(0, own, 0, loss_, newton_, p, Eigen::VectorXd::Zero(setup_.dim));
+      return RunGraph({n0.get()}, {{}}, setup_.rounds, 0);
+    }
     auto n0 = MakeConsensusNode(0, own, 1, loss_, newton_, p, Eigen::VectorXd::Zero(setup_.dim));
     auto n1 =
         MakeConsensusNode(1, data_.node1, 1, loss_, newton_, p, Eigen::VectorXd::Zero(setup_.dim));
@@ -292,6 +348,8 @@ class ConsensusRunner : public Runner {
   Loss loss_;
   NewtonOptions newton_;
   ConsensusNodeParams params_;
+  bool baseline_ = false;  // local, average, central
+  bool alone_ = false;     // central: the audited node is the only one
 };
 
 class PdmlRunner : public Runner {
@@ -519,19 +577,26 @@ const char* ToString(AuditMechanism m) {
   switch (m) {
     case AuditMechanism::kDvp: return "dvp";
     case AuditMechanism::kPvp: return "pvp";
+    case AuditMechanism::kPvpGaussian: return "pvp_gaussian";
     case AuditMechanism::kMadmm: return "madmm";
     case AuditMechanism::kPrivateMradmm: return "private_mradmm";
     case AuditMechanism::kPdmlLabels: return "pdml";
     case AuditMechanism::kSharing: return "sharing";
     case AuditMechanism::kSharingPaper16: return "sharing_paper16";
+    case AuditMechanism::kLocal: return "local";
+    case AuditMechanism::kAverage: return "average";
+    case AuditMechanism::kCentral: return "central";
   }
   return "?";
 }
 
 std::vector<AuditMechanism> AllAuditMechanisms() {
-  return {AuditMechanism::kDvp,           AuditMechanism::kPvp,        AuditMechanism::kMadmm,
-          AuditMechanism::kPrivateMradmm, AuditMechanism::kPdmlLabels, AuditMechanism::kSharing,
-          AuditMechanism::kSharingPaper16};
+  return {AuditMechanism::kDvp,           AuditMechanism::kPvp,
+          AuditMechanism::kPvpGaussian,   AuditMechanism::kMadmm,
+          AuditMechanism::kPrivateMradmm, AuditMechanism::kPdmlLabels,
+          AuditMechanism::kSharing,       AuditMechanism::kSharingPaper16,
+          AuditMechanism::kLocal,         AuditMechanism::kAverage,
+          AuditMechanism::kCentral};
 }
 
 AuditMechanism ParseAuditMechanism(const std::string& name) {
@@ -560,6 +625,8 @@ void AuditSetup::Validate() const {
   if (!(delta > 0.0 && delta < 1.0)) Fail("delta", "must be in (0, 1), got " + Number(delta));
   if (logistic && !IsConsensus(mechanism))
     Fail("loss", "logistic applies to the consensus mechanisms only");
+  if (gaussian && !IsBaselineAudit(mechanism))
+    Fail("mechanism", "gaussian applies to local, average and central only");
 }
 
 void AuditOptions::Validate() const {
@@ -587,6 +654,13 @@ AuditSetup AuditDefaults(const AuditSetup& in) {
       set(s.eta, 10.0);
       set(s.C, 1.0);
       break;
+    case AuditMechanism::kPvpGaussian:
+      // noise multiplier 3.73: mu = 1 / 3.73 plus the lattice term, a claim of about 1 per
+      // round at delta 1e-5.
+      set(s.alpha, 3.73);
+      set(s.eta, 10.0);
+      set(s.C, 1.0);
+      break;
     case AuditMechanism::kMadmm:
       // 002: C (1.4 c1 + alpha) / (eta V B) = 1.93 * 41.4 / 80 = 0.999; the noise term's share
       // alpha / (1.4 c1 + alpha) = 0.966.
@@ -601,6 +675,18 @@ AuditSetup AuditDefaults(const AuditSetup& in) {
       set(s.C, 1.93);
       break;
     case AuditMechanism::kPdmlLabels: set(s.alpha, 1.0); break;
+    case AuditMechanism::kLocal:
+    case AuditMechanism::kAverage:
+    case AuditMechanism::kCentral:
+      // Objective perturbation with Lambda = rho / C = 8 on B = 8 rows (smooth hinge, c = 1):
+      // eps' = 1 - 2 log(1 + 1/64) = 0.969 of the claim 1 is the noise's, and the released
+      // f = (y - b) / 64 keeps every margin in the hinge's linear part for most draws (L'' = 0:
+      // no Jacobian term), where the canary's flip moves the gradient by exactly 2.
+      set(s.epsilon, 1.0);
+      set(s.C, 1.0);
+      set(s.rho, 8.0);
+      set(s.eta, 1.0);
+      break;
     case AuditMechanism::kSharing:
     case AuditMechanism::kSharingPaper16: set(s.epsilon, 1.0); break;
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -89,7 +90,10 @@ bool CanCalibrate(Algorithm algorithm) {
     case Algorithm::kPvp:
     case Algorithm::kMadmm:
     case Algorithm::kPrivateMradmm:
-    case Algorithm::kSharing: return true;
+    case Algorithm::kSharing:
+    case Algorithm::kLocal:
+    case Algorithm::kAverage:
+    case Algorithm::kCentral: return true;
     default: return false;
   }
 }
@@ -192,48 +196,35 @@ double PdmlPlannedEpsilon(const RunSpec& spec, const std::vector<int>& degrees,
   return max_mu2 > 0.0 ? AnalyticGaussianEpsilon(std::sqrt(max_mu2), 1.0, delta) : 0.0;
 }
 
-// PDML: bisection on log V (the tight epsilon decreases in V), keeping the smallest V whose
-// epsilon is within kCalibrationTolerance below the target.
-CalibrationResult CalibratePdml(RunSpec& spec, const std::vector<int>& degrees,
-                                const std::vector<std::int64_t>& rows_per_node,
-                                std::int64_t features, double target, double delta,
-                                CalibrationResult result) {
-  PdmlParams& p = spec.algorithm.As<PdmlParams>();
-  result.knob = "algorithm.pdml.V";
-  if (features < 1 || degrees.empty() || rows_per_node.size() != degrees.size()) {
-    throw std::logic_error("CalibrateToEpsilon: pdml needs the degrees, rows and features");
-  }
-  if (spec.iterations < 1) {
-    throw InputError(
-        "target_epsilon: iterations must be >= 1 (a run of 0 rounds releases "
-        "nothing that costs privacy)");
-  }
+// Bisection on log(knob) for a knob whose tight epsilon decreases as it grows (a noise scale),
+// keeping the smallest value whose epsilon is within kCalibrationTolerance below the target.
+CalibrationResult CalibrateNoiseScale(double& knob, const std::function<double()>& planned,
+                                      const std::string& what, double target,
+                                      CalibrationResult result) {
   const auto eps_at = [&](double x) {
-    p.V = std::exp(x);
+    knob = std::exp(x);
     ++result.evaluations;
-    return PdmlPlannedEpsilon(spec, degrees, rows_per_node, features, delta);
+    return planned();
   };
-  // Bracket [lo, hi] in x = log V with f(lo) > target >= f(hi).
+  // Bracket [lo, hi] in x = log knob with f(lo) > target >= f(hi).
   constexpr double kStep = 1.3862943611198906;  // log 4
-  constexpr double kMinLogV = -46.0, kMaxLogV = 46.0;
-  double hi = std::log(p.V > 0.0 ? p.V : 1.0), f_hi = eps_at(hi);
+  constexpr double kMinLog = -46.0, kMaxLog = 46.0;
+  double hi = std::log(knob > 0.0 ? knob : 1.0), f_hi = eps_at(hi);
   double lo = hi, f_lo = f_hi;
   while (f_hi > target) {
-    if (hi >= kMaxLogV) {
-      throw UnreachablePrivacyTarget("target_epsilon " + Short(target) +
-                                     " is out of reach for pdml: V = 1e20 "
-                                     "still spends " +
-                                     Short(f_hi));
+    if (hi >= kMaxLog) {
+      throw UnreachablePrivacyTarget("target_epsilon " + Short(target) + " is out of reach for " +
+                                     what + ": a noise scale of 1e20 still spends " + Short(f_hi));
     }
     lo = hi;
     f_lo = f_hi;
-    hi = std::min(kMaxLogV, hi + kStep);
+    hi = std::min(kMaxLog, hi + kStep);
     f_hi = eps_at(hi);
   }
-  while (f_lo <= target && lo > kMinLogV) {
+  while (f_lo <= target && lo > kMinLog) {
     hi = lo;
     f_hi = f_lo;
-    lo = std::max(kMinLogV, lo - kStep);
+    lo = std::max(kMinLog, lo - kStep);
     f_lo = eps_at(lo);
   }
   for (int it = 0; it < 200 && f_hi < target * (1.0 - kCalibrationTolerance) && hi - lo > 1e-13;
@@ -248,10 +239,29 @@ CalibrationResult CalibratePdml(RunSpec& spec, const std::vector<int>& degrees,
       f_lo = f;
     }
   }
-  p.V = std::exp(hi);
-  result.value = p.V;
-  result.epsilon = PdmlPlannedEpsilon(spec, degrees, rows_per_node, features, delta);
+  knob = std::exp(hi);
+  result.value = knob;
+  result.epsilon = planned();
   return result;
+}
+
+// PVP with Gaussian noise: each node's releases are all Gaussian with the same mu
+// (PvpGaussianMu), composed exactly as the run's Accountant does (mu^2 summed over rounds; the
+// analytic Gaussian of the largest sum).
+double PvpGaussianPlannedEpsilon(const RunSpec& spec, const std::vector<int>& degrees,
+                                 const std::vector<std::int64_t>& rows_per_node,
+                                 std::int64_t features, double delta) {
+  const AlgorithmSpec& a = spec.algorithm;
+  const int n = static_cast<int>(degrees.size());
+  const double rho_node = a.rho_per_node ? a.rho : a.rho / n;
+  double max_mu2 = 0.0;
+  for (std::size_t i = 0; i < degrees.size(); ++i) {
+    const double mu = PvpGaussianMu(a.C, static_cast<double>(rows_per_node[i]), rho_node,
+                                    PerNode(a.node_eta, a.eta, i), degrees[i],
+                                    a.As<PvpParams>().noise_multiplier, features);
+    max_mu2 = std::max(max_mu2, static_cast<double>(spec.iterations) * mu * mu);
+  }
+  return max_mu2 > 0.0 ? AnalyticGaussianEpsilon(std::sqrt(max_mu2), 1.0, delta) : 0.0;
 }
 
 CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degrees,
@@ -268,13 +278,69 @@ CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degr
   if (!CanCalibrate(algorithm)) {
     throw InputError("target_epsilon: algorithm '" + std::string(ChoiceName(algorithm)) + "' " +
                      "is not private" +
-                     "; calibrated algorithms: dvp, pvp, madmm, private_mradmm, pdml, sharing");
+                     "; calibrated algorithms: dvp, pvp, madmm, private_mradmm, pdml, sharing, "
+                     "local, average, central");
   }
   CalibrationResult result;
   result.target = target;
   result.delta = delta;
+  const bool planned_gaussian =
+      algorithm == Algorithm::kPdml ||
+      (algorithm == Algorithm::kPvp && spec.algorithm.As<PvpParams>().gaussian());
+  if (planned_gaussian) {
+    if (features < 1 || degrees.empty() || rows_per_node.size() != degrees.size()) {
+      throw std::logic_error(
+          "CalibrateToEpsilon: Gaussian releases need the degrees, rows and "
+          "features");
+    }
+    if (spec.iterations < 1) {
+      throw InputError(
+          "target_epsilon: iterations must be >= 1 (a run of 0 rounds releases "
+          "nothing that costs privacy)");
+    }
+  }
   if (algorithm == Algorithm::kPdml) {
-    return CalibratePdml(spec, degrees, rows_per_node, features, target, delta, result);
+    // Phase 2's Gaussian primal noise: a larger V = less epsilon (decay fixed).
+    result.knob = "algorithm.pdml.V";
+    return CalibrateNoiseScale(
+        spec.algorithm.As<PdmlParams>().V,
+        [&] { return PdmlPlannedEpsilon(spec, degrees, rows_per_node, features, delta); }, "pdml",
+        target, result);
+  }
+  if (planned_gaussian) {
+    if (spec.algorithm.privacy_budget > 0.0 || !spec.algorithm.node_privacy_budget.empty()) {
+      throw InputError("algorithm.privacy_budget must be 0 with target_epsilon");
+    }
+    result.knob = "algorithm.pvp.noise_multiplier";
+    return CalibrateNoiseScale(
+        spec.algorithm.As<PvpParams>().noise_multiplier,
+        [&] { return PvpGaussianPlannedEpsilon(spec, degrees, rows_per_node, features, delta); },
+        "pvp", target, result);
+  }
+  if (IsBaseline(algorithm)) {
+    // One release per node whose mechanism is calibrated by its own epsilon: the knob is the
+    // target itself. The run's figure is that release's at `delta` (objective: the pure
+    // epsilon's, a hair below it; gaussian: the analytic Gaussian's at its delta, which
+    // ValidateSpec requires to be kTightDelta).
+    double* epsilon = spec.algorithm.Field<double>("epsilon");
+    const std::string& mechanism = *spec.algorithm.Field<std::string>("mechanism");
+    const double* mechanism_delta = spec.algorithm.Field<double>("delta");
+    if (mechanism == "gaussian" && *mechanism_delta != delta) {
+      throw InputError(prefix + "delta must be " + Short(delta) +
+                       " (the target's delta) with target_epsilon, got " + Short(*mechanism_delta));
+    }
+    *epsilon = target;
+    result.knob = prefix + "epsilon";
+    result.value = target;
+    if (mechanism == "gaussian") {
+      result.epsilon = target;
+    } else {
+      result.epsilon = ComposeTight({target}, delta);
+      // The objective's noise is drawn in double precision: the release adds its
+      // floating-point delta (SnappedReleaseDelta), as the run's figure composes it.
+      if (features >= 1) result.delta = delta + SnappedReleaseDelta(target, features);
+    }
+    return result;
   }
   if (algorithm == Algorithm::kSharing) {
     SharingParams& p = spec.algorithm.As<SharingParams>();

@@ -12,6 +12,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/run/run.h"
 #include "dpadmm/tools/calibration.h"
+#include "dpadmm/tools/epsilon_policy.h"
 
 namespace dpadmm {
 namespace {
@@ -92,7 +93,8 @@ void SweepOptions::Validate() const {
                             ? "has no total epsilon to calibrate (PDML's Phase 2 Gaussian is "
                               "not accounted)"
                             : "is not private") +
-                       "; sweepable: dvp, pvp, madmm, private_mradmm, sharing");
+                       "; sweepable: dvp, pvp, madmm, private_mradmm, sharing, local, average, "
+                       "central");
     }
   }
   if (epsilons.empty()) throw InputError("sweep: epsilons must not be empty");
@@ -211,6 +213,12 @@ SweepResult RunSweep(const SweepOptions& o, const SweepProgress& progress,
         break;
       }
       RunSpec spec = CellSpec(o, c.algorithm, r);
+      if (spec.family() == Family::kConsensus) {
+        // The algorithm's epsilon defaults (tools/epsilon_policy.h), unless the base turns
+        // the policy off: the settings follow this cell's epsilon, then the knob is calibrated.
+        ApplyEpsilonPolicy(spec, PublicQuantities{c.epsilon, o.delta, degrees, rows_per_node,
+                                                  features, spec.loss.CurvatureBound()});
+      }
       const CalibrationResult cal =
           spec.family() == Family::kConsensus
               ? CalibrateToEpsilon(spec, degrees, rows_per_node, c.epsilon, o.delta, features)

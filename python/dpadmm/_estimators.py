@@ -18,7 +18,10 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._run import RunError, encode_labels, run_core
 
-_CONSENSUS = ("admm", "dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm", "pdml")
+_CONSENSUS = ("admm", "dvp", "pvp", "madmm", "radmm", "mradmm", "private_mradmm", "pdml",
+              "local", "average", "central")
+# The baselines: private by construction, their privacy knob is their own epsilon.
+_BASELINES = ("local", "average", "central")
 _SHARING = ("sharing", "sgd")
 _BAD_OUTCOMES = ("diverged", "failed")
 # Fitted attributes built from the run's output on first access (then cached in __dict__ as
@@ -141,6 +144,8 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         """Whether the run draws noise (UsesPrivacyMechanism, read off the parameters: the
         tags are asked for at every input check, so this stays in Python)."""
         own = self.params or {}
+        if self.algorithm == "pvp" and own.get("mechanism") == "gaussian":
+            return self.epsilon is not None or own.get("noise_multiplier", 0.0) > 0
         if self.algorithm in ("dvp", "pvp", "madmm", "private_mradmm"):
             return self.epsilon is not None or own.get("alpha", 1.0) > 0 or any(
                 a > 0 for a in own.get("node_alpha", []))
@@ -149,7 +154,7 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
                 own.get("label_eps_groups"))
         if self.algorithm == "sharing":
             return bool(own.get("dp", False))
-        return False
+        return self.algorithm in _BASELINES
 
     def _more_tags(self):
         return {"binary_only": True, "non_deterministic": self._private_mode(),
@@ -202,7 +207,9 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
                 state.pop(name, None)  # a previous fit's
             state.pop("_run_output", None)
         self.outcome_ = outcome
-        if outcome in _BAD_OUTCOMES or model is None:
+        # local learns no single model (the summary has none): model_ stays None.
+        no_model = model is None and self.algorithm != "local"
+        if outcome in _BAD_OUTCOMES or no_model:
             self.summary_ = json.loads(out.summary_json())
             raise RunError(f"{type(self).__name__}.fit: the run {outcome}: {out.message}",
                            self.summary_)
@@ -239,7 +246,9 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
         return state
 
     def _coefficients(self):
-        """(coef_, intercept_) of model_."""
+        """(coef_, intercept_) of model_ (None for local, which has no single model)."""
+        if self.model_ is None:
+            return None, None
         w = np.asarray(self.model_.weights, dtype=np.float64)
         prep = self.model_.preparation
         d = self.model_.features
@@ -271,6 +280,9 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X):
         check_is_fitted(self)
+        if self.model_ is None:
+            raise ValueError(f"algorithm {self.algorithm!r} learns one model per node and no "
+                             "single model to predict with")
         return self._validate_data(X, reset=False, accept_sparse="csr", dtype=np.float64,
                                    order="C")
 
@@ -356,6 +368,13 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
             spec["iterations"] = self.iterations
         if self.epsilon is not None:
             spec["target_epsilon"] = float(self.epsilon)
+            # The epsilon policy chooses the rounds, C, rho and eta from the target; settings
+            # given explicitly are kept instead (the policy is then off: only the noise knob
+            # is calibrated).
+            explicit = [n for n in ("iterations", "C", "rho", "eta")
+                        if getattr(self, n, None) is not None]
+            if explicit:
+                spec["epsilon_policy"] = False
         data = spec.setdefault("data", {})
         data["add_bias"] = bool(self.fit_intercept)
         data["scaling"] = self.scaling
@@ -371,9 +390,13 @@ _COMMON_DOC = """
     epsilon : float, default=None
         Target total privacy loss per node: the noise knob of a private algorithm (dvp, pvp,
         madmm, private_mradmm, pdml; sharing with ``params={"dp": True}``) is calibrated so
-        that the tight epsilon at delta = 1e-5 (max over nodes) is this. None: the algorithm's
-        defaults (see the README's table). Raises :class:`dpadmm.PrivacyBudgetError` when no
-        noise level reaches it.
+        that the tight epsilon at delta = 1e-5 (max over nodes) is this; the baselines
+        (local, average, central) take it as their mechanism's epsilon. For dvp, pvp, madmm
+        and private_mradmm the epsilon policy first chooses the rounds, C, rho, eta (and pvp
+        the Gaussian mechanism) from the target and public quantities, unless ``iterations``,
+        ``C``, ``rho`` or ``eta`` is given (then those settings are kept and only the noise is
+        calibrated). None: the algorithm's defaults (see the README's table). Raises
+        :class:`dpadmm.PrivacyBudgetError` when no noise level reaches it.
     iterations : int, default=None
         Rounds (sharing: iterations; sgd: epochs). None: the algorithm's default (100).
     fit_intercept : bool, default=True
@@ -457,7 +480,11 @@ class ConsensusClassifier(_DpadmmClassifier):
     algorithm : str, default="dvp"
         "admm" (non-private), "dvp" (dual variable perturbation), "pvp" (primal variable
         perturbation), "madmm" (penalty perturbation), "radmm", "mradmm" (non-private),
-        "private_mradmm", "pdml" (label privacy by randomized response).
+        "private_mradmm", "pdml" (label privacy by randomized response); the baselines at the
+        same epsilon: "local" (every node alone, one release; it learns no single model, so
+        ``model_`` is None and predicting raises), "average" (local's releases averaged by
+        gossip), "central" (one curator holding every row: needs a curator every party
+        trusts).
     nodes : int, default=10
         Number of parties.
     topology : str, default="random"
@@ -676,7 +703,7 @@ class SharingClassifier(_DpadmmClassifier):
 
     def _coefficients(self):
         coef, intercept = super()._coefficients()
-        if self.column_order_ is not None:
+        if coef is not None and self.column_order_ is not None:
             ordered = np.empty_like(coef)
             ordered[:, self.column_order_] = coef
             coef = ordered

@@ -47,7 +47,8 @@ def analytic_gaussian_delta(sensitivity: float, sigma: float, epsilon: float) ->
 
 def can_calibrate(algorithm: str) -> bool:
     """Whether :func:`calibrate` supports ``algorithm`` (dvp, pvp, madmm, private_mradmm, pdml,
-    sharing with the gaussian mechanism)."""
+    sharing with the gaussian mechanism, and the baselines local, average, central, whose
+    knob is their epsilon)."""
     return _core.can_calibrate(algorithm)
 
 

@@ -13,6 +13,7 @@ from conftest import cell_value, read_trace, run_cli, same_bits, two_gaussians, 
 OWN_PARAMS = {
     "admm": {}, "dvp": {}, "pvp": {}, "madmm": {}, "radmm": {}, "mradmm": {},
     "private_mradmm": {}, "pdml": {"label_eps": 1.0}, "sharing": {"dp": True}, "sgd": {},
+    "average": {}, "central": {},  # (local has no single model to compare)
 }
 SHARING = ("sharing", "sgd")
 ITERATIONS = 15

@@ -151,3 +151,27 @@ def test_grid_search_with_cached_specs_scores_as_fresh_fits():
         assert np.mean(fresh) == score
     assert search.best_estimator_.get_params()["rho"] == search.best_params_["rho"]
     assert "coef_" not in vars(clone(search.best_estimator_))
+
+
+def test_consensus_classifier_runs_the_three_baselines():
+    """local, average and central are consensus algorithms of the estimator: each fits at its
+    epsilon (the estimator's epsilon is the mechanism's), average and central predict with
+    their model, local has none (one model per node) and says so."""
+    X, y = two_gaussians(300, 3, seed=2)
+    for name in ("local", "average", "central"):
+        est = dpadmm.ConsensusClassifier(algorithm=name, nodes=3, C=20.0, rho=1.0, epsilon=0.5,
+                                         iterations=4, noise=7, random_state=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # simulation mode's warning
+            est.fit(X, y)
+        assert est.outcome_ == "completed"
+        assert est.spec_["algorithm"][name]["epsilon"] == 0.5
+        assert 0.5 - 1e-4 <= est.privacy_["tight_epsilon"] <= 0.5
+        if name == "local":
+            assert est.model_ is None and est.coef_ is None
+            with pytest.raises(ValueError, match="one model per node"):
+                est.predict(X)
+        else:
+            assert est.predict(X).shape == (300,)
+            assert est.coef_.shape == (1, 3)
+    assert est.summary_["info"]["trusted_curator"] is True

@@ -144,6 +144,14 @@ void ValidateNetworkOptions(const NetworkOptions& o, int nodes) {
       Refuse(who + "insecure (plaintext) mode allows loopback addresses only, got '" + a.address +
              "'");
     }
+    if (!a.listen.empty()) {
+      const detail::HostPort lp = detail::SplitHostPort(a.listen);
+      if (lp.port == 0) Refuse(who + "listen address '" + a.listen + "' is not host:port");
+      if (o.insecure && !IsLoopbackHost(lp.host)) {
+        Refuse(who + "insecure (plaintext) mode allows loopback addresses only, got listen '" +
+               a.listen + "'");
+      }
+    }
     if (a.id == o.self) self = static_cast<int>(p);
   }
   if (self < 0) Refuse("this party's id '" + o.self + "' is not in the party list");

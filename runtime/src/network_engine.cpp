@@ -3,13 +3,19 @@
 //
 // Every party runs a gRPC server (service Party, runtime/proto/dpadmm_party.proto) and dials
 // every other party: a full mesh of one Exchange stream per ordered pair, each written by its
-// own thread (Writer) so that the engine's thread never blocks on the network. Handlers of the
+// own thread (Link) so that the engine's thread never blocks on the network. Handlers of the
 // server push what they read into a per-peer queue (Hub); the engine's thread alone decodes it
 // (PeerStream, network_frame.h), computes, and decides.
 //
 //   set-up:  Hello to every peer (with backoff, until setup_timeout) and from every peer;
 //            both sides compare protocol version, spec hash and layout; identities come from
-//            the certificates' subject alternative names
+//            the certificates' subject alternative names; then the set-up exchange, when the
+//            caller holds one (each party's values to every peer, on_setup with all of them)
+//   links:   every envelope is numbered per ordered pair and kept by its Link until the peer
+//            acknowledges it (Envelope.ack, on the peer's own envelopes). A broken connection
+//            is dialled again (Hello again, same session) and the kept envelopes are sent
+//            again as first made; the receiver drops copies after checking them byte for byte
+//            (InboundSequence). A peer disconnected for the peer timeout has failed.
 //   round r: (once every peer hosting a neighbour has sent its round r-1 frame, and r is at
 //            most kLeadRounds past the sink) step the local nodes, send every peer its round r
 //            frame (status, and the messages on the edges into its nodes)
@@ -23,7 +29,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -33,6 +41,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -104,13 +113,42 @@ void GprLog(gpr_log_func_args* args) {
   if (g_log != nullptr) (*g_log)(std::string("grpc: ") + args->message);
 }
 
+// A Hello that got no answer, in words: gRPC's text, and the likely cause when the peer took
+// the connection and closed it during the TLS handshake. A server that refuses the client's
+// certificate (signed by another CA, or expired) ends the handshake, and the client is not told
+// why: under TLS 1.3 the client has finished its part before the server checks the
+// certificate, and gRPC reports only "Socket closed" (a reset connection reads "Connection
+// reset"). A certificate of the run's CA with the wrong name gets a reply instead, naming it
+// (PERMISSION_DENIED, refused at once).
+std::string UnansweredHello(const grpc::Status& status, bool tls, const std::string& self) {
+  const std::string text = SanitizePeerText(status.error_message());
+  if (!tls || status.error_code() != grpc::StatusCode::UNAVAILABLE) return text;
+  if (text.find("Socket closed") == std::string::npos &&
+      text.find("Connection reset") == std::string::npos) {
+    return text;
+  }
+  return "it closed the connection during the TLS handshake, so it most likely refused this "
+         "party's certificate (not signed by the run's CA, expired, or its subject alternative "
+         "name is not '" +
+         self + "'), or it does not use TLS (gRPC: " + text + ")";
+}
+
 struct Incoming {
   bool hello = false;  // the peer's Hello was accepted
   std::vector<std::size_t> max_doubles;
-  bool open = false;    // its Exchange stream is open
-  bool ended = false;   // ... and has ended
-  bool broken = false;  // ended by a broken connection or cancellation, not by the peer
+  std::string session;                    // from its first Hello
+  bool ticket = false;                    // a Hello accepted since its last stream opened
+  bool opened = false;                    // it has opened a stream (its session is then fixed)
+  grpc::ServerContext* stream = nullptr;  // its current stream (nullptr: none open)
+  std::uint64_t generation = 0;           // of its current stream
+  bool ended = false;   // its stream has ended as it closed it (the end of its run)
+  bool broken = false;  // refused (violation)
+  int disconnects = 0;  // its streams that broke (the connection, not the peer, ended them)
+  int reconnects = 0;   // its Hellos after its first stream
+  double tokens = kReconnectBurst;  // reconnections it may still make now
+  Clock::time_point refilled = Clock::now();
   std::string violation;
+  InboundSequence sequence;
   std::deque<pb::Envelope> queue;
   Clock::time_point last_heard = Clock::now();
 };
@@ -133,7 +171,8 @@ struct RunFacts {
   std::vector<std::string> ids;
   std::vector<PeerExpect> expect;  // by party number (self's entry unused)
   std::uint64_t layout_hash = 0;
-  pb::HelloMessage hello;  // this party's
+  pb::HelloMessage hello;                                 // this party's (next_round: 0)
+  const std::atomic<std::int64_t>* next_round = nullptr;  // the engine's next round to compute
   OnceLog* log = nullptr;
 
   int PartyOf(const std::string& id) const {
@@ -207,12 +246,41 @@ class Service final : public pb::Party::Service {
     }
     {
       std::lock_guard<std::mutex> lock(hub_.mu);
-      hub_.in[p].hello = true;
-      hub_.in[p].max_doubles = std::move(sizes);
-      hub_.in[p].last_heard = Clock::now();
+      Incoming& in = hub_.in[p];
+      const auto now = Clock::now();
+      if (in.opened) {
+        // A reconnection: the same process (session), within its rate.
+        if (request->session() != in.session) {
+          return RunRefuses(p, grpc::StatusCode::FAILED_PRECONDITION,
+                            "party '" + facts_.ids[p] +
+                                "' said Hello again as another process (a restarted party): "
+                                "a run under way cannot take it back; restart every party");
+        }
+        in.tokens = std::min(kReconnectBurst,
+                             in.tokens + std::chrono::duration<double>(now - in.refilled).count() /
+                                             kReconnectRefillSeconds);
+        in.refilled = now;
+        if (in.tokens < 1) {
+          return RunRefuses(p, grpc::StatusCode::RESOURCE_EXHAUSTED,
+                            "party '" + facts_.ids[p] + "' reconnected more than " +
+                                std::to_string(static_cast<int>(kReconnectBurst)) +
+                                " times at once (at most one per " +
+                                Seconds(kReconnectRefillSeconds) + " after that)");
+        }
+        in.tokens -= 1;
+        ++in.reconnects;
+        (*facts_.log)("party '" + facts_.ids[p] + "' reconnected (its next round " +
+                      std::to_string(request->next_round()) + ")");
+      }
+      in.hello = true;
+      in.ticket = true;
+      in.session = request->session();
+      in.max_doubles = std::move(sizes);
+      in.last_heard = now;
       hub_.cv.notify_all();
     }
     *reply = facts_.hello;
+    reply->set_next_round(facts_.next_round->load());
     return grpc::Status::OK;
   }
 
@@ -226,33 +294,59 @@ class Service final : public pb::Party::Service {
     std::string why;
     const int p = Identify(facts_, *ctx, claimed, &why);
     if (p < 0) return Refuse(*ctx, why);
+    std::uint64_t generation = 0;
     {
       std::lock_guard<std::mutex> lock(hub_.mu);
       Incoming& in = hub_.in[p];
-      if (!in.hello) return {grpc::StatusCode::FAILED_PRECONDITION, "Hello first"};
-      if (in.open) return {grpc::StatusCode::ALREADY_EXISTS, "a stream is already open"};
-      in.open = true;
+      if (!in.ticket) return {grpc::StatusCode::FAILED_PRECONDITION, "Hello first"};
+      if (in.broken) return {grpc::StatusCode::FAILED_PRECONDITION, in.violation};
+      in.ticket = false;
+      in.opened = true;
+      // A new stream replaces the one before (whose connection broke, maybe unseen here yet).
+      if (in.stream != nullptr) in.stream->TryCancel();
+      in.stream = ctx;
+      in.ended = false;
+      generation = ++in.generation;
+      in.last_heard = Clock::now();
     }
     pb::Envelope envelope;
     while (reader->Read(&envelope)) {
       std::lock_guard<std::mutex> lock(hub_.mu);
       Incoming& in = hub_.in[p];
+      if (in.generation != generation) return {grpc::StatusCode::CANCELLED, "replaced"};
       in.last_heard = Clock::now();
-      if (in.queue.size() >= kMaxQueuedEnvelopes) {
-        in.violation =
+      std::string violation;
+      const InboundSequence::Result got = in.sequence.Accept(envelope, &violation);
+      if (got == InboundSequence::Result::kNew && in.queue.size() >= kMaxQueuedEnvelopes) {
+        violation =
             "sent more than " + std::to_string(kMaxQueuedEnvelopes) + " frames ahead of this party";
-        in.ended = in.broken = true;
+      }
+      if (!violation.empty()) {
+        in.violation = violation;
+        in.broken = true;
+        in.stream = nullptr;
         hub_.cv.notify_all();
         return {grpc::StatusCode::RESOURCE_EXHAUSTED, in.violation};
       }
-      in.queue.push_back(std::move(envelope));
+      if (got == InboundSequence::Result::kNew) {
+        in.queue.push_back(std::move(envelope));
+        hub_.cv.notify_all();
+      }
       envelope.Clear();
-      hub_.cv.notify_all();
     }
     std::lock_guard<std::mutex> lock(hub_.mu);
-    hub_.in[p].ended = true;
-    hub_.in[p].broken = ctx->IsCancelled();
-    hub_.cv.notify_all();
+    Incoming& in = hub_.in[p];
+    if (in.generation == generation) {
+      in.stream = nullptr;
+      // Cancelled: the connection broke (or the peer's process ended); the peer may dial
+      // again within the peer timeout. Otherwise it closed the stream: its run has ended.
+      if (ctx->IsCancelled()) {
+        ++in.disconnects;
+      } else {
+        in.ended = true;
+      }
+      hub_.cv.notify_all();
+    }
     return grpc::Status::OK;
   }
 
@@ -261,29 +355,64 @@ class Service final : public pb::Party::Service {
     (*facts_.log)("refused a connection from " + ctx.peer() + ": " + why);
     return {grpc::StatusCode::PERMISSION_DENIED, why};
   }
+  // A reconnection refused during the run: the engine ends the run naming the peer (hub_.mu
+  // held).
+  grpc::Status RunRefuses(int p, grpc::StatusCode code, const std::string& what) {
+    (*facts_.log)("refused: " + what);
+    if (!hub_.has_fatal) {
+      hub_.has_fatal = true;
+      hub_.fatal_peer = p;
+      hub_.fatal = what;
+    }
+    hub_.cv.notify_all();
+    return {code, "party '" + facts_.ids[facts_.self] + "' refuses: " + what};
+  }
 
   const RunFacts& facts_;
   Hub& hub_;
 };
 
-// One outgoing Exchange stream, written by its own thread: Push never blocks.
-class Writer {
+// A Hello to one peer: accepted, not answered (try again), or refused (the run cannot go on).
+enum class HelloResult { kAgreed, kRetry, kRefused };
+
+// The outgoing half of one ordered pair: the envelopes for one peer, written to its Exchange
+// stream by this link's own thread (Push never blocks), and kept until the peer acknowledges
+// them. When the stream breaks (a reset connection, a failed write) the thread dials again
+// with bounded backoff: a Hello (`hello`: the set-up agreement again), a new stream, then
+// every envelope not yet acknowledged, as first made, then the rest. It gives up (failure())
+// once the peer stays unreachable for `give_up`, or refuses.
+class Link {
  public:
-  Writer(pb::Party::Stub& stub, const std::string& self) {
-    ctx_.AddMetadata("dpadmm-party", self);
-    thread_ = std::thread([this, &stub] { Loop(stub); });
+  using Hello = std::function<HelloResult(std::string* why)>;
+  Link(std::shared_ptr<grpc::Channel> channel, pb::Party::Stub& stub, std::string self,
+       std::string peer, Clock::duration give_up, Hello hello)
+      : channel_(std::move(channel)),
+        stub_(stub),
+        self_(std::move(self)),
+        peer_(std::move(peer)),
+        give_up_(give_up),
+        hello_(std::move(hello)) {
+    thread_ = std::thread([this] { Loop(); });
   }
-  ~Writer() {
+  ~Link() {
     Cancel();
     thread_.join();
   }
-  Writer(const Writer&) = delete;
-  Writer& operator=(const Writer&) = delete;
+  Link(const Link&) = delete;
+  Link& operator=(const Link&) = delete;
 
-  void Push(pb::Envelope envelope) {
+  // Numbers the envelope, stamps the acknowledgement `ack` and queues it; false when
+  // kMaxUnacked envelopes wait for the peer's acknowledgement.
+  bool Push(pb::Envelope envelope, std::uint64_t ack) {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(std::move(envelope));
+    if (!buffer_.Push(std::move(envelope), ack)) return false;
     cv_.notify_all();
+    return true;
+  }
+  // The peer has received `count` envelopes ("" or the violation).
+  std::string Acknowledge(std::uint64_t count) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return buffer_.Acknowledge(count);
   }
   // Writes what is queued, then closes the stream (WritesDone, Finish).
   void Close() {
@@ -293,48 +422,164 @@ class Writer {
   }
   // Ends the stream now (also a Write or Finish blocked on a peer that stopped reading).
   void Cancel() {
-    ctx_.TryCancel();
     std::lock_guard<std::mutex> lock(mu_);
     cancelled_ = true;
+    if (ctx_ != nullptr) ctx_->TryCancel();
     cv_.notify_all();
   }
   bool done() {
     std::lock_guard<std::mutex> lock(mu_);
     return done_;
   }
+  // Why this link gave up ("" while it has not).
+  std::string failure() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return failure_;
+  }
+  int reconnects() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return reconnects_;
+  }
+  std::size_t unacknowledged() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return buffer_.size();
+  }
 
  private:
-  void Loop(pb::Party::Stub& stub) {
-    pb::ExchangeEnd end;
-    std::unique_ptr<grpc::ClientWriter<pb::Envelope>> stream = stub.Exchange(&ctx_, &end);
-    bool ok = true;
+  enum class End { kClosed, kCancelled, kBroken, kRefused };
+
+  void Loop() {
     for (;;) {
-      pb::Envelope e;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return !queue_.empty() || closing_ || cancelled_; });
-        if (cancelled_ || queue_.empty()) break;
-        e = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      if (!stream->Write(e)) {
-        ok = false;
+      std::string why;
+      const End end = Stream(&why);
+      if (end == End::kClosed || end == End::kCancelled) break;
+      if (end == End::kRefused) {
+        Fail("party '" + peer_ + "' refused this party's stream: " + why);
         break;
       }
+      if (!Redial(why)) break;
     }
-    if (ok) stream->WritesDone();
-    (void)stream->Finish();  // the peer's view of the stream arrives through its own stream
     std::lock_guard<std::mutex> lock(mu_);
     done_ = true;
   }
 
-  grpc::ClientContext ctx_;
+  // Hello again until the peer agrees (true), refuses, or stays unreachable for give_up_.
+  bool Redial(const std::string& broke) {
+    const auto deadline = Clock::now() + give_up_;
+    auto pause = std::chrono::milliseconds(100);
+    std::string why = broke;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait_for(lock, pause, [&] { return cancelled_; });
+        if (cancelled_) return false;
+      }
+      pause = std::min(pause * 2, std::chrono::milliseconds(2000));
+      const HelloResult r = hello_(&why);
+      if (r == HelloResult::kAgreed) {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++reconnects_;
+        return true;
+      }
+      if (r == HelloResult::kRefused) {
+        Fail(why);
+        return false;
+      }
+      if (Clock::now() > deadline) {
+        Fail("the connection to party '" + peer_ + "' broke (" + broke +
+             ") and it could not be reached again within " +
+             Seconds(std::chrono::duration<double>(give_up_).count()) + ": " + why);
+        return false;
+      }
+    }
+  }
+
+  // One stream: every kept envelope from the oldest unacknowledged on, then what comes.
+  End Stream(std::string* why) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata("dpadmm-party", self_);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cancelled_) return End::kCancelled;
+      ctx_ = &ctx;
+    }
+    pb::ExchangeEnd reply;
+    std::unique_ptr<grpc::ClientWriter<pb::Envelope>> stream = stub_.Exchange(&ctx, &reply);
+    std::uint64_t cursor = 0;
+    bool closing = false;
+    bool written = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      cursor = buffer_.first();
+    }
+    for (;;) {
+      pb::Envelope e;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        // Idle, the stream learns of a broken connection from the channel only: it leaves
+        // READY when its transport closes (a reset), and a write would fail.
+        while (!cv_.wait_for(lock, std::chrono::milliseconds(50),
+                             [&] { return cursor < buffer_.next() || closing_ || cancelled_; })) {
+          if (channel_->GetState(false) != GRPC_CHANNEL_READY) break;
+        }
+        if (cancelled_) break;
+        if (cursor == buffer_.next() && !closing_) {
+          ctx.TryCancel();  // so that Finish does not wait on a call that may linger
+          written = false;
+          break;
+        }
+        cursor = std::max(cursor, buffer_.first());
+        if (cursor == buffer_.next()) {
+          closing = true;
+          break;
+        }
+        e = buffer_.At(cursor);
+      }
+      if (!stream->Write(e)) {
+        written = false;
+        break;
+      }
+      ++cursor;
+    }
+    if (closing && written) stream->WritesDone();
+    const grpc::Status status = stream->Finish();
+    std::lock_guard<std::mutex> lock(mu_);
+    ctx_ = nullptr;
+    if (cancelled_) return End::kCancelled;
+    // A closed stream that the peer's server finished without error: it read every envelope.
+    if (closing && written && status.ok()) return End::kClosed;
+    *why = SanitizePeerText(status.error_message());
+    switch (status.error_code()) {
+      case grpc::StatusCode::PERMISSION_DENIED:
+      case grpc::StatusCode::FAILED_PRECONDITION:
+      case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      case grpc::StatusCode::ALREADY_EXISTS:
+      case grpc::StatusCode::INVALID_ARGUMENT: return End::kRefused;
+      default:
+        if (why->empty()) *why = "stream ended";
+        return End::kBroken;
+    }
+  }
+
+  void Fail(const std::string& why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (failure_.empty()) failure_ = why;
+  }
+
+  std::shared_ptr<grpc::Channel> channel_;
+  pb::Party::Stub& stub_;
+  const std::string self_, peer_;
+  const Clock::duration give_up_;
+  Hello hello_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<pb::Envelope> queue_;
+  OutboundBuffer buffer_;
+  grpc::ClientContext* ctx_ = nullptr;  // the current stream's (to cancel it)
   bool closing_ = false;
   bool cancelled_ = false;
   bool done_ = false;
+  int reconnects_ = 0;
+  std::string failure_;
   std::thread thread_;
 };
 
@@ -355,9 +600,10 @@ class NetworkRun {
         sink_(sink),
         n_(topology.num_nodes()),
         timeout_(ToDuration(options.peer_timeout_seconds)),
-        log_(options.log ? options.log : [self = options.self](const std::string& line) {
+        say_(options.log ? options.log : [self = options.self](const std::string& line) {
           std::fprintf(stderr, "dpadmm party '%s': %s\n", self.c_str(), line.c_str());
-        }) {}
+        }),
+        log_(say_) {}
 
   ~NetworkRun() { Teardown(); }
 
@@ -371,7 +617,8 @@ class NetworkRun {
     try {
       StartServer();
       Setup();
-      AgreeResume();
+      ExchangeSetup();
+      if (!decided_) AgreeResume();
       Loop();
     } catch (const NetworkError& e) {
       AbortPeers(e.what());
@@ -381,6 +628,7 @@ class NetworkRun {
       throw;
     }
     CloseAll();
+    LogReconnections();
     return result_;
   }
 
@@ -460,6 +708,8 @@ class NetworkRun {
       e.last_round = engine_.last_round;
       e.max_doubles = cap;
       e.resuming = options_.resuming;
+      e.setup_exchange = static_cast<bool>(options_.on_setup);
+      e.setup_values = options_.setup_values.size();
     }
     for (int i : local_) {
       for (int j : topology_.neighbors[i]) {
@@ -498,6 +748,15 @@ class NetworkRun {
     h.set_spec_hash(std::string(options_.spec_hash.begin(), options_.spec_hash.end()));
     h.set_layout_hash(facts_.layout_hash);
     h.set_resuming(options_.resuming);
+    {
+      std::random_device entropy;  // tells this process from a restarted one; not a secret
+      std::string session(kSessionBytes, '\0');
+      for (char& c : session) c = static_cast<char>(entropy() & 0xff);
+      h.set_session(session);
+    }
+    facts_.next_round = &next_round_;
+    h.set_setup_exchange(static_cast<bool>(options_.on_setup));
+    h.set_setup_values(options_.setup_values.size());
     for (const std::int64_t r : options_.resume_rounds) h.add_resume_rounds(r);
     std::size_t fields_bytes = 0;
     for (const SpecField& f : options_.spec_fields) {
@@ -512,8 +771,15 @@ class NetworkRun {
       node->set_node(static_cast<std::uint32_t>(local_[a]));
       node->set_max_doubles(shapes_.max_message[a]);
     }
-    // The largest envelope a peer may send (its round frame, or a Hello, or an abort).
+    // The largest envelope a peer may send (its round frame, a Hello, its set-up values, or an
+    // abort).
     std::size_t largest = 4096 + options_.spec_hash.size() + fields_bytes;
+    if (options_.on_setup) {
+      for (const double v : options_.setup_values) {
+        if (!std::isfinite(v)) throw std::invalid_argument("setup_values: a value is not finite");
+      }
+      largest = std::max(largest, 256 + options_.setup_values.size() * 8);
+    }
     for (int q = 0; q < parties; ++q) {
       if (q == self_) continue;
       largest = std::max(largest, 256 + options_.spec_hash.size() + fields_bytes +
@@ -564,7 +830,8 @@ class NetworkRun {
     }
     service_ = std::make_unique<Service>(facts_, hub_);
     grpc::ServerBuilder builder;
-    const std::string& address = options_.parties[self_].address;
+    const PartyAddress& own = options_.parties[self_];
+    const std::string& address = own.listen.empty() ? own.address : own.listen;
     int port = 0;
     builder.AddListeningPort(address, creds, &port);
     builder.SetMaxReceiveMessageSize(max_receive_);
@@ -579,6 +846,7 @@ class NetworkRun {
     }
     for (int q = 0; q < static_cast<int>(options_.parties.size()); ++q) {
       stubs_.emplace_back();
+      channels_.emplace_back();
       if (q == self_) continue;
       std::shared_ptr<grpc::ChannelCredentials> channel_creds;
       grpc::ChannelArguments args;
@@ -598,8 +866,9 @@ class NetworkRun {
         // The server's certificate must name the party we dial (its SAN), whatever the host.
         args.SetSslTargetNameOverride(facts_.ids[q]);
       }
-      stubs_.back() = pb::Party::NewStub(
-          grpc::CreateCustomChannel(options_.parties[q].address, channel_creds, args));
+      channels_.back() =
+          grpc::CreateCustomChannel(options_.parties[q].address, channel_creds, args);
+      stubs_.back() = pb::Party::NewStub(channels_.back());
     }
   }
 
@@ -646,7 +915,8 @@ class NetworkRun {
     std::vector<std::string> last_error(static_cast<std::size_t>(parties), "no answer yet");
     reached[self_] = true;
     auto pause = std::chrono::milliseconds(50);
-    writers_.resize(static_cast<std::size_t>(parties));
+    links_.resize(static_cast<std::size_t>(parties));
+    peer_sessions_.resize(static_cast<std::size_t>(parties));
     for (;;) {
       CheckHubFatal();
       for (int q = 0; q < parties; ++q) {
@@ -694,42 +964,122 @@ class NetworkRun {
   }
 
   bool TryHello(int q, Clock::time_point deadline, std::string* last_error) {
+    pb::HelloMessage reply;
+    std::string why;
+    const HelloResult r = HelloOnce(q, deadline, &reply, &why);
+    if (r == HelloResult::kRefused) SetupFails(q, why);
+    if (r == HelloResult::kRetry) {
+      *last_error = why;
+      return false;
+    }
+    std::vector<std::size_t> sizes;
+    (void)CheckHello(reply, facts_.expect[q], facts_.spec_hash(), facts_.layout_hash, &sizes,
+                     options_.spec_fields);
+    peers_[q] = PeerStream(facts_.expect[q], std::move(sizes));
+    peer_rounds_[q].assign(reply.resume_rounds().begin(), reply.resume_rounds().end());
+    peer_sessions_[q] = reply.session();
+    links_[q] =
+        std::make_unique<Link>(channels_[q], *stubs_[q], options_.self, facts_.ids[q], timeout_,
+                               [this, q](std::string* w) { return Redial(q, w); });
+    return true;
+  }
+
+  // A Hello to peer q and the checks of its answer (the certificate's name, the agreement);
+  // on kRefused `why` names what differs, on kRetry what failed. Thread-safe (a link's thread
+  // redials with it).
+  HelloResult HelloOnce(int q, Clock::time_point deadline, pb::HelloMessage* reply,
+                        std::string* why) {
     grpc::ClientContext ctx;
     const auto wait = std::min<Clock::duration>(deadline - Clock::now(), std::chrono::seconds(2));
     ctx.set_deadline(std::chrono::system_clock::now() +
                      std::max<Clock::duration>(wait, std::chrono::milliseconds(100)));
-    pb::HelloMessage reply;
-    const grpc::Status s = stubs_[q]->Hello(&ctx, facts_.hello, &reply);
+    pb::HelloMessage hello = facts_.hello;
+    hello.set_next_round(next_round_.load());
+    const grpc::Status s = stubs_[q]->Hello(&ctx, hello, reply);
     const std::string who = "party '" + facts_.ids[q] + "'";
     if (s.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
-        s.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
-      SetupFails(q, who + " refused this party: " + SanitizePeerText(s.error_message()));
+        s.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+        s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      *why = who + " refused this party: " + SanitizePeerText(s.error_message());
+      return HelloResult::kRefused;
     }
     if (!s.ok()) {
-      *last_error = SanitizePeerText(s.error_message());
-      return false;
+      *why = UnansweredHello(s, !options_.insecure, options_.self);
+      return HelloResult::kRetry;
     }
     if (!options_.insecure) {
       const auto auth = ctx.auth_context();
       const auto sans = auth ? auth->FindPropertyValues(GRPC_X509_SAN_PROPERTY_NAME)
                              : std::vector<grpc::string_ref>{};
       if (sans.size() != 1 || std::string(sans[0].data(), sans[0].size()) != facts_.ids[q]) {
-        SetupFails(q, who + " at " + options_.parties[q].address +
-                          " presented a certificate that does not name exactly '" + facts_.ids[q] +
-                          "'");
+        *why = who + " at " + options_.parties[q].address +
+               " presented a certificate that does not name exactly '" + facts_.ids[q] + "'";
+        return HelloResult::kRefused;
       }
     }
-    std::vector<std::size_t> sizes;
-    const std::string err = CheckHello(reply, facts_.expect[q], facts_.spec_hash(),
-                                       facts_.layout_hash, &sizes, options_.spec_fields);
+    const std::string err = CheckHello(*reply, facts_.expect[q], facts_.spec_hash(),
+                                       facts_.layout_hash, nullptr, options_.spec_fields);
     if (!err.empty()) {
       log_("refused party '" + facts_.ids[q] + "': " + err);
-      SetupFails(q, who + " " + err);
+      *why = who + " " + err;
+      return HelloResult::kRefused;
     }
-    peers_[q] = PeerStream(facts_.expect[q], std::move(sizes));
-    peer_rounds_[q].assign(reply.resume_rounds().begin(), reply.resume_rounds().end());
-    writers_[q] = std::make_unique<Writer>(*stubs_[q], options_.self);
-    return true;
+    return HelloResult::kAgreed;
+  }
+
+  // A link's reconnection to peer q: the Hello again, and the peer must be the process of
+  // the first Hello (its session; another one is a restarted party).
+  HelloResult Redial(int q, std::string* why) {
+    pb::HelloMessage reply;
+    const auto until = Clock::now() + std::chrono::seconds(2);
+    const HelloResult r = HelloOnce(q, until, &reply, why);
+    if (r != HelloResult::kAgreed) return r;
+    if (reply.session() != peer_sessions_[q]) {
+      *why = "party '" + facts_.ids[q] +
+             "' answered as another process (a restarted party): a run under way cannot take "
+             "it back; restart every party";
+      return HelloResult::kRefused;
+    }
+    log_("reconnected to party '" + facts_.ids[q] + "' (its next round " +
+         std::to_string(reply.next_round()) + ")");
+    return HelloResult::kAgreed;
+  }
+
+  // The set-up exchange (NetworkOptions::on_setup): this party's values to every peer, then
+  // on_setup with every party's once all have arrived. Waits as the run does (Pump, Idle: a
+  // peer silent for the peer timeout, aborting or breaking the protocol ends it; a cancel
+  // from any party ends the run cancelled before round 0).
+  void ExchangeSetup() {
+    if (!options_.on_setup) return;
+    pb::Envelope e;
+    e.mutable_setup()->mutable_values()->Add(options_.setup_values.begin(),
+                                             options_.setup_values.end());
+    SendAll(e);
+    for (;;) {
+      Pump();
+      if (decided_) return;
+      if (engine_.stop != nullptr && engine_.stop->stop_requested()) {
+        pb::Envelope cancel;
+        cancel.mutable_cancel();
+        SendAll(cancel);
+        Decide(EngineOutcome::kCancelled);
+        return;
+      }
+      blocked_on_.clear();
+      for (std::size_t q = 0; q < peers_.size(); ++q) {
+        if (static_cast<int>(q) != self_ && !peers_[q].setup_received()) {
+          blocked_on_.insert(static_cast<int>(q));
+        }
+      }
+      if (blocked_on_.empty()) break;
+      Heartbeats();
+      Idle();
+    }
+    std::vector<std::vector<double>> values(peers_.size());
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      values[q] = static_cast<int>(q) == self_ ? options_.setup_values : peers_[q].setup_values();
+    }
+    options_.on_setup(values);
   }
 
   // Resuming: the largest round every party holds a checkpoint of (each party computes the
@@ -792,6 +1142,7 @@ class NetworkRun {
       if (!local_failed_ && !held && next_compute_ <= last &&
           next_compute_ <= next_deliver_ + kLeadRounds && InputsArrived(next_compute_)) {
         ComputeRound(next_compute_++);
+        next_round_.store(next_compute_);
         progress = true;
       }
       while (!decided_ && TryDeliver()) progress = true;
@@ -980,11 +1331,13 @@ class NetworkRun {
         flags[q].violation = hub_.in[q].violation;
       }
     }
+    CheckRunFatal();
     for (std::size_t q = 0; q < peers_.size(); ++q) {
       const std::string who = "party '" + facts_.ids[q] + "'";
       for (const pb::Envelope& e : got[q]) {
         if (decided_) break;
-        const std::string err = peers_[q].Accept(e, next_deliver_);
+        std::string err = links_[q] ? links_[q]->Acknowledge(e.ack()) : "";
+        if (err.empty()) err = peers_[q].Accept(e, next_deliver_);
         if (!err.empty()) {
           log_("refused a frame from " + who + ": " + err);
           throw NetworkError(
@@ -1004,12 +1357,20 @@ class NetworkRun {
             Kind::kProtocol, facts_.ids[q],
             "party '" + options_.self + "' refused " + who + ": " + flags[q].violation);
       }
-      if (flags[q].broken) {
-        throw NetworkError(Kind::kPeerFailed, facts_.ids[q],
-                           who + " disconnected during the run (its connection broke)");
+      if (links_[q]) {
+        const std::string failure = links_[q]->failure();
+        if (!failure.empty()) throw NetworkError(Kind::kPeerFailed, facts_.ids[q], failure);
       }
       peer_ended_[q] = flags[q].ended;
     }
+  }
+
+  // A handler refused a peer's Hello during the run (a restarted party, too many
+  // reconnections): the run ends naming it.
+  void CheckRunFatal() {
+    std::lock_guard<std::mutex> lock(hub_.mu);
+    if (hub_.has_fatal)
+      throw NetworkError(Kind::kPeerFailed, facts_.ids[hub_.fatal_peer], hub_.fatal);
   }
 
   // Nothing to do: wait for a frame (bounded). Fails a peer silent for the peer timeout, and a
@@ -1040,32 +1401,48 @@ class NetworkRun {
     });
     const auto now = Clock::now();
     for (std::size_t q = 0; q < peers_.size(); ++q) {
-      if (static_cast<int>(q) == self_ || hub_.in[q].ended) continue;
-      if (now - hub_.in[q].last_heard > timeout_) {
+      const Incoming& in = hub_.in[q];
+      if (static_cast<int>(q) == self_ || in.ended) continue;
+      if (now - in.last_heard > timeout_) {
         const std::string id = facts_.ids[q];
+        const std::string what =
+            in.stream == nullptr && in.disconnects > 0
+                ? "party '" + id + "' disconnected and did not reconnect within " +
+                      Seconds(options_.peer_timeout_seconds) +
+                      " (killed, or its network is down) while this party waited for round " +
+                      std::to_string(next_deliver_)
+                : "party '" + id + "' sent nothing for " + Seconds(options_.peer_timeout_seconds) +
+                      " (hung, or its network is down) while this party waited for round " +
+                      std::to_string(next_deliver_);
         lock.unlock();
-        throw NetworkError(Kind::kPeerFailed, id,
-                           "party '" + id + "' sent nothing for " +
-                               Seconds(options_.peer_timeout_seconds) +
-                               " (hung, or its network is down) while this party waited for " +
-                               "round " + std::to_string(next_deliver_));
+        throw NetworkError(Kind::kPeerFailed, id, what);
       }
     }
   }
 
+  // Queues `e` for peer q with the acknowledgement of what q has sent this party.
   void Send(int q, const pb::Envelope& e) {
-    writers_[q]->Push(e);
+    std::uint64_t ack = 0;
+    {
+      std::lock_guard<std::mutex> lock(hub_.mu);
+      ack = hub_.in[q].sequence.received();
+    }
+    if (!links_[q]->Push(e, ack)) {
+      throw NetworkError(Kind::kPeerFailed, facts_.ids[q],
+                         "party '" + facts_.ids[q] + "' acknowledged none of the last " +
+                             std::to_string(kMaxUnacked) + " envelopes this party sent it");
+    }
     last_sent_[q] = Clock::now();
   }
   void SendAll(const pb::Envelope& e) {
     for (std::size_t q = 0; q < peers_.size(); ++q) {
-      if (static_cast<int>(q) != self_ && writers_[q]) Send(static_cast<int>(q), e);
+      if (static_cast<int>(q) != self_ && links_[q]) Send(static_cast<int>(q), e);
     }
   }
   void Heartbeats() {
     const auto now = Clock::now();
     for (std::size_t q = 0; q < peers_.size(); ++q) {
-      if (static_cast<int>(q) == self_ || !writers_[q]) continue;
+      if (static_cast<int>(q) == self_ || !links_[q]) continue;
       if (now - last_sent_[q] > timeout_ / 4) {
         pb::Envelope e;
         e.mutable_heartbeat();
@@ -1080,9 +1457,14 @@ class NetworkRun {
   // peer timeout of silence) until every peer has closed its stream to this party, so that
   // no peer's last frames meet a closed server.
   void CloseAll() {
-    for (auto& w : writers_) {
+    for (auto& w : links_) {
       if (w) w->Close();
     }
+    // A link still closing its stream (Finish waits one round trip) is cancelled only after
+    // this grace once every peer is done: sooner, the peer would see a broken stream.
+    const Clock::duration grace = std::min<Clock::duration>(timeout_, std::chrono::seconds(2));
+    std::optional<Clock::time_point> all_since;
+    const auto closing_since = Clock::now();
     for (;;) {
       std::unique_lock<std::mutex> lock(hub_.mu);
       bool all = true;
@@ -1090,6 +1472,13 @@ class NetworkRun {
       for (std::size_t q = 0; q < peers_.size(); ++q) {
         if (static_cast<int>(q) == self_ || hub_.in[q].ended) continue;
         hub_.in[q].queue.clear();
+        // Its stream broke and it has not come back: once this party's stream to it is done,
+        // or after the grace, nothing is owed either way (the end was decided before; a peer
+        // that exited after closing what it could does not come back).
+        if (hub_.in[q].stream == nullptr && hub_.in[q].disconnects > 0 &&
+            ((links_[q] && links_[q]->done()) || now - closing_since > grace)) {
+          continue;
+        }
         if (now - hub_.in[q].last_heard > timeout_) {
           log_("party '" + facts_.ids[q] + "' did not close its stream within " +
                Seconds(options_.peer_timeout_seconds) + " after the end of the run");
@@ -1098,12 +1487,13 @@ class NetworkRun {
         all = false;
       }
       bool written = true;
-      for (auto& w : writers_) written = written && (!w || w->done());
+      for (auto& w : links_) written = written && (!w || w->done());
       if (all && written) break;
-      if (all && !written) {
+      if (all && !all_since) all_since = now;
+      if (all && !written && now - *all_since > grace) {
         // Our peers are gone or closed: a writer still blocked can only be cancelled.
         lock.unlock();
-        for (auto& w : writers_) {
+        for (auto& w : links_) {
           if (w && !w->done()) w->Cancel();
         }
         continue;
@@ -1112,18 +1502,45 @@ class NetworkRun {
     }
   }
 
+  // What the links went through, per peer, when anything broke: reconnections both ways and
+  // the copies received again (each was checked byte for byte against its first copy).
+  void LogReconnections() {
+    for (std::size_t q = 0; q < peers_.size(); ++q) {
+      if (static_cast<int>(q) == self_ || !links_[q]) continue;
+      std::uint64_t resent = 0, rounds = 0;
+      int theirs = 0;
+      {
+        std::lock_guard<std::mutex> lock(hub_.mu);
+        resent = hub_.in[q].sequence.resent();
+        rounds = hub_.in[q].sequence.resent_rounds();
+        theirs = hub_.in[q].reconnects;
+      }
+      const int ours = links_[q]->reconnects();
+      if (ours == 0 && theirs == 0 && resent == 0) continue;
+      say_("link with party '" + facts_.ids[q] + "': this party reconnected " +
+           std::to_string(ours) + " time(s), it " + std::to_string(theirs) + "; it sent " +
+           std::to_string(resent) + " envelope(s) again (" + std::to_string(rounds) +
+           " round frame(s)), each byte for byte its first copy");
+    }
+  }
+
   // Tells every peer why this party ends the run (best effort, at most a second).
   void AbortPeers(const std::string& reason) {
     pb::Envelope e;
     e.mutable_abort()->set_reason(reason);
-    for (auto& w : writers_) {
-      if (w) {
-        w->Push(e);
-        w->Close();
+    for (std::size_t q = 0; q < links_.size(); ++q) {
+      if (links_[q]) {
+        std::uint64_t ack = 0;
+        {
+          std::lock_guard<std::mutex> lock(hub_.mu);
+          ack = hub_.in[q].sequence.received();
+        }
+        (void)links_[q]->Push(e, ack);  // a full buffer: the peer learns by its timeout
+        links_[q]->Close();
       }
     }
     const auto until = Clock::now() + std::chrono::seconds(1);
-    for (auto& w : writers_) {
+    for (auto& w : links_) {
       while (w && !w->done() && Clock::now() < until) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
@@ -1131,7 +1548,7 @@ class NetworkRun {
   }
 
   void Teardown() {
-    writers_.clear();  // cancels what is still open, joins the threads
+    links_.clear();  // cancels what is still open, joins the threads
     if (server_) {
       server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
       server_.reset();
@@ -1147,7 +1564,8 @@ class NetworkRun {
   RoundSink& sink_;
   const int n_;
   const Clock::duration timeout_;
-  OnceLog log_;
+  const std::function<void(const std::string&)> say_;  // every line
+  OnceLog log_;                                        // each distinct line once
 
   RunFacts facts_;
   int self_ = -1;
@@ -1172,10 +1590,13 @@ class NetworkRun {
   Hub hub_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::vector<std::shared_ptr<grpc::Channel>> channels_;  // by party number
   std::vector<std::unique_ptr<pb::Party::Stub>> stubs_;
-  std::vector<std::unique_ptr<Writer>> writers_;  // by party number
-  std::vector<Clock::time_point> last_sent_;      // by party number
-  std::vector<char> peer_ended_;                  // by party number: its stream to us has ended
+  std::vector<std::unique_ptr<Link>> links_;  // by party number
+  std::vector<std::string> peer_sessions_;    // by party number: the session of its first Hello
+  std::atomic<std::int64_t> next_round_{0};   // next_compute_, for Hellos from other threads
+  std::vector<Clock::time_point> last_sent_;  // by party number
+  std::vector<char> peer_ended_;              // by party number: its stream to us has ended
   std::set<int> blocked_on_;
   std::optional<Clock::time_point> ended_wait_start_;  // since when Idle waits on a closed peer
 

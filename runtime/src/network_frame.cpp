@@ -181,6 +181,23 @@ std::string CheckHello(const pb::HelloMessage& hello, const PeerExpect& expect,
              std::to_string(expect.last_round);
     }
   }
+  if (hello.session().size() != kSessionBytes) {
+    return "sends a session of " + std::to_string(hello.session().size()) + " bytes, expected " +
+           std::to_string(kSessionBytes);
+  }
+  if (hello.next_round() < 0 || hello.next_round() > expect.last_round + 1) {
+    return "says it is at round " + std::to_string(hello.next_round()) + ", outside 0.." +
+           std::to_string(expect.last_round + 1);
+  }
+  if (hello.setup_exchange() != expect.setup_exchange) {
+    return hello.setup_exchange()
+               ? "holds a set-up exchange before round 0 that this party does not"
+               : "holds no set-up exchange before round 0, which this party does";
+  }
+  if (expect.setup_exchange && hello.setup_values() != expect.setup_values) {
+    return "sends " + std::to_string(hello.setup_values()) +
+           " values in the set-up exchange, this party " + std::to_string(expect.setup_values);
+  }
   if (max_doubles != nullptr) *max_doubles = std::move(sizes);
   return "";
 }
@@ -216,6 +233,7 @@ std::string PeerStream::Accept(const pb::Envelope& envelope, std::int64_t next_d
       aborted_ = true;
       abort_reason_ = SanitizePeerText(envelope.abort().reason());
       return "";
+    case pb::Envelope::kSetup: return AcceptSetup(envelope.setup());
     case pb::Envelope::BODY_NOT_SET: break;
   }
   return "sent an empty or unknown frame";
@@ -225,6 +243,7 @@ std::string PeerStream::AcceptRound(const pb::RoundFrame& frame, std::int64_t ne
   const std::int64_t r = frame.round();
   const std::string where = "round frame " + std::to_string(r) + ": ";
   if (failed_) return where + "a round after its failed round";
+  if (expect_.setup_exchange && !setup_received_) return where + "before its set-up values";
   if (r != next_round_) {
     return where + "out of order (expected round " + std::to_string(next_round_) + ")";
   }
@@ -299,6 +318,27 @@ std::string PeerStream::AcceptRound(const pb::RoundFrame& frame, std::int64_t ne
   return "";
 }
 
+std::string PeerStream::AcceptSetup(const pb::SetupValues& setup) {
+  const std::string where = "set-up values: ";
+  if (!expect_.setup_exchange) return where + "no set-up exchange was agreed";
+  if (setup_received_) return where + "sent twice";
+  const auto& values = setup.values();
+  if (static_cast<std::size_t>(values.size()) != expect_.setup_values) {
+    return where + std::to_string(values.size()) + " values, expected " +
+           std::to_string(expect_.setup_values);
+  }
+  for (int k = 0; k < values.size(); ++k) {
+    if (!std::isfinite(values[k])) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", values[k]);
+      return where + "value[" + std::to_string(k) + "] = " + value + " (not finite)";
+    }
+  }
+  setup_.assign(values.begin(), values.end());
+  setup_received_ = true;
+  return "";
+}
+
 std::string PeerStream::AcceptVerdict(const pb::Verdict& verdict) {
   const std::int64_t r = verdict.round();
   const std::string where = "verdict on round " + std::to_string(r) + ": ";
@@ -310,6 +350,66 @@ std::string PeerStream::AcceptVerdict(const pb::Verdict& verdict) {
   if (r >= next_round_ - (failed_ ? 1 : 0)) return where + "before its own frame of that round";
   ++next_verdict_;
   if (!verdict.go_on()) stop_round_ = r;
+  return "";
+}
+
+InboundSequence::Result InboundSequence::Accept(const pb::Envelope& envelope,
+                                                std::string* violation) {
+  const std::uint64_t seq = envelope.seq();
+  if (seq > next_) {
+    *violation = "envelope " + std::to_string(seq) + " before envelope " + std::to_string(next_) +
+                 " (a gap in its stream)";
+    return Result::kViolation;
+  }
+  std::string bytes;
+  if (!envelope.SerializeToString(&bytes)) {
+    *violation = "an envelope that cannot be serialized";
+    return Result::kViolation;
+  }
+  if (seq < next_) {
+    const std::uint64_t oldest = next_ - recent_.size();
+    if (seq < oldest) {
+      *violation = "envelope " + std::to_string(seq) + " sent again after " +
+                   std::to_string(next_) + " were received (more than " +
+                   std::to_string(kMaxUnacked) + " back)";
+      return Result::kViolation;
+    }
+    if (recent_[static_cast<std::size_t>(seq - oldest)] != bytes) {
+      *violation =
+          "envelope " + std::to_string(seq) +
+          (envelope.has_round() ? " (round " + std::to_string(envelope.round().round()) + ")"
+                                : std::string()) +
+          " sent again with other contents than its first copy (a release is never "
+          "made twice)";
+      return Result::kViolation;
+    }
+    ++resent_;
+    if (envelope.has_round()) ++resent_rounds_;
+    return Result::kDuplicate;
+  }
+  recent_.push_back(std::move(bytes));
+  if (recent_.size() > kMaxUnacked) recent_.pop_front();
+  ++next_;
+  return Result::kNew;
+}
+
+bool OutboundBuffer::Push(pb::Envelope envelope, std::uint64_t ack) {
+  if (kept_.size() >= kMaxUnacked) return false;
+  envelope.set_seq(next());
+  envelope.set_ack(ack);
+  kept_.push_back(std::move(envelope));
+  return true;
+}
+
+std::string OutboundBuffer::Acknowledge(std::uint64_t count) {
+  if (count > next()) {
+    return "acknowledges " + std::to_string(count) + " envelopes, of " + std::to_string(next()) +
+           " sent";
+  }
+  while (first_ < count) {
+    kept_.pop_front();
+    ++first_;
+  }
   return "";
 }
 

@@ -21,7 +21,7 @@ namespace dpadmm::runtime::detail {
 
 namespace pb = ::dpadmm::party::v1;
 
-inline constexpr std::uint32_t kProtocolVersion = 3;
+inline constexpr std::uint32_t kProtocolVersion = 5;
 // A party computes round r only while r <= (its next round for the sink) + kLeadRounds, so
 // the frames a peer may send ahead of this party are bounded (see PeerStream::Accept).
 inline constexpr std::int64_t kLeadRounds = 16;
@@ -29,6 +29,16 @@ inline constexpr std::int64_t kLeadRounds = 16;
 inline constexpr std::size_t kMaxQueuedEnvelopes = 4 * kLeadRounds + 64;
 // Abort reasons from a peer are cut to this many printable characters.
 inline constexpr std::size_t kMaxReasonChars = 300;
+// The most envelopes a party keeps for one peer until acknowledged (its resend buffer). The
+// rounds are synchronous and a party computes at most kLeadRounds ahead, so an honest peer
+// acknowledges long before: a peer that does not has failed (kPeerFailed).
+inline constexpr std::size_t kMaxUnacked = kMaxQueuedEnvelopes;
+// The bytes of a Hello's session (HelloMessage.session).
+inline constexpr std::size_t kSessionBytes = 16;
+// Reconnections a peer may make: a burst of kReconnectBurst, then one per
+// kReconnectRefillSeconds (each is a TLS handshake and a new stream on this party's server).
+inline constexpr double kReconnectBurst = 10;
+inline constexpr double kReconnectRefillSeconds = 6;
 
 // Hash of everything the parties' runtimes must agree on besides the caller's spec hash: the
 // topology, the node-to-party map, the party ids, the last round and the protocol constants.
@@ -45,6 +55,10 @@ struct PeerExpect {
   std::int64_t last_round = 0;
   std::size_t max_doubles = 0;  // limit on any of the peer's nodes' messages
   bool resuming = false;        // this party resumes from a checkpoint: so must the peer
+  // The set-up exchange (NetworkOptions::on_setup): whether the parties hold one, and how many
+  // values each party sends there (the peer's Hello must say the same).
+  bool setup_exchange = false;
+  std::size_t setup_values = 0;
 };
 
 // A peer's Hello against what this party expects: "" when accepted, else why not (naming
@@ -107,10 +121,15 @@ class PeerStream {
   // Set once the peer aborted: its reason, sanitized.
   bool aborted() const { return aborted_; }
   const std::string& abort_reason() const { return abort_reason_; }
+  // The peer's set-up values (expect().setup_exchange), once received: exactly
+  // expect().setup_values finite values, sent before its round 0 frame.
+  bool setup_received() const { return setup_received_; }
+  const std::vector<double>& setup_values() const { return setup_; }
 
  private:
   std::string AcceptRound(const pb::RoundFrame& frame, std::int64_t next_deliver);
   std::string AcceptVerdict(const pb::Verdict& verdict);
+  std::string AcceptSetup(const pb::SetupValues& setup);
 
   PeerExpect expect_;
   std::vector<std::size_t> edge_max_;  // per edge: the limit of its sending node
@@ -123,6 +142,51 @@ class PeerStream {
   bool cancelled_ = false;
   bool aborted_ = false;
   std::string abort_reason_;
+  bool setup_received_ = false;
+  std::vector<double> setup_;
+};
+
+// What one peer's envelopes have delivered, across its reconnections. A peer numbers its
+// envelopes to this party 0, 1, 2, ... (Envelope.seq); after a reconnection it sends again
+// every one it has not seen acknowledged. Accept takes the next number (new), drops a number
+// already taken after checking that it is byte for byte the first copy (a resent release
+// with other noise is refused), and refuses a gap or a copy older than what a peer may hold
+// unacknowledged (kMaxUnacked). Memory: the serialized bytes of the last kMaxUnacked envelopes.
+class InboundSequence {
+ public:
+  enum class Result { kNew, kDuplicate, kViolation };
+  Result Accept(const pb::Envelope& envelope, std::string* violation);
+  // Envelopes taken: the peer's acknowledgement is this count.
+  std::uint64_t received() const { return next_; }
+  // Copies dropped as resent (each identical to its first copy), and of them round frames.
+  std::uint64_t resent() const { return resent_; }
+  std::uint64_t resent_rounds() const { return resent_rounds_; }
+
+ private:
+  std::uint64_t next_ = 0;
+  std::deque<std::string> recent_;  // the bytes of envelopes next_ - size .. next_ - 1
+  std::uint64_t resent_ = 0;
+  std::uint64_t resent_rounds_ = 0;
+};
+
+// What this party sent one peer and the peer has not acknowledged: numbered envelopes kept
+// as made (never made again), to be sent again after a reconnection.
+class OutboundBuffer {
+ public:
+  // Numbers `envelope` (seq), stamps `ack` and keeps it. False when kMaxUnacked are kept.
+  bool Push(pb::Envelope envelope, std::uint64_t ack);
+  // The peer has received `count` envelopes: forgets them. Returns "" or the violation (an
+  // acknowledgement of envelopes never sent). A smaller count than before is a resent
+  // envelope's stale acknowledgement: ignored.
+  std::string Acknowledge(std::uint64_t count);
+  std::uint64_t first() const { return first_; }                // the oldest kept (unacknowledged)
+  std::uint64_t next() const { return first_ + kept_.size(); }  // the next number
+  std::size_t size() const { return kept_.size(); }
+  const pb::Envelope& At(std::uint64_t seq) const { return kept_[seq - first_]; }
+
+ private:
+  std::deque<pb::Envelope> kept_;
+  std::uint64_t first_ = 0;
 };
 
 }  // namespace dpadmm::runtime::detail

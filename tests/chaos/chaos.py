@@ -37,6 +37,11 @@ cancel) or 5 (a peer failed); no half-written trace or summary, .partial files o
 SIGKILLed party, checkpoints (FILE and FILE.prev) whole and mode 0600, no process left. Then
 every party resumes with --resume (or all restart when a party has no checkpoint) and each
 must give its uninterrupted party run's trace and summary, bit for bit (wall times aside).
+Half of the party trials are network trials instead: every link through the fault-injecting
+relay (tests/party/relay.py, a random delay of 0-2 ms with 10% jitter) and one network fault
+on a random party at a random moment (its connections reset with RST or closed, a partition of
+1-3 s, new connections refused for 1-2 s after a reset, or every delay raised to 5-20 ms): the
+fault is transient, so every party must exit 0 with its uninterrupted run's bits.
 
 As root with unshare(1), the test re-executes itself in a private mount namespace (unshare -m)
 where it mounts its own /dev/shm and the small tmpfs folders; the namespace, and so every
@@ -88,7 +93,11 @@ EXPECTED = {
 PARTIES = 3
 PARTY_OTHERS = {0, 4, 5}
 PARTY_SETUP_TIMEOUT = 15.0
-PARTY_PEER_TIMEOUT = 20.0
+# A killed party ends the others after this silence (they wait for it to reconnect); above the
+# longest network fault below (a 3 s partition) plus the heartbeat interval (a quarter of it).
+PARTY_PEER_TIMEOUT = 8.0
+# The fault-injecting relay between parties (network trials).
+RELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "party", "relay.py")
 
 
 def free_ports(k):
@@ -519,11 +528,17 @@ class Runner:
             spec["algorithm"]["pdml"] = {"label_eps": 1, "V": 0.5, "decay": 1}
         return spec, rounds
 
-    def party_files(self, spec, folder, outs, data=None):
+    def party_files(self, spec, folder, outs, data=None, relay=None):
         """Party files for a run whose party p writes to outs[p] (data: {p: another data
-        file}); fresh loopback ports."""
-        ports = free_ports(PARTIES)
-        parties = [{"id": f"p{p}", "address": f"127.0.0.1:{ports[p]}"} for p in range(PARTIES)]
+        file}); fresh loopback ports, or (relay: (its link ports, the parties' listen ports))
+        every party dialled through the relay."""
+        if relay:
+            parties = [{"id": f"p{p}", "address": f"127.0.0.1:{relay[0][p]}",
+                        "listen": f"127.0.0.1:{relay[1][p]}"} for p in range(PARTIES)]
+        else:
+            ports = free_ports(PARTIES)
+            parties = [{"id": f"p{p}", "address": f"127.0.0.1:{ports[p]}"}
+                       for p in range(PARTIES)]
         configs = []
         for p in range(PARTIES):
             f = {"spec": spec, "party": f"p{p}",
@@ -595,10 +610,100 @@ class Runner:
         if session:
             raise TrialFailure(f"{when}: left in TMPDIR: {session}")
 
+    def party_network_trial(self, k, rng, spec, every):
+        """Every link through the relay (a random delay and jitter), and one network fault
+        at a random moment of a random party's progress: its connections reset (RST or
+        close), a partition of 1-3 s (its links forward and accept nothing), new connections
+        refused for 1-2 s after a reset, or a delay raised to 5-20 ms. Transient faults
+        survive: every party exits 0 with its uninterrupted run's trace and summary."""
+        fault = rng.choice(["net_reset", "net_close", "net_stall", "net_refuse", "net_delay"])
+        victim = rng.randrange(PARTIES)
+        moment = rng.uniform(0.15, 0.9)
+        delay = rng.choice([0.0, 0.5, 2.0])
+        seconds = rng.uniform(1.0, 3.0) if fault == "net_stall" else rng.uniform(1.0, 2.0)
+        describe = (f"trial {k}: party, p{victim} {fault} at {moment:.2f} (relay delay "
+                    f"{delay} ms): {json.dumps(spec, sort_keys=True)} --checkpoint-every {every}")
+        if self.args.verbose:
+            print(describe, flush=True)
+        tdir = os.path.join(self.work, f"t{k}")
+        shutil.rmtree(tdir, ignore_errors=True)
+        outs = [os.path.join(tdir, f"p{p}") for p in range(PARTIES)]
+        for o in outs:
+            os.makedirs(o)
+        os.makedirs(os.path.join(tdir, "tmp"))
+        relay = None
+        try:
+            refs = self.party_reference(spec)
+            listen = free_ports(PARTIES)
+            cmd = [sys.executable, RELAY, "--lifetime", str(RUN_TIMEOUT + 30),
+                   "--delay-ms", str(delay), "--jitter-ms", str(delay / 10),
+                   "--seed", str(k)]
+            for p in range(PARTIES):
+                cmd += ["--link", f"127.0.0.1:0=127.0.0.1:{listen[p]}"]
+            relay = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True, start_new_session=True)
+            ports = [int(x) for x in relay.stdout.readline().split()]
+            if len(ports) != PARTIES + 1:
+                raise TrialFailure("the relay did not start")
+            control = ports[0]
+
+            def command(line):
+                import socket
+                with socket.create_connection(("127.0.0.1", control), timeout=5) as c:
+                    c.sendall((line + "\n").encode())
+                    return c.makefile().readline().strip()
+
+            logs = [open(os.path.join(tdir, f"faulted{p}.err"), "wb") for p in range(PARTIES)]
+            procs = self.party_start(
+                self.party_files(spec, tdir, outs, relay=(ports[1:], listen)), outs, every,
+                False, 0, logs, tdir)
+            wait_for_moment(procs[victim], os.path.join(outs[victim], "trace.csv.partial"),
+                            moment, refs[victim][0])
+            landed = procs[victim].poll() is None
+            if landed:
+                if fault in ("net_reset", "net_close"):
+                    reply = command(f"reset {victim} {'rst' if fault == 'net_reset' else 'close'}")
+                    landed = reply not in ("ok reset 0", "")
+                elif fault == "net_stall":
+                    command(f"stall {victim} {seconds:.2f}")
+                elif fault == "net_refuse":
+                    command(f"refuse {victim} {seconds:.2f}")
+                    landed = command(f"reset {victim}") not in ("ok reset 0", "")
+                else:
+                    ms = rng.uniform(5, 20)
+                    command(f"delay all {ms:.1f} {ms / 10:.1f}")
+            codes = [self.wait(pr, f"party p{p}") for p, pr in enumerate(procs)]
+            for log in logs:
+                log.close()
+            key = "party " + (fault if landed else "net none")
+            self.faults_landed[key] = self.faults_landed.get(key, 0) + 1
+            if any(codes):
+                errs = [open(os.path.join(tdir, f"faulted{p}.err"), "rb").read().decode(
+                    errors="replace") for p in range(PARTIES)]
+                raise TrialFailure(f"a transient network fault ended the run: exits {codes}: "
+                                   + " | ".join(e[-400:] for e in errs))
+            self.party_leftovers(tdir, outs, set(), "run over faulty links")
+            for p in range(PARTIES):
+                try:
+                    same_results(*refs[p], os.path.join(outs[p], "trace.csv"),
+                                 os.path.join(outs[p], "summary.json"))
+                except TrialFailure as e:
+                    raise TrialFailure(f"party p{p}: {e}")
+        except TrialFailure as e:
+            raise TrialFailure(f"{describe}\n    {e}")
+        finally:
+            if relay is not None:
+                kill_quietly([relay.pid])
+                relay.wait()
+            if not self.args.keep:
+                shutil.rmtree(tdir, ignore_errors=True)
+
     def party_trial(self, k, rng):
         pool = rng.randrange(SPEC_POOL)
         spec, rounds = self.party_spec(random.Random(f"{self.args.seed}:party:{pool}"))
         every = rng.randint(max(1, rounds // 12), max(1, rounds // 3))
+        if rng.random() < 0.5:
+            return self.party_network_trial(k, rng, spec, every)
         fault = rng.choice(["sigkill", "sigterm", "sigint", "full_disk", "unreadable"])
         moment = rng.random()
         if fault == "unreadable":

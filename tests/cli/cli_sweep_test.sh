@@ -66,7 +66,7 @@ PY
     ;;
   target_epsilon_run)
     expect 0 "" -- "$DPADMM" run --algorithm madmm --target-epsilon 2 --noise-seed 3 $tiny \
-      --trace t.csv --summary s.json -q
+      --no-epsilon-policy --trace t.csv --summary s.json -q
     grep -q 'calibrated .*algorithm.madmm.alpha' out.txt || fail "no calibrated line"
     python3 - <<'PY' || fail "summary/trace disagree with the target"
 import csv, json
@@ -77,6 +77,29 @@ assert s['info']['calibration']['knob'] == 'algorithm.madmm.alpha'
 rows = list(csv.DictReader(l for l in open('t.csv') if not l.startswith('#')))
 assert float(rows[-1]['tight_epsilon']) == eps, (rows[-1]['tight_epsilon'], eps)
 PY
+    ;;
+  epsilon_policy_run)
+    # The policy's settings (pvp: the Gaussian mechanism, its rounds) and the calibrated knob.
+    expect 0 "" -- "$DPADMM" run --algorithm pvp --target-epsilon 2 --noise-seed 3 \
+      --rows 400 --nodes 4 --edges 5 --seed 5 --engine serial --trace t.csv --summary s.json -q
+    grep -q 'epsilon policy .*gaussian mechanism' out.txt || fail "no epsilon policy line"
+    python3 - <<'PY' || fail "summary/trace disagree with the policy or the target"
+import csv, json
+s = json.load(open('s.json'))
+eps = s['tight_privacy']['epsilon']
+assert abs(eps - 2) <= 2e-3 and eps <= 2, eps
+assert s['info']['calibration']['knob'] == 'algorithm.pvp.noise_multiplier'
+assert 'rounds ' in s['info']['epsilon_policy'], s['info']['epsilon_policy']
+rows = list(csv.DictReader(l for l in open('t.csv') if not l.startswith('#')))
+rounds = int(s['info']['epsilon_policy'].split('rounds ')[1].split(',')[0])
+assert int(rows[-1]['round']) == rounds, (rows[-1]['round'], rounds)
+assert float(rows[-1]['tight_epsilon']) == eps, (rows[-1]['tight_epsilon'], eps)
+PY
+    ;;
+  epsilon_policy_refuses_settings)
+    # A setting the policy chooses, given beside the target: refused, not overridden.
+    expect 2 "--iterations with --target-epsilon" -- "$DPADMM" run --algorithm dvp \
+      --target-epsilon 1 $tiny -q
     ;;
   target_epsilon_refused)
     expect 2 "target_epsilon" -- "$DPADMM" run --algorithm admm --target-epsilon 1 $tiny \

@@ -4,13 +4,18 @@
 //   even: a Hello (CheckHello against a fixed expectation);
 //   odd:  a sequence of envelopes, each [2-byte little-endian length][bytes], applied in order
 //         to one PeerStream (PeerStream::Accept) until the first refusal, as the engine does;
-//         bits 1-7 of the first byte are this party's next round for the sink, bit 7 also
-//         drops held rounds after each envelope.
+//         bits 1-5 of the first byte are this party's next round for the sink, bit 7 also
+//         drops held rounds after each envelope and passes each envelope first through the
+//         reconnection layer as the server's handler applies it (InboundSequence: numbered
+//         envelopes, copies checked and dropped) and the acknowledgement into a resend buffer of 20
+//         envelopes (OutboundBuffer::Acknowledge), as the engine applies it.
 // Rejections are the returned reasons; a crash, a sanitizer report, an allocation beyond
 // libFuzzer's limit or a violated property is a finding. Properties of accepted input: a
 // Hello lists the expected nodes with sizes within the limit; a stream's rounds arrive in
 // order, each with one message per expected edge, within the limit and finite, or a failure of
-// one of the peer's nodes; verdicts never run ahead of the rounds.
+// one of the peer's nodes; verdicts never run ahead of the rounds; the sequence takes each number
+// once and in order (a copy is never passed on), the resend buffer never forgets what was not
+// acknowledged nor accepts an acknowledgement of more than it sent.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -81,8 +86,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
-  const std::int64_t next_deliver = (mode >> 1) & 0x3f;
-  rtd::PeerStream stream(Expect(), {4, 2, 3});
+  const std::int64_t next_deliver = (mode >> 1) & 0x1f;
+  // Bit 6: the parties hold a set-up exchange of 3 values before round 0.
+  rtd::PeerExpect expect = Expect();
+  expect.setup_exchange = (mode & 0x40) != 0;
+  expect.setup_values = 3;
+  rtd::PeerStream stream(expect, {4, 2, 3});
+  const bool sequenced = (mode & 0x80) != 0;
+  rtd::InboundSequence sequence;
+  rtd::OutboundBuffer sent;
+  rtd::pb::Envelope heartbeat;
+  heartbeat.mutable_heartbeat();
+  for (int k = 0; k < 20; ++k) (void)sent.Push(heartbeat, 0);
+  std::uint64_t taken = 0;
   std::size_t at = 0;
   while (at + 2 <= size) {
     const std::size_t len = data[at] | (static_cast<std::size_t>(data[at + 1]) << 8);
@@ -91,9 +107,40 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rtd::pb::Envelope envelope;
     if (!envelope.ParseFromArray(data + at, static_cast<int>(len))) break;
     at += len;
+    if (sequenced) {
+      std::string why;
+      const auto got = sequence.Accept(envelope, &why);
+      if (got == rtd::InboundSequence::Result::kViolation) {
+        if (why.empty()) dpadmm::fuzz::Fail("a refusal without a reason");
+        break;
+      }
+      if (got == rtd::InboundSequence::Result::kDuplicate) {
+        if (envelope.seq() >= taken) dpadmm::fuzz::Fail("a new number taken as a copy");
+        continue;
+      }
+      if (envelope.seq() != taken++) dpadmm::fuzz::Fail("a number taken out of order");
+      if (sequence.received() != taken) dpadmm::fuzz::Fail("the count of numbers taken");
+      const std::uint64_t first = sent.first();
+      const std::string err = sent.Acknowledge(envelope.ack());
+      if (err.empty() != (envelope.ack() <= 20))
+        dpadmm::fuzz::Fail("an acknowledgement judged wrong");
+      if (sent.first() < first || sent.next() != 20 || sent.first() > sent.next()) {
+        dpadmm::fuzz::Fail("the resend buffer lost or invented an envelope");
+      }
+      if (!err.empty()) break;
+    }
     const std::int64_t before = stream.rounds_received();
     if (!stream.Accept(envelope, next_deliver).empty()) break;
     if (stream.rounds_received() > before + 1) dpadmm::fuzz::Fail("two rounds from one frame");
+    if (stream.setup_received()) {
+      if (!expect.setup_exchange) dpadmm::fuzz::Fail("set-up values accepted without an exchange");
+      if (stream.setup_values().size() != 3) dpadmm::fuzz::Fail("set-up values of another count");
+      for (double v : stream.setup_values()) {
+        if (!std::isfinite(v)) dpadmm::fuzz::Fail("a non-finite set-up value accepted");
+      }
+    } else if (expect.setup_exchange && stream.rounds_received() > 0) {
+      dpadmm::fuzz::Fail("a round accepted before the set-up values");
+    }
     CheckHeld(stream);
     if (mode & 0x80) stream.DropBefore(stream.rounds_received() - 1);
     if (stream.aborted()) {

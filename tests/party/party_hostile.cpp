@@ -11,7 +11,11 @@
 //   oversize     a frame of 4 MB, beyond the limit p0 sets from the message width
 //   ahead        rounds 0..40 at once, never a verdict (more than the lead bound ahead)
 // Arguments: --ports P0,P1 --certs DIR --mode M (and the launcher's --party 1 --out F).
+#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -58,6 +62,17 @@ class Honest final : public pb::Party::Service {
   pb::HelloMessage hello_;
 };
 
+bool P0Listens(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool up = fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  if (fd >= 0) close(fd);
+  return up;
+}
+
 pb::Envelope Round(std::int64_t r, const std::vector<std::pair<int, int>>& edges, int doubles,
                    double value = 0.5) {
   std::vector<double> payload;
@@ -89,6 +104,7 @@ int main(int argc, char** argv) {
     n->set_node(static_cast<std::uint32_t>(node));
     n->set_max_doubles(2);
   }
+  hello.set_session(std::string(dpadmm::runtime::detail::kSessionBytes, 'h'));
 
   const std::string ca = ReadFile(dir + "ca.pem"), cert = ReadFile(dir + "p1.pem"),
                     key = ReadFile(dir + "p1.key");
@@ -136,18 +152,33 @@ int main(int argc, char** argv) {
   if (mode == "ahead") {
     for (int r = 0; r <= 40; ++r) frames.push_back(Round(r, edges, 2));
   }
+  if (mode == "resend_other") {  // round 0, then "round 0 again" with other noise
+    frames.push_back(Round(0, edges, 2));
+    frames.push_back(Round(0, edges, 2, 0.75));
+  }
   if (frames.empty()) return 2;
-  for (const auto& f : frames) {
+  // Numbered as an honest party numbers them (Envelope.seq); the copy keeps its number.
+  std::uint64_t seq = 0;
+  for (auto& f : frames) {
+    f.set_seq(mode == "resend_other" && seq == 1 ? 0 : seq);
+    ++seq;
     if (!stream->Write(f)) break;
   }
+  if (mode == "resend_other") seq = 1;
   // Stay connected until p0 has given up on us (it closes its side), at most 20 s.
   for (int k = 0; k < 200; ++k) {
     pb::Envelope heartbeat;
     heartbeat.mutable_heartbeat();
+    heartbeat.set_seq(seq++);
     if (!stream->Write(heartbeat)) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ctx.TryCancel();
+  // Our server stays up until p0 has ended (its port refuses), at most 20 s: p0 refuses a
+  // stream it reads in its handler (a copy with other contents) before its set-up is done.
+  for (int k = 0; k < 200 && P0Listens(std::stoi(ports.substr(0, ports.find(',')))); ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
   std::ofstream(a.at("--out")) << "hostile " << mode << " done\n";
   return 0;

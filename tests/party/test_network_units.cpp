@@ -128,6 +128,14 @@ TEST(NetworkOptions, EveryFieldIsChecked) {
               std::string::npos)
         << address;
   }
+  // listen: host:port apart from the address (default: the address), loopback when insecure.
+  EXPECT_EQ(bad([](auto& o) { o.parties[1].listen = "127.0.0.1:6002"; }), "");
+  EXPECT_NE(bad([](auto& o) {
+              o.parties[1].listen = "127.0.0.1";
+            }).find("listen address '127.0.0.1' is not host:port"),
+            std::string::npos);
+  EXPECT_NE(bad([](auto& o) { o.parties[1].listen = "0.0.0.0:6002"; }).find("got listen"),
+            std::string::npos);
   EXPECT_NE(bad([](auto& o) { o.self = "z"; }).find("'z' is not in the party list"),
             std::string::npos);
   EXPECT_NE(bad([](auto& o) { o.node_parties.pop_back(); }).find("3 entries for 4 nodes"),
@@ -163,6 +171,7 @@ rtd::pb::HelloMessage Hello() {
     n->set_node(static_cast<std::uint32_t>(node));
     n->set_max_doubles(3);
   }
+  h.set_session(std::string(rtd::kSessionBytes, 's'));
   return h;
 }
 
@@ -176,7 +185,7 @@ TEST(NetworkDecoder, HelloNamesWhatDiffers) {
   EXPECT_EQ(Check(Hello()), "");
   auto h = Hello();
   h.set_protocol_version(1);
-  EXPECT_EQ(Check(h), "protocol version 1, expected 3");
+  EXPECT_EQ(Check(h), "protocol version 1, expected 5");
   h = Hello();
   h.set_party_id("c\n");
   EXPECT_EQ(Check(h), "introduces itself as 'c?', expected 'b'");
@@ -193,6 +202,17 @@ TEST(NetworkDecoder, HelloNamesWhatDiffers) {
   h.mutable_nodes(1)->set_max_doubles(4);
   EXPECT_EQ(Check(h),
             "node 3 sends messages of up to 4 doubles, more than this party's limit of 3");
+  // Version 4: a session of exactly 16 bytes, and a round within the run.
+  h = Hello();
+  h.set_session("short");
+  EXPECT_EQ(Check(h), "sends a session of 5 bytes, expected 16");
+  h = Hello();
+  h.set_next_round(41);
+  EXPECT_EQ(Check(h), "");
+  h.set_next_round(42);
+  EXPECT_EQ(Check(h), "says it is at round 42, outside 0..41");
+  h.set_next_round(-1);
+  EXPECT_EQ(Check(h), "says it is at round -1, outside 0..41");
 }
 
 // Version 3: a party resuming from a checkpoint and one starting afresh refuse each other; the
@@ -347,6 +367,56 @@ TEST(NetworkDecoder, RefusesEveryBrokenRule) {
   EXPECT_EQ(t.Accept(RoundFrame(0), 0), "sent a frame after aborting");
 }
 
+// Version 4: the set-up exchange. Both Hellos must hold it with the same value count; a peer's
+// values come once, before its round 0 frame, with that count, all finite.
+TEST(NetworkDecoder, SetupExchangeRules) {
+  const std::vector<std::uint8_t> spec = {'s', 'p', 'e', 'c'};
+  std::vector<std::size_t> sizes;
+  rtd::PeerExpect exchanging = Expect();
+  exchanging.setup_exchange = true;
+  exchanging.setup_values = 2;
+  auto h = Hello();
+  h.set_setup_exchange(true);
+  h.set_setup_values(2);
+  EXPECT_EQ(rtd::CheckHello(h, exchanging, spec, 7, &sizes), "");
+  EXPECT_EQ(Check(h), "holds a set-up exchange before round 0 that this party does not");
+  EXPECT_EQ(rtd::CheckHello(Hello(), exchanging, spec, 7, &sizes),
+            "holds no set-up exchange before round 0, which this party does");
+  h.set_setup_values(3);
+  EXPECT_EQ(rtd::CheckHello(h, exchanging, spec, 7, &sizes),
+            "sends 3 values in the set-up exchange, this party 2");
+
+  const auto setup = [](std::vector<double> values) {
+    rtd::pb::Envelope e;
+    e.mutable_setup()->mutable_values()->Add(values.begin(), values.end());
+    return e;
+  };
+  const auto feed = [&](const std::vector<rtd::pb::Envelope>& frames, rtd::PeerStream& s) {
+    for (const auto& f : frames) {
+      const std::string err = s.Accept(f, 0);
+      if (!err.empty()) return err;
+    }
+    return std::string();
+  };
+  {
+    rtd::PeerStream s(exchanging, {3, 2});
+    EXPECT_FALSE(s.setup_received());
+    EXPECT_EQ(feed({setup({5, 6}), RoundFrame(0)}, s), "");
+    EXPECT_TRUE(s.setup_received());
+    EXPECT_EQ(s.setup_values(), (std::vector<double>{5, 6}));
+  }
+  const auto first_refusal = [&](const std::vector<rtd::pb::Envelope>& frames) {
+    rtd::PeerStream s(exchanging, {3, 2});
+    return feed(frames, s);
+  };
+  EXPECT_EQ(first_refusal({RoundFrame(0)}), "round frame 0: before its set-up values");
+  EXPECT_EQ(first_refusal({setup({5, 6}), setup({5, 6})}), "set-up values: sent twice");
+  EXPECT_EQ(first_refusal({setup({5})}), "set-up values: 1 values, expected 2");
+  EXPECT_EQ(first_refusal({setup({5, std::numeric_limits<double>::infinity()})}),
+            "set-up values: value[1] = inf (not finite)");
+  EXPECT_EQ(Feed({setup({5, 6})}), "set-up values: no set-up exchange was agreed");
+}
+
 TEST(NetworkDecoder, AFailedRoundHasNoVerdictButEarlierRoundsDo) {
   auto failed = RoundFrame(1, {});
   failed.mutable_round()->set_failed(true);
@@ -354,6 +424,66 @@ TEST(NetworkDecoder, AFailedRoundHasNoVerdictButEarlierRoundsDo) {
   EXPECT_EQ(Feed({RoundFrame(0), failed, Verdict(0, true)}), "");
   EXPECT_EQ(Feed({RoundFrame(0), failed, Verdict(0, true), Verdict(1, true)}),
             "verdict on round 1: before its own frame of that round");
+}
+
+// Envelopes numbered by the sender: the next number is new, a number already taken is a copy
+// (dropped when byte for byte the first, refused otherwise), a gap is refused.
+TEST(NetworkSequence, CopiesAreDroppedOnlyWhenIdentical) {
+  rtd::InboundSequence in;
+  std::string why;
+  auto numbered = [](rtd::pb::Envelope e, std::uint64_t seq, std::uint64_t ack = 0) {
+    e.set_seq(seq);
+    e.set_ack(ack);
+    return e;
+  };
+  using R = rtd::InboundSequence::Result;
+  EXPECT_EQ(in.Accept(numbered(RoundFrame(0), 0), &why), R::kNew);
+  EXPECT_EQ(in.Accept(numbered(Verdict(0, true), 1, 1), &why), R::kNew);
+  EXPECT_EQ(in.received(), 2u);
+  EXPECT_EQ(in.Accept(numbered(RoundFrame(0), 0), &why), R::kDuplicate);
+  EXPECT_EQ(in.Accept(numbered(Verdict(0, true), 1, 1), &why), R::kDuplicate);
+  EXPECT_EQ(in.resent(), 2u);
+  EXPECT_EQ(in.resent_rounds(), 1u);
+  // The same round with other noise, or another acknowledgement: not the first copy.
+  EXPECT_EQ(in.Accept(numbered(RoundFrame(0, {{2, 1}, {3, 0}}, {1, 2.0000000001}), 0), &why),
+            R::kViolation);
+  EXPECT_EQ(why,
+            "envelope 0 (round 0) sent again with other contents than its first copy (a release "
+            "is never made twice)");
+  EXPECT_EQ(in.Accept(numbered(Verdict(0, true), 1, 0), &why), R::kViolation);
+  EXPECT_EQ(in.Accept(numbered(RoundFrame(1), 3), &why), R::kViolation);
+  EXPECT_EQ(why, "envelope 3 before envelope 2 (a gap in its stream)");
+  EXPECT_EQ(in.received(), 2u);
+  // Copies older than a sender may hold unacknowledged are refused (the memory is bounded).
+  rtd::InboundSequence many;
+  rtd::pb::Envelope heartbeat;
+  heartbeat.mutable_heartbeat();
+  for (std::uint64_t k = 0; k < rtd::kMaxUnacked + 5; ++k) {
+    ASSERT_EQ(many.Accept(numbered(heartbeat, k), &why), R::kNew);
+  }
+  EXPECT_EQ(many.Accept(numbered(heartbeat, 5), &why), R::kDuplicate);
+  EXPECT_EQ(many.Accept(numbered(heartbeat, 4), &why), R::kViolation);
+  EXPECT_NE(why.find("sent again after 133 were received"), std::string::npos) << why;
+}
+
+// What a party keeps for a peer: numbered in order, forgotten once acknowledged, at most
+// kMaxUnacked; an acknowledgement of more than was sent is refused.
+TEST(NetworkSequence, TheResendBufferIsBounded) {
+  rtd::OutboundBuffer out;
+  rtd::pb::Envelope heartbeat;
+  heartbeat.mutable_heartbeat();
+  for (std::size_t k = 0; k < rtd::kMaxUnacked; ++k) ASSERT_TRUE(out.Push(heartbeat, 7));
+  EXPECT_FALSE(out.Push(heartbeat, 7));
+  EXPECT_EQ(out.At(5).seq(), 5u);
+  EXPECT_EQ(out.At(5).ack(), 7u);
+  EXPECT_EQ(out.Acknowledge(10), "");
+  EXPECT_EQ(out.first(), 10u);
+  EXPECT_EQ(out.Acknowledge(3), "");  // a copy's stale acknowledgement
+  EXPECT_EQ(out.first(), 10u);
+  EXPECT_TRUE(out.Push(heartbeat, 8));
+  EXPECT_EQ(out.next(), rtd::kMaxUnacked + 1);
+  EXPECT_EQ(out.Acknowledge(rtd::kMaxUnacked + 2), "acknowledges 130 envelopes, of 129 sent");
+  EXPECT_EQ(out.size(), rtd::kMaxUnacked - 9);
 }
 
 TEST(NetworkDecoder, LayoutHashSeesEveryPart) {

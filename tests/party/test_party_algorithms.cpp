@@ -16,7 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -70,6 +72,13 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
 
   // More flags for party p's command line (e.g. checkpoints); none when empty.
   std::function<std::vector<std::string>(const fs::path& run, int p)> extra_flags_;
+  // Changes party p's party file (after the spec's tweak); none when empty.
+  std::function<void(int p, nlohmann::json& file)> file_tweak_;
+  // The parties' working directory ("": the test's own).
+  fs::path cwd_;
+  // Column k of the generated rows is multiplied by column_scale_[k] (raw units); none when
+  // empty.
+  std::vector<double> column_scale_;
 
   // The public spec of the run (the same object every party file holds).
   static nlohmann::json Spec(const std::string& algorithm, int parties) {
@@ -118,6 +127,7 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
       const pid_t pid = fork();
       if (pid == 0) {
         if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
+        if (!cwd_.empty() && chdir(cwd_.c_str()) != 0) _exit(125);
         std::vector<char*> argv;
         for (auto& s : args) argv.push_back(s.data());
         argv.push_back(nullptr);
@@ -148,9 +158,13 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
 
   // Consensus: party p holds rows [p * kRowsPerParty, (p + 1) * kRowsPerParty) of one data
   // set; all.libsvm and partition.txt for the serial run, test.libsvm.
-  static void WriteRowBlocks(const fs::path& run, int parties) {
-    const dpadmm::Dataset all = dpadmm::GenerateTwonorm(kRowsPerParty * parties, 5, kDims);
-    const dpadmm::Dataset test_rows = dpadmm::GenerateTwonorm(30, 6, kDims);
+  void WriteRowBlocks(const fs::path& run, int parties) const {
+    dpadmm::Dataset all = dpadmm::GenerateTwonorm(kRowsPerParty * parties, 5, kDims);
+    dpadmm::Dataset test_rows = dpadmm::GenerateTwonorm(30, 6, kDims);
+    for (dpadmm::Dataset* data : {&all, &test_rows}) {
+      auto& x = std::get<dpadmm::DenseRows>(data->x);
+      for (std::size_t k = 0; k < column_scale_.size(); ++k) x.col(k) *= column_scale_[k];
+    }
     std::ofstream whole(run / "all.libsvm"), part(run / "partition.txt"), test(run / "test.libsvm");
     WriteLibsvmRows(whole, all, 0, all.rows());
     WriteLibsvmRows(test, test_rows, 0, test_rows.rows());
@@ -229,6 +243,7 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
                                {"summary", (run / (id + "-summary.json")).string()}};
         // Sharing: no party holds a whole test row.
         if (!sharing) file["test"] = (run / "test.libsvm").string();
+        if (file_tweak_) file_tweak_(p, file);
         std::ofstream(run / ("party" + std::to_string(p) + ".json")) << file.dump(2);
       }
       ended = Launch(run, parties);
@@ -349,6 +364,8 @@ void ExpectPartyStdout(const nlohmann::json& summary, const Ended& e, int p, int
     has("rows per node " + std::to_string(kRowsPerParty) + " (this party's node " +
         std::to_string(p) + "; the others' not known here)");
     has("consensus gap         n/a: one node here");
+    // Not known to a one-node party: null, not 0.
+    EXPECT_TRUE(summary["final"]["consensus_gap"].is_null()) << summary["final"];
     return;
   }
   has("test accuracy         not known here (no party holds a whole test row)");
@@ -486,6 +503,136 @@ TEST_F(PartyAlgorithms, PrivateModeReportsOnlyTheOwnNodes) {
       }
     }
   }
+}
+
+// dp-bounds across 3 parties holding rows in raw units (columns scaled by 1, 1e2, 1e4, 1e6): the
+// parties exchange their nodes' histogram releases before round 0, and every party derives the
+// bounds of the serial engine's dp-bounds run with the same noise seed; each party's trace and
+// model have that run's bits, and its privacy figures (the paper's and the tight one) include
+// the bounds release as in one process.
+TEST_F(PartyAlgorithms, DpBoundsAcrossPartiesGiveTheSerialBoundsAndBits) {
+  column_scale_ = {1.0, 1e2, 1e4, 1e6};
+  const auto dp_bounds = [](int, nlohmann::json& spec) {
+    spec["data"]["scaling"] = "dp-bounds";
+    // A large epsilon keeps the threshold low enough for 72 rows (a simulation: bits, not
+    // privacy, are what this test checks).
+    spec["data"]["bounds_epsilon"] = 20.0;
+  };
+  const fs::path run = dir_ / "dp_bounds";
+  const std::vector<Ended> ended = RunParties(run, "dvp", 3, dp_bounds);
+  nlohmann::json spec = Spec("dvp", 3);
+  dp_bounds(0, spec);
+  dpadmm::RunSpec serial = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kDvp);
+  dpadmm::ApplySpecJson(spec.dump(), "spec", serial);
+  serial.partition.kind = dpadmm::PartitionKind::kFile;
+  serial.partition.file = (run / "partition.txt").string();
+  serial.compute_optimum = false;
+  const dpadmm::Dataset train = dpadmm::LoadLibsvm((run / "all.libsvm").string(), kDims);
+  const dpadmm::Dataset test = dpadmm::LoadLibsvm((run / "test.libsvm").string(), kDims);
+  ExpectEachPartyAsSerial(
+      run, ended, serial, train, test,
+      [](int p, const dpadmm::RunSummary& s, const nlohmann::json& summary) {
+        const dpadmm::RunInfo::DpBounds& want = s.info.dp_bounds;
+        // The bounds come from the raw rows: the fourth column's reach far beyond 1.
+        ASSERT_EQ(want.hi.size(), static_cast<std::size_t>(kDims));
+        EXPECT_EQ(want.fallback_features, 0);
+        EXPECT_GT(std::max(std::abs(want.lo[3]), std::abs(want.hi[3])), 1e5);
+        const nlohmann::json& got = summary["info"]["dp_bounds"];
+        EXPECT_EQ(got["epsilon_per_node"].get<double>(), want.epsilon);
+        EXPECT_EQ(got["threshold"].get<double>(), want.threshold);
+        EXPECT_EQ(got["fallback_features"].get<std::int64_t>(), want.fallback_features);
+        EXPECT_EQ(got["lo"].get<std::vector<double>>(), want.lo);
+        EXPECT_EQ(got["hi"].get<std::vector<double>>(), want.hi);
+        // The bounds release is in the node's figures: the paper's (alpha 0.5 per round over 5
+        // rounds, plus 20) and the tight one, both the serial run's.
+        EXPECT_EQ(summary["final"]["node_privacy"][p].get<double>(), 20.0 + 5 * 0.5);
+        EXPECT_EQ(summary["tight_privacy"]["node_epsilon"][p].get<double>(),
+                  s.node_tight_epsilon[p]);
+        EXPECT_EQ(summary["tight_privacy"]["epsilon"].get<double>(), s.tight_epsilon);
+      });
+}
+
+// Three parties sharing one folder, their party files giving no output names and the
+// checkpoint settings: each writes its own dpadmm-<id>-trace.csv and dpadmm-<id>-summary.json
+// (the defaults carry the party id) and its own checkpoint every 2 iterations (after 2 and 4 of
+// 5: the first kept as FILE.prev); all exit 0.
+TEST_F(PartyAlgorithms, PartiesSharingAFolderWriteTheirOwnOutputs) {
+  const fs::path run = dir_ / "shared_folder";
+  cwd_ = run;
+  file_tweak_ = [](int p, nlohmann::json& file) {
+    file.erase("trace");
+    file.erase("summary");
+    file["checkpoint"] = "p" + std::to_string(p) + ".ckpt";
+    file["checkpoint_every"] = 2;
+  };
+  const std::vector<Ended> ended = RunParties(run, "admm", 3);
+  ASSERT_EQ(ended.size(), 3u);
+  for (int p = 0; p < 3; ++p) {
+    SCOPED_TRACE("party p" + std::to_string(p));
+    const std::string id = "p" + std::to_string(p);
+    ASSERT_EQ(ended[p].exit_code, 0) << ended[p].out << ended[p].err;
+    const nlohmann::json summary =
+        nlohmann::json::parse(ReadAll(run / ("dpadmm-" + id + "-summary.json")));
+    EXPECT_EQ(summary["info"]["party"]["id"], id);
+    EXPECT_EQ(summary["outcome"], "completed");
+    const std::vector<std::string> trace = Lines(ReadAll(run / ("dpadmm-" + id + "-trace.csv")));
+    ASSERT_FALSE(trace.empty());
+    EXPECT_EQ(trace.back().rfind("5,", 0), 0u) << trace.back();
+    EXPECT_TRUE(fs::exists(run / (id + ".ckpt")));
+    EXPECT_TRUE(fs::exists(run / (id + ".ckpt.prev")));
+  }
+  EXPECT_FALSE(fs::exists(run / "dpadmm-trace.csv"));
+  EXPECT_FALSE(fs::exists(run / "dpadmm-summary.json"));
+}
+
+// The party file's output and checkpoint fields: defaults named after the party, and each
+// refusal naming its field.
+TEST(PartyFile, OutputAndCheckpointFields) {
+  const auto parse = [](const std::string& extra) {
+    const std::string text =
+        R"({"spec": {"data": {"source": "libsvm", "num_features": 4, "scaling": "clip-only"}},
+            "party": "a", "data": "a.libsvm", )" +
+        extra +
+        R"("parties": [{"id": "a", "address": "127.0.0.1:7001"},
+                       {"id": "b", "address": "127.0.0.1:7002"}]})";
+    return dpadmm::ParsePartyFile(text, "p.json");
+  };
+  const auto refusal = [&](const std::string& extra) {
+    try {
+      (void)parse(extra);
+    } catch (const dpadmm::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const dpadmm::PartyFile defaults = parse("");
+  EXPECT_EQ(defaults.trace, "dpadmm-a-trace.csv");
+  EXPECT_EQ(defaults.summary, "dpadmm-a-summary.json");
+  EXPECT_EQ(defaults.checkpoint, "");
+  EXPECT_EQ(defaults.checkpoint_every, 0);
+  const dpadmm::PartyFile given = parse(
+      R"("trace": "t.jsonl", "trace_format": "jsonl", "summary": "s.json", "checkpoint": "c",
+         "checkpoint_every": 3, "resume": "c", )");
+  EXPECT_EQ(given.trace, "t.jsonl");
+  EXPECT_EQ(given.trace_format, "jsonl");
+  EXPECT_EQ(given.summary, "s.json");
+  EXPECT_EQ(given.checkpoint, "c");
+  EXPECT_EQ(given.checkpoint_every, 3);
+  EXPECT_EQ(given.resume, "c");
+  EXPECT_NE(refusal(R"("trace_format": "xml", )").find("p.json: trace_format must be one of"),
+            std::string::npos)
+      << refusal(R"("trace_format": "xml", )");
+  for (const char* every : {"0", "2.5", "\"2\""}) {
+    EXPECT_NE(refusal(R"("checkpoint": "c", "checkpoint_every": )" + std::string(every) + ", ")
+                  .find("p.json: checkpoint_every: must be an integer >= 1"),
+              std::string::npos)
+        << every;
+  }
+  EXPECT_NE(refusal(R"("checkpoint_every": 2, )").find("p.json: checkpoint_every: needs"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"("trace": "", )").find("p.json: trace: must name a file"), std::string::npos);
+  EXPECT_NE(refusal(R"("checkpoint": 1, )").find("p.json: checkpoint: must be a string"),
+            std::string::npos);
 }
 
 // The sharing family: p0 the coordinator (the labels), p1.. the feature parties (a column

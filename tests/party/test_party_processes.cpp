@@ -348,7 +348,9 @@ TEST_F(SharingProcesses, DpSharingFiveProcessesGiveTheSerialEnginesBits) {
 
 TEST_F(PartyProcesses, KilledPartyEndsTheOthersNamingIt) {
   auto args = Tls();
-  args.insert(args.end(), {"--nodes", "9", "--rounds", "1000", "--fault", "8:5:kill"});
+  // A dead party is told from a broken connection by its silence: the peer timeout.
+  args.insert(args.end(),
+              {"--nodes", "9", "--rounds", "1000", "--fault", "8:5:kill", "--peer-timeout", "4"});
   const auto ended = Launch(3, args);
   EXPECT_EQ(ended[2].signal, SIGKILL);
   for (int p : {0, 1}) ExpectError(ended[p], "peer_failed", "'p2'");
@@ -383,7 +385,23 @@ TEST_F(Refusals, CertificateFromAnotherCa) {
   RefuseP1({"--cert", "foreign", "--ca", "foreign-ca"});
 }
 
-TEST_F(Refusals, ExpiredCertificate) { RefuseP1({"--cert", "expired"}); }
+// p1 trusts the run's CA but presents a certificate from another CA (its own id): the others'
+// servers end the TLS handshake, and p1 is told the likely cause, naming its certificate.
+TEST_F(Refusals, CertificateFromAnotherCaIsNamedToItsParty) {
+  const auto ended = RefuseP1({"--cert", "foreign"});
+  EXPECT_NE(ended[1].Line("message").find("it most likely refused this party's certificate (not "
+                                          "signed by the run's CA, expired, or its subject "
+                                          "alternative name is not 'p1')"),
+            std::string::npos)
+      << ended[1].Line("message");
+}
+
+TEST_F(Refusals, ExpiredCertificate) {
+  const auto ended = RefuseP1({"--cert", "expired"});
+  EXPECT_NE(ended[1].Line("message").find("it most likely refused this party's certificate"),
+            std::string::npos)
+      << ended[1].Line("message");
+}
 
 TEST_F(Refusals, PlaintextClient) { RefuseP1({"--certs", "insecure"}); }
 
@@ -421,9 +439,13 @@ TEST_P(HostilePeer, IsRefusedNamingIt) {
       // gRPC ends a stream whose frame is over the limit: seen as a broken connection or as
       // a stream the peer closed, both failures of that peer.
       {"oversize", "party 'p1'"},
-      {"ahead", "more than 16 rounds ahead"}};
+      {"ahead", "more than 16 rounds ahead"},
+      // Round 0 sent again under its number with other noise: a release made twice.
+      {"resend_other", "sent again with other contents than its first copy"}};
   auto args = Tls();
-  args.insert(args.end(), {"--nodes", "4", "--topology", "ring", "--rounds", "30"});
+  // (A stream cut by gRPC, as an oversize frame's, waits the peer timeout for a reconnection.)
+  args.insert(args.end(),
+              {"--nodes", "4", "--topology", "ring", "--rounds", "30", "--peer-timeout", "5"});
   const auto ended = Launch(2, args, {{1, {"@hostile", "--certs", args[1], "--mode", mode}}});
   if (mode == "oversize") {
     // The hostile peer sends its frame as soon as its own set-up is done; when gRPC cuts that
@@ -442,6 +464,6 @@ TEST_P(HostilePeer, IsRefusedNamingIt) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, HostilePeer,
                          ::testing::Values("wrong_round", "wrong_node", "too_long", "nan",
-                                           "missing", "oversize", "ahead"));
+                                           "missing", "oversize", "ahead", "resend_other"));
 
 }  // namespace

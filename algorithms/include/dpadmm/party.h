@@ -22,8 +22,13 @@
 //   them in contiguous blocks (sizes differ by at most one; node order). spec.partition must be
 //   'even' (it is not used) and spec.data's source and paths are ignored (LoadPartyData reads a
 //   party's files in the spec's format).
-// - scaling: per-record maps only (clip-only, public-bounds, none); global-max-norm (it needs the
-//   largest row norm over every party's rows) and dp-bounds are refused naming data.scaling.
+// - scaling: per-record maps (clip-only, public-bounds, none) or dp-bounds: each party's nodes
+//   release their DP histograms (privacy/bounds_release.h) from its own raw rows, the parties
+//   exchange these releases before round 0 (the network engine's set-up exchange: released
+//   values only), and every party derives the same bounds from their sum and maps its rows and
+//   its test data with them; the release's epsilon is in each node's privacy figures as in one
+//   process. global-max-norm (it needs the largest row norm over every party's rows) is refused
+//   naming data.scaling.
 // - refused as well: target_epsilon (the calibration needs every node's row count), tolerance
 //   (the stop rule needs every node's model), the sgd baseline (a loop, not an engine run).
 // - metrics: computed by the party from its own nodes' reports (their models, their losses on
@@ -109,20 +114,30 @@ TrainTest LoadPartyData(const RunSpec& spec, const std::string& train_path,
 //    "data": "a.libsvm", "test": "test.libsvm",     // its own rows; optional public test data
 //    "data_labels": "", "test_labels": "",          // asc data only: the labels files
 //    "parties": [{"id": "hospital-a", "address": "10.0.0.1:7001"}, ...],  // every party
+//                 // optional "listen": "0.0.0.0:7001": where a party's server binds when its
+//                 // address is that of something in between (NAT, relay); default: address
 //    "node_parties": ["hospital-a", ...],           // optional: node k's party (default k;
 //                                                   //  sharing: node 0 = the coordinator)
 //    "tls": {"ca": "ca.pem", "cert": "a.pem", "key": "a.key"},
 //    "setup_timeout_seconds": 30, "peer_timeout_seconds": 60,               // optional
-//    "trace": "a-trace.csv", "summary": "a-summary.json", "model_out": ""}  // optional
+//    "trace": "a-trace.csv", "trace_format": "csv",                         // optional
+//    "summary": "a-summary.json", "model_out": "",                          // optional
+//    "checkpoint": "a.ckpt", "checkpoint_every": 10, "resume": ""}          // optional
 // Unknown keys and wrong types are refused naming the field ("party.json: parties[2].address:
-// ..."). Paths are used as written (relative to the working directory). The sharing family:
-// "data" is the coordinator's labels file or a feature party's block (LoadSharingPartyRows);
-// test, data_labels, test_labels and model_out are refused.
+// ..."). Paths are used as written (relative to the working directory). The outputs default to
+// names that carry the party id (dpadmm-<id>-trace.csv, dpadmm-<id>-summary.json), so that
+// parties sharing a folder never write the same file. trace_format overrides the trace's
+// extension (csv or jsonl); checkpoint, checkpoint_every and resume are what `dpadmm run`'s
+// --checkpoint, --checkpoint-every and --resume are (checkpoint_every >= 1 needs checkpoint).
+// The sharing family: "data" is the coordinator's labels file or a feature party's block
+// (LoadSharingPartyRows); test, data_labels, test_labels and model_out are refused.
 struct PartyFile {
   RunSpec spec;
   std::string data, test, data_labels, test_labels;
   runtime::NetworkOptions network;  // self, parties, node_parties, tls, timeouts
-  std::string trace = "dpadmm-trace.csv", summary = "dpadmm-summary.json", model_out;
+  std::string trace, trace_format, summary, model_out;  // trace, summary: the defaults above
+  std::string checkpoint, resume;
+  std::int64_t checkpoint_every = 0;
 };
 PartyFile ParsePartyFile(const std::string& text, const std::string& where);
 

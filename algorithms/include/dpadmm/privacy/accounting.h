@@ -37,6 +37,11 @@ DvpParameters DvpNoise(double alpha, double C, double B, double c1, double rho, 
 // and the noise parameter for alpha-DP of one release: zeta = alpha / sensitivity.
 double PvpSensitivity(double C, double B, double rho, double eta, int V);
 double PvpNoiseParameter(double alpha, double C, double B, double rho, double eta, int V);
+// PVP with Gaussian noise: mu = (Delta + sqrt(d) step) / sigma of one release, sigma =
+// multiplier x Delta, Delta = PvpSensitivity(C, B, rho, eta, V), step = GaussianGridStep(sigma)
+// (the lattice the model is rounded to): the ratio the accountant forms from PvpNode::Mechanism.
+double PvpGaussianMu(double C, double B, double rho, double eta, int V, double multiplier,
+                     std::int64_t d);
 
 // --- M-ADMM / penalty perturbation, 002 ------------------------------------------------------
 // eta_i(t) = theta q1^(t-1) and alpha_i(t) = alpha q2^(t-1), t = 1, 2, ... (002: eta_i(t+1) =

@@ -86,6 +86,12 @@ class Release {
   void SendNothing(runtime::Outbox& out);
   // A frozen node's message: its last release, bit for bit (post-processing: no cost).
   void Resend(runtime::Outbox& out) const;
+  // Closes the open round with `message`, a function of values already released (the node's own
+  // and its neighbours': the baselines' resent release and gossip averages): post-processing,
+  // so it costs nothing, adds no floating-point delta and is sent as computed (not snapped).
+  // The round must have been opened at cost 0 without a mechanism (std::logic_error otherwise).
+  // Not counted in releases().
+  void SendPostProcessed(const Eigen::Ref<const Eigen::VectorXd>& message, runtime::Outbox& out);
 
   double budget() const { return budget_; }
   double spent() const { return spent_; }
@@ -99,6 +105,8 @@ class Release {
   std::int64_t draws() const { return draws_; }
   // Messages released by Send/SendInitial (not counting resends and empty messages).
   std::int64_t releases() const { return releases_; }
+  // The last message sent (SendInitial, Send, SendPostProcessed), as sent; empty before any.
+  const Eigen::VectorXd& last() const { return last_; }
   // The mechanisms of the rounds closed so far (those opened with one), in order.
   const std::vector<MechanismRelease>& mechanisms() const { return mechanisms_; }
 

@@ -32,6 +32,10 @@ enum class Algorithm {
   kPdml,           // PDML, 000
   kSharing,        // ADMM sharing over vertically partitioned features, 001 Algorithm 1 / (16)
   kSgd,            // the SGD-based baseline for distributed features of 001's experiments
+  // The baselines of the consensus family (consensus/baseline_nodes.h), at the same epsilon:
+  kLocal,    // every node alone: its own rows, one release (objective or Gaussian perturbation)
+  kAverage,  // local's releases averaged by gossip (Metropolis-Hastings weights): no cost
+  kCentral,  // one trusted curator holding every row, the same release: the ceiling
 };
 Family FamilyOf(Algorithm algorithm);
 

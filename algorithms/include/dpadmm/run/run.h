@@ -159,6 +159,13 @@ struct RunInfo {
   // the privacy notion, the compositions behind the paper's figure and the tight one); empty
   // otherwise.
   std::string privacy_claim;
+  // The private releases are Gaussian mechanisms (PDML Phase 2, pvp with mechanism
+  // "gaussian"): the tight figure is their exact composition and no paper's pure-epsilon figure
+  // exists (RoundMetrics::privacy_loss is NaN for pvp, PDML's column is its labels' eps).
+  bool gaussian_releases = false;
+  // With target_epsilon and epsilon_policy: the settings the epsilon policy chose, in words
+  // (tools/epsilon_policy.h); empty when it did not apply.
+  std::string epsilon_policy;
   // Where the noise comes from (RunSpec::noise_mode()); NoiseLabel says it in words.
   NoiseMode noise_mode = NoiseMode::kPrivate;
   // The run releases through a privacy mechanism (UsesPrivacyMechanism): it draws noise.
@@ -178,6 +185,16 @@ struct RunInfo {
   double optimum_test_error = 0.0;  // NaN if not computed
   // Empty when f* was solved to tolerance; otherwise why the distances are approximate or absent.
   std::string optimum_note;
+  // What RoundMetrics::test_error measures: "mean model" (the test error of the mean of the
+  // nodes' models) or, for local, "mean over nodes of each node's own model" (local learns no
+  // consensus model: every node keeps its own, and RunSummary::model is empty).
+  std::string test_error_of = "mean model";
+  // The baselines (local, average, central): what the run stands for, one sentence; empty
+  // otherwise.
+  std::string baseline;
+  // central: its guarantee holds against everyone but the curator, who holds every party's
+  // rows; the run needs a curator that every party trusts with them.
+  bool trusted_curator = false;
 
   // Sharing family.
   std::vector<std::int64_t> party_features;  // d_m
@@ -211,7 +228,8 @@ struct RunSummary {
   RunInfo info;
   std::int64_t rounds = 0;  // last reported round (sharing: last completed iteration)
   RoundMetrics final;       // metrics of the last reported round
-  // Consensus: mean_i f_i. Sharing: [x_1; ...; x_M] (released values).
+  // Consensus: mean_i f_i (local: empty, it learns no single model; info.test_error_of). Sharing:
+  // [x_1; ...; x_M] (released values).
   Eigen::VectorXd model;
   // Consensus: per node, the round in which its release refused to exceed its privacy budget
   // and the node froze (resending its last release from then on), or -1; a party of a network

@@ -127,12 +127,23 @@ struct DvpParams : NoiseSchedule {  // 004 Algorithm 2
   void Validate(const std::string& prefix, int nodes) const;
 };
 
-struct PvpParams : NoiseSchedule {  // primal variable perturbation
+// Primal variable perturbation: the exact ADMM update released with output noise.
+//   mechanism "laplace" (the paper's): l2-Laplace noise, alpha_i(t)-DP per release (alpha, q2).
+//   mechanism "gaussian": N(0, sigma_i^2 I) as the exact discrete Gaussian on a lattice, with
+//     sigma_i = noise_multiplier * Delta_i and Delta_i = 2 (C/B_i) / (rho_i + 2 eta_i V_i) the
+//     update's L2 sensitivity; every release is a Gaussian mechanism, composed exactly by the
+//     accountant (mu^2 adds up over rounds). alpha, q2 and the per-round budget are not used.
+struct PvpParams : NoiseSchedule {
   static constexpr Algorithm kAlgorithm = Algorithm::kPvp;
+  std::string mechanism = "laplace";  // "laplace" | "gaussian"
+  double noise_multiplier = 0.0;      // gaussian: sigma_i / Delta_i, > 0
   template <class S, class V>
   static void Visit(S& s, V&& v) {
     DvpParams::Visit(s, v);
+    v("mechanism", s.mechanism);
+    v("noise_multiplier", s.noise_multiplier);
   }
+  bool gaussian() const { return mechanism == "gaussian"; }
   void Validate(const std::string& prefix, int nodes) const;
 };
 
@@ -298,10 +309,42 @@ struct SgdParams : PartyLayout {
   void Validate(const std::string& prefix, int nodes) const;
 };
 
+// The baselines (local, average, central; consensus/baseline_nodes.h): each node's one release
+// of the minimiser of (C/B_i) sum L + (rho_i/2)||f||^2 (C, rho, rho_per_node of AlgorithmSpec;
+// central: one node holding every row, with the rho_i of the parties' nodes) through
+// `mechanism` (privacy/baseline_mechanisms.h):
+//   "objective"  objective perturbation (Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2):
+//                pure epsilon-DP per node;
+//   "gaussian"   Gaussian output perturbation of the exact minimiser: (epsilon, delta)-DP per
+//                node, sigma from the analytic Gaussian.
+// The run's iterations: local and central resend their release (no cost); average gossips.
+struct BaselineParams {
+  std::string mechanism = "objective";  // "objective" | "gaussian"
+  double epsilon = 1.0;                 // > 0 and finite
+  double delta = 1e-5;                  // gaussian: in (0, 1) (objective: not used)
+  template <class S, class V>
+  static void Visit(S& s, V&& v) {
+    v("mechanism", s.mechanism);
+    v("epsilon", s.epsilon);
+    v("delta", s.delta);
+  }
+  void Validate(const std::string& prefix, int nodes) const;
+};
+struct LocalParams : BaselineParams {
+  static constexpr Algorithm kAlgorithm = Algorithm::kLocal;
+};
+struct AverageParams : BaselineParams {
+  static constexpr Algorithm kAlgorithm = Algorithm::kAverage;
+};
+struct CentralParams : BaselineParams {
+  static constexpr Algorithm kAlgorithm = Algorithm::kCentral;
+};
+bool IsBaseline(Algorithm algorithm);
+
 // One alternative per Algorithm, in the order of the enum.
-using AlgorithmParams =
-    std::variant<AdmmParams, DvpParams, PvpParams, MadmmParams, RadmmParams, MradmmParams,
-                 PrivateMradmmParams, PdmlParams, SharingParams, SgdParams>;
+using AlgorithmParams = std::variant<AdmmParams, DvpParams, PvpParams, MadmmParams, RadmmParams,
+                                     MradmmParams, PrivateMradmmParams, PdmlParams, SharingParams,
+                                     SgdParams, LocalParams, AverageParams, CentralParams>;
 
 // Default parameters of `algorithm`.
 AlgorithmParams DefaultParams(Algorithm algorithm);
@@ -390,8 +433,14 @@ struct RunSpec {
   // > 0: before the run, the algorithm's noise knob is set so that the run's tight total epsilon
   // per node (max over nodes; sharing: per party) at kTightDelta (sharing: its delta) equals
   // this (tools/calibration.h: dvp, pvp, madmm, private_mradmm: alpha; sharing with dp:
-  // total_epsilon). The knob's value in the spec is only the bisection's start. 0 = off.
+  // total_epsilon; local, average, central: their epsilon, set directly). The knob's value in
+  // the spec is only the bisection's start. 0 = off.
   double target_epsilon = 0.0;
+  // With target_epsilon > 0: true (the default) lets the epsilon policy choose the algorithm's
+  // rounds, loss weight, regulariser, penalty and mechanism from public quantities only
+  // (tools/epsilon_policy.h) before the noise knob is calibrated; false keeps every setting as
+  // given and calibrates only the knob (the papers' settings, e.g. their reproductions).
+  bool epsilon_policy = true;
 
   Family family() const { return FamilyOf(algorithm.name()); }
   NoiseMode noise_mode() const { return noise_seed ? NoiseMode::kSimulation : NoiseMode::kPrivate; }

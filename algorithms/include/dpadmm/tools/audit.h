@@ -38,13 +38,19 @@ namespace dpadmm {
 enum class AuditMechanism {
   kDvp,             // 004 Algorithm 2 (dual variable perturbation)
   kPvp,             // primal variable perturbation
+  kPvpGaussian,     // primal variable perturbation with the Gaussian mechanism (alpha = the
+                    // noise multiplier sigma / sensitivity)
   kMadmm,           // 002 (penalty perturbation)
   kPrivateMradmm,   // 003 Algorithm 3
   kPdmlLabels,      // 000 Phase 1 (randomized response on the label)
   kSharing,         // DP ADMM sharing, the default Gaussian mechanism on the message
   kSharingPaper16,  // DP ADMM sharing as 001 eq. (16) states it (not DP as stated)
+  kLocal,           // the local baseline: one objective-perturbed release (Chaudhuri et al.)
+  kAverage,         // local's release, then gossip averages (post-processing)
+  kCentral,         // the same release by one node holding every row
 };
-// "dvp", "pvp", "madmm", "private_mradmm", "pdml", "sharing", "sharing_paper16".
+// "dvp", "pvp", "pvp_gaussian", "madmm", "private_mradmm", "pdml", "sharing",
+// "sharing_paper16", "local", "average", "central".
 const char* ToString(AuditMechanism m);
 // The inverse; throws InputError listing the names.
 AuditMechanism ParseAuditMechanism(const std::string& name);
@@ -55,16 +61,20 @@ std::vector<AuditMechanism> AllAuditMechanisms();
 // so that the canary pair is the worst case and the claim per round is about 1.
 struct AuditSetup {
   AuditMechanism mechanism = AuditMechanism::kDvp;
-  int rounds = 1;          // T: iterations whose releases the statistic sees, >= 1
-  std::int64_t rows = 0;   // rows per node (consensus, pdml) or samples N (sharing)
-  std::int64_t dim = 0;    // features per node (consensus) / per party (sharing)
-  double alpha = 0.0;      // privacy parameter (consensus alpha, pdml label eps)
-  double eta = 0.0;        // penalty (consensus)
-  double C = 0.0;          // loss weight (consensus)
-  double rho = 0.0;        // regulariser rho (consensus; per node)
-  bool logistic = false;   // consensus: logistic loss instead of the smooth hinge
+  int rounds = 1;         // T: iterations whose releases the statistic sees, >= 1
+  std::int64_t rows = 0;  // rows per node (consensus, pdml) or samples N (sharing)
+  std::int64_t dim = 0;   // features per node (consensus) / per party (sharing)
+  double alpha = 0.0;     // privacy parameter (consensus alpha, pdml label eps)
+  double eta = 0.0;       // penalty (consensus)
+  double C = 0.0;         // loss weight (consensus)
+  double rho = 0.0;       // regulariser rho (consensus; per node)
+  bool logistic = false;  // consensus: logistic loss instead of the smooth hinge
+  // local, average, central: Gaussian output perturbation at (epsilon, delta) instead of
+  // objective perturbation.
+  bool gaussian = false;
   double epsilon = 0.0;    // sharing: the target epsilon (paper16: per iteration;
-                           //          default: total over `rounds` iterations)
+                           //          default: total over `rounds` iterations);
+                           // local, average, central: the mechanism's epsilon
   double delta = 1e-5;     // the delta of the claim and of the bound, in (0, 1)
   std::uint64_t seed = 1;  // data of the set-up
   // Throws InputError naming the field.

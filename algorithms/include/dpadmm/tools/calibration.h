@@ -15,6 +15,8 @@
 //                                    it by the sharing driver; tight per party at its delta).
 //   pdml                             algorithm.pdml.V (decay fixed; Phase 2's Gaussian primal
 //                                    noise, composed exactly, a larger V = less epsilon).
+//   local, average, central          algorithm.<name>.epsilon, set to the target directly: each
+//                                    node releases once, by a mechanism calibrated to it.
 // Not calibrated: the sharing variant "paper16" (not DP as stated), the non-private algorithms.
 //
 // Thread safety: pure functions.
@@ -46,7 +48,7 @@ struct CalibrationResult {
 inline constexpr double kCalibrationTolerance = 1e-4;
 
 // True if CalibrateToEpsilon supports spec's algorithm (dvp, pvp, madmm, private_mradmm, pdml,
-// sharing with the "gaussian" mechanism).
+// sharing with the "gaussian" mechanism, local, average, central).
 bool CanCalibrate(Algorithm algorithm);
 
 // Per node, the paper's per-round privacy term of rounds 1..spec.iterations (0 for a round

@@ -23,12 +23,21 @@
 // (topology, map, rounds); a mismatch is refused on both sides. See runtime/README.md ("The network
 // engine").
 //
+// Links: a connection that breaks during the run (reset, closed) is dialled again with bounded
+// backoff; the peers authenticate again (the same Hello, from the same process) and every
+// message not yet acknowledged is sent again as first made, the receiver dropping copies after
+// checking them byte for byte, so a transient fault ends with the uninterrupted run's bits and
+// no release is ever drawn twice. Each party listens on its own entry's PartyAddress::listen
+// (default its address) and is dialled at its address.
+//
 // Faults: a node fault (Fail, an exception, NaN/Inf) is an outcome (kFailed) on every party,
 // naming the node, its party and the round; the text of the fault stays on its party. An
 // engine error throws NetworkError on every party that sees it, naming the peer: a peer that
-// cannot be reached or refuses within setup_timeout_seconds, that disconnects or aborts, that
-// sends nothing (not even a heartbeat) for peer_timeout_seconds, or that sends anything the
-// protocol does not allow (a frame for the wrong round, node or edge, too long, non-finite).
+// cannot be reached or refuses within setup_timeout_seconds, that aborts, that is disconnected
+// or sends nothing (not even a heartbeat) for peer_timeout_seconds, that comes back as another
+// process (restarted), or that sends anything the protocol does not allow (a frame for the
+// wrong round, node or edge, too long, non-finite; a resent message that differs from its
+// first copy; too many reconnections; no acknowledgement).
 #pragma once
 
 #include <cstddef>
@@ -71,7 +80,11 @@ struct TlsFiles {
 
 struct PartyAddress {
   std::string id;       // [a-z0-9][a-z0-9-]*, at most 63 characters (a DNS label)
-  std::string address;  // host:port; this party listens on its own entry's address
+  std::string address;  // host:port the other parties dial to reach this party
+  // host:port this party's server binds when this entry is its own; "" = `address`. Apart from
+  // `address` when the party is reached through something in between (a NAT, a load balancer,
+  // the test relay: tests/party/relay.py); other parties' `listen` is not used.
+  std::string listen = {};
 };
 
 // One named field of the caller's spec and a digest of its value: a peer whose spec hash
@@ -116,6 +129,17 @@ struct NetworkOptions {
   std::function<void(std::int64_t)> on_resume;
   std::int64_t checkpoint_every = 0;
   std::function<void(std::int64_t)> on_checkpoint;
+  // A set-up exchange (protocol version 4): what the parties must learn from each other's
+  // released values before round 0 (the dp-bounds histograms of dpadmm/party.h). With on_setup
+  // set, once every Hello is agreed and before resuming and round 0, this party sends
+  // setup_values to every peer and, when every peer's have arrived, calls on_setup on the
+  // engine's thread with every party's values by party number (its own included). Every party
+  // must hold the exchange with the same number of values (the Hello says both; a difference is
+  // refused at set-up on both sides); the values must be finite. Only released values belong
+  // here: every peer receives them. A wait for a peer's values is bounded by the peer timeout;
+  // an exception from on_setup ends the run on every party, as any error does.
+  std::vector<double> setup_values;
+  std::function<void(const std::vector<std::vector<double>>&)> on_setup;
   // Security events (a refused connection, a failed handshake), each distinct one once; the
   // default writes to stderr. Called from gRPC threads.
   std::function<void(const std::string&)> log;
