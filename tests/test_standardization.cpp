@@ -20,6 +20,7 @@
 #include "dpadmm/data/standardization.h"
 #include "dpadmm/persistence/model.h"
 #include "dpadmm/privacy/accounting.h"
+#include "dpadmm/privacy/bounds_release.h"
 #include "dpadmm/privacy/standardize_release.h"
 #include "dpadmm/run/run.h"
 #include "test_helpers.h"
@@ -432,6 +433,50 @@ TEST(DpStandardizeRunTest, BudgetPaysTheReleaseFirst) {
   const RunSummary dp = RunExperiment(s);
   EXPECT_EQ(dp.outcome, RunOutcome::kBudgetExhausted);
   EXPECT_DOUBLE_EQ(dp.final.privacy_loss, 3.0);  // 1.0 + 4 x 0.5
+}
+
+// dp-standardize with a target epsilon: the rounds are calibrated to what the set-up release
+// leaves of the target, and the whole run's tight figure stays within it. (Private mode: the
+// noise is secret, so only what does not depend on it is checked; the accuracy of the same
+// set-up is checked in simulation, against clip-only's.)
+TEST(DpStandardizeRunTest, TargetEpsilonPlansTheRoundsForWhatTheSetUpLeaves) {
+  const Dataset train = MixedUnits(2000, 1), test = MixedUnits(1000, 2);
+  const double unit[6] = {1000.0, 300.0, 10.0, 1.0, 0.05, 0.01};
+  std::string bounds;
+  for (double u : unit) bounds += "0 " + std::to_string(10.0 * u) + "\n";
+  RunSpec s = Dvp();
+  s.data.add_bias = true;
+  s.target_epsilon = 1.0;
+  s.data.scaling = Scaling::kDpStandardize;
+  s.data.standardize_epsilon = 0.1;
+  s.data.feature_bounds_path = test::WriteTempFile("target_bounds.txt", bounds);
+  const RunSummary dp = Experiment(s, train, test).Run();
+  EXPECT_EQ(dp.info.standardization.epsilon, MakeStandardizeMechanism(0.1, 1).epsilon);
+  ASSERT_FALSE(dp.node_tight_epsilon.empty());
+  for (double t : dp.node_tight_epsilon) {
+    EXPECT_LE(t, 1.0);
+    EXPECT_GT(t, 0.8);  // the target is spent, not wasted
+  }
+  EXPECT_LE(dp.info.calibrated_epsilon, 1.0 + 1e-12);
+  RunSpec sim = s;
+  sim.noise_seed = 1;
+  const RunSummary simulated = Experiment(sim, train, test).Run();
+  RunSpec clipped = sim;
+  clipped.data.scaling = Scaling::kClipOnly;
+  clipped.data.standardize_epsilon = 0.0;
+  clipped.data.feature_bounds_path.clear();
+  const RunSummary clip = Experiment(clipped, train, test).Run();
+  std::printf(
+      "mixed units, dvp at target epsilon 1, test error: dp-standardize (0.1 of it) "
+      "%.4f, clip-only %.4f\n",
+      simulated.final.test_error, clip.final.test_error);
+  EXPECT_LT(simulated.final.test_error + 0.1, clip.final.test_error);
+  // Set-up releases that use up the target are refused by the calibration, naming them.
+  RunSpec greedy = s;
+  greedy.data.bounds_epsilon = 0.5;
+  greedy.data.standardize_epsilon = 0.6;
+  EXPECT_TRUE(test::ThrowsInputError([&] { (void)Experiment(greedy, train, test); },
+                                     {"target_epsilon", "set-up releases", "dp-standardize"}));
 }
 
 // Accuracy on mixed units (2,000 training rows, 4 nodes, DVP alpha 5, noise seed 1), printed

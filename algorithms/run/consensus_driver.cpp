@@ -951,7 +951,10 @@ void ConsensusDriver::Prepare() {
     // The settings follow the target from public quantities only (tools/epsilon_policy.h);
     // the calibration then sets the noise knob (Experiment, after Prepare).
     PublicQuantities q;
-    q.epsilon = s.target_epsilon;
+    // What the set-up releases (dp-bounds, dp-standardize) leave of the target for the rounds
+    // (the calibration refuses a target they use up).
+    q.epsilon = std::max(s.target_epsilon - SetupEpsilonSum(SetupReleaseEpsilons(s)),
+                         0.01 * s.target_epsilon);
     q.delta = kTightDelta;
     for (int i = 0; i < graph.num_nodes(); ++i) {
       q.degrees.push_back(graph.degree(i));

@@ -272,8 +272,7 @@ FeatureStandardization DpStandardization(Experiment::Driver& d, const std::vecto
 // (d.network->setup_values); each party sums all of them, in the same exact integer counts, and
 // maps its rows before round 0 (d.network->on_setup). A second run of the same party must find
 // the same bounds (its rows are mapped once).
-void ExchangeDpBounds(Experiment::Driver& d, std::vector<Dataset>& slices,
-                      std::int64_t features) {
+void ExchangeDpBounds(Experiment::Driver& d, std::vector<Dataset>& slices, std::int64_t features) {
   const BoundsMechanism mechanism = MakeBoundsMechanism(d.spec.data.bounds_epsilon, features);
   d.info.dp_bounds.epsilon = mechanism.epsilon;
   d.network->setup_values = HostedDpBoundsReleases(d, slices, mechanism);

@@ -604,14 +604,6 @@ std::vector<double> SetupReleaseEpsilons(const RunSpec& spec) {
 // spending (per-node alphas, budgets).
 static void ValidateTargetEpsilon(const RunSpec& spec) {
   const Algorithm algorithm = spec.algorithm.name();
-  if (spec.data.scaling == Scaling::kDpBounds || spec.data.scaling == Scaling::kDpStandardize) {
-    // The set-up release is composed into the run's figures but not into the calibration's
-    // plan: a calibrated run would spend more than its target.
-    Bad("data.scaling",
-        "not dp-bounds or dp-standardize with target_epsilon (the calibration does not plan "
-        "the set-up release)",
-        ChoiceName(spec.data.scaling));
-  }
   const std::string name = ChoiceName(algorithm);
   const std::string prefix = "algorithm." + name + ".";
   switch (algorithm) {
