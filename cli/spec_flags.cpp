@@ -111,7 +111,11 @@ void SpecFlags::Register() {
       "Keep rows as loaded (the same as --scaling none)"));
   in(ChoiceFlag<Scaling>(
          "--scaling", [](RunSpec & s) -> auto& { return s.data.scaling; },
-         "How each node prepares its rows (private mode refuses global-max-norm)")
+         "How each node prepares its rows. auto: non-private and simulation runs standardize "
+         "raw-unit data (a CSV or in-memory training value outside [-1, 1]), else "
+         "global-max-norm; private mode takes public-bounds when bounds are given, else "
+         "clip-only, and never dp-standardize (it spends budget: ask for it with "
+         "--standardize-epsilon). Private mode refuses global-max-norm and standardize")
          ->type_name("MODE"));
   in(Value(
          "--feature-bounds", [](RunSpec & s) -> auto& { return s.data.feature_bounds_path; },
@@ -124,8 +128,13 @@ void SpecFlags::Register() {
          ->type_name("LO,HI"));
   in(Value(
          "--bounds-epsilon", [](RunSpec & s) -> auto& { return s.data.bounds_epsilon; },
-         "--scaling dp-bounds: epsilon each node spends on its DP estimate of the feature "
-         "bounds (part of its budget)")
+         "--scaling dp-bounds (or dp-standardize without public bounds): epsilon each node "
+         "spends on its DP estimate of the feature bounds (part of its budget)")
+         ->type_name("E"));
+  in(Value(
+         "--standardize-epsilon", [](RunSpec & s) -> auto& { return s.data.standardize_epsilon; },
+         "--scaling dp-standardize: epsilon each node spends on its noisy per-feature sums "
+         "(part of its budget)")
          ->type_name("E"));
 
   group = "Graph (consensus family)";

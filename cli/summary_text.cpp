@@ -88,6 +88,22 @@ void PrintSummary(const RunSpec& spec, const RunSummary& s, double wall_seconds,
               std::to_string(info.dp_bounds.fallback_features) +
               " features without an occupied bin took the fallback range)");
       break;
+    case Scaling::kStandardize:
+      row("normalisation",
+          "each feature centred and scaled by the training rows' mean and standard deviation, "
+          "rows divided by sqrt(d), then clipped to ||x|| <= 1 (standardize)");
+      break;
+    case Scaling::kDpStandardize:
+      row("normalisation",
+          "each feature centred and scaled by a DP estimate of its mean and standard deviation, "
+          "rows divided by sqrt(d), then clipped to ||x|| <= 1 (dp-standardize: each node spent "
+          "epsilon " +
+              Fmt("%.6g", info.standardization.epsilon) + " on its sums release" +
+              (info.dp_bounds.epsilon > 0.0
+                   ? " and " + Fmt("%.6g", info.dp_bounds.epsilon) + " on its bounds release"
+                   : std::string()) +
+              ", included in its privacy figures)");
+      break;
     case Scaling::kClipOnly:
       row("normalisation",
           "every row clipped to ||x|| <= 1 (clip-only); features not scaled: give public bounds "

@@ -144,7 +144,8 @@ TEST(Model, PredictOnRawRowsMatchesTheRunsTestErrorBitForBit) {
        {Case{"libsvm", false, LossKind::kLogistic}, Case{"csv", true, LossKind::kLogistic},
         Case{"libsvm", true, LossKind::kSmoothHinge}}) {
     SCOPED_TRACE(std::string(c.format) + (c.bias ? " with intercept" : ""));
-    const TrainedRun t = Train(c.format, c.bias, c.loss);
+    // global-max-norm (auto would standardize the CSV's raw-unit rows).
+    const TrainedRun t = Train(c.format, c.bias, c.loss, Prep(Scaling::kGlobalMaxNorm));
     ASSERT_EQ(t.summary.outcome, RunOutcome::kCompleted);
     ASSERT_NE(t.summary.info.normalization_factor, 1.0);  // rows were really scaled
     const Model model = Model::FromRun(t.summary, t.spec);
@@ -223,6 +224,10 @@ TEST(Model, EveryRowPreparationIsReplayedBitForBit) {
        Scaling::kPublicBounds},
       {"sharing global-max-norm", "csv", false, Prep(Scaling::kGlobalMaxNorm, {}, "", true),
        Scaling::kGlobalMaxNorm},
+      {"standardize", "csv", true, Prep(Scaling::kStandardize), Scaling::kStandardize},
+      {"auto on raw units", "csv", false, Prep(Scaling::kAuto), Scaling::kStandardize},
+      {"sharing standardize", "csv", true, Prep(Scaling::kStandardize, {}, "", true),
+       Scaling::kStandardize},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -231,8 +236,9 @@ TEST(Model, EveryRowPreparationIsReplayedBitForBit) {
     ASSERT_EQ(t.summary.info.scaling, c.want);
     const Model model = Model::FromRun(t.summary, t.spec);
     EXPECT_EQ(model.preparation().scaling, c.want);
-    EXPECT_EQ(model.preparation().clip,
-              c.want == Scaling::kClipOnly || c.want == Scaling::kPublicBounds);
+    EXPECT_EQ(model.preparation().clip, c.want == Scaling::kClipOnly ||
+                                            c.want == Scaling::kPublicBounds ||
+                                            c.want == Scaling::kStandardize);
     EXPECT_EQ(model.preparation().clip_blocks.empty(),
               !c.prep.sharing || !model.preparation().clip);
     const Eigen::VectorXd scores = VisitRows(

@@ -117,6 +117,25 @@ Model::Model(Eigen::VectorXd weights, Loss loss, RowPreparation preparation, boo
                        ") must be at least the column count " + std::to_string(cols));
     }
   }
+  if (prep_.scaling == Scaling::kStandardize) {
+    const auto n = static_cast<std::size_t>(features());
+    const FeatureStandardization& st = prep_.standardization;
+    if (st.mean.size() != n || st.scale.size() != n) {
+      throw InputError("model: a standardization must have one mean and one scale per feature (" +
+                       std::to_string(n) + "), got " + std::to_string(st.mean.size()) + " and " +
+                       std::to_string(st.scale.size()));
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      if (!std::isfinite(st.mean[j]) || !std::isfinite(st.scale[j]) || !(st.scale[j] > 0.0)) {
+        throw InputError("model: the standardization of feature " + std::to_string(j) +
+                         " must have a finite mean and a finite scale > 0");
+      }
+    }
+    if (prep_.dims < cols) {
+      throw InputError("model: dims (" + std::to_string(prep_.dims) +
+                       ") must be at least the column count " + std::to_string(cols));
+    }
+  }
   if (!prep_.clip_blocks.empty()) {
     std::int64_t total = 0;
     for (std::int64_t b : prep_.clip_blocks) {
@@ -173,6 +192,14 @@ Model Model::FromRun(const RunSummary& summary, const RunSpec& spec) {
       prep.sparse_rows = summary.info.sparse;
       prep.clip = true;
       break;
+    case Scaling::kStandardize:
+    case Scaling::kDpStandardize:  // released (dp) or the run's statistics: applied as given
+      prep.scaling = Scaling::kStandardize;
+      prep.standardization.mean = summary.info.standardization.mean;
+      prep.standardization.scale = summary.info.standardization.scale;
+      prep.dims = cols;
+      prep.clip = true;
+      break;
     case Scaling::kClipOnly: prep.clip = true; break;
     case Scaling::kNone: break;
     case Scaling::kAuto:  // RunInfo holds the resolved scaling
@@ -191,6 +218,7 @@ Model Model::FromRun(const RunSummary& summary, const RunSpec& spec) {
 void Model::PrepareRows(Dataset& rows) const {
   CheckColumns(rows.cols(), features());
   const bool public_bounds = prep_.scaling == Scaling::kPublicBounds;
+  const bool standardize = prep_.scaling == Scaling::kStandardize;
   if (public_bounds && rows.is_sparse() != prep_.sparse_rows) {
     if (prep_.sparse_rows) {
       rows.SetRows(SparseRows(std::get<DenseRows>(rows.x).sparseView()));
@@ -198,17 +226,23 @@ void Model::PrepareRows(Dataset& rows) const {
       rows.SetRows(DenseRows(std::get<SparseRows>(rows.x)));
     }
   }
-  if (intercept_ && !public_bounds) AddBiasFeature(rows);
+  if (standardize && rows.is_sparse()) rows.SetRows(DenseRows(std::get<SparseRows>(rows.x)));
+  if (intercept_ && !public_bounds && !standardize) AddBiasFeature(rows);
   switch (prep_.scaling) {
     case Scaling::kGlobalMaxNorm: rows.Scale(prep_.row_scale); break;
     case Scaling::kPublicBounds:
       ScaleByPublicBounds(rows, prep_.bounds, prep_.dims);
       if (intercept_) AddBiasFeature(rows, 1.0 / std::sqrt(static_cast<double>(prep_.dims)));
       break;
+    case Scaling::kStandardize:
+      StandardizeRows(rows, prep_.standardization, prep_.dims);
+      if (intercept_) AddBiasFeature(rows, 1.0 / std::sqrt(static_cast<double>(prep_.dims)));
+      break;
     case Scaling::kClipOnly:
     case Scaling::kNone:
-    case Scaling::kDpBounds:  // stored as public-bounds (FromRun)
-    case Scaling::kAuto:      // refused by the constructor
+    case Scaling::kDpBounds:       // stored as public-bounds (FromRun)
+    case Scaling::kDpStandardize:  // stored as standardize (FromRun)
+    case Scaling::kAuto:           // refused by the constructor
       break;
   }
   if (!prep_.clip) return;
@@ -406,6 +440,11 @@ std::string Model::ToJson() const {
     numbers("lo", prep_.bounds.lo);
     numbers("hi", prep_.bounds.hi);
   }
+  if (prep_.scaling == Scaling::kStandardize) {
+    out += ",\n    \"dims\": " + std::to_string(prep_.dims);
+    numbers("mean", prep_.standardization.mean);
+    numbers("scale", prep_.standardization.scale);
+  }
   out += std::string(",\n    \"clip\": ") + (prep_.clip ? "true" : "false");
   if (!prep_.clip_blocks.empty()) {
     out += ",\n    \"clip_blocks\": [";
@@ -447,11 +486,17 @@ RowPreparation ReadPreparation(const OrderedJson& p, const std::string& where,
   }
   const bool global = prep.scaling == Scaling::kGlobalMaxNorm;
   const bool bounds = prep.scaling == Scaling::kPublicBounds;
+  const bool standardize = prep.scaling == Scaling::kStandardize;
+  if (prep.scaling == Scaling::kDpBounds || prep.scaling == Scaling::kDpStandardize) {
+    Bad(where, "preparation.scaling '" + scaling_it->get<std::string>() +
+                   "' is stored as the map it agreed on ('public-bounds', 'standardize')");
+  }
   for (const auto& item : p.items()) {
     const std::string& k = item.key();
     const bool known = k == "scaling" || k == "clip" || k == "clip_blocks" ||
                        (global && k == "row_scale") ||
-                       (bounds && (k == "dims" || k == "sparse_rows" || k == "lo" || k == "hi"));
+                       (bounds && (k == "dims" || k == "sparse_rows" || k == "lo" || k == "hi")) ||
+                       (standardize && (k == "dims" || k == "mean" || k == "scale"));
     if (!known) {
       Bad(where, "unknown field 'preparation." + k + "' for scaling '" +
                      scaling_it->get<std::string>() + "'");
@@ -472,7 +517,18 @@ RowPreparation ReadPreparation(const OrderedJson& p, const std::string& where,
     prep.row_scale = number("row_scale", need("row_scale"));
     if (!(prep.row_scale > 0.0)) Bad(where, "preparation.row_scale must be > 0");
   }
-  if (bounds) {
+  const auto numbers = [&](const char* name, std::vector<double>& out) {
+    const OrderedJson& v = need(name);
+    if (!v.is_array()) wrong(name, "an array of numbers", v);
+    if (static_cast<std::int64_t>(v.size()) != features) {
+      Bad(where, std::string("preparation.") + name + " has " + std::to_string(v.size()) +
+                     " values, but features is " + std::to_string(features));
+    }
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      out.push_back(number(std::string(name) + "[" + std::to_string(k) + "]", v[k]));
+    }
+  };
+  if (bounds || standardize) {
     const OrderedJson& dims = need("dims");
     const std::int64_t want = features + (intercept ? 1 : 0);
     if (!dims.is_number_integer() || dims.get<std::int64_t>() < want) {
@@ -480,6 +536,17 @@ RowPreparation ReadPreparation(const OrderedJson& p, const std::string& where,
                      std::to_string(want) + "), got " + dims.dump());
     }
     prep.dims = dims.get<std::int64_t>();
+  }
+  if (standardize) {
+    numbers("mean", prep.standardization.mean);
+    numbers("scale", prep.standardization.scale);
+    for (std::int64_t k = 0; k < features; ++k) {
+      if (!(prep.standardization.scale[static_cast<std::size_t>(k)] > 0.0)) {
+        Bad(where, "preparation.scale[" + std::to_string(k) + "] must be > 0");
+      }
+    }
+  }
+  if (bounds) {
     const OrderedJson& sparse = need("sparse_rows");
     if (!sparse.is_boolean()) wrong("sparse_rows", "true or false", sparse);
     prep.sparse_rows = sparse.get<bool>();

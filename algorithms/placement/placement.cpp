@@ -12,6 +12,7 @@
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/data/preprocessing.h"
+#include "dpadmm/data/standardization.h"
 
 namespace dpadmm {
 
@@ -487,8 +488,14 @@ std::vector<Dataset> LoadHostedSlices(Experiment::Driver& d, const Partition& pa
     }
     return slices;
   };
-  if (info.scaling == Scaling::kDpBounds) {
-    // Each node estimates bounds from its own raw rows: slice first, then prepare.
+  if (d.spec.data.scaling == Scaling::kAuto && info.scaling == Scaling::kGlobalMaxNorm) {
+    // auto with the units of every rank's training rows (the single process's resolution).
+    const bool raw = comm.AllreduceMax(HasRawUnits(local) ? 1.0 : 0.0) > 0.0;
+    info.scaling = EffectiveScaling(d.spec, raw && RawUnitSource(d.spec, false));
+  }
+  if (PreparedPerNode(d.spec, info.scaling)) {
+    // Each node prepares from its own raw rows (and the others' releases or moments): slice
+    // first, then prepare.
     std::vector<Dataset> slices = slice(local);
     PrepareRowsPerNode(d, slices);
     return slices;

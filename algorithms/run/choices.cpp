@@ -128,8 +128,10 @@ template <>
 std::span<const Choice<Scaling>> Choices() {
   static constexpr Choice<Scaling> kTable[] = {
       {Scaling::kAuto, "auto",
-       "global-max-norm for non-private or simulation runs; in private mode public-bounds if "
-       "bounds are given, else clip-only"},
+       "non-private or simulation runs: standardize on raw-unit data (CSV or in-memory rows "
+       "with a training value outside [-1, 1]), else global-max-norm; private mode: public-bounds "
+       "if bounds "
+       "are given, else clip-only (dp-standardize only when asked for: it spends budget)"},
       {Scaling::kGlobalMaxNorm, "global-max-norm",
        "divide every row by the largest row norm over all nodes (reads all parties' data: not "
        "in private mode)"},
@@ -139,6 +141,14 @@ std::span<const Choice<Scaling>> Choices() {
       {Scaling::kDpBounds, "dp-bounds",
        "public-bounds with per-feature bounds estimated under DP from each node's own rows "
        "(spends --bounds-epsilon of each node's budget)"},
+      {Scaling::kStandardize, "standardize",
+       "centre and scale each feature by the training rows' mean and standard deviation, "
+       "divide rows by sqrt(d), then clip each row to norm 1 (reads all parties' data: not in "
+       "private mode; dense rows only)"},
+      {Scaling::kDpStandardize, "dp-standardize",
+       "standardize with each feature's mean and deviation estimated under DP from each "
+       "node's own rows clipped to public bounds or dp-bounds' (spends "
+       "--standardize-epsilon of each node's budget)"},
       {Scaling::kNone, "none", "rows unchanged"},
   };
   return kTable;

@@ -273,9 +273,10 @@ class MetricsSink : public runtime::RoundSink {
     for (int i : view_) in_view_[static_cast<std::size_t>(i)] = 1;
     if (tight && !gaussian_round_mu) {
       tight_.emplace(nodes, kTightDelta);
-      // dp-bounds: the bounds release precedes round 1 (the summary composes it first too).
-      if (bounds_epsilon_ > 0.0) {
-        tight_->AddRound(std::vector<double>(static_cast<std::size_t>(nodes), bounds_epsilon_));
+      // dp-bounds, dp-standardize: the set-up releases precede round 1 (the summary composes
+      // them first too).
+      for (double e : setup_epsilons_) {
+        tight_->AddRound(std::vector<double>(static_cast<std::size_t>(nodes), e));
       }
     }
     if (tight && gaussian_round_mu) {
@@ -285,7 +286,7 @@ class MetricsSink : public runtime::RoundSink {
   }
 
   // The baselines: every node releases once, in round 1, and `epsilon` is the tight figure of
-  // that release (max over nodes, composed after the dp-bounds release if any, whose own figure
+  // that release (max over nodes, composed after the set-up releases if any, whose own figure
   // is `before`): the column is `before` in round 0 and `epsilon` from round 1 (the pure-epsilon
   // column of the other algorithms is not kept).
   void UseReleaseOnceFigure(double before, double epsilon) {
@@ -400,9 +401,9 @@ class MetricsSink : public runtime::RoundSink {
       const double* r = table_.data() + static_cast<std::size_t>(i) * width_;
       // A node reports NaN when its round did not touch the data (R-ADMM even rounds, PVP's
       // released point); the evaluation computes that loss here, outside the node.
-      // The paper's figure; with dp-bounds the node's bounds release is added (basic
-      // composition of pure epsilons).
-      const double spent = r[dim_ + 1] + bounds_epsilon_;
+      // The paper's figure; with dp-bounds or dp-standardize the node's set-up releases are
+      // added (basic composition of pure epsilons).
+      const double spent = r[dim_ + 1] + setup_epsilon_;
       m.node_privacy[i] = spent;
       m.node_noise[i] = r[dim_ + 3];
       m.privacy_loss = std::max(m.privacy_loss, spent);
@@ -507,7 +508,7 @@ class MetricsSink : public runtime::RoundSink {
   void Emit() {
     emitted_round_ = last_.round;
     if (tight_) last_.tight_epsilon = tight_->MaxEpsilon();
-    if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon(bounds_epsilon_);
+    if (gaussian_) last_.tight_epsilon = gaussian_->MaxEpsilon(setup_epsilons_);
     if (release_once_) last_.tight_epsilon = last_.round >= 1 ? *release_once_ : release_before_;
     if (tight_ || gaussian_ || release_once_) last_.tight_delta = kTightDelta + MaxSpentDelta();
     if (observer_ != nullptr) observer_->OnRound(last_);
@@ -600,19 +601,17 @@ class MetricsSink : public runtime::RoundSink {
   std::vector<char> in_view_;
   // The run stops once every private node froze (false for a party: it sees only its own).
   const bool budget_stop_;
-  const bool evaluate_;
-  const bool no_paper_figure_ =
-      PvpGaussian(spec_);  // metrics scope "all": also the figures evaluated on private data
+  const bool evaluate_;  // metrics scope "all": also the figures evaluated on private data
+  const bool no_paper_figure_ = PvpGaussian(spec_);  // pvp's Gaussian mechanism has none
   std::optional<TightTrace> tight_;  // private consensus variants: the per-round tight epsilon
-  // dp-bounds: each node's bounds release, in its privacy figure from round 0 on.
-  const double bounds_epsilon_ = EffectiveScaling(spec_) == Scaling::kDpBounds
-                                     ? MakeBoundsMechanism(spec_.data.bounds_epsilon, 1).epsilon
-                                     : 0.0;
+  // dp-bounds, dp-standardize: each node's set-up releases (in order) and their sum, in its
+  // privacy figure from round 0 on.
+  const std::vector<double> setup_epsilons_ = SetupReleaseEpsilons(spec_);
+  const double setup_epsilon_ = SetupEpsilonSum(setup_epsilons_);
   // PDML Phase 2 and PVP's Gaussian mechanism: every round a Gaussian release per node (the
   // node's Mechanism), composed as the summary's Accountant does (mu^2 summed in round order; the
   // analytic Gaussian is increasing in mu, so the max over nodes is the figure of the largest sum).
-  // With dp-bounds, the bounds release (pure epsilon) is composed with that one Gaussian by the PLD
-  // accountant.
+  // The set-up releases (pure epsilon) are composed with that one Gaussian by the PLD accountant.
   struct GaussianTrace {
     GaussianRoundMu round_mu;  // mu of node i's round-r release (0: none)
     std::vector<double> mu2;   // per node
@@ -622,11 +621,11 @@ class MetricsSink : public runtime::RoundSink {
         mu2[i] += mu * mu;
       }
     }
-    double MaxEpsilon(double bounds_epsilon) const {
+    double MaxEpsilon(const std::vector<double>& setup_epsilons) const {
       const double m = *std::max_element(mu2.begin(), mu2.end());
-      if (bounds_epsilon > 0.0) {
+      if (!setup_epsilons.empty()) {
         Accountant a;
-        a.AddPureEpsilon(bounds_epsilon);
+        for (double e : setup_epsilons) a.AddPureEpsilon(e);
         if (m > 0.0) a.AddGaussian(std::sqrt(m), 1.0);
         return a.Epsilon(kTightDelta);
       }
@@ -841,8 +840,9 @@ ConsensusNodeParams ConsensusDriver::NodeParams(int i) const {
   if (PvpGaussian(s)) p.noise_multiplier = s.algorithm.As<PvpParams>().noise_multiplier;
   p.noise_seed = s.noise_seed;
   p.privacy_budget = PerNode(s.algorithm.node_privacy_budget, s.algorithm.privacy_budget, i);
-  // dp-bounds: the bounds release was paid first (ValidateSpec refused a budget it uses up).
-  if (p.privacy_budget > 0.0) p.privacy_budget -= info.dp_bounds.epsilon;
+  // dp-bounds, dp-standardize: the set-up releases were paid first (ValidateSpec refused a
+  // budget they use up).
+  if (p.privacy_budget > 0.0) p.privacy_budget -= SetupEpsilonSum(SetupReleaseEpsilons(s));
   if (vf.baseline != nullptr) {
     p.mechanism = MechanismOf(*vf.baseline);
     p.epsilon = vf.baseline->epsilon;
@@ -937,21 +937,24 @@ void ConsensusDriver::Prepare() {
   // (below), so that the optimum's solver and the slices are never held at once;
   // dp-bounds (which maps `train` by the bounds the slices release) and PDML (whose labels are
   // randomized from the slices) need them first.
-  const bool slices_late = !rowwise && !mpi && !network && info.scaling != Scaling::kDpBounds &&
+  const bool slices_late = !rowwise && !mpi && !network && !PreparedPerNode(s, info.scaling) &&
                            algorithm != Algorithm::kPdml;
   if (rowwise) {
     slices_ = LoadHostedSlices(*this, partition);
   } else if (!slices_late) {
     slices_.resize(partition.size());
     for (int i : hosted) slices_[i] = train.Subset(partition[i]);
-    if (info.scaling == Scaling::kDpBounds) PrepareRowsPerNode(*this, slices_);
+    if (PreparedPerNode(s, info.scaling)) PrepareRowsPerNode(*this, slices_);
   }
   topology_.neighbors = graph.adjacency();
   if (s.target_epsilon > 0.0 && !network) {
     // The settings follow the target from public quantities only (tools/epsilon_policy.h);
     // the calibration then sets the noise knob (Experiment, after Prepare).
     PublicQuantities q;
-    q.epsilon = s.target_epsilon;
+    // What the set-up releases (dp-bounds, dp-standardize) leave of the target for the rounds
+    // (the calibration refuses a target they use up).
+    q.epsilon = std::max(s.target_epsilon - SetupEpsilonSum(SetupReleaseEpsilons(s)),
+                         0.01 * s.target_epsilon);
     q.delta = kTightDelta;
     for (int i = 0; i < graph.num_nodes(); ++i) {
       q.degrees.push_back(graph.degree(i));
@@ -1057,14 +1060,23 @@ void ConsensusDriver::Prepare() {
       if (noisy) info.privacy_claim = PrivacyClaim(variant);
     }
   }
-  if (info.scaling == Scaling::kDpBounds) {
-    const std::string bounds =
-        "each node's dp-bounds release (a noisy histogram of its own rows, pure " +
-        ShortNumber(info.dp_bounds.epsilon) +
-        "-DP, privacy/bounds_release.h) is composed first: added to the paper's figure and to "
-        "the tight composition, and paid from the node's budget";
-    info.privacy_guarantee += "; plus " + bounds;
-    if (!info.privacy_claim.empty()) info.privacy_claim += "; " + bounds;
+  std::string setup;  // the set-up releases, in order
+  if (info.dp_bounds.epsilon > 0.0) {
+    setup = "each node's dp-bounds release (a noisy histogram of its own rows, pure " +
+            ShortNumber(info.dp_bounds.epsilon) + "-DP, privacy/bounds_release.h)";
+  }
+  if (info.standardization.epsilon > 0.0) {
+    setup += std::string(setup.empty() ? "each node's" : " and its") +
+             " dp-standardize release (noisy clipped per-feature sums of its own rows, pure " +
+             ShortNumber(info.standardization.epsilon) + "-DP, privacy/standardize_release.h)";
+  }
+  if (!setup.empty()) {
+    const bool both = info.dp_bounds.epsilon > 0.0 && info.standardization.epsilon > 0.0;
+    setup += std::string(both ? " are" : " is") +
+             " composed first: added to the paper's figure and to the tight composition, and paid "
+             "from the node's budget";
+    info.privacy_guarantee += "; plus " + setup;
+    if (!info.privacy_claim.empty()) info.privacy_claim += "; " + setup;
   }
 
   // After the slices under dp-bounds (which maps `train` by the bounds the slices released).
@@ -1207,11 +1219,10 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
     // summary composes the node's recorded mechanisms (same function, same bits).
     std::vector<MechanismRelease> releases;
     double before = 0.0, once = 0.0;
-    if (info.dp_bounds.epsilon > 0.0) {
-      releases.push_back(
-          MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, info.dp_bounds.epsilon});
-      before = ComposeTightMechanisms(releases, kTightDelta);
+    for (double e : SetupReleaseEpsilons(s)) {
+      releases.push_back(MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, e});
     }
+    if (!releases.empty()) before = ComposeTightMechanisms(releases, kTightDelta);
     releases.emplace_back();
     for (int i : ViewNodes()) {
       releases.back() =
@@ -1334,11 +1345,10 @@ void ConsensusDriver::TightAccounting(
     const ConsensusNode* node = AsConsensusNode(nodes[k].get());
     if (node == nullptr) continue;
     // Nodes with the same sequence of releases share one query (the key lists every field).
-    // dp-bounds: the node's bounds release (pure epsilon) came first.
+    // dp-bounds, dp-standardize: the node's set-up releases (pure epsilon) came first.
     std::vector<MechanismRelease> releases;
-    if (info.dp_bounds.epsilon > 0.0) {
-      releases.push_back(
-          MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, info.dp_bounds.epsilon});
+    for (double e : SetupReleaseEpsilons(spec)) {
+      releases.push_back(MechanismRelease{MechanismKind::kPureEpsilon, 1.0, 1.0, e});
     }
     const std::vector<MechanismRelease>& released = node->released_mechanisms();
     releases.insert(releases.end(), released.begin(), released.end());

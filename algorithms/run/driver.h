@@ -69,13 +69,26 @@ struct Experiment::Driver {
 void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& info,
                  const std::function<double(double)>& max_over_holders = {});
 
-// dp-bounds (privacy/bounds_release.h): `slices` holds the hosted nodes' raw rows; each node
-// releases its DP histogram, the releases are summed (across ranks under MPI) into the agreed
-// bounds (recorded in info.dp_bounds), and every hosted slice, the test set and `train` (when
-// held, for the centralized optimum) are mapped by them and clipped. info.features must hold
-// the raw column count; it is updated to the prepared one. A party of a network run (d.network)
-// maps nothing yet: it puts its nodes' summed release in d.network->setup_values and the rest in
-// d.network->on_setup, which the network engine calls with every party's release before round 0.
+// Whether rows of `scaling` are prepared per node after partitioning (PrepareRowsPerNode)
+// rather than before it (PrepareRows): the consensus family's dp-bounds, standardize and
+// dp-standardize.
+bool PreparedPerNode(const RunSpec& spec, Scaling scaling);
+
+// The per-node scalings of the consensus family (info.scaling). `slices` holds the hosted
+// nodes' raw rows:
+// - dp-bounds (privacy/bounds_release.h): each node releases its DP histogram, the releases are
+//   summed (across ranks under MPI) into the agreed bounds (recorded in info.dp_bounds);
+// - standardize (data/standardization.h): each node's moments, combined in node order (across
+//   ranks under MPI), give the mean and scale of every feature;
+// - dp-standardize (privacy/standardize_release.h): each node releases its noisy clipped sums
+//   (clipped to the public bounds, or to dp-bounds' agreed ones first when bounds_epsilon > 0),
+//   summed into the mean and scale;
+// then every hosted slice, the test set and `train` (when held, for the centralized optimum)
+// are mapped and clipped (info.standardization records the mean and scale). info.features must
+// hold the raw column count; it is updated to the prepared one. A party of a network run
+// (d.network, dp-bounds only) maps nothing yet: it puts its nodes' summed release in
+// d.network->setup_values and the rest in d.network->on_setup, which the network engine calls
+// with every party's release before round 0.
 void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices);
 
 // Share of the most frequent label in `data` (NaN if empty): a public figure of the test set.

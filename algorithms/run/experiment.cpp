@@ -12,8 +12,10 @@
 #include "data/data_source.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/data/preprocessing.h"
+#include "dpadmm/data/standardization.h"
 #include "dpadmm/placement/mpi_run.h"
 #include "dpadmm/privacy/bounds_release.h"
+#include "dpadmm/privacy/standardize_release.h"
 #include "dpadmm/runtime/mpi.h"
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/tools/calibration.h"
@@ -87,20 +89,44 @@ void MapByBounds(const RunSpec& spec, const FeatureBounds& bounds, Dataset& data
   Clip(spec, data);
 }
 
+// The per-feature standardization to (x - mean) / (scale sqrt(d)) (d: the final column count,
+// the bias column included), the bias column at 1 / sqrt(d), then clipping: the same map for
+// the training rows, the test rows and a model's rows.
+void MapByStandardization(const RunSpec& spec, const FeatureStandardization& s, Dataset& data) {
+  const std::int64_t dims = data.cols() + (spec.data.add_bias ? 1 : 0);
+  if (data.rows() > 0) StandardizeRows(data, s, dims);
+  if (spec.data.add_bias) AddBiasFeature(data, 1.0 / std::sqrt(static_cast<double>(dims)));
+  Clip(spec, data);
+}
+
+// The public bounds of spec.data (feature_bounds_path, feature_range) for `features` features.
+FeatureBounds PublicBounds(const DataSpec& data, std::int64_t features) {
+  return data.feature_bounds_path.empty()
+             ? UniformBounds(features, data.feature_range[0], data.feature_range[1])
+             : LoadFeatureBounds(data.feature_bounds_path, features, data.feature_range);
+}
+
 }  // namespace
 
-// Every row prepared as spec.data says (data/preprocessing.h). Only global-max-norm reads more
-// than the record it prepares; test rows take the same public maps.
+bool PreparedPerNode(const RunSpec& spec, Scaling scaling) {
+  if (spec.family() != Family::kConsensus) return false;
+  return scaling == Scaling::kDpBounds || scaling == Scaling::kStandardize ||
+         scaling == Scaling::kDpStandardize;
+}
+
+// Every row prepared as spec.data says (data/preprocessing.h). Only global-max-norm and
+// standardize read more than the record they prepare; test rows take the same maps.
 void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& info,
                  const std::function<double(double)>& max_over_holders) {
   const auto all_max = [&](double local) {
     return max_over_holders ? max_over_holders(local) : local;
   };
   const DataSpec& data = spec.data;
-  const bool public_bounds =
-      info.scaling == Scaling::kPublicBounds || info.scaling == Scaling::kDpBounds;
-  // The intercept column comes before the scaling (public bounds: after, at 1/sqrt(d)).
-  if (data.add_bias && !public_bounds) {
+  const bool per_feature =
+      info.scaling == Scaling::kPublicBounds || info.scaling == Scaling::kDpBounds ||
+      info.scaling == Scaling::kStandardize || info.scaling == Scaling::kDpStandardize;
+  // The intercept column comes before the scaling (per-feature maps: after, at 1/sqrt(d)).
+  if (data.add_bias && !per_feature) {
     AddBiasFeature(train);
     AddBiasFeature(test);
   }
@@ -113,17 +139,25 @@ void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& in
       info.normalization_factor = GlobalMaxNormScale(train, test, max_over_holders);
       return;
     case Scaling::kPublicBounds: {
-      const std::int64_t features = train.cols();
-      const FeatureBounds bounds =
-          data.feature_bounds_path.empty()
-              ? UniformBounds(features, data.feature_range[0], data.feature_range[1])
-              : LoadFeatureBounds(data.feature_bounds_path, features, data.feature_range);
+      const FeatureBounds bounds = PublicBounds(data, train.cols());
       MapByBounds(spec, bounds, train);
       MapByBounds(spec, bounds, test);
       return;
     }
+    case Scaling::kStandardize: {
+      // The sharing family (the consensus family prepares per node): the training rows in
+      // one part.
+      const FeatureStandardization s = StandardizationFromMoments(ComputeFeatureMoments(train));
+      info.standardization.mean = s.mean;
+      info.standardization.scale = s.scale;
+      MapByStandardization(spec, s, train);
+      MapByStandardization(spec, s, test);
+      return;
+    }
     case Scaling::kDpBounds:  // per node, after partitioning (PrepareRowsPerNode)
-      throw std::logic_error("PrepareRows: dp-bounds rows are prepared per node");
+    case Scaling::kDpStandardize:
+      throw std::logic_error(
+          "PrepareRows: dp-bounds and dp-standardize rows are prepared per node");
     case Scaling::kClipOnly:
       Clip(spec, train);
       Clip(spec, test);
@@ -136,22 +170,134 @@ void PrepareRows(const RunSpec& spec, Dataset& train, Dataset& test, RunInfo& in
 
 namespace {
 
-// The bounds of the summed releases, recorded in info.dp_bounds; every hosted slice, the test set
-// and `train` (when held, for the centralized optimum) mapped by them and clipped.
-void MapByDpBounds(Experiment::Driver& d, std::vector<Dataset>& slices,
-                   const std::vector<double>& summed, const BoundsMechanism& mechanism) {
-  const RunSpec& spec = d.spec;
-  const DpBoundsEstimate estimate = BoundsFromReleases(
-      summed, mechanism, static_cast<int>(slices.size()), spec.data.feature_range);
+// `values` summed over the MPI ranks in rank order: each rank's partial sums of integers (exact
+// in any order), or each node's entries filled by the rank hosting it and -0.0 elsewhere (-0.0
+// adds nothing to any value, its sign included): the one-process vector's bits on every rank.
+void SumOverRanks(const Experiment::Driver& d, std::vector<double>& values) {
+  if (!d.mpi) return;
+  const std::vector<double> all = runtime::MpiAllgather(values, d.mpi->comm);
+  std::fill(values.begin(), values.end(), -0.0);
+  for (std::size_t k = 0; k < all.size(); ++k) values[k % values.size()] += all[k];
+}
+
+// dp-bounds: the hosted nodes' releases from their own raw rows, summed (exact: integer counts).
+std::vector<double> HostedDpBoundsReleases(const Experiment::Driver& d,
+                                           const std::vector<Dataset>& slices,
+                                           const BoundsMechanism& mechanism) {
+  std::vector<double> summed(static_cast<std::size_t>(mechanism.features * kBoundsBins), 0.0);
+  for (int i : d.hosted) {
+    const std::vector<double> release = ReleaseBoundsHistogram(
+        slices[i], mechanism, d.spec.noise_seed, static_cast<std::uint64_t>(i));
+    for (std::size_t k = 0; k < summed.size(); ++k) summed[k] += release[k];
+  }
+  return summed;
+}
+
+// dp-bounds: the agreed bounds read off every node's summed release (recorded in info.dp_bounds).
+FeatureBounds DpBoundsOfReleases(Experiment::Driver& d, const std::vector<double>& summed,
+                                 const BoundsMechanism& mechanism, int nodes) {
+  const DpBoundsEstimate estimate =
+      BoundsFromReleases(summed, mechanism, nodes, d.spec.data.feature_range);
   RunInfo& info = d.info;
   info.dp_bounds.epsilon = mechanism.epsilon;
   info.dp_bounds.threshold = estimate.threshold;
   info.dp_bounds.fallback_features = estimate.fallback_features;
   info.dp_bounds.lo = estimate.bounds.lo;
   info.dp_bounds.hi = estimate.bounds.hi;
-  for (int i : d.hosted) MapByBounds(spec, estimate.bounds, slices[i]);
-  MapByBounds(spec, estimate.bounds, d.test);
-  if (d.train.rows() > 0) MapByBounds(spec, estimate.bounds, d.train);  // the optimum's rows
+  return estimate.bounds;
+}
+
+// dp-bounds in one process or across ranks: every node's release summed (across ranks under MPI:
+// released values) into the agreed bounds.
+FeatureBounds AgreeDpBounds(Experiment::Driver& d, const std::vector<Dataset>& slices,
+                            std::int64_t features) {
+  const BoundsMechanism mechanism = MakeBoundsMechanism(d.spec.data.bounds_epsilon, features);
+  std::vector<double> summed = HostedDpBoundsReleases(d, slices, mechanism);
+  SumOverRanks(d, summed);
+  return DpBoundsOfReleases(d, summed, mechanism, static_cast<int>(slices.size()));
+}
+
+// standardize: every node's exact moments, combined in node order (the same bits in one
+// process and across ranks).
+FeatureStandardization ExactStandardization(Experiment::Driver& d,
+                                            const std::vector<Dataset>& slices,
+                                            std::int64_t features) {
+  const auto width = static_cast<std::size_t>(1 + 2 * features);
+  std::vector<double> packed(slices.size() * width, -0.0);
+  for (int i : d.hosted) {
+    const FeatureMoments m = ComputeFeatureMoments(slices[i]);
+    double* at = packed.data() + static_cast<std::size_t>(i) * width;
+    at[0] = static_cast<double>(m.rows);
+    std::copy(m.mean.begin(), m.mean.end(), at + 1);
+    std::copy(m.m2.begin(), m.m2.end(), at + 1 + features);
+  }
+  SumOverRanks(d, packed);
+  std::vector<FeatureMoments> parts(slices.size());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const double* at = packed.data() + i * width;
+    parts[i].rows = static_cast<std::int64_t>(at[0]);
+    parts[i].mean.assign(at + 1, at + 1 + features);
+    parts[i].m2.assign(at + 1 + features, at + 1 + 2 * features);
+  }
+  return StandardizationFromMoments(CombineFeatureMoments(parts));
+}
+
+// dp-standardize: each hosted node's noisy clipped sums, summed over nodes (exact: integers),
+// and the shared standardization read off the sum (recorded in info.standardization).
+FeatureStandardization DpStandardization(Experiment::Driver& d, const std::vector<Dataset>& slices,
+                                         std::int64_t features, const FeatureBounds& bounds) {
+  const RunSpec& spec = d.spec;
+  const StandardizeMechanism mechanism =
+      MakeStandardizeMechanism(spec.data.standardize_epsilon, features);
+  std::vector<double> summed(static_cast<std::size_t>(2 * features), 0.0);
+  for (int i : d.hosted) {
+    const std::vector<double> release = ReleaseStandardizeSums(
+        slices[i], bounds, mechanism, spec.noise_seed, static_cast<std::uint64_t>(i));
+    for (std::size_t k = 0; k < summed.size(); ++k) summed[k] += release[k];
+  }
+  SumOverRanks(d, summed);  // released values
+  std::int64_t rows = 0;    // public: every node's row count
+  for (const std::vector<std::int64_t>& part : d.partition) rows += std::ssize(part);
+  const DpStandardizeEstimate estimate =
+      StandardizationFromReleases(summed, bounds, mechanism, rows, static_cast<int>(slices.size()));
+  RunInfo& info = d.info;
+  info.standardization.epsilon = mechanism.epsilon;
+  info.standardization.variance_floor = estimate.variance_floor;
+  info.standardization.floored_features = estimate.floored_features;
+  return estimate.standardization;
+}
+
+// A party of a network run under dp-bounds maps nothing yet: its nodes' summed release (released
+// values only) goes to every other party in the network engine's set-up exchange
+// (d.network->setup_values); each party sums all of them, in the same exact integer counts, and
+// maps its rows before round 0 (d.network->on_setup). A second run of the same party must find
+// the same bounds (its rows are mapped once).
+void ExchangeDpBounds(Experiment::Driver& d, std::vector<Dataset>& slices, std::int64_t features) {
+  const BoundsMechanism mechanism = MakeBoundsMechanism(d.spec.data.bounds_epsilon, features);
+  d.info.dp_bounds.epsilon = mechanism.epsilon;
+  d.network->setup_values = HostedDpBoundsReleases(d, slices, mechanism);
+  d.network->on_setup = [&d, &slices, mechanism](const std::vector<std::vector<double>>& all) {
+    std::vector<double> total(static_cast<std::size_t>(mechanism.features * kBoundsBins), 0.0);
+    for (const std::vector<double>& release : all) {
+      if (release.size() != total.size()) throw std::logic_error("dp-bounds: release length");
+      for (std::size_t k = 0; k < total.size(); ++k) total[k] += release[k];
+    }
+    const int nodes = static_cast<int>(slices.size());
+    if (!d.info.dp_bounds.lo.empty()) {
+      const DpBoundsEstimate again =
+          BoundsFromReleases(total, mechanism, nodes, d.spec.data.feature_range);
+      if (again.bounds.lo != d.info.dp_bounds.lo || again.bounds.hi != d.info.dp_bounds.hi) {
+        throw std::runtime_error(
+            "dp-bounds: the parties' bounds releases differ from this party's previous run "
+            "(its rows are already mapped by those bounds)");
+      }
+      return;
+    }
+    const FeatureBounds bounds = DpBoundsOfReleases(d, total, mechanism, nodes);
+    for (int i : d.hosted) MapByBounds(d.spec, bounds, slices[i]);
+    MapByBounds(d.spec, bounds, d.test);
+    if (d.train.rows() > 0) MapByBounds(d.spec, bounds, d.train);  // the optimum's rows
+  };
 }
 
 }  // namespace
@@ -160,54 +306,51 @@ void PrepareRowsPerNode(Experiment::Driver& d, std::vector<Dataset>& slices) {
   const RunSpec& spec = d.spec;
   RunInfo& info = d.info;
   const std::int64_t features = d.info.features;
-  const BoundsMechanism mechanism = MakeBoundsMechanism(spec.data.bounds_epsilon, features);
-  // Each node's release from its own raw rows, summed (exact: integer counts).
-  std::vector<double> summed(static_cast<std::size_t>(features * kBoundsBins), 0.0);
   double max_norm = d.test.MaxRowNorm();
-  for (int i : d.hosted) {
-    const std::vector<double> release = ReleaseBoundsHistogram(
-        slices[i], mechanism, spec.noise_seed, static_cast<std::uint64_t>(i));
-    for (std::size_t k = 0; k < summed.size(); ++k) summed[k] += release[k];
-    max_norm = std::max(max_norm, slices[i].MaxRowNorm());
-  }
-  info.dp_bounds.epsilon = mechanism.epsilon;
-  info.features = features + (spec.data.add_bias ? 1 : 0);
+  for (int i : d.hosted) max_norm = std::max(max_norm, slices[i].MaxRowNorm());
   if (d.network) {
-    // A party: its nodes' summed release (released values only) goes to every other party in
-    // the network engine's set-up exchange; each party sums all of them, in the same exact
-    // integer counts, and maps its rows before round 0. A second run of the same party must
-    // find the same bounds (its rows are mapped once).
+    // A party: the set-up exchange carries only dp-bounds' releases (CheckPartySpec refuses the
+    // other per-node scalings); its own rows' largest norm is all it may see.
+    if (info.scaling != Scaling::kDpBounds) {
+      throw std::logic_error("PrepareRowsPerNode: a party's per-node scaling is dp-bounds");
+    }
     info.max_row_norm_before = info.metrics == MetricsScope::kAll ? max_norm : kNaN;
-    d.network->setup_values = std::move(summed);
-    d.network->on_setup = [&d, &slices, mechanism](const std::vector<std::vector<double>>& all) {
-      std::vector<double> total(static_cast<std::size_t>(mechanism.features * kBoundsBins), 0.0);
-      for (const std::vector<double>& release : all) {
-        if (release.size() != total.size()) throw std::logic_error("dp-bounds: release length");
-        for (std::size_t k = 0; k < total.size(); ++k) total[k] += release[k];
-      }
-      if (!d.info.dp_bounds.lo.empty()) {
-        const DpBoundsEstimate again = BoundsFromReleases(
-            total, mechanism, static_cast<int>(slices.size()), d.spec.data.feature_range);
-        if (again.bounds.lo != d.info.dp_bounds.lo || again.bounds.hi != d.info.dp_bounds.hi) {
-          throw std::runtime_error(
-              "dp-bounds: the parties' bounds releases differ from this party's previous run "
-              "(its rows are already mapped by those bounds)");
-        }
-        return;
-      }
-      MapByDpBounds(d, slices, total, mechanism);
-    };
+    info.features = features + (spec.data.add_bias ? 1 : 0);
+    ExchangeDpBounds(d, slices, features);
     return;
   }
-  if (d.mpi) {
-    // The releases travel between ranks (released values); summing is exact in any order.
-    const std::vector<double> all = runtime::MpiAllgather(summed, d.mpi->comm);
-    std::fill(summed.begin(), summed.end(), 0.0);
-    for (std::size_t k = 0; k < all.size(); ++k) summed[k % summed.size()] += all[k];
-    max_norm = runtime::MpiAllreduceMax(max_norm, d.mpi->comm);
-  }
+  if (d.mpi) max_norm = runtime::MpiAllreduceMax(max_norm, d.mpi->comm);
   info.max_row_norm_before = info.metrics == MetricsScope::kAll ? max_norm : kNaN;
-  MapByDpBounds(d, slices, summed, mechanism);
+  const auto map_all = [&](const auto& map) {
+    for (int i : d.hosted) map(slices[i]);
+    map(d.test);
+    if (d.train.rows() > 0) map(d.train);  // the optimum's rows
+  };
+  switch (info.scaling) {
+    case Scaling::kDpBounds: {
+      const FeatureBounds bounds = AgreeDpBounds(d, slices, features);
+      map_all([&](Dataset& data) { MapByBounds(spec, bounds, data); });
+      break;
+    }
+    case Scaling::kStandardize:
+    case Scaling::kDpStandardize: {
+      FeatureStandardization s;
+      if (info.scaling == Scaling::kStandardize) {
+        s = ExactStandardization(d, slices, features);
+      } else {
+        const FeatureBounds bounds = spec.data.bounds_epsilon > 0.0
+                                         ? AgreeDpBounds(d, slices, features)
+                                         : PublicBounds(spec.data, features);
+        s = DpStandardization(d, slices, features, bounds);
+      }
+      info.standardization.mean = s.mean;
+      info.standardization.scale = s.scale;
+      map_all([&](Dataset& data) { MapByStandardization(spec, s, data); });
+      break;
+    }
+    default: throw std::logic_error("PrepareRowsPerNode: not a per-node scaling");
+  }
+  info.features = features + (spec.data.add_bias ? 1 : 0);
 }
 
 double MajorityRate(const Dataset& data) {
@@ -251,6 +394,17 @@ void CheckPartySpec(const RunSpec& spec) {
           "data.scaling: global-max-norm" + party +
           ": its factor is the largest row norm over every party's rows, which no party may "
           "see; use clip-only, public-bounds (feature_range or feature_bounds_path) or none");
+    case Scaling::kStandardize:
+      throw InputError(
+          "data.scaling: standardize" + party +
+          ": its means and deviations come from every party's rows, which no party may see; "
+          "use dp-bounds, clip-only, public-bounds or none (dp-standardize runs in one process "
+          "or across MPI ranks)");
+    case Scaling::kDpStandardize:
+      throw InputError(
+          "data.scaling: dp-standardize" + party +
+          ": the parties' set-up exchange carries dp-bounds' releases only; use dp-bounds, "
+          "clip-only, public-bounds or none");
     default: break;
   }
   if (spec.target_epsilon > 0.0) {
@@ -332,7 +486,10 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
   }
   RunInfo& info = d->info;
   info.metrics = EffectiveMetrics(spec);
-  info.scaling = EffectiveScaling(spec);
+  // auto resolves with the training rows' units once they are loaded (under MPI rowwise
+  // loading, in LoadHostedSlices; a rank holding some columns only cannot tell: never).
+  info.scaling = EffectiveScaling(
+      spec, !rowwise && !columnwise && RawUnitSource(spec, in_memory) && HasRawUnits(train));
   if (!rowwise) {
     if (train.rows() == 0) throw InputError("training data has no rows");
     d->train = std::move(train);
@@ -350,7 +507,7 @@ std::unique_ptr<Experiment::Driver> Build(RunSpec spec, bool in_memory, Dataset 
     // Prepare, PrepareRowsPerNode); the other maps are per record or global-max-norm.
     if (network != nullptr && spec.family() == Family::kSharing) {
       PrepareSharingPartyRows(spec, *network, d->train, info);
-    } else if (info.scaling != Scaling::kDpBounds) {
+    } else if (!PreparedPerNode(spec, info.scaling)) {
       PrepareRows(spec, d->train, d->test, info,
                   columnwise ? ColumnwiseMaxRowNorm(*d, spec) : std::function<double(double)>{});
     }
@@ -518,7 +675,7 @@ std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summ
     out.push_back(
         "rows were not clipped to ||x|| <= 1 (scaling none): the privacy analyses assume it");
   }
-  if (info.scaling == Scaling::kDpBounds && info.dp_bounds.fallback_features > 0) {
+  if (info.dp_bounds.epsilon > 0.0 && info.dp_bounds.fallback_features > 0) {
     out.push_back("dp-bounds: " + std::to_string(info.dp_bounds.fallback_features) + " of " +
                   std::to_string(info.dp_bounds.lo.size()) +
                   " features had no bin above the noise threshold " +
@@ -526,6 +683,16 @@ std::vector<std::string> RunWarnings(const RunSpec& spec, const RunSummary& summ
                   num(info.dp_bounds.epsilon) +
                   ") and took the fallback range (--feature-range, else [-1, 1]): raise "
                   "--bounds-epsilon or give public bounds");
+  }
+  if (info.scaling == Scaling::kDpStandardize && info.standardization.floored_features > 0) {
+    out.push_back("dp-standardize: " + std::to_string(info.standardization.floored_features) +
+                  " of " + std::to_string(info.standardization.mean.size()) +
+                  " features had a noisy variance below the noise level and were scaled by "
+                  "it (floor " +
+                  num(info.standardization.variance_floor) +
+                  " of the squared half range; standardize epsilon " +
+                  num(info.standardization.epsilon) +
+                  "): raise --standardize-epsilon or give tighter bounds");
   }
   if (PrivateRun(spec) && info.scaling == Scaling::kClipOnly) {
     out.push_back(

@@ -9,6 +9,7 @@
 #include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/privacy/bounds_release.h"
+#include "dpadmm/privacy/standardize_release.h"
 #include "run/spec_internal.h"
 
 namespace dpadmm {
@@ -137,35 +138,67 @@ void ValidatePreprocessing(const RunSpec& spec) {
         "data.scaling 'public-bounds' needs public bounds: data.feature_bounds_path "
         "(--feature-bounds FILE) and/or data.feature_range (--feature-range LO,HI)");
   }
-  if (scaling == Scaling::kDpBounds) {
+  const bool dp_standardize = scaling == Scaling::kDpStandardize;
+  if (scaling == Scaling::kDpBounds || dp_standardize) {
+    const std::string name = ChoiceName(scaling);
     if (spec.family() != Family::kConsensus) {
-      throw InputError(
-          "data.scaling 'dp-bounds' is available for the consensus family only (a sharing "
-          "party's bounds release is not composed with its accounting yet): use public-bounds "
-          "or clip-only");
+      throw InputError("data.scaling '" + name +
+                       "' is available for the consensus family only (a sharing party's set-up "
+                       "release is not composed with its accounting yet): use public-bounds or "
+                       "clip-only");
     }
-    if (!(data.bounds_epsilon > 0.0)) {
+    if (scaling == Scaling::kDpBounds && !(data.bounds_epsilon > 0.0)) {
       throw InputError(
           "data.scaling 'dp-bounds' needs data.bounds_epsilon > 0 (--bounds-epsilon E): the "
           "part of each node's budget spent on its bounds estimate");
     }
-    (void)MakeBoundsMechanism(data.bounds_epsilon, 1);  // the range check
-    // A node whose budget the bounds release alone uses up could release nothing else.
+    if (dp_standardize && !(data.standardize_epsilon > 0.0)) {
+      throw InputError(
+          "data.scaling 'dp-standardize' needs data.standardize_epsilon > 0 "
+          "(--standardize-epsilon E): the part of each node's budget spent on its noisy "
+          "per-feature sums");
+    }
+    if (dp_standardize && !(data.bounds_epsilon > 0.0) && data.feature_bounds_path.empty() &&
+        data.feature_range.empty()) {
+      throw InputError(
+          "data.scaling 'dp-standardize' needs clipping bounds for its sums: public ones "
+          "(--feature-bounds FILE and/or --feature-range LO,HI) or a DP estimate of them "
+          "(--bounds-epsilon E, spent as dp-bounds spends it)");
+    }
+    if (dp_standardize && data.bounds_epsilon < 0.0) {
+      Bad("data.bounds_epsilon", ">= 0", data.bounds_epsilon);
+    }
+    // The range checks, then the total: a node whose budget the set-up releases alone use up
+    // could release nothing else.
+    double quantised = 0.0;
+    for (double e : SetupReleaseEpsilons(spec)) quantised += e;
     const auto& budgets = spec.algorithm.node_privacy_budget;
-    const double quantised = MakeBoundsMechanism(data.bounds_epsilon, 1).epsilon;
+    const std::string what = dp_standardize ? "the set-up releases' epsilon (data.bounds_epsilon + "
+                                              "data.standardize_epsilon) "
+                                            : "data.bounds_epsilon ";
     const auto refuse = [&](double budget, const std::string& who) {
       if (budget > 0.0 && quantised >= budget) {
-        throw InputError("data.bounds_epsilon " + std::to_string(quantised) +
-                         " uses up the privacy budget " + std::to_string(budget) + " of " + who +
-                         " before any round: refused (lower --bounds-epsilon or raise "
-                         "--privacy-budget)");
+        throw InputError(what + std::to_string(quantised) + " uses up the privacy budget " +
+                         std::to_string(budget) + " of " + who +
+                         " before any round: refused (lower it or raise --privacy-budget)");
       }
     };
     refuse(spec.algorithm.privacy_budget, "every node");
     for (std::size_t i = 0; i < budgets.size(); ++i)
       refuse(budgets[i], "node " + std::to_string(i));
   } else if (data.bounds_epsilon != 0.0) {
-    throw InputError("data.bounds_epsilon is set but the scaling is not 'dp-bounds'");
+    throw InputError(
+        "data.bounds_epsilon is set but the scaling is not 'dp-bounds' or 'dp-standardize'");
+  }
+  if (!dp_standardize && data.standardize_epsilon != 0.0) {
+    throw InputError("data.standardize_epsilon is set but the scaling is not 'dp-standardize'");
+  }
+  if (scaling == Scaling::kStandardize && PrivateRun(spec)) {
+    throw InputError(
+        "data.scaling 'standardize' is refused in private mode: its means and deviations come "
+        "from every node's rows, so one record changes every other prepared record. Use "
+        "'dp-standardize' (--standardize-epsilon E), 'public-bounds' or 'clip-only', or a "
+        "noise seed (simulation mode, not private)");
   }
   if (scaling == Scaling::kGlobalMaxNorm && PrivateRun(spec)) {
     throw InputError(
@@ -543,12 +576,27 @@ MetricsScope EffectiveMetrics(const RunSpec& spec) {
   return PrivateRun(spec) ? MetricsScope::kReleasedOnly : MetricsScope::kAll;
 }
 
-Scaling EffectiveScaling(const RunSpec& spec) {
+Scaling EffectiveScaling(const RunSpec& spec, bool raw_units) {
   if (!spec.data.normalize) return Scaling::kNone;
   if (spec.data.scaling != Scaling::kAuto) return spec.data.scaling;
-  if (!PrivateRun(spec)) return Scaling::kGlobalMaxNorm;
+  if (!PrivateRun(spec)) {
+    return raw_units ? Scaling::kStandardize : Scaling::kGlobalMaxNorm;
+  }
   const bool bounds = !spec.data.feature_bounds_path.empty() || !spec.data.feature_range.empty();
   return bounds ? Scaling::kPublicBounds : Scaling::kClipOnly;
+}
+
+std::vector<double> SetupReleaseEpsilons(const RunSpec& spec) {
+  const Scaling scaling = EffectiveScaling(spec);
+  std::vector<double> out;
+  if (scaling == Scaling::kDpBounds ||
+      (scaling == Scaling::kDpStandardize && spec.data.bounds_epsilon > 0.0)) {
+    out.push_back(MakeBoundsMechanism(spec.data.bounds_epsilon, 1).epsilon);
+  }
+  if (scaling == Scaling::kDpStandardize) {
+    out.push_back(MakeStandardizeMechanism(spec.data.standardize_epsilon, 1).epsilon);
+  }
+  return out;
 }
 
 // target_epsilon > 0 (tools/calibration.h): an algorithm with a knob to calibrate, set up
@@ -556,14 +604,6 @@ Scaling EffectiveScaling(const RunSpec& spec) {
 // spending (per-node alphas, budgets).
 static void ValidateTargetEpsilon(const RunSpec& spec) {
   const Algorithm algorithm = spec.algorithm.name();
-  if (spec.data.scaling == Scaling::kDpBounds) {
-    // The bounds release is composed into the run's figures but not into the calibration's
-    // plan: a calibrated run would spend more than its target.
-    Bad("data.scaling",
-        "not dp-bounds with target_epsilon (the calibration does not plan the "
-        "bounds release)",
-        "dp-bounds");
-  }
   const std::string name = ChoiceName(algorithm);
   const std::string prefix = "algorithm." + name + ".";
   switch (algorithm) {

@@ -57,6 +57,7 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
   v("data", "feature_bounds_path", s.data.feature_bounds_path);
   v("data", "feature_range", s.data.feature_range);
   v("data", "bounds_epsilon", s.data.bounds_epsilon);
+  v("data", "standardize_epsilon", s.data.standardize_epsilon);
   v("data", "add_bias", s.data.add_bias);
 
   if (consensus) {
@@ -501,7 +502,7 @@ OrderedJson InfoObject(const RunInfo& info) {
   o["scaling"] = ChoiceName(info.scaling);
   o["normalization_factor"] = info.normalization_factor;
   o["max_row_norm_before"] = info.max_row_norm_before;
-  if (info.scaling == Scaling::kDpBounds) {
+  if (info.scaling == Scaling::kDpBounds || info.dp_bounds.epsilon > 0.0) {
     // Released values (post-processing of the nodes' DP histograms): public.
     OrderedJson b = OrderedJson::object();
     b["epsilon_per_node"] = info.dp_bounds.epsilon;
@@ -510,6 +511,19 @@ OrderedJson InfoObject(const RunInfo& info) {
     b["lo"] = ToJsonValue(info.dp_bounds.lo);
     b["hi"] = ToJsonValue(info.dp_bounds.hi);
     o["dp_bounds"] = std::move(b);
+  }
+  if (info.scaling == Scaling::kStandardize || info.scaling == Scaling::kDpStandardize) {
+    // standardize: the training rows' statistics (a private evaluation, in non-private and
+    // simulation runs only); dp-standardize: post-processing of the nodes' releases (public).
+    OrderedJson b = OrderedJson::object();
+    if (info.scaling == Scaling::kDpStandardize) {
+      b["epsilon_per_node"] = info.standardization.epsilon;
+      b["variance_floor"] = info.standardization.variance_floor;
+      b["floored_features"] = info.standardization.floored_features;
+    }
+    b["mean"] = ToJsonValue(info.standardization.mean);
+    b["scale"] = ToJsonValue(info.standardization.scale);
+    o["standardization"] = std::move(b);
   }
   o["metrics"] = ChoiceName(info.metrics);
   if (!info.evaluation.empty()) {

@@ -264,9 +264,11 @@ double PvpGaussianPlannedEpsilon(const RunSpec& spec, const std::vector<int>& de
   return max_mu2 > 0.0 ? AnalyticGaussianEpsilon(std::sqrt(max_mu2), 1.0, delta) : 0.0;
 }
 
-CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degrees,
-                                     const std::vector<std::int64_t>& rows_per_node, double target,
-                                     double delta, std::int64_t features) {
+namespace {
+
+CalibrationResult CalibrateRounds(RunSpec& spec, const std::vector<int>& degrees,
+                                  const std::vector<std::int64_t>& rows_per_node, double target,
+                                  double delta, std::int64_t features) {
   const Algorithm algorithm = spec.algorithm.name();
   const std::string prefix = std::string("algorithm.") + ChoiceName(algorithm) + ".";
   if (!(target > 0.0) || !std::isfinite(target)) {
@@ -467,6 +469,32 @@ CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degr
     }
     result.delta = delta + sampler;
   }
+  return result;
+}
+
+}  // namespace
+
+CalibrationResult CalibrateToEpsilon(RunSpec& spec, const std::vector<int>& degrees,
+                                     const std::vector<std::int64_t>& rows_per_node, double target,
+                                     double delta, std::int64_t features) {
+  // dp-bounds, dp-standardize: each node's set-up releases (pure epsilon) come first. A pure
+  // eps_s-DP release followed by an (eps_r, delta)-DP run is (eps_s + eps_r, delta)-DP (basic
+  // composition), so the rounds are calibrated to what the set-up leaves of the target; the run's
+  // tight figure, which composes both exactly, is at most the target.
+  const double setup = SetupEpsilonSum(SetupReleaseEpsilons(spec));
+  if (!(setup > 0.0) || !(target > 0.0) || !std::isfinite(target)) {
+    return CalibrateRounds(spec, degrees, rows_per_node, target, delta, features);
+  }
+  if (!(target > setup)) {
+    throw InputError("target_epsilon " + Short(target) + ": the set-up releases of data.scaling '" +
+                     ChoiceName(EffectiveScaling(spec)) + "' spend " + Short(setup) +
+                     " of it before round 1 (data.bounds_epsilon, data.standardize_epsilon); "
+                     "lower them or raise the target");
+  }
+  CalibrationResult result =
+      CalibrateRounds(spec, degrees, rows_per_node, target - setup, delta, features);
+  result.target = target;
+  result.epsilon += setup;  // an upper bound: the run's tight figure composes the two exactly
   return result;
 }
 

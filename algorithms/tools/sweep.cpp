@@ -216,7 +216,10 @@ SweepResult RunSweep(const SweepOptions& o, const SweepProgress& progress,
       if (spec.family() == Family::kConsensus) {
         // The algorithm's epsilon defaults (tools/epsilon_policy.h), unless the base turns
         // the policy off: the settings follow this cell's epsilon, then the knob is calibrated.
-        ApplyEpsilonPolicy(spec, PublicQuantities{c.epsilon, o.delta, degrees, rows_per_node,
+        // What the set-up releases (dp-bounds, dp-standardize) leave of it goes to the rounds.
+        const double rounds_epsilon =
+            std::max(c.epsilon - SetupEpsilonSum(SetupReleaseEpsilons(spec)), 0.01 * c.epsilon);
+        ApplyEpsilonPolicy(spec, PublicQuantities{rounds_epsilon, o.delta, degrees, rows_per_node,
                                                   features, spec.loss.CurvatureBound()});
       }
       const CalibrationResult cal =

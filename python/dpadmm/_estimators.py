@@ -403,9 +403,14 @@ _COMMON_DOC = """
         Append a constant feature 1 to every row (its weight is ``intercept_``; regularised like
         the others).
     scaling : str, default="auto"
-        Row preparation: "auto" (global-max-norm for non-private runs and simulations,
-        clip-only in private mode), "global-max-norm", "public-bounds" (with
-        ``feature_range``), "clip-only", "none".
+        Row preparation: "auto" (non-private runs and simulations: "standardize" when X
+        holds a value outside [-1, 1], else global-max-norm; clip-only in private mode),
+        "global-max-norm", "standardize" (each feature centred and scaled by the training
+        rows' mean and standard deviation, rows divided by sqrt(d) and clipped to norm 1;
+        non-private runs and simulations, dense X), "dp-standardize" (ConsensusClassifier: the
+        same with a DP estimate of the statistics, spending ``standardize_epsilon`` of each
+        node's budget; needs ``feature_range``), "public-bounds" (with ``feature_range``),
+        "clip-only", "none".
     feature_range : (float, float), default=None
         Public bounds [lo, hi] of every feature (public-bounds scaling).
     params : dict, default=None
@@ -498,6 +503,9 @@ class ConsensusClassifier(_DpadmmClassifier):
         nodes agree within it; 0 = run every round.
     privacy_budget : float, default=None
         Per-node budget on the paper's figure: a node that would exceed it freezes.
+    standardize_epsilon : float, default=None
+        With ``scaling="dp-standardize"``: the epsilon each node spends on its noisy
+        per-feature sums (pure DP, in its privacy figures and paid from its budget).
 """ + _COMMON_DOC + _FITTED_DOC + """
     Examples
     --------
@@ -517,7 +525,8 @@ class ConsensusClassifier(_DpadmmClassifier):
                  scaling: str = "auto", feature_range: Optional[Sequence[float]] = None,
                  params: Optional[Dict[str, Any]] = None, noise: Union[str, int] = "private",
                  random_state=None, n_jobs: Optional[int] = None,
-                 callback: Optional[Callable[[dict], Any]] = None):
+                 callback: Optional[Callable[[dict], Any]] = None,
+                 standardize_epsilon: Optional[float] = None):
         self.algorithm = algorithm
         self.nodes = nodes
         self.topology = topology
@@ -539,6 +548,7 @@ class ConsensusClassifier(_DpadmmClassifier):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.callback = callback
+        self.standardize_epsilon = standardize_epsilon
 
     def _spec(self, n_features: int, partition_file: Optional[str]) -> Dict[str, Any]:
         if self.algorithm not in _CONSENSUS:
@@ -557,7 +567,10 @@ class ConsensusClassifier(_DpadmmClassifier):
                      if partition_file is not None else {"kind": self.partition})
         spec = {"algorithm": algorithm, "graph": graph, "partition": partition,
                 "loss": {"kind": self.loss}, "tolerance": float(self.tol)}
-        return self._common_spec(spec)
+        spec = self._common_spec(spec)
+        if self.standardize_epsilon is not None:
+            spec["data"]["standardize_epsilon"] = float(self.standardize_epsilon)
+        return spec
 
     def fit(self, X, y, node=None):
         """Fits the model: one dpadmm run on (X, y) split over the nodes.

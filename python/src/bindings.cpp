@@ -325,6 +325,8 @@ py::dict PreparationToDict(const RowPreparation& p) {
   out["lo"] = p.bounds.lo;
   out["hi"] = p.bounds.hi;
   out["dims"] = p.dims;
+  out["mean"] = p.standardization.mean;
+  out["scale"] = p.standardization.scale;
   out["sparse_rows"] = p.sparse_rows;
   out["clip_blocks"] = p.clip_blocks;
   return out;

@@ -271,20 +271,22 @@ def test_private_mode_is_the_default_and_not_reproducible(small):
 
 def test_csr_with_either_index_type_and_dense_give_the_same_predictions(small):
     X, y = small
-    dense = admm(iterations=30).fit(X, y)
+    # One scaling for both storages (auto standardizes dense raw-unit rows, never sparse ones).
+    dense = admm(iterations=30, scaling="global-max-norm").fit(X, y)
     for index in (np.int32, np.int64):
         S = sp.csr_matrix(X)
         S.indices, S.indptr = S.indices.astype(index), S.indptr.astype(index)
-        sparse = admm(iterations=30).fit(S, y)
+        sparse = admm(iterations=30, scaling="global-max-norm").fit(S, y)
         np.testing.assert_allclose(sparse.decision_function(S), dense.decision_function(X),
                                    rtol=1e-9, atol=1e-12)
-    fortran = admm(iterations=30).fit(np.asfortranarray(X), y)
+    fortran = admm(iterations=30, scaling="global-max-norm").fit(np.asfortranarray(X), y)
     assert same_bits(fortran.model_.weights, dense.model_.weights)
 
 
 def test_coef_and_intercept_describe_the_decision_function(small):
     X, y = small
-    est = admm(iterations=30).fit(X, y)
+    # A linear preparation (auto would standardize these raw-unit rows, then clip some).
+    est = admm(iterations=30, scaling="global-max-norm").fit(X, y)
     np.testing.assert_allclose(X @ est.coef_.ravel() + est.intercept_[0],
                                est.decision_function(X), rtol=1e-10, atol=1e-10)
     proba = est.predict_proba(X)
@@ -357,7 +359,7 @@ def test_node_assignment_and_feature_blocks(small):
     est = admm(nodes=4, iterations=10).fit(X, y, node=node)
     assert est.summary_["info"]["rows_per_node"] == [100, 100, 100, 100]
     blocks = dpadmm.SharingClassifier(feature_blocks=[[4, 0], [1, 2, 3]], iterations=10,
-                                      random_state=1).fit(X, y)
+                                      random_state=1, scaling="global-max-norm").fit(X, y)
     assert blocks.summary_["info"]["party_features"] == [2, 4]
     np.testing.assert_allclose(blocks.decision_function(X), X @ blocks.coef_.ravel() +
                                blocks.intercept_[0], rtol=1e-9, atol=1e-9)

@@ -115,9 +115,10 @@ case "$CASE" in
     make_csv 600 1 train.csv
     make_csv 300 2 test.csv
     for flags in "--scaling clip-only" "--scaling none" \
-        "--scaling public-bounds --feature-range -10,10" \
+        "--scaling public-bounds --feature-range -10,10" "--scaling standardize" \
         "--algorithm sharing --parties 2 --scaling clip-only" \
-        "--algorithm sharing --parties 2 --scaling public-bounds --feature-range -10,10"; do
+        "--algorithm sharing --parties 2 --scaling public-bounds --feature-range -10,10" \
+        "--algorithm sharing --parties 2 --scaling standardize"; do
       # shellcheck disable=SC2086
       train_model --bias $flags
       scaling=$(echo "$flags" | grep -Eo 'scaling [a-z-]+' | cut -d' ' -f2)
@@ -126,7 +127,7 @@ case "$CASE" in
       if [ "$scaling" = none ]; then want=false; else want=true; fi
       grep -q "\"clip\": $want" model.json || fail "$flags: clipping not recorded as $want"
       case "$flags" in
-        *sharing*clip-only* | *sharing*public-bounds*)
+        *sharing*clip-only* | *sharing*public-bounds* | *sharing*standardize*)
           grep -q '"clip_blocks": \[2, 2\]' model.json || fail "$flags: party blocks not recorded"
           ;;
       esac
@@ -138,7 +139,7 @@ case "$CASE" in
     ;;
   v1_model)
     # A version 1 file (one row factor at the top level) still predicts as it did.
-    train_model --bias
+    train_model --bias --scaling global-max-norm
     awk '/"preparation"/ { skip = 1; next }
          skip && /"row_scale"/ { sub(/^ +/, "  "); print; next }
          skip && /^  },/ { skip = 0; next }
@@ -152,7 +153,7 @@ case "$CASE" in
     cmp -s p1.csv p2.csv || fail "version 1 and version 2 files predict differently"
     ;;
   bad_model)
-    train_model
+    train_model --scaling global-max-norm  # the fields of a row factor
     make_csv 10 3 few.csv
     sed 's/"version": 2/"version": 3/' model.json > v3.json
     expect 2 'v3\.json: version 3 is not supported' -- \

@@ -63,6 +63,10 @@ declare -A CASES=(
   [csv_dp_bounds]="--data csv --train $WORK/train.csv --header --nodes 5 --edges 7 --iterations 8 --seed 7 --noise-seed 7 --no-optimum -q --algorithm dvp --alpha 0.5 --eta 10 --scaling dp-bounds --bounds-epsilon 20 --bias"
   [sharing_csv]="--algorithm sharing --data csv --train $WORK/train.csv --header --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q --metrics released-only --scaling clip-only --dp --epsilon 0.5 --b1 2"
   [dvp_dp_bounds]="${common[*]} --algorithm dvp --alpha 0.5 --eta 10 --scaling dp-bounds --bounds-epsilon 0.5"
+  # The CSV's features are in raw units: auto standardizes (the nodes' moments, combined in node
+  # order across ranks); dp-standardize sums the ranks' releases.
+  [csv_standardize]="--data csv --train $WORK/train.csv --header --nodes 5 --edges 7 --iterations 8 --seed 7 --no-optimum -q --algorithm admm --bias"
+  [csv_dp_standardize]="--data csv --train $WORK/train.csv --header --nodes 5 --edges 7 --iterations 8 --seed 7 --noise-seed 7 --no-optimum -q --algorithm dvp --alpha 0.5 --eta 10 --scaling dp-standardize --standardize-epsilon 2 --bounds-epsilon 20 --bias"
   [sharing]="--algorithm sharing --rows 400 --dims 30 --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q"
   [sharing_dp]="--algorithm sharing --rows 400 --dims 30 --parties 3 --iterations 6 --seed 3 --noise-seed 3 --no-optimum -q --dp --epsilon 0.5 --b1 2"
   [sgd]="--algorithm sgd --rows 400 --dims 30 --parties 3 --iterations 3 --seed 3 --noise-seed 3 --no-optimum -q"

@@ -79,7 +79,8 @@ export interface SharingGraph {
 export interface OutputsInfo {
   /** 'released-only' | 'all' */
   metrics?: string;
-  /** 'global-max-norm' | 'public-bounds' | 'clip-only' | 'none' */
+  /** 'global-max-norm' | 'standardize' | 'public-bounds' | 'clip-only' | 'dp-bounds' |
+   *  'dp-standardize' | 'none' */
   scaling?: string;
   evaluation_on_private_data?: { note: string; figures: string[] };
 }

@@ -25,6 +25,8 @@ enum class Purpose : std::uint32_t {
   kObjectiveNoise = 8,
   kSampling = 9,
   kBoundsNoise = 10,  // the dp-bounds scaling's histogram release (privacy/bounds_release.h)
+  kStandardizeNoise =
+      11,  // the dp-standardize scaling's sums release (privacy/standardize_release.h)
 };
 
 class Stream {

@@ -30,6 +30,7 @@
 
 #include "dpadmm/data/dataset.h"
 #include "dpadmm/data/preprocessing.h"
+#include "dpadmm/data/standardization.h"
 #include "dpadmm/run/choices.h"
 #include "dpadmm/run/run.h"
 #include "dpadmm/run/run_spec.h"
@@ -50,7 +51,7 @@ struct PrivacySpent {
 /// What training did to every raw row x before the dot product (experiment's PrepareRows), in
 /// this order:
 ///   1. append the intercept feature 1 (if the model has an intercept and the scaling is not
-///      public-bounds);
+///      public-bounds or standardize);
 ///   2. kGlobalMaxNorm: multiply by row_scale (Dataset::Scale). (When GlobalMaxNormScale had to
 ///      shrink its factor by ulps, training multiplied in several steps and row_scale is their
 ///      product: scores may then differ from the run's in the last bits);
@@ -58,6 +59,9 @@ struct PrivacySpent {
 ///      1 / sqrt(dims) (if the model has an intercept). That map differs for dense and sparse
 ///      rows (it keeps sparse rows' zeros), so rows are first stored as training stored them
 ///      (sparse_rows);
+///      kStandardize: StandardizeRows(standardization, dims) (dense rows: sparse rows are made
+///      dense first), then append the intercept feature 1 / sqrt(dims) (if the model has an
+///      intercept);
 ///      kClipOnly, kNone: nothing;
 ///   3. if clip: ClipRows, or ClipRowBlocks(clip_blocks) when clip_blocks is not empty (the
 ///      sharing family clips each party's column block on its own).
@@ -65,7 +69,8 @@ struct RowPreparation {
   Scaling scaling = Scaling::kGlobalMaxNorm;  // never kAuto
   double row_scale = 1.0;                     // kGlobalMaxNorm only
   FeatureBounds bounds;                       // kPublicBounds only: one lo/hi per raw feature
-  std::int64_t dims = 0;                      // kPublicBounds only: the final column count
+  FeatureStandardization standardization;     // kStandardize only: mean, scale per raw feature
+  std::int64_t dims = 0;                      // kPublicBounds, kStandardize: the final column count
   bool sparse_rows = false;                   // kPublicBounds only: training rows were sparse
   bool clip = false;
   std::vector<std::int64_t> clip_blocks;  // empty: whole rows; else sums to the column count

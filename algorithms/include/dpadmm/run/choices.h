@@ -61,13 +61,19 @@ enum class MetricsScope {
 
 // How each node prepares its rows before training (data/preprocessing.h).
 enum class Scaling {
-  kAuto,           // global-max-norm for a non-private algorithm or simulation mode, else
-                   // public-bounds when bounds are given, else clip-only
+  kAuto,  // standardize for a non-private algorithm or simulation mode on raw-unit
+          // data (CSV or in-memory rows), else global-max-norm; in private mode public-bounds
+          // when bounds are given, else clip-only (EffectiveScaling)
   kGlobalMaxNorm,  // one factor 1 / (largest row norm over all nodes): reads every party's data
   kPublicBounds,   // per-feature map from public bounds to [-1, 1] / sqrt(d), then clipping
   kClipOnly,       // x / max(1, ||x||) per record (no per-feature scaling)
   kDpBounds,       // public-bounds with bounds estimated under DP from every node's own rows
                    // (data.bounds_epsilon of each node's budget; privacy/bounds_release.h)
+  kStandardize,    // centre and scale each feature by the training rows' mean and standard
+                   // deviation, rows / sqrt(d), then clipping: reads every party's rows
+  kDpStandardize,  // standardize with the mean and deviation estimated under DP from every
+                   // node's own rows (data.standardize_epsilon of each node's budget;
+                   // privacy/standardize_release.h)
   kNone,           // rows unchanged (the privacy analyses assume ||x|| <= 1)
 };
 

@@ -106,7 +106,8 @@ struct RunInfo {
   // which have no global factor). A private evaluation (it depends on every node's data).
   double normalization_factor = 1.0;
   // Largest row norm before scaling (train and test; with the intercept column unless the
-  // scaling is public-bounds): a private evaluation, NaN when the metrics scope is released-only.
+  // scaling is public-bounds, dp-bounds, standardize or dp-standardize): a private evaluation, NaN
+  // when the metrics scope is released-only.
   double max_row_norm_before = 0.0;
   // dp-bounds scaling: what every node spent on its bounds release (epsilon, pure DP, already
   // in each node's privacy figures) and the agreed bounds read off the summed releases (released
@@ -117,6 +118,18 @@ struct RunInfo {
     std::int64_t fallback_features = 0;  // features with no occupied bin (feature_range/[-1, 1])
     std::vector<double> lo, hi;
   } dp_bounds;
+  // standardize and dp-standardize scalings: each raw feature's mean and scale (the rows were
+  // mapped by (x - mean) / (scale sqrt(d)), then clipped). standardize: the training rows'
+  // (a private evaluation: they depend on every node's rows); dp-standardize: post-processing
+  // of the nodes' released sums, with what every node spent on its release (pure epsilon,
+  // already in each node's privacy figures), the variance floor and how many features it
+  // raised. Empty otherwise.
+  struct Standardization {
+    double epsilon = 0.0;
+    double variance_floor = 0.0;
+    std::int64_t floored_features = 0;
+    std::vector<double> mean, scale;
+  } standardization;
   // Which figures the run computes (RunSpec's metrics resolved: kReleasedOnly or kAll).
   MetricsScope metrics = MetricsScope::kAll;
   // The output figures computed on private data ("evaluation on private data, outside the

@@ -60,6 +60,11 @@ struct DataSpec {
   // dp-bounds scaling: the epsilon each node spends on its bounds release (pure epsilon-DP,
   // composed with the run's releases; privacy/bounds_release.h). Required (> 0) for dp-bounds.
   double bounds_epsilon = 0.0;
+  // dp-standardize scaling: the epsilon each node spends on its noisy per-feature sums (pure
+  // epsilon-DP, composed with the run's releases; privacy/standardize_release.h). Required
+  // (> 0) for dp-standardize. Its clipping bounds are public (feature_bounds_path /
+  // feature_range) or, with bounds_epsilon > 0, estimated as dp-bounds estimates them first.
+  double standardize_epsilon = 0.0;
   // Append a constant feature 1 to every row (train and test) before normalisation: an
   // intercept term (regularised like the other weights).
   bool add_bias = false;
@@ -475,9 +480,32 @@ inline bool PrivateRun(const RunSpec& spec) {
 }
 // spec.metrics with kAuto resolved: released-only for a PrivateRun, else all.
 MetricsScope EffectiveMetrics(const RunSpec& spec);
-// spec.data.scaling with kAuto resolved (normalize = false gives kNone): global-max-norm unless
-// PrivateRun; then public-bounds when feature_bounds_path or feature_range is given, else
-// clip-only.
-Scaling EffectiveScaling(const RunSpec& spec);
+// spec.data.scaling with kAuto resolved (normalize = false gives kNone): unless PrivateRun,
+// standardize when `raw_units`, else global-max-norm; in a PrivateRun public-bounds when
+// feature_bounds_path or feature_range is given, else clip-only (dp-standardize spends budget:
+// only when asked for). `raw_units`: the training rows are raw-unit data (RawUnitSource and
+// HasRawUnits of data/standardization.h), known once they are loaded; the one-argument form is
+// the resolution before that (raw_units = false).
+Scaling EffectiveScaling(const RunSpec& spec, bool raw_units);
+// Whether rows of this origin can be raw-unit data: a CSV file (data.source csv), or rows given
+// in memory unless data.source names another file format (so that in-memory rows run as the
+// file they could have been loaded from). Generated sets, Adult (scaled to [0, 1] by its
+// loader), LIBSVM (sparse) and the Raetsch .asc sets (published standardized) never are.
+inline bool RawUnitSource(const RunSpec& spec, bool in_memory) {
+  const DataSource source = spec.data.source;
+  return source == DataSource::kCsv || (in_memory && IsGenerated(source));
+}
+inline Scaling EffectiveScaling(const RunSpec& spec) { return EffectiveScaling(spec, false); }
+// The pure epsilons each node spends at set-up, before round 1, in order: the dp-bounds release
+// (dp-bounds, or dp-standardize with bounds_epsilon > 0), then the dp-standardize release; each
+// the requested epsilon rounded down to 2^-20 as the mechanism accounts it. Empty for the other
+// scalings.
+std::vector<double> SetupReleaseEpsilons(const RunSpec& spec);
+// Their sum, in order (the paper's figure's basic composition).
+inline double SetupEpsilonSum(const std::vector<double>& epsilons) {
+  double sum = 0.0;
+  for (double e : epsilons) sum += e;
+  return sum;
+}
 
 }  // namespace dpadmm
