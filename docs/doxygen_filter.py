@@ -4,7 +4,8 @@
 The headers document every declaration with ordinary ``//`` comments. This filter hands them to
 Doxygen as documentation comments: the comment block at the top of a file (after the SPDX line)
 becomes the file's description, a comment on its own line documents what follows, and a comment
-after a declaration on the same line documents that declaration. Line numbers are kept.
+after a declaration ending in ";" or "," on the same line documents that declaration. The
+characters Doxygen reads as commands or markup are escaped. Line numbers are kept.
 """
 import re
 import sys
