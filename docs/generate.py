@@ -3,7 +3,9 @@
 
 - ``cli.md``: every ``dpadmm`` command's ``--help``, as the binary prints it;
 - ``spec_fields.md``: every field of the JSON spec with its type and default per algorithm,
-  from ``dpadmm run --print-config --algorithm A`` for every algorithm ``run --help`` lists.
+  from ``dpadmm run --print-config --algorithm A`` for every algorithm ``run --help`` lists;
+- ``cpp_headers.md``: every public header with the comment that opens it (what it is for, how
+  it is used), in the order of the folders.
 
 Usage: generate.py --cli PATH --out DIR
 """
@@ -138,6 +140,26 @@ def row(path, values, types, names):
     return f"| `{path}` | {kind} | {cell(default)} | {where} |"
 
 
+def headers_page(root):
+    out = []
+    for include in ("algorithms/include", "runtime/include"):
+        base = root / include
+        for header in sorted((base / "dpadmm").rglob("*.h")):
+            name = header.relative_to(base).as_posix()
+            if name.startswith("dpadmm/experiment/"):
+                continue  # forwarding headers of the previous layout
+            comment = []
+            for line in header.read_text(encoding="utf-8").split("\n"):
+                if line.startswith("// SPDX-License-Identifier"):
+                    continue
+                if not line.startswith("//"):
+                    break
+                comment.append(line[3:] if line.startswith("// ") else line[2:])
+            out += [f"### `{name}`", "", fence("\n".join(comment).rstrip() + "\n") if comment
+                    else "(no opening comment)\n"]
+    return "\n".join(out)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cli", required=True)
@@ -148,6 +170,8 @@ def main():
     (out / "cli.md").write_text(cli_page(args.cli))
     names = algorithms(help_text(args.cli, "run"))
     (out / "spec_fields.md").write_text(spec_page(args.cli, names))
+    root = pathlib.Path(__file__).resolve().parent.parent
+    (out / "cpp_headers.md").write_text(headers_page(root))
 
 
 if __name__ == "__main__":
