@@ -6,6 +6,9 @@ Doxygen as documentation comments: the comment block at the top of a file (after
 becomes the file's description, a comment on its own line documents what follows, and a comment
 after a declaration ending in ";" or "," on the same line documents that declaration. The
 characters Doxygen reads as commands or markup are escaped. Line numbers are kept.
+
+``doxygen_filter.py --strip-private XML_DIR`` removes the private sections that Doxygen's XML
+keeps in any case, so that the site shows each class's public interface only.
 """
 import re
 import sys
@@ -42,5 +45,18 @@ def main(path):
     sys.stdout.write("\n".join(out))
 
 
+def strip_private(folder):
+    import pathlib
+    section = re.compile(r'\s*<sectiondef kind="private-[a-z-]+">.*?</sectiondef>', re.S)
+    for path in pathlib.Path(folder).glob("*.xml"):
+        text = path.read_text(encoding="utf-8")
+        stripped = section.sub("", text)
+        if stripped != text:
+            path.write_text(stripped, encoding="utf-8")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--strip-private":
+        strip_private(sys.argv[2])
+    else:
+        main(sys.argv[1])

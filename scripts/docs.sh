@@ -4,7 +4,7 @@
 # scripts/test.sh, after the release build and the Python package):
 #   1. the pages that come from the code (docs/generate.py): every command's --help and the
 #      spec's field table, from the dpadmm binary ($DPADMM_CLI, default build/cli/dpadmm);
-#   2. Doxygen's XML of the public headers (docs/Doxyfile);
+#   2. Doxygen's XML of the public headers (docs/Doxyfile), private members left out;
 #   3. the relative links of README.md and docs/ (scripts/check_links.py);
 #   4. the snippets marked runnable in README.md and docs/ (scripts/run_snippets.py; skipped
 #      with DPADMM_DOCS_SNIPPETS=0);
@@ -27,6 +27,7 @@ t0=$SECONDS
 /usr/bin/python3 docs/generate.py --cli "$cli" --out docs/_generated
 mkdir -p "$out/doxygen"
 DPADMM_ROOT=$root DPADMM_DOXYGEN_OUT=$out/doxygen doxygen docs/Doxyfile
+/usr/bin/python3 docs/doxygen_filter.py --strip-private "$out/doxygen/xml"
 /usr/bin/python3 scripts/check_links.py
 if [ "${DPADMM_DOCS_SNIPPETS:-1}" != 0 ]; then
   DPADMM_CLI=$cli DPADMM_PYTHON=$python /usr/bin/python3 scripts/run_snippets.py
