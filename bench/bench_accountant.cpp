@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The tight accountant (issue 29): composing T heterogeneous per-round releases, once at the end
+// The tight accountant: composing T heterogeneous per-round releases, once at the end
 // and with a query after every round (the trace's per-round tight column). Only the public API
 // of algorithms/privacy is used (Accountant, ComposeTight, ComposeTightMechanisms), so the same
 // file built against an older library measures the old accountant (bench/README.md).
@@ -85,7 +85,7 @@ void BM_ComposeMixed(benchmark::State& state) {
   state.counters["epsilon"] = eps;  // the figure, to compare the grids
 }
 BENCHMARK(BM_ComposeMixed)->Apply(RoundsAndGrids);
-// A coarser grid (issue 29's idea): h = 2e-3 and 5e-3 at 1000 rounds.
+// A coarser grid: h = 2e-3 and 5e-3 at 1000 rounds.
 BENCHMARK(BM_ComposeMixed)->Args({1000, 20})->Args({1000, 50})->Unit(benchmark::kMillisecond);
 
 // The product's path for a node with releases of every kind: ComposeTightMechanisms, on the grid

@@ -14,8 +14,8 @@
 // rows into a Dataset (the binding copies numpy rows once), build an Experiment from the spec
 // and the in-memory data, run it, and make the Model. The CSV is read once, outside the timing.
 // Prints one line per repetition ("seconds S run_seconds R cpu_seconds C cpu_with_destruction D")
-// and the median: C stops before the Experiment, summary and model are destroyed (the earlier
-// sessions' figure), D after (like a fit, whose Experiment is destroyed before it returns).
+// and the median: C stops before the Experiment, summary and model are destroyed, D after (like
+// a fit, whose Experiment is destroyed before it returns).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

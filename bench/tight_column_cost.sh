@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The per-round tight column's cost in every algorithm's default run (issue 29), in
-# instructions (callgrind: deterministic up to the private noise, blind to the machine's load).
+# The per-round tight column's cost in every algorithm's default run, in instructions
+# (callgrind: deterministic up to the private noise, blind to the machine's load).
 # Usage: bench/tight_column_cost.sh DPADMM [REPS]   (REPS runs per algorithm, the median shown)
 # Each run is `DPADMM run --algorithm A --engine serial` (the default run on the serial engine,
 # so that no idle worker's spinning inflates the total) or `DPADMM sharing --dp --engine serial`,

@@ -3,7 +3,10 @@
 # The project's formatting and licence lines.
 #   scripts/format.sh           add missing SPDX lines, then clang-format every C++ file in place
 #   scripts/format.sh --check   change nothing; exit 1 naming every file that is not formatted or
-#                               lacks its SPDX line (scripts/test.sh runs this, so CI fails on it)
+#                               lacks its SPDX line, and every failure of scripts/check_text.py
+#                               (version strings that disagree with VERSION, text that refers to
+#                               the work instead of the product); scripts/test.sh runs this, so
+#                               CI fails on it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 check=0
@@ -41,6 +44,7 @@ if [ $check -eq 1 ]; then
       echo "not formatted (run scripts/format.sh): $f" >&2; bad=1
     fi
   done
+  python3 scripts/check_text.py || bad=1
   exit $bad
 fi
 "$CLANG_FORMAT" --style=file -i "${cxx[@]}"

@@ -21,7 +21,8 @@ harnesses=("$@")
 
 start=$SECONDS
 CC=clang-14 CXX=clang++-14 cmake -S tests/fuzz -B build-fuzz -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
+  >/dev/null
 cmake --build build-fuzz --target "${harnesses[@]/#/fuzz_}"
 echo "fuzz: build took $((SECONDS - start)) s"
 

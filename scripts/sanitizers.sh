@@ -4,8 +4,9 @@
 #   asan  the whole project with AddressSanitizer + UndefinedBehaviorSanitizer (CMakePresets.json
 #         "asan", build-asan/) and the whole ctest suite except the `package` label;
 #   tsan  oneTBB 2021.8 built from the Debian source package with -fsanitize=thread (cached in
-#         build-tsan-tbb/), the project's tests with ThreadSanitizer against it (build-tsan/),
-#         and the engine, channel and engine-comparison tests with halt_on_error=1;
+#         build-tsan-tbb/), engine_race_tests (the test files holding the engine, channel,
+#         engine-comparison and planted-race tests) with ThreadSanitizer against it (build-tsan/,
+#         line tables only), and those tests with halt_on_error=1;
 #   race  proof that the TSan build catches a race: a planted race among TBB-engine nodes
 #         (PlantedRace.* in tests/test_hardening.cpp, skipped unless DPADMM_PLANT_RACE=1) must
 #         be reported, or this step fails.
@@ -41,6 +42,10 @@ asan_test() {
   # cli.out_of_memory_names_input is excluded: it checks that a failed allocation (std::bad_alloc)
   # ends the run with exit 2 under an address-space limit (ulimit -v), which ASan's shadow
   # memory cannot start under; the release build runs it.
+  # Of the MPI command-line same-bits groups (seven MPI jobs of 1-4 ranks a case), ASan runs the
+  # first (every consensus engine path: admm, dvp, pvp, madmm); the other groups repeat the same
+  # MPI engine and loaders with other algorithms, which the unit tests run under ASan in one
+  # process, and the release build runs all of them.
   # The chaos trials (label `chaos`) and the MPI same-bits check under busy loops test how
   # processes end under signals, full disks and load, not memory safety, and would take most of
   # this stage's time under ASan's slowdown: the release build runs them.
@@ -54,7 +59,8 @@ asan_test() {
   (cd build-asan &&
    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:strict_string_checks=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-     ctest --output-on-failure -j2 --label-regex '^mpi$' --exclude-regex 'under_load$')
+     ctest --output-on-failure -j2 --label-regex '^mpi$' \
+       --exclude-regex 'under_load$|^mpi_cli_same_bits\.(consensus2|files|sharing)$')
 }
 
 # ---- ThreadSanitizer with an instrumented oneTBB -----------------------------------------------
@@ -96,24 +102,27 @@ tbb_build() {
 tsan_configure() {
   cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DTBB_DIR:PATH="$tbb_config" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DDPADMM_ENGINE_RACE_TESTS=ON \
     -DDPADMM_BUILD_BENCH=OFF -DDPADMM_BUILD_CLI=OFF >/dev/null
   # Refuse to run against the uninstrumented system library (dozens of false reports).
   grep -qx "TBB_DIR:PATH=$tbb_config" build-tsan/CMakeCache.txt ||
     { echo "sanitizers: build-tsan does not use $tbb_config" >&2; return 1; }
 }
-tsan_build() { cmake --build build-tsan --target dpadmm_tests channel_stress_test; }
+# engine_race_tests: the files of dpadmm_tests that hold the engine, channel and planted-race
+# tests (tests/CMakeLists.txt), so the instrumented build compiles only those.
+tsan_build() { cmake --build build-tsan --target engine_race_tests channel_stress_test; }
 tsan_filter='*Engine*:SpscChannel*'
 tsan_test() {
-  ldd build-tsan/tests/dpadmm_tests | grep -q "$tbb_dir/install" ||
-    { echo "sanitizers: dpadmm_tests is not linked to the instrumented oneTBB" >&2; return 1; }
+  ldd build-tsan/tests/engine_race_tests | grep -q "$tbb_dir/install" ||
+    { echo "sanitizers: engine_race_tests is not linked to the instrumented oneTBB" >&2; return 1; }
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    build-tsan/tests/dpadmm_tests --gtest_filter="$tsan_filter" --gtest_brief=1
+    build-tsan/tests/engine_race_tests --gtest_filter="$tsan_filter" --gtest_brief=1
   TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/channel_stress_test --gtest_brief=1
 }
 race_test() {
   local log=build-tsan/planted_race.log status=0
   DPADMM_PLANT_RACE=1 TSAN_OPTIONS=halt_on_error=1 \
-    build-tsan/tests/dpadmm_tests --gtest_filter='PlantedRace.*' >"$log" 2>&1 || status=$?
+    build-tsan/tests/engine_race_tests --gtest_filter='PlantedRace.*' >"$log" 2>&1 || status=$?
   if [ "$status" -ne 0 ] && grep -q "WARNING: ThreadSanitizer: data race" "$log"; then
     echo "sanitizers: the planted race was caught (exit $status):"
     grep -A12 "WARNING: ThreadSanitizer: data race" "$log" | head -14
@@ -136,7 +145,7 @@ for step in "${steps[@]}"; do
       timed "tsan: build" tsan_build
       timed "tsan: engine/channel tests" tsan_test ;;
     race)
-      [ -x build-tsan/tests/dpadmm_tests ] || { tbb_build; tsan_configure; tsan_build; }
+      [ -x build-tsan/tests/engine_race_tests ] || { tbb_build; tsan_configure; tsan_build; }
       timed "tsan: planted race" race_test ;;
     *) echo "unknown step '$step' (asan, tsan, race)" >&2; exit 2 ;;
   esac

@@ -388,8 +388,8 @@ namespace {
 // The accountant's values are built from basic operations, sqrt and the portable exp/log only,
 // so their bits are pinned: these were produced natively and identically by an Emscripten build
 // run under node. A change here means outputs that quote them change too. (Changed once, on
-// purpose: the Laplace and Gaussian continuous parts connect the dots instead of rounding up,
-// issue 29; each figure went down by 1e-5 .. 3e-4 relative, the exact values being lower still.)
+// purpose: the Laplace and Gaussian continuous parts connect the dots instead of rounding up;
+// each figure went down by 1e-5 .. 3e-4 relative, the exact values being lower still.)
 TEST(Pld, BitsArePinned) {
   const auto g = PrivacyLossDistribution::Gaussian(1, 2).SelfCompose(10);
   EXPECT_EQ(g.EpsilonForDelta(1e-5), 0x1.e0b8c324f1792p+2);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The accountant's composition (issue 29): connect-the-dots atoms, in-place folding, the O(grid)
+// The accountant's composition: connect-the-dots atoms, in-place folding, the O(grid)
 // inversion and the incremental per-round figure, against closed forms (optimal composition of
 // pure-epsilon releases, exact enumeration of heterogeneous randomized responses, the analytic
 // Gaussian of mu^2 = sum mu_i^2), against the previous implementation (figures recorded from
@@ -362,7 +362,7 @@ double ExactTwoGroupDelta(int n_a, double eps_a, double up_a, double down_a, int
 }
 
 TEST(PldCompose, ThousandTinyTermsAgreeWithTheExactValueFromAbove) {
-  // Issue 29's question, "agree with today's figures to 1e-3 relative or provably no smaller":
+  // The requirement, "agree with the previous figures to 1e-3 relative or provably no smaller":
   // on 1000 tiny unequal terms the figure is below the previous implementation's (8e85761:
   // every atom rounded up on h = 1e-4) because that one erred upwards by its rounding, not
   // because this one is too small. The exact composition of two groups of equal terms is a

@@ -14,6 +14,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 const wasmDir = path.resolve(root, process.env.DPADMM_WASM_DIR ?? 'build-wasm');
 const wasmMtDir = path.resolve(root, process.env.DPADMM_WASM_MT_DIR ?? 'build-wasm-mt');
+const version = readFileSync(path.join(root, 'VERSION'), 'utf8').trim();
 const isolation = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
@@ -93,6 +94,17 @@ function servePrecompressed(): Plugin {
   };
 }
 
+/** The page states the library's version: %DPADMM_VERSION% in index.html, from the VERSION file. */
+function pageVersion(): Plugin {
+  return {
+    name: 'dpadmm-version',
+    transformIndexHtml: {
+      order: 'pre',
+      handler: (html) => html.replaceAll('%DPADMM_VERSION%', version),
+    },
+  };
+}
+
 export default defineConfig({
   base: './',
   resolve: { alias: { '@dpadmm-wasm-mt': wasmMtDir, '@dpadmm-wasm': wasmDir } },
@@ -105,5 +117,5 @@ export default defineConfig({
     // its worker would have an opaque origin and could not import the module under COEP.
     assetsInlineLimit: (file: string) => (file.endsWith('.worker.js') ? false : undefined),
   },
-  plugins: [precompress(), servePrecompressed()],
+  plugins: [pageVersion(), precompress(), servePrecompressed()],
 });

@@ -27,7 +27,7 @@ then the disk is freed, permissions restored, and the run is resumed from its la
 trace and summary of an uninterrupted serial run, bit for bit (wall times aside), leaving no
 temporary file, process or segment. Ends with "N passed, N failed".
 
-Engine `party` (`dpadmm party`, issue 27): three party processes on 127.0.0.1 with mutual TLS
+Engine `party` (`dpadmm party`): three party processes on 127.0.0.1 with mutual TLS
 (certificates from scripts/make_certs.sh), each with its own rows (a third of the LIBSVM file)
 and its own output folder, a random consensus algorithm, topology and checkpoint interval. A
 random party gets the fault (SIGKILL, SIGTERM, SIGINT, its output folder a full tmpfs or made

@@ -52,6 +52,12 @@ case "$CASE" in
     grep -q -- '--nodes N=10' out.txt || fail "--help does not show --nodes with its default"
     grep -q 'Exit codes' out.txt || fail "--help does not document the exit codes"
     ;;
+  version)
+    # The version the build derives from the VERSION file at the top of the tree.
+    expect 0 '' -- "$DPADMM" --version
+    want=$(cat "$FIXTURES/../../../VERSION")
+    [ "$(cat out.txt)" = "$want" ] || fail "--version prints '$(cat out.txt)', VERSION says '$want'"
+    ;;
   unknown_flag)
     expect 2 'dpadmm: error: .*--bogus' -- "$DPADMM" run --bogus 3
     one_error_line

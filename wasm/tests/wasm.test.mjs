@@ -99,9 +99,11 @@ test('step_and_stop', () => {
 });
 
 // A seeded run gives the same bits natively and in wasm: the native CLI's CSV trace and the
-// wasm trace agree in every column but wall time, for four algorithms (dense and sparse data,
-// private and not; the private ones in simulation mode, noise_seed set). The numbers are
-// printed in shortest round-trip form, so equal text means equal doubles.
+// wasm trace agree in every column but wall time, for five algorithms (dense and sparse data,
+// private and not; the private ones in simulation mode, noise_seed set), the three baselines
+// (both mechanisms) and a run with a target epsilon (the epsilon policy and the calibration,
+// applied when the Session prepares the run as `dpadmm run` does). The numbers are printed in
+// shortest round-trip form, so equal text means equal doubles.
 const NATIVE_SPECS = {
   admm: { iterations: 60, seed: 3 },
   dvp: { algorithm: { name: 'dvp', eta: 10, dvp: { alpha: 0.5 } }, graph: { nodes: 6, edges: 8 },
@@ -115,6 +117,15 @@ const NATIVE_SPECS = {
   sparse_madmm: { algorithm: { name: 'madmm', eta: 1, madmm: { alpha: 0.8, q1: 1.02 } },
                   data: { source: 'sparse', rows: 1500, dims: 60 }, graph: { topology: 'ring', nodes: 5 },
                   iterations: 25, seed: 9, noise_seed: 9 },
+  local: { algorithm: { name: 'local', local: { epsilon: 0.5 } }, data: { source: 'twonorm', rows: 1200 },
+           graph: { nodes: 6, edges: 8 }, iterations: 5, seed: 6, noise_seed: 6 },
+  average_gaussian: { algorithm: { name: 'average', average: { mechanism: 'gaussian', epsilon: 2, delta: 1e-6 } },
+                      data: { source: 'twonorm', rows: 1200 }, graph: { nodes: 6, edges: 8 }, iterations: 15,
+                      seed: 7, noise_seed: 7 },
+  central: { algorithm: { name: 'central', central: { epsilon: 1 } }, data: { source: 'twonorm', rows: 1200 },
+             graph: { nodes: 6, edges: 8 }, iterations: 5, seed: 8, noise_seed: 8 },
+  dvp_target_epsilon: { algorithm: { name: 'dvp' }, data: { source: 'twonorm', rows: 1200 },
+                        graph: { nodes: 6, edges: 8 }, target_epsilon: 1, seed: 12, noise_seed: 12 },
 };
 
 // The library computes every elementary function itself (algorithms' portable_math.h), so the

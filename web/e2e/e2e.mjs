@@ -6,12 +6,14 @@
 //   3. the trace downloads as CSV and equals the native CLI's trace of the same spec
 //      (DPADMM_NATIVE_CLI) in every column but wall time;
 //   4. a shared URL reproduces a private (DVP) run in simulation mode (noise seed) bit for bit;
+//      the baselines local, average and central (mechanism, ε, δ; no consensus gap for local)
+//      and a target-ε run (the epsilon policy) give `dpadmm run`'s traces;
 //   5. a malformed LIBSVM file shows the C++ loader's message naming the line;
 //   6. the vertical setting (ADMM sharing): a default run finishes near the centralized model; a
 //      DP run on an uneven 3-party split gives the native `dpadmm run` trace bit for bit; its
 //      shared URL reproduces it; the SGD baseline overlays the earlier runs; a CSV file from
 //      disk is split between two parties; pause, step and stop work in this setting too.
-//   7. the privacy-utility view: a tiny sweep gives `dpadmm sweep`'s CSV, its share link
+//   7. the privacy-utility view: a tiny sweep with the baselines gives `dpadmm sweep`'s CSV, its share link
 //      reproduces it, Cancel keeps the runs so far, axe, desktop and phone screenshots.
 //   8. threads: the cross-origin-isolated page loads the threaded build (pthreads + oneTBB); a
 //      seeded private run on 2 threads (TBB engine) gives the native serial engine's trace bit
@@ -104,7 +106,8 @@ await step('loads, cross-origin isolated, engine ready', async () => {
   await page.waitForSelector('#state[data-state=idle]', { timeout: 60_000 });
   assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), true);
   assert.equal(await page.locator('#pause').isDisabled(), true);
-  assert.equal(await page.locator('#algorithm option').count(), 8); // src/algorithms.ts: 8 consensus algorithms (PDML included)
+  // src/algorithms.ts: 8 consensus algorithms (PDML included) and the 3 baselines
+  assert.equal(await page.locator('#algorithm option').count(), 11);
 });
 
 await step('default run: charts update live, finishes with the expected accuracy', async () => {
@@ -180,6 +183,92 @@ await step('threads: 2 threads (TBB engine, threaded build) give the native seri
   assert.equal(await p.locator('#threads-error').textContent(), `At most ${cores}.`);
   await p.fill('#threads', '1');
   await p.locator('#threads').dispatchEvent('input');
+  await p.close();
+});
+
+await step('baselines in the run view: local (Gaussian, from a link), average, central; traces equal `dpadmm run`', async () => {
+  const p = await openPage(`${base}?algorithm=local&mechanism=gaussian&delta=1e-6&nodes=6&edges=8&rows=1200&iterations=10&seed=3&noise_seed=3`);
+  await waitFinished(p);
+  // The picker: the baselines in a group of their own; central says it needs a trusted curator.
+  assert.deepEqual(await p.locator('#algorithm optgroup option').evaluateAll((os) => os.map((o) => o.value)),
+                   ['local', 'average', 'central']);
+  assert.match(await p.locator('#algorithm option[value=central]').textContent(), /trusted curator/);
+  // The link's mechanism and δ are restored and sent.
+  assert.equal(await p.locator('#algorithm').inputValue(), 'local');
+  assert.equal(await p.locator('#param-mechanism').inputValue(), 'gaussian');
+  assert.equal(await p.inputValue('#param-delta'), '0.000001');
+  const localSpec = await p.locator('#info').getAttribute('data-spec');
+  assert.deepEqual(JSON.parse(localSpec).algorithm.local, { mechanism: 'gaussian', epsilon: 1, delta: 1e-6 });
+  // local learns no consensus model: its accuracy is the mean over the nodes' own models, and
+  // the spread of those models is not shown as a consensus gap (figure or chart).
+  assert.equal(await p.locator('#gap').textContent(), 'none (no consensus model)');
+  assert.match(await p.locator('#info').textContent(), /^Baseline local: .*no consensus model/);
+  assert.equal(await p.locator('#privacy').textContent(), '1');
+  const drawn = (q, title) => q.locator('#charts figure.chart', { hasText: title }).getAttribute('data-values');
+  assert.equal(await drawn(p, 'Consensus gap'), '0', 'no consensus gap drawn for local');
+  assert.equal(await drawn(p, 'Test error'), '11', 'rounds 0-10 of the test error');
+  assert.deepEqual(dropSeconds(await download(p)), nativeSerialTrace(localSpec, 'local'));
+  // average: a new algorithm starts from its defaults (objective perturbation: no δ shown); a
+  // real gap, which the chart draws.
+  await p.selectOption('#algorithm', 'average');
+  assert.equal(await p.locator('#param-mechanism').inputValue(), 'objective');
+  assert.equal(await p.locator('#param-delta').isVisible(), false, 'objective perturbation has no δ');
+  await p.fill('#param-epsilon', '2');
+  await p.locator('#param-epsilon').dispatchEvent('input');
+  await p.click('#run');
+  await waitFinished(p);
+  const averageSpec = await p.locator('#info').getAttribute('data-spec');
+  assert.deepEqual(JSON.parse(averageSpec).algorithm.average, { mechanism: 'objective', epsilon: 2, delta: 1e-5 });
+  assert.match(await p.locator('#gap').textContent(), /^[0-9.e+−-]+$/);
+  assert.equal(await drawn(p, 'Consensus gap'), '10', 'average: its gap in rounds 1-10 (log axis: round 0\'s 0 is left out)');
+  assert.deepEqual(dropSeconds(await download(p)), nativeSerialTrace(averageSpec, 'average'));
+  await p.click('#share');
+  assert.match(await p.locator('#share').getAttribute('data-url'), /algorithm=average&.*epsilon=2&.*mechanism=objective/);
+  // central: one node holding every row; the info names the curator every party must trust.
+  // Choosing the Gaussian mechanism shows δ.
+  await p.selectOption('#algorithm', 'central');
+  await p.selectOption('#param-mechanism', 'gaussian');
+  assert.equal(await p.locator('#param-delta').isVisible(), true, 'the Gaussian mechanism shows δ');
+  await p.click('#run');
+  await waitFinished(p);
+  assert.match(await p.locator('#info').textContent(), /^Baseline central: .*curator every party trusts/);
+  assert.equal(await p.locator('#graph').getAttribute('data-nodes'), '1');
+  assert.equal(await p.locator('#gap').textContent(), 'none (one node)');
+  const centralSpec = await p.locator('#info').getAttribute('data-spec');
+  assert.equal(JSON.parse(centralSpec).algorithm.central.mechanism, 'gaussian');
+  assert.deepEqual(dropSeconds(await download(p)), nativeSerialTrace(centralSpec, 'central'));
+  await p.screenshot({ path: path.join(artifacts, 'baselines-run.png') });
+  await p.close();
+});
+
+await step('target ε: the epsilon policy and the calibration set the run, as `dpadmm run --target-epsilon`', async () => {
+  const p = await openPage(`${base}?algorithm=dvp&nodes=6&edges=8&rows=1200&seed=3&noise_seed=3&target_epsilon=1`);
+  await waitFinished(p);
+  assert.equal(await p.inputValue('#target-epsilon'), '1');
+  for (const id of ['iterations', 'param-C', 'param-rho', 'param-eta', 'param-alpha']) {
+    assert.equal(await p.locator(`#${id}`).isDisabled(), true, `${id} is set by the target`);
+  }
+  const spec = JSON.parse(await p.locator('#info').getAttribute('data-spec'));
+  assert.equal(spec.target_epsilon, 1);
+  assert.notEqual(spec.iterations, 100, 'the policy chose the rounds');
+  assert.equal(await p.locator('#round').textContent(), `${spec.iterations} / ${spec.iterations}`);
+  assert.match(await p.locator('#info').textContent(),
+               /Target ε 1: the epsilon policy chose rounds \d+, C 1, .* the calibration set algorithm\.dvp\.alpha = /);
+  // The native command with the same flags (no --iterations: the CLI refuses it beside a target).
+  const trace = path.join(tmp, 'target.csv');
+  execFileSync(process.env.DPADMM_NATIVE_CLI, ['run', '--data', 'twonorm', '--rows', '1200', '--nodes', '6', '--edges', '8',
+    '--algorithm', 'dvp', '--seed', '3', '--noise-seed', '3', '--target-epsilon', '1', '--engine', 'serial',
+    '--quiet', '--trace', trace, '--summary', path.join(tmp, 'target-s.json')], { stdio: ['ignore', 'ignore', 'ignore'] });
+  assert.deepEqual(dropSeconds(await download(p)), dropSeconds(readFileSync(trace, 'utf8')));
+  // The link carries the target; 0 turns it off and gives the fields back; non-private ADMM
+  // takes none.
+  await p.click('#share');
+  assert.match(await p.locator('#share').getAttribute('data-url'), /target_epsilon=1/);
+  await p.fill('#target-epsilon', '0');
+  await p.locator('#target-epsilon').dispatchEvent('input');
+  assert.equal(await p.locator('#iterations').isDisabled(), false);
+  await p.selectOption('#algorithm', 'admm');
+  assert.equal(await p.locator('#target-epsilon').isVisible(), false, 'non-private ADMM takes no target');
   await p.close();
 });
 
@@ -819,8 +908,8 @@ await step('precompressed assets: brotli and gzip with Content-Encoding, isolati
   assert.match(wasm, /\.wasm$/);
 });
 
-// The privacy-utility view: a tiny sweep (2 algorithms x 2 epsilons x 2 seeds + the reference,
-// 4 nodes, 400 rows, 15 rounds) from the form, its numbers against `dpadmm sweep`, the share
+// The privacy-utility view: a tiny sweep (2 algorithms and the 3 baselines x 2 epsilons x 2 seeds
+// + the reference, 4 nodes, 400 rows, 15 rounds) from the form, its numbers against `dpadmm sweep`, the share
 // link, Cancel, keyboard tabs, axe and the screenshots of the README.
 const SWEEP_FIELDS = { 'sw-rows': 400, 'sw-nodes': 4, 'sw-rounds': 15, 'sw-seed': 3,
                        'sw-eps-min': 1, 'sw-eps-max': 10, 'sw-eps-steps': 2, 'sw-seeds': 2 };
@@ -846,6 +935,8 @@ await step('privacy-utility view: a tiny sweep runs, draws, matches `dpadmm swee
   await p.check('#sw-alg-dvp');
   await p.check('#sw-alg-pvp');
   await p.uncheck('#sw-alg-madmm');
+  // The baselines are on by default: drawn beside every curve.
+  for (const b of ['local', 'average', 'central']) assert.equal(await p.isChecked(`#sw-alg-${b}`), true, `${b} on by default`);
   // Limits: an empty or out-of-range field shows its message and blocks the sweep.
   await p.fill('#sw-seeds', '');
   assert.match(await p.locator('#sw-seeds-error').textContent(), /Required/);
@@ -853,37 +944,47 @@ await step('privacy-utility view: a tiny sweep runs, draws, matches `dpadmm swee
   assert.match(await p.locator('#sw-seeds-error').textContent(), /At most 20/);
   await p.fill('#sw-seeds', '2');
   assert.equal(await p.locator('#sw-seeds-error').isHidden(), true);
-  assert.match(await p.locator('#sw-eps-list').textContent(), /ε = 1, 10 .* 10 runs/);
+  assert.match(await p.locator('#sw-eps-list').textContent(), /ε = 1, 10 .* 22 runs/);
   const started = Date.now();
   await p.click('#sw-run');
   await waitSweep(p);
   console.log(`     tiny sweep in the browser: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  assert.equal(Number(await p.locator('#sw-progress').getAttribute('value')), 10);
+  assert.equal(Number(await p.locator('#sw-progress').getAttribute('value')), 22);
   assert.match(await p.locator('#sw-noise').textContent(), /^simulation: noise seeded per repetition/);
   // The chart: uPlot's canvas, a log x axis, both axes labelled with units, a legend.
   assert.equal(await p.locator('#sw-chart canvas').count(), 1);
-  assert.equal(await p.locator('#sw-chart').getAttribute('data-series'), '2');
+  assert.equal(await p.locator('#sw-chart').getAttribute('data-series'), '5');
+  assert.equal(await p.locator('#sw-chart').getAttribute('data-baselines'), '3');
   const chart = p.locator('#sw-chart');
   assert.match(await chart.getAttribute('data-x-label'), /^total ε per node .*log scale/);
   assert.equal(await chart.getAttribute('data-x-scale'), 'log');
   assert.equal(await chart.getAttribute('data-y-label'), 'test accuracy (%)');
   const legend = await p.locator('#sw-legend li').allTextContents();
-  assert.equal(legend.length, 5, legend.join(' / '));
+  assert.equal(legend.length, 8, legend.join(' / '));
   assert.ok(legend.some((l) => /ADMM \(non-private\)/.test(l)) && legend.some((l) => /majority/.test(l)));
+  assert.ok(legend.some((l) => /^central: one curator every party must trust/.test(l)), legend.join(' / '));
   const table = await sweepTable(p);
-  assert.equal(table.length, 7, table.join('\n'));
+  assert.equal(table.length, 13, table.join('\n'));
   // The same sweep from the command line the page shows: the same CSV, character for character.
   const command = (await p.locator('#sw-command').textContent()).trim().split(/\s+/);
   assert.equal(command[0], 'dpadmm');
+  assert.equal(command[command.indexOf('--algorithms') + 1], 'dvp,pvp,local,average,central');
   const out = path.join(tmp, 'sweep-native');
   execFileSync(process.env.DPADMM_NATIVE_CLI, [...command.slice(1), '--out', out, '--quiet']);
   const native = readFileSync(path.join(out, 'sweep.csv'), 'utf8');
   const [dl] = await Promise.all([p.waitForEvent('download'), p.click('#sw-download')]);
   const csv = readFileSync(await dl.path(), 'utf8');
   assert.equal(csv, native);
-  const dvp10 = native.split('\n').find((l) => l.startsWith('dvp,10,'));
-  assert.ok(table.some((row) => row.startsWith(`dvp | 10 | ${Number(dvp10.split(',')[4]).toFixed(2)} |`)),
-            `${dvp10} vs\n${table.join('\n')}`);
+  // The table shows the native means; central's row names the curator.
+  for (const name of ['dvp', 'local', 'average', 'central']) {
+    for (const eps of ['1', '10']) {
+      const line = native.split('\n').find((l) => l.startsWith(`${name},${eps},`));
+      assert.ok(line, `${name} at ε ${eps} in sweep.csv`);
+      const shown = name === 'central' ? 'central (trusted curator)' : name;
+      assert.ok(table.some((row) => row.startsWith(`${shown} | ${eps} | ${Number(line.split(',')[4]).toFixed(2)} |`)),
+                `${line} vs\n${table.join('\n')}`);
+    }
+  }
   assert.deepEqual(await axeProblems(p), []);
   // The share link: the view, the fields and the same numbers in a fresh page.
   await p.click('#sw-share');
@@ -899,15 +1000,16 @@ await step('privacy-utility view: a tiny sweep runs, draws, matches `dpadmm swee
   await p.close();
 });
 
-// The README's picture: DVP and PVP over two decades of ε, 5 seeds (55 runs of 6 nodes, 50 rounds).
-const SWEEP_SHOWN = `${base}?view=sweep&data=twonorm&rows=1000&nodes=6&rounds=50&seed=1&algorithms=dvp,pvp&eps_min=0.1&eps_max=10&eps_steps=5&seeds=5`;
+// The README's picture: DVP and PVP beside the baselines over two decades of ε, 5 seeds (130 runs
+// of 6 nodes, 50 rounds).
+const SWEEP_SHOWN = `${base}?view=sweep&data=twonorm&rows=1000&nodes=6&rounds=50&seed=1&algorithms=dvp,pvp,local,average,central&eps_min=0.1&eps_max=10&eps_steps=5&seeds=5`;
 
 await step('privacy-utility view: a 5-seed sweep from a link (desktop screenshot, axe)', async () => {
   const p = await openPage(SWEEP_SHOWN);
   const started = Date.now();
   await waitSweep(p);
-  console.log(`     2 algorithms x 5 epsilons x 5 seeds + reference (55 runs): ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  assert.equal((await sweepTable(p)).length, 13);
+  console.log(`     2 algorithms and 3 baselines x 5 epsilons x 5 seeds + reference (130 runs): ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  assert.equal((await sweepTable(p)).length, 28);
   assert.deepEqual(await axeProblems(p), []);
   await p.screenshot({ path: path.join(screenshots, 'sweep-desktop.png'), fullPage: true });
   await p.close();

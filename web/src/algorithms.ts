@@ -13,6 +13,16 @@ export interface ParamDef {
   /** Whole numbers only (step 1; otherwise step "any", src/limits.ts). */
   integer?: boolean;
   privacy?: boolean;
+  /** Shown (and meaningful) only while a choice of the algorithm has this value. */
+  when?: { choice: string; value: string };
+}
+
+/** A parameter with named values (a select), e.g. the baselines' mechanism. */
+export interface ChoiceDef {
+  key: string;
+  label: string;
+  help: string;
+  options: { value: string; label: string }[];
 }
 
 export interface AlgorithmDef {
@@ -22,6 +32,13 @@ export interface AlgorithmDef {
   private: boolean;
   /** Parameters shown for this algorithm, with its own sensible defaults. */
   params: Record<string, number>;
+  /** Its named-value parameters (CHOICES) and their defaults. */
+  choices?: Record<string, string>;
+  /** A baseline (local, average, central): released once, compared with the private ADMMs. */
+  baseline?: boolean;
+  /** Takes a target ε (`dpadmm run --target-epsilon`): the epsilon policy chooses its settings
+   * and the calibration its noise (tools/calibration.h CanCalibrate, tools/epsilon_policy.h). */
+  calibrates?: boolean;
 }
 
 export const PARAMS: Record<string, ParamDef> = {
@@ -73,13 +90,34 @@ export const PARAMS: Record<string, ParamDef> = {
     key: 'pdml_decay', label: 'noise decay', min: 0.01, max: 1, privacy: true,
     help: 'PDML: the primal noise variance shrinks by this factor every round.',
   },
+  epsilon: {
+    key: 'epsilon', label: 'privacy ε (one release)', min: 1e-3, privacy: true,
+    help: 'Each node\'s ε for its single release in round 1 (central: the curator\'s, against everyone but the curator); the later rounds only reuse released values, at no further cost.',
+  },
+  delta: {
+    key: 'delta', label: 'δ of the release', min: 1e-12, max: 0.5, privacy: true,
+    when: { choice: 'mechanism', value: 'gaussian' },
+    help: 'Gaussian mechanism: the probability that its ε guarantee fails; the noise is calibrated to (ε, δ).',
+  },
   privacy_budget: {
     key: 'privacy_budget', label: 'privacy budget', min: 0, privacy: true,
     help: 'Stop before the round that would take the total privacy loss above this (0 = no limit).',
   },
 };
 
+export const CHOICES: Record<string, ChoiceDef> = {
+  mechanism: {
+    key: 'mechanism', label: 'mechanism',
+    help: 'Objective perturbation: a random linear term in the node\'s problem before it is solved (pure ε-DP). Gaussian: Gaussian noise added to the exact solution ((ε, δ)-DP).',
+    options: [
+      { value: 'objective', label: 'objective (ε)' },
+      { value: 'gaussian', label: 'Gaussian (ε, δ)' },
+    ],
+  },
+};
+
 const COMMON = { C: 1750, rho: 0.22 };
+const BASELINE = { epsilon: 1, delta: 1e-5, ...COMMON };
 
 export const ALGORITHMS: AlgorithmDef[] = [
   {
@@ -88,17 +126,17 @@ export const ALGORITHMS: AlgorithmDef[] = [
     params: { eta: 0.5, ...COMMON },
   },
   {
-    name: 'dvp', title: 'DVP: dual variable perturbation', private: true,
+    name: 'dvp', title: 'DVP: dual variable perturbation', private: true, calibrates: true,
     summary: 'Private ADMM that adds noise to each node\'s dual variable before its local update (004, Alg. 2).',
     params: { eta: 30, alpha: 0.15, q2: 1, privacy_budget: 0, ...COMMON },
   },
   {
-    name: 'pvp', title: 'PVP: primal variable perturbation', private: true,
+    name: 'pvp', title: 'PVP: primal variable perturbation', private: true, calibrates: true,
     summary: 'Each node solves its update exactly and releases it with added noise.',
     params: { eta: 30, alpha: 0.15, q2: 1, privacy_budget: 0, ...COMMON },
   },
   {
-    name: 'madmm', title: 'M-ADMM: growing private penalties', private: true,
+    name: 'madmm', title: 'M-ADMM: growing private penalties', private: true, calibrates: true,
     summary: 'Penalty perturbation with a penalty that grows every round, so the noise matters less and less (002).',
     params: { eta: 200, q1: 1.02, alpha: 20, q2: 1, dual_step: 0, privacy_budget: 0, ...COMMON },
   },
@@ -113,7 +151,7 @@ export const ALGORITHMS: AlgorithmDef[] = [
     params: { eta: 1, q1: 1.04, gamma: 0.5, ...COMMON },
   },
   {
-    name: 'private_mradmm', title: 'Private MR-ADMM', private: true,
+    name: 'private_mradmm', title: 'Private MR-ADMM', private: true, calibrates: true,
     summary: 'MR-ADMM with objective perturbation: only the data rounds spend privacy (003, Alg. 3).',
     params: { eta: 200, q1: 1.02, gamma: 0.5, alpha: 0.02, q2: 1, privacy_budget: 0, ...COMMON },
   },
@@ -121,6 +159,21 @@ export const ALGORITHMS: AlgorithmDef[] = [
     name: 'pdml', title: 'PDML: private labels, private servers', private: true,
     summary: 'Users randomize their labels themselves; servers learn with a debiased loss and noisy objectives and messages (000). Here ρ is the paper\'s a and η its β (C = 1).',
     params: { eta: 0.1, C: 1, rho: 0.01, label_eps: 1, pdml_R: 1, pdml_V: 0.5, pdml_decay: 1 },
+  },
+  {
+    name: 'local', title: 'Baseline local: every node alone (the floor)', private: true, baseline: true, calibrates: true,
+    summary: 'Every node trains on its own rows only and releases its model once, with noise; no node uses a neighbour\'s message. The accuracy shown is the mean over the nodes\' own models: there is no consensus model.',
+    params: { ...BASELINE }, choices: { mechanism: 'objective' },
+  },
+  {
+    name: 'average', title: 'Baseline average: local releases, averaged', private: true, baseline: true, calibrates: true,
+    summary: 'Every node releases its local model once (as local), then the nodes average the released models with their neighbours, round after round (gossip): no further privacy cost.',
+    params: { ...BASELINE }, choices: { mechanism: 'objective' },
+  },
+  {
+    name: 'central', title: 'Baseline central: one trusted curator (the ceiling)', private: true, baseline: true, calibrates: true,
+    summary: 'NEEDS A CURATOR EVERY PARTY TRUSTS WITH ITS ROWS: all rows at one node, which trains once and releases one noisy model: the ceiling the decentralized algorithms are compared with at this ε, not a decentralized option.',
+    params: { ...BASELINE }, choices: { mechanism: 'objective' },
   },
 ];
 

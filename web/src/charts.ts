@@ -35,6 +35,9 @@ export interface Trace {
   tight?: { epsilon: number; delta: number; round: number };
   /** Some round carried a tight epsilon (trace column tight_epsilon): the privacy chart draws it. */
   tightRounds?: boolean;
+  /** The run learns no consensus model (local: every node keeps its own): no consensus gap is
+   * drawn for it (the spread of independent models is not a gap that the run closes). */
+  noConsensus?: boolean;
 }
 
 /** A round's tight epsilon when it has one (> 0: a run that released something private). */
@@ -69,6 +72,8 @@ interface ChartDef {
   yLabel: string;
   value: (m: Metrics) => number | null;
   log: boolean;
+  /** Only for runs that seek a consensus model (not drawn for Trace.noConsensus). */
+  consensus?: boolean;
   unit: string;
   /** The privacy chart of consensus runs: a second series, the tight epsilon at the end. */
   tight?: boolean;
@@ -88,7 +93,7 @@ export const CHART_SETS: Record<Trace['mode'], ChartSet> = {
       { title: 'Training loss L(t) (private data; empty when released-only)', yLabel: 'loss (nats)', value: (m) => (m as RoundMetrics).train_loss, log: true, unit: '' },
       { title: 'Test error', yLabel: 'error (%)', value: (m) => percent((m as RoundMetrics).test_error), log: false, unit: ' %' },
       { title: "Privacy loss ε per node: paper's figure and tight ε, run so far", yLabel: 'ε (nats, log)', value: (m) => (m as RoundMetrics).privacy_loss, log: true, unit: '', tight: true },
-      { title: 'Consensus gap max ||f_i − mean f||', yLabel: '‖·‖₂ (log)', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '' },
+      { title: 'Consensus gap max ||f_i − mean f||', yLabel: '‖·‖₂ (log)', value: (m) => (m as RoundMetrics).consensus_gap, log: true, unit: '', consensus: true },
     ],
   },
   vertical: {
@@ -177,7 +182,7 @@ export class Charts {
       const ys: (number | null)[][] = [];
       shown.forEach((t, s) => {
         const y: (number | null)[] = new Array(x.length).fill(null);
-        for (const m of drawn[s]) {
+        for (const m of def.consensus && t.noConsensus ? [] : drawn[s]) {
           const v = def.value(m);
           y[at.get(m.round)!] = v !== null && Number.isFinite(v) && (!def.log || v > 0) ? v : null;
         }
@@ -192,6 +197,9 @@ export class Charts {
         }
       });
       this.plots[c]?.setData([x, ...ys] as uPlot.AlignedData);
+      // The values drawn in this chart (for tests: what a run shows and what it leaves out).
+      const box = this.host.children[c] as HTMLElement | undefined;
+      if (box) box.dataset.values = String(ys.reduce((n, y) => n + y.filter((v) => v !== null).length, 0));
     });
     this.host.dataset.points = String(drawn.reduce((s, list) => s + list.length, 0));
     this.host.dataset.tightPoints = String(tightPoints);

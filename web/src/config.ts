@@ -2,7 +2,7 @@
 // A run's configuration: what the form shows, what the URL carries, and the spec JSON the C++
 // engine receives (the shape of `dpadmm run --print-config` in the horizontal setting, of
 // `dpadmm sharing --print-config` in the vertical one).
-import { ALGORITHMS, algorithmByName, PARAMS, SHARING_ALGORITHMS, sharingAlgorithmByName } from './algorithms';
+import { ALGORITHMS, algorithmByName, CHOICES, SHARING_ALGORITHMS, sharingAlgorithmByName } from './algorithms';
 
 /** horizontal: consensus, nodes hold different samples; vertical: sharing, parties hold different features. */
 export type Mode = 'horizontal' | 'vertical';
@@ -27,6 +27,14 @@ export interface RunConfig {
   edges: number;
   algorithm: string;
   params: Record<string, number>;
+  /** The algorithm's named-value parameters (the baselines' mechanism). */
+  choices: Record<string, string>;
+  /**
+   * Consensus runs of an algorithm that calibrates: the total ε per node (tight, δ = 10⁻⁵) the
+   * run must reach; its rounds, C, ρ, η come from the epsilon policy and its noise from the
+   * calibration (spec target_epsilon). 0 = off: the fields as given.
+   */
+  targetEpsilon: number;
   loss: LossName;
   iterations: number;
   /** Consensus: stop ("converged") once model change and consensus gap are below it; 0 = never. */
@@ -67,7 +75,7 @@ export function defaultConfig(mode: Mode = 'horizontal'): RunConfig {
     mode, ...MODE_DATA[mode],
     fileName: '', fileFormat: 'libsvm', csvHeader: false,
     topology: 'random', nodes: 10, edges: 13,
-    algorithm: 'admm', params: { ...ALGORITHMS[0].params },
+    algorithm: 'admm', params: { ...ALGORITHMS[0].params }, choices: {}, targetEpsilon: 0,
     loss: 'logistic', iterations: 100, tolerance: 0, seed: 1, noiseSeed: null, threads: 1,
     parties: 2, partyFeatures: '', sharingAlgorithm: 'admm',
     sharingParams: { ...SHARING_ALGORITHMS[0].params }, epochs: 20,
@@ -125,13 +133,19 @@ export function toSpec(c: RunConfig): Record<string, unknown> {
     data: dataObject(c),
     graph,
     loss: { kind: c.loss },
-    algorithm: algorithmObject(c.algorithm, c.params, SHARED_ALGORITHM_FIELDS),
+    algorithm: algorithmObject(c.algorithm, { ...c.params, ...c.choices }, SHARED_ALGORITHM_FIELDS),
     iterations: c.iterations,
+    ...(targetOf(c) > 0 ? { target_epsilon: targetOf(c) } : {}),
     ...(c.tolerance > 0 ? { tolerance: c.tolerance } : {}),
     seed: c.seed,
     ...noiseSeedField(c),
     ...(c.threads > 1 ? { engine: 'tbb', threads: c.threads } : {}),
   };
+}
+
+/** The run's target ε: the field's value for an algorithm that calibrates, else 0. */
+export function targetOf(c: RunConfig): number {
+  return c.mode === 'horizontal' && algorithmByName(c.algorithm).calibrates ? c.targetEpsilon : 0;
 }
 
 /** The label every output of a run carries (the same text as the library's NoiseLabel). */
@@ -201,6 +215,8 @@ export function toQuery(c: RunConfig): string {
   if (c.topology === 'random') q.set('edges', String(c.edges));
   q.set('algorithm', c.algorithm);
   for (const [k, v] of Object.entries(c.params)) q.set(k, String(v));
+  for (const [k, v] of Object.entries(c.choices)) q.set(k, v);
+  if (targetOf(c) > 0) q.set('target_epsilon', String(c.targetEpsilon));
   q.set('loss', c.loss);
   q.set('iterations', String(c.iterations));
   if (c.tolerance > 0) q.set('tolerance', String(c.tolerance));
@@ -245,6 +261,12 @@ export function fromQuery(search: string): RunConfig | null {
   c.algorithm = algorithm.name;
   c.params = {};
   for (const [k, v] of Object.entries(algorithm.params)) c.params[k] = num(k, v);
+  c.choices = {};
+  for (const [k, v] of Object.entries(algorithm.choices ?? {})) {
+    const given = q.get(k);
+    c.choices[k] = CHOICES[k].options.some((o) => o.value === given) ? given! : v;
+  }
+  c.targetEpsilon = num('target_epsilon', 0);
   const loss = q.get('loss') as LossName | null;
   if (loss && (LOSSES as readonly string[]).includes(loss)) c.loss = loss;
   c.iterations = num('iterations', c.iterations);
@@ -262,7 +284,10 @@ export function describe(c: RunConfig): string {
     return `sharing ${c.sharingAlgorithm}${eps} · ${data} · ${c.parties} parties${split} · seed ${c.seed}${simulation(c)}`;
   }
   const data = c.dataset === 'file' ? c.fileName : c.dataset;
-  const privacy = PARAMS.alpha && 'alpha' in c.params && c.params.alpha > 0 ? ` α=${c.params.alpha}` : '';
+  const mechanism = c.choices.mechanism === 'gaussian' ? ` (Gaussian, δ=${c.params.delta})` : '';
+  const privacy = targetOf(c) > 0 ? ` target ε=${c.targetEpsilon}`
+    : 'alpha' in c.params && c.params.alpha > 0 ? ` α=${c.params.alpha}`
+    : 'epsilon' in c.params ? ` ε=${c.params.epsilon}${mechanism}` : '';
   return `${c.algorithm}${privacy} · ${data} · ${c.topology} ${c.nodes} · seed ${c.seed}${simulation(c)}`;
 }
 

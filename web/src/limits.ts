@@ -26,6 +26,8 @@ export const FIELD_LIMITS: Record<string, Rule> = {
   edges: { min: 1, max: 499_500, integer: true },
   iterations: { min: 1, max: 5000, integer: true },
   tolerance: { min: 0, max: 1 },
+  // 0 = off; the engine refuses a target out of the algorithm's reach with its smallest ε.
+  'target-epsilon': { min: 0, max: 100 },
   seed: { min: 0, max: MAX_SEED, integer: true },
   'noise-seed': { min: 0, max: MAX_SEED, integer: true, optional: true },
   // threads: [1, the engine's cores] (navigator.hardwareConcurrency in the threaded build, 1 in

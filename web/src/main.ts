@@ -2,13 +2,13 @@
 // The page: a form that builds a run configuration, the controls, the graph, the charts and the
 // list of runs. The engine runs in a Web Worker (worker.ts); this thread never computes.
 import {
-  ALGORITHMS, algorithmByName, PARAMS, SHARING_ALGORITHMS, SHARING_PARAMS, sharingAlgorithmByName,
+  ALGORITHMS, algorithmByName, CHOICES, PARAMS, SHARING_ALGORITHMS, SHARING_PARAMS, sharingAlgorithmByName,
   type ParamDef,
 } from './algorithms';
 import { addRounds, Charts, formatNumber, PALETTE, type Trace } from './charts';
 import {
   defaultConfig, DEFAULT_DIMS, describe, edgeRange, fromQuery, MODE_DATA, parseNoiseSeed,
-  storedFileName, toQuery,
+  storedFileName, targetOf, toQuery,
   toSpec, type Mode, type RunConfig,
 } from './config';
 import { GraphView } from './graph';
@@ -18,7 +18,7 @@ import {
   CTRL_DELAY, CTRL_STATE, CTRL_STEPS, PAUSED, RUNNING, STOPPING,
   type EpochMetrics, type FromWorker, type GraphShape, type OutputsInfo, type RoundMetrics,
   type SharingGraph,
-  type SharingInfo, type TightPrivacy, type ToWorker, type UploadedFile,
+  type RunInfo, type SharingInfo, type TightPrivacy, type ToWorker, type UploadedFile,
 } from './protocol';
 import { explain, judge, type Verdict } from './verdict';
 
@@ -43,6 +43,10 @@ interface RunRecord extends Trace {
   verdict: Verdict | null;
   /** Share of the majority class in the test set (from the run's info). */
   majorityRate: number | null;
+  /** Consensus runs: the nodes of the run's graph (central: 1). */
+  nodes?: number;
+  /** The rounds the run was prepared with (the epsilon policy may choose them). */
+  total?: number;
 }
 
 let config: RunConfig = defaultConfig();
@@ -65,12 +69,16 @@ const graph = new GraphView($<HTMLCanvasElement>('graph'));
 
 function fillAlgorithmPicker() {
   const sel = select('algorithm');
+  // The baselines in a group of their own, after the ADMM algorithms they are compared with.
+  const baselines = document.createElement('optgroup');
+  baselines.label = 'Baselines (one release, same ε)';
   for (const a of ALGORITHMS) {
     const o = document.createElement('option');
     o.value = a.name;
     o.textContent = a.title;
-    sel.append(o);
+    (a.baseline ? baselines : sel).append(o);
   }
+  sel.append(baselines);
   const sharing = select('sharing-algorithm');
   for (const a of SHARING_ALGORITHMS) {
     const o = document.createElement('option');
@@ -83,22 +91,61 @@ function fillAlgorithmPicker() {
 function renderParams() {
   const algorithm = algorithmByName(config.algorithm);
   $('algorithm-summary').textContent = algorithm.summary;
-  renderParamFields($('params'), 'param', PARAMS, algorithm.params, config.params);
+  renderParamFields($('params'), 'param', PARAMS, algorithm.params, config.params, config.choices);
+  $('target-box').hidden = !algorithm.calibrates;
+  syncTarget();
   const sharing = sharingAlgorithmByName(config.sharingAlgorithm);
   $('sharing-algorithm-summary').textContent = sharing.summary;
   renderParamFields($('sharing-params'), 'sparam', SHARING_PARAMS, sharing.params, config.sharingParams);
 }
 
-/** One labelled number field per parameter (with its one-line help), written into `values`. */
+/**
+ * One labelled select per named-value parameter in `choices` (CHOICES), then one labelled
+ * number field per parameter (each with its one-line help), written into `choices` and `values`.
+ * A parameter that only applies to one value of a choice (`when`) is hidden for the others.
+ */
 function renderParamFields(
   host: HTMLElement, prefix: string, defs: Record<string, ParamDef>, defaults: Record<string, number>,
-  values: Record<string, number>,
+  values: Record<string, number>, choices: Record<string, string> = {},
 ) {
   host.replaceChildren();
+  const conditional: { wrap: HTMLElement; when: NonNullable<ParamDef['when']> }[] = [];
+  const showConditional = () => {
+    for (const { wrap, when } of conditional) wrap.hidden = choices[when.choice] !== when.value;
+  };
+  for (const key of Object.keys(choices)) {
+    const def = CHOICES[key];
+    const wrap = document.createElement('div');
+    wrap.className = 'param privacy choice';
+    const label = document.createElement('label');
+    label.textContent = def.label + ' ';
+    const field = document.createElement('select');
+    field.id = `${prefix}-${key}`;
+    for (const option of def.options) {
+      const o = document.createElement('option');
+      o.value = option.value;
+      o.textContent = option.label;
+      field.append(o);
+    }
+    field.value = choices[key];
+    label.htmlFor = field.id;
+    const help = document.createElement('span');
+    help.className = 'help';
+    help.id = `${field.id}-help`;
+    help.textContent = def.help;
+    field.setAttribute('aria-describedby', help.id);
+    field.addEventListener('change', () => {
+      choices[key] = field.value;
+      showConditional();
+    });
+    wrap.append(label, field, help);
+    host.append(wrap);
+  }
   for (const key of Object.keys(defaults)) {
     const def = defs[key];
     const wrap = document.createElement('div');
     wrap.className = def.privacy ? 'param privacy' : 'param';
+    if (def.when) conditional.push({ wrap, when: def.when });
     const label = document.createElement('label');
     label.textContent = def.label + ' ';
     const field = document.createElement('input');
@@ -116,6 +163,22 @@ function renderParamFields(
     wrap.append(label, field, help);
     host.append(wrap);
     guard(field, rule, (v) => (values[key] = v));
+  }
+  showConditional();
+}
+
+// What a target ε takes out of the user's hands: the epsilon policy's settings (rounds, C, ρ, η)
+// and the noise knob the calibration sets (α, or a baseline's ε).
+const TARGET_SETS = ['iterations', 'param-C', 'param-rho', 'param-eta', 'param-alpha', 'param-epsilon'];
+
+/** With a target ε, the fields it sets are disabled (as `dpadmm run` refuses them beside it). */
+function syncTarget() {
+  const on = targetOf(config) > 0;
+  for (const id of TARGET_SETS) {
+    const field = document.getElementById(id) as HTMLInputElement | null;
+    if (!field) continue;
+    field.disabled = on;
+    field.title = on ? 'set by the target ε (epsilon policy and calibration)' : '';
   }
 }
 
@@ -144,6 +207,7 @@ function showConfig() {
   select('loss').value = config.loss;
   input('iterations').value = String(config.iterations);
   input('tolerance').value = String(config.tolerance);
+  input('target-epsilon').value = String(config.targetEpsilon);
   input('seed').value = String(config.seed);
   input('threads').value = String(config.threads);
   const noise = config.noiseSeed === null ? '' : String(config.noiseSeed);
@@ -292,6 +356,10 @@ function wireForm() {
   numberField('edges', (v) => (config.edges = Math.round(v)));
   numberField('iterations', (v) => (config.iterations = Math.round(v)));
   numberField('tolerance', (v) => (config.tolerance = v));
+  numberField('target-epsilon', (v) => {
+    config.targetEpsilon = v;
+    syncTarget();
+  });
   numberField('threads', (v) => (config.threads = Math.round(v)));
   numberField('seed', (v) => {
     config.seed = Math.round(v);
@@ -318,6 +386,7 @@ function wireForm() {
   select('algorithm').addEventListener('change', () => {
     config.algorithm = select('algorithm').value;
     config.params = { ...algorithmByName(config.algorithm).params };
+    config.choices = { ...algorithmByName(config.algorithm).choices };
     renderParams();
   });
   select('loss').addEventListener('change', () => (config.loss = select('loss').value as RunConfig['loss']));
@@ -369,6 +438,7 @@ function setPhase(p: Phase, verdict: Verdict | null = null) {
   for (const el of $('settings').querySelectorAll('input, select')) {
     (el as HTMLInputElement).disabled = busy;
   }
+  if (!busy) syncTarget();
 }
 
 function newWorker() {
@@ -481,12 +551,18 @@ function onWorkerMessage(m: FromWorker) {
         break;
       }
       $('info').dataset.spec = m.specJson; // the effective spec, for `dpadmm run --config`
+      current.noConsensus = m.info.test_error_of !== undefined && m.info.test_error_of !== 'mean model';
+      current.nodes = m.info.nodes;
+      current.total = JSON.parse(m.specJson).iterations;
       drawGraph(m.graph);
       $('info').textContent =
+        (m.info.baseline ? `Baseline ${m.info.baseline}. ` : '') +
         `${m.info.dataset}: ${m.info.train_rows} training rows on ${m.info.nodes} nodes ` +
         `(${m.info.edges} edges), ${m.info.test_rows} test rows, ${m.info.features} features. ` +
+        (current.noConsensus ? `Test accuracy: the ${m.info.test_error_of} (no consensus model). ` : '') +
         `Privacy: ${m.info.privacy_guarantee}.` +
         (m.info.privacy_claim ? ` Claim: ${m.info.privacy_claim}.` : '') +
+        targetText(m.info) +
         outputsText(m.info as OutputsInfo);
       break;
     case 'rounds': {
@@ -560,6 +636,15 @@ function sharingInfoText(i: SharingInfo): string {
   return `${text} Privacy: ${i.privacy_guarantee}.` + outputsText(i as OutputsInfo);
 }
 
+/** A run with a target ε: the settings the epsilon policy chose and the knob calibrated to it. */
+function targetText(i: RunInfo): string {
+  if (!i.calibration) return '';
+  const c = i.calibration;
+  const policy = i.epsilon_policy ? `the epsilon policy chose ${i.epsilon_policy}; ` : '';
+  return ` Target ε ${formatNumber(current ? targetOf(current.config) : 0)}: ${policy}the calibration set ` +
+    `${c.knob} = ${formatNumber(c.value)} (tight ε ${formatNumber(c.tight_epsilon)} at δ ${formatNumber(c.delta)}).`;
+}
+
 /** What the run outputs: released figures only, or also (labelled) evaluation on private data. */
 function outputsText(i: OutputsInfo): string {
   const scaling = i.scaling ? ` Rows prepared by ${i.scaling}.` : '';
@@ -621,14 +706,17 @@ function tightPrivacyText(t: TightPrivacy | undefined): string {
 }
 
 function showRound(m: RoundMetrics, distance: Float64Array | null) {
-  $('round').textContent = `${m.round} / ${current?.config.iterations ?? '?'}`;
+  $('round').textContent = `${m.round} / ${current?.total ?? current?.config.iterations ?? '?'}`;
   const acc = $('accuracy');
   if (m.test_error !== null) {
     acc.textContent = `${(100 * (1 - m.test_error)).toFixed(2)} %`;
     acc.dataset.value = String(1 - m.test_error);
   }
   $('privacy').textContent = m.privacy_loss > 0 ? formatNumber(m.privacy_loss) : 'none';
-  $('gap').textContent = formatNumber(m.consensus_gap);
+  // local keeps one model per node: the spread of independent models is no consensus gap; a
+  // run on one node (central) has nothing to agree on.
+  $('gap').textContent = current?.noConsensus ? 'none (no consensus model)'
+    : current?.nodes === 1 ? 'none (one node)' : formatNumber(m.consensus_gap);
   $('round').dataset.value = String(m.round);
   if (distance) graph.update(distance);
 }

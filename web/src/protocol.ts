@@ -116,6 +116,17 @@ export interface RunInfo {
   privacy_guarantee: string;
   /** Private consensus runs: neighbouring relation, what is public, notion, compositions. */
   privacy_claim?: string;
+  /** What test_error measures: "mean model", or (local) "mean over nodes of each node's own
+   * model": local learns no consensus model, so its consensus gap is not a gap to close. */
+  test_error_of?: string;
+  /** The baselines (local, average, central): what the run stands for, one sentence. */
+  baseline?: string;
+  /** central: the guarantee holds against everyone but a curator every party must trust. */
+  trusted_curator?: boolean;
+  /** A target ε with the epsilon policy: the settings it chose, in words. */
+  epsilon_policy?: string;
+  /** A target ε: the knob the calibration set, its value and the tight (ε, δ) it gives. */
+  calibration?: { knob: string; value: number; tight_epsilon: number; delta: number };
   [key: string]: unknown;
 }
 

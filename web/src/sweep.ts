@@ -2,8 +2,9 @@
 // The privacy-utility view: test accuracy against the total epsilon per node for chosen private
 // algorithms (tools/sweep.h, the same core as `dpadmm sweep`), run in its own worker with
 // progress and Cancel, drawn on a log epsilon axis with 95% bands over the seeds, beside the
-// non-private ADMM line, the centralized optimum and the majority-class rate; a table of the
-// numbers, the CSV (`dpadmm sweep`'s sweep.csv) and a share link.
+// baselines at the same epsilons (local, average, central: dashed curves), the non-private ADMM
+// line, the centralized optimum and the majority-class rate; a table of the numbers, the CSV
+// (`dpadmm sweep`'s sweep.csv) and a share link.
 import uPlot from 'uplot';
 import { formatNumber, PALETTE } from './charts';
 import { applyRule, check, SWEEP_LIMITS } from './limits';
@@ -38,9 +39,18 @@ let pendingRun = false;
 /** 1e-5, not 0.00001. */
 const deltaText = (d: number) => (d < 1e-3 ? d.toExponential().replace('e-', 'e−') : String(d));
 const pct = (v: number | null | undefined) => (v == null ? '–' : (100 * v).toFixed(2));
-const colourOf = (algorithm: string) =>
+/** The baselines: dashed curves in colours of their own (sky blue, grey, dark green), apart
+ * from the private algorithms' solid ones (PALETTE[0..3]) and the flat reference lines. */
+const BASELINE_STYLE: Record<string, { colour: string; dash: number[] }> = {
+  local: { colour: PALETTE[6], dash: [6, 3] },
+  average: { colour: '#6b6b6b', dash: [6, 3] },
+  central: { colour: '#117733', dash: [6, 3] },
+};
+const colourOf = (algorithm: string) => BASELINE_STYLE[algorithm]?.colour ??
   PALETTE[Math.max(0, SWEEP_ALGORITHMS.findIndex((a) => a.name === algorithm)) % PALETTE.length];
 const labelOf = (algorithm: string) => SWEEP_ALGORITHMS.find((a) => a.name === algorithm)?.label ?? algorithm;
+/** The table's name of an algorithm: central says that it needs a trusted curator. */
+const rowName = (algorithm: string) => (algorithm === 'central' ? 'central (trusted curator)' : algorithm);
 
 // --- form ------------------------------------------------------------------------------------
 
@@ -50,8 +60,8 @@ const NUMBER_FIELDS: [string, keyof SweepConfig][] = [
 ];
 
 function fillAlgorithms() {
-  const box = $('sw-algorithms');
   for (const a of SWEEP_ALGORITHMS) {
+    const box = $(a.baseline ? 'sw-baselines' : 'sw-algorithms');
     const label = document.createElement('label');
     label.className = 'check';
     const input = document.createElement('input');
@@ -238,14 +248,16 @@ function draw(r: SweepResult) {
       return v == null ? null : 100 * v;
     });
     const mean = series.length;
-    series.push({ label: a, stroke: colour, width: 2, value, points: { show: true, size: 7, fill: colour } });
+    const dash = BASELINE_STYLE[a]?.dash;
+    series.push({ label: a, stroke: colour, width: 2, ...(dash ? { dash: [...dash] } : {}), value,
+                  points: { show: true, size: 7, fill: colour } });
     data.push(at((s) => s.mean));
     series.push({ label: `${a} high`, stroke: 'transparent', width: 0, value, points: { show: false } });
     data.push(at((s) => s.high));
     series.push({ label: `${a} low`, stroke: 'transparent', width: 0, value, points: { show: false } });
     data.push(at((s) => s.low));
     bands.push({ series: [mean + 1, mean + 2], fill: `${colour}33` });
-    legend.push({ label: labelOf(a), colour, dash: null, band: r.seeds > 1 });
+    legend.push({ label: labelOf(a), colour, dash: dash ?? null, band: r.seeds > 1 });
   }
   for (const ref of REFERENCES) {
     const stat = r[ref.key];
@@ -279,6 +291,7 @@ function draw(r: SweepResult) {
     cursor: { drag: { x: false, y: false } },
   }, data as uPlot.AlignedData, host);
   host.dataset.series = String(algorithms.length);
+  host.dataset.baselines = String(algorithms.filter((a) => a in BASELINE_STYLE).length);
   host.dataset.points = String(x.length);
   host.setAttribute('aria-label', `Test accuracy (%) against total ε per node (log scale) for ${algorithms.join(', ')}; the table below lists the numbers`);
   const keyBox = $('sw-legend');
@@ -316,7 +329,7 @@ function drawTable(r: SweepResult) {
   for (const c of r.cells) {
     if (c.accuracy.values.length === 0) continue;
     const achieved = c.achieved_epsilon.length ? formatNumber(Math.max(...c.achieved_epsilon)) : '–';
-    rows.push(row([c.algorithm, String(c.epsilon), pct(c.accuracy.mean), band(c.accuracy), perSeed(c.accuracy),
+    rows.push(row([rowName(c.algorithm), String(c.epsilon), pct(c.accuracy.mean), band(c.accuracy), perSeed(c.accuracy),
                    `${c.knob.replace(/^algorithm\./, '')} = ${[...new Set(c.knob_values.map(formatNumber))].join('; ')}`,
                    achieved], `${c.algorithm}@${c.epsilon}`));
   }

@@ -3,13 +3,22 @@
 // the same base spec `dpadmm sweep --config` reads) <-> URL query (view=sweep&...).
 import type { SweepConfigJson } from './sweep_protocol';
 
-/** The private consensus algorithms whose noise the sweep calibrates (tools/calibration.h). */
-export const SWEEP_ALGORITHMS: { name: string; label: string }[] = [
+/**
+ * The algorithms whose noise the sweep calibrates (tools/calibration.h): the private consensus
+ * ADMMs, then the baselines they are compared with at the same ε (their knob is the ε of their
+ * one release).
+ */
+export const SWEEP_ALGORITHMS: { name: string; label: string; baseline?: boolean }[] = [
   { name: 'dvp', label: 'DVP (dual variable perturbation)' },
   { name: 'pvp', label: 'PVP (primal variable perturbation)' },
   { name: 'madmm', label: 'M-ADMM (Gaussian, moments accountant)' },
   { name: 'private_mradmm', label: 'private MR-ADMM' },
+  { name: 'local', label: 'local: every node alone (the floor)', baseline: true },
+  { name: 'average', label: 'average: local releases, averaged by gossip', baseline: true },
+  { name: 'central', label: 'central: one curator every party must trust (the ceiling)', baseline: true },
 ];
+
+export const BASELINES = SWEEP_ALGORITHMS.filter((a) => a.baseline).map((a) => a.name);
 
 export const SWEEP_DELTA = 1e-5;
 
@@ -29,7 +38,7 @@ export interface SweepConfig {
 export function defaultSweepConfig(): SweepConfig {
   return {
     dataset: 'twonorm', rows: 2000, nodes: 10, rounds: 100, seed: 1,
-    algorithms: ['dvp', 'pvp'], epsMin: 0.1, epsMax: 10, epsSteps: 5, seeds: 3,
+    algorithms: ['dvp', 'pvp', ...BASELINES], epsMin: 0.1, epsMax: 10, epsSteps: 5, seeds: 3,
   };
 }
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include <dpadmm/run/run.h>
-// The paths before issue 26 stay forwarding headers, installed with the others.
+// The former dpadmm/experiment/ paths stay forwarding headers, installed with the others.
 #include <dpadmm/experiment/audit.h>
 #include <dpadmm/experiment/calibration.h>
 #include <dpadmm/experiment/checkpoint.h>

@@ -22,7 +22,7 @@ namespace dpadmm {
 // only give (alpha + alpha_hat)-DP. eps is the vector of eq. (14), mu = lambda + (C / 2B) eps.
 // (The extraction prints the logarithm's argument as "1 + (B/C) c1 / (rho + 2 eta N_p)"; the
 // form used here is the one consistent with the Phi branch and with Chaudhuri et al.'s
-// objective perturbation, from which the rule is derived: see the closing note of issue 3.)
+// objective perturbation, from which the rule is derived.)
 // Note 004 uses the regulariser weight rho per node (not rho / N).
 struct DvpParameters {
   double zeta = 0.0;  // noise density proportional to exp(-zeta ||eps||)
