@@ -52,7 +52,8 @@ packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           python3-sklearn             # bench/liblinear_side_by_side.py (liblinear, NumPy, SciPy)
           python3-dev pybind11-dev python3-pybind11 python3-numpy python3-scipy  # python/
           python3-pytest python3-venv python3-setuptools python3-pip
-          python3-matplotlib)         # examples/python/privacy_utility.py's plot
+          python3-matplotlib          # examples/python/privacy_utility.py's plot
+          python3-sphinx python3-myst-parser python3-breathe doxygen furo)  # scripts/docs.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

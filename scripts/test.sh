@@ -4,7 +4,9 @@
 #   1. formatting and licence lines (scripts/format.sh --check);
 #   2. the release build and every ctest: unit, engine (serial, TBB, MPI under mpirun with 1-4
 #      ranks), ADMM, CLI, golden seeded runs, the installed package and examples/embed; then the
-#      Python package's pytest suite (scripts/python_test.sh, reusing the release build);
+#      Python package's pytest suite (scripts/python_test.sh, reusing the release build); then
+#      the documentation site with warnings as errors, its links and its runnable snippets
+#      (scripts/docs.sh, which needs the release build's CLI and the Python package);
 #   3. sanitizers: the whole suite under ASan+UBSan, the engine and channel tests under TSan with
 #      an instrumented oneTBB, and a planted race that TSan must catch (scripts/sanitizers.sh);
 #   4. a fuzz smoke of every parser (scripts/fuzz.sh; DPADMM_FUZZ_SECONDS per harness, default 10);
@@ -38,6 +40,7 @@ stage "format check" scripts/format.sh --check
 stage "release build" scripts/build.sh
 stage "ctest (release)" bash -c 'cd build && ctest --output-on-failure -j2'
 stage "python package (pytest)" scripts/python_test.sh
+stage "docs (site, links, snippets)" scripts/docs.sh
 stage "sanitizers (asan, tsan, race)" scripts/sanitizers.sh asan tsan race
 stage "fuzz smoke" scripts/fuzz.sh "${DPADMM_FUZZ_SECONDS:-10}"
 stage "wasm build" env DPADMM_NATIVE_CLI="$PWD/build/cli/dpadmm" scripts/build_wasm.sh
