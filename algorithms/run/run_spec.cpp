@@ -463,7 +463,7 @@ RunSpec RunSpec::Defaults(Algorithm algorithm) {
     spec.iterations = 20;
   }
   // The private consensus variants' defaults give a tight total epsilon <= 10 at delta = 1e-5
-  // per node on the default data and still learn (README, "Default privacy": measured with
+  // per node on the default data and still learn (docs/privacy/figures.md: measured with
   // `dpadmm run --algorithm A --noise-seed S --metrics all`, seeds 1-3). A large penalty eta
   // shrinks the sensitivity of the local update (004, 002, 003) without adding noise to it.
   switch (algorithm) {

@@ -395,7 +395,7 @@ _COMMON_DOC = """
         and private_mradmm the epsilon policy first chooses the rounds, C, rho, eta (and pvp
         the Gaussian mechanism) from the target and public quantities, unless ``iterations``,
         ``C``, ``rho`` or ``eta`` is given (then those settings are kept and only the noise is
-        calibrated). None: the algorithm's defaults (see the README's table). Raises
+        calibrated). None: the algorithm's defaults (docs/privacy/figures.md). Raises
         :class:`dpadmm.PrivacyBudgetError` when no noise level reaches it.
     iterations : int, default=None
         Rounds (sharing: iterations; sgd: epochs). None: the algorithm's default (100).

@@ -15,7 +15,7 @@ under MPI, a killed rank. The fault strikes at a random moment of the run, measu
 progress: 15% of trials during start-up and set-up, the others when the trace holds a uniform
 fraction of the uninterrupted run's bytes (some land after the end). Every run is seeded
 (--noise-seed: simulation mode). After the faulted run:
-  - the exit code is one the README documents for that fault (0 if the run ended first;
+  - the exit code is one docs/cli/guide.md documents for that fault (0 if the run ended first;
     137 only for the process that was SIGKILLed itself, or its job);
   - no output is half-written: the trace and the summary are absent or complete (every row
     parses, the JSON parses); TRACE.partial (valid up to its last complete line) and the
@@ -70,7 +70,7 @@ ROUNDS = {"madmm": 12, "pdml": 120, "dvp": 60, "sharing": 20, "sharing_dp": 20, 
 DEFAULT_ROUNDS = 120
 SPEC_POOL = 40  # distinct random runs per seed (trials draw from them)
 RUN_TIMEOUT = 180.0  # seconds for one run: beyond the engine's 60 s peer timeout
-# Exit codes the README documents, per fault, besides 0 (the run ended before the fault).
+# Exit codes docs/cli/guide.md documents, per fault, besides 0 (the run ended before the fault).
 EXPECTED = {
     "sigkill": {137},
     "sigterm": {4},

@@ -50,7 +50,7 @@ struct RoundMetrics {
   double test_error = 0.0;  // misclassification rate of the model on the test set
 
   // Consensus family.
-  double consensus_gap = kNaN;        // max_i ||f_i(t) - mean_j f_j(t)||_2 (README: Trace)
+  double consensus_gap = kNaN;        // max_i ||f_i(t) - mean_j f_j(t)||_2 (docs/formats.md: Trace)
   double distance_to_optimum = kNaN;  // max_i ||f_i(t) - f*|| / ||f*|| (NaN if not computed)
   // Privacy, as the algorithm's paper states it (0 for non-private algorithms):
   // DVP/PVP: max_i sum_{s<=t} alpha_i(s) (plain composition of the dynamic alpha_i(s)-DP);
