@@ -8,6 +8,10 @@ this run, and the bytes per round on the wire (TCP payload, with TLS and with --
 
   /usr/bin/python3 bench/network_bench.py [--build build] [--reps 5] [--cases adult,ring]
       [--adult-rounds 200] [--ring-rounds 1000] [--ring-parties 5,20] [--data DIR]
+      [--algorithms admm,dvp,sharing-dp]
+
+--algorithms: the Adult case's node programs (bench_network --algorithm; default admm), each
+one case of the tables: adult (admm), adult-dvp, adult-sharing-dp.
 
 --smoke: one repetition of a 3-party ring of 6 nodes, 60 rounds (the ctest bench.network_smoke):
 fails unless every run completes with the serial engine's bits; no timing is checked.
@@ -145,6 +149,8 @@ def main():
                     help="route every party link through tests/party/relay.py with this round trip")
     ap.add_argument("--relay-jitter", type=float, default=0.1, help="jitter / one-way delay")
     ap.add_argument("--party-counts", default="", help="parties of the adult case (default 5)")
+    ap.add_argument("--algorithms", default="admm",
+                    help="the adult case's programs: admm, dvp, sharing-dp (comma-separated)")
     args = ap.parse_args()
     rtt = args.relay_rtt_ms
     exe = os.path.join(args.build, "bench", "bench_network")
@@ -155,18 +161,29 @@ def main():
 
     # (label, case, processes, launcher) per configuration, in the order they alternate.
     configs = []
+    cases = []  # (case label, bench_network flags, party counts, rounds)
     for case in args.cases.split(","):
         if case == "adult":
-            common = ["--case", "adult", "--rounds", str(args.adult_rounds)]
-            if args.data:
-                common += ["--data", args.data]
             party_counts = [int(k) for k in (args.party_counts or "5").split(",")]
+            for algorithm in args.algorithms.split(","):
+                if algorithm not in ("admm", "dvp", "sharing-dp"):
+                    sys.exit(f"unknown algorithm {algorithm}")
+                common = ["--case", "adult", "--rounds", str(args.adult_rounds)]
+                if algorithm != "admm":
+                    common += ["--algorithm", algorithm]
+                if args.data:
+                    common += ["--data", args.data]
+                label = "adult" if algorithm == "admm" else f"adult-{algorithm}"
+                cases.append((label, common, party_counts, args.adult_rounds))
         elif case == "ring":
             common = ["--case", "ring", "--nodes", str(args.ring_nodes), "--width", "2",
                       "--rounds", str(args.ring_rounds)]
             party_counts = [int(k) for k in args.ring_parties.split(",")]
+            cases.append((case, common, party_counts, args.ring_rounds))
         else:
             sys.exit(f"unknown case {case}")
+    rounds_of = {case: rounds for case, _, _, rounds in cases}
+    for case, common, party_counts, _ in cases:
         configs.append((case, "serial", 1, lambda c=common: run_in_process(exe, "serial", c)))
         configs.append((case, "tbb 2 threads", 1,
                         lambda c=common: run_in_process(exe, "tbb", c + ["--threads", "2"])))
@@ -216,7 +233,6 @@ def main():
         print("| case | engine | processes | us/round | serial us/round + RTT | ratio "
               "| engine call beyond the rounds s | in round trips |")
         print("|---|---|---|---|---|---|---|---|")
-        rounds_of = {"adult": args.adult_rounds, "ring": args.ring_rounds}
         for i, (case, label, procs, _) in enumerate(configs):
             if not label.startswith("network"):
                 continue
