@@ -19,8 +19,8 @@
 //                               evenly), on a star; rho = 1e-5, lambda = 1e-4, total epsilon 2 at
 //                               delta 1e-5 per party over the run, b1 = 100, simulation mode
 //                               (noise seed 7). One ADMM iteration is two rounds (--rounds must
-//                               be even); the coordinator sends 2 x 32 561 doubles, a party
-//                               32 561.
+//                               be even); the coordinator sends 2 x 30 162 doubles (Adult's
+//                               training rows), a party 30 162.
 //   --case ring   a ring of --nodes nodes (default 20) running the averaging program of the MPI
 //                 tests and bench_mpi (tests/mpi/mpi_test_support.h), messages of --width doubles.
 //
@@ -222,7 +222,7 @@ std::unique_ptr<dpadmm::partytest::SharingCase> AdultSharing(const std::string& 
   spec.data = dpadmm::bench::AdultRoundSpec(data_dir, 1).data;
   auto& sp = spec.algorithm.As<dpadmm::SharingParams>();
   sp.parties = dpadmm::bench::kAdultRoundNodes - 1;
-  sp.rho = 1e-5;  // about 0.3 / N for N = 32 561 rows (run_spec.h)
+  sp.rho = 1e-5;  // about 0.3 / N for Adult's N = 30 162 training rows (run_spec.h)
   sp.dp = true;   // mechanism "gaussian", total_epsilon 2, delta 1e-5, b1 = 100 (defaults)
   spec.iterations = static_cast<int>(rounds / 2);
   spec.noise_seed = kNoiseSeed;

@@ -13,8 +13,10 @@ this run, and the bytes per round on the wire (TCP payload, with TLS and with --
 --algorithms: the Adult case's node programs (bench_network --algorithm; default admm), each
 one case of the tables: adult (admm), adult-dvp, adult-sharing-dp.
 
---smoke: one repetition of a 3-party ring of 6 nodes, 60 rounds (the ctest bench.network_smoke):
-fails unless every run completes with the serial engine's bits; no timing is checked.
+--smoke: one repetition of a 3-party ring of 6 nodes, 60 rounds, and, when UCI Adult is found
+(--data, $DPADMM_DATA or ../shared/data), of dvp on Adult with 3 parties, 22 rounds (the ctest
+bench.network_smoke): fails unless every run completes with the serial engine's bits; no timing
+is checked.
 
 --relay-rtt-ms R: every party-to-party link of the network runs through the fault-injecting
 relay (tests/party/relay.py) with a one-way delay of R/2 ms per direction and a jitter of
@@ -157,6 +159,13 @@ def main():
     if args.smoke:
         args.reps, args.cases = 1, "ring"
         args.ring_rounds, args.ring_nodes, args.ring_parties = 60, 6, "3"
+        data = (args.data or os.environ.get("DPADMM_DATA") or
+                os.path.join(ROOT, "..", "shared", "data"))
+        if os.path.exists(os.path.join(data, "adult", "adult.data")):
+            args.cases, args.algorithms, args.party_counts = "ring,adult", "dvp", "3"
+            args.adult_rounds, args.data = 22, data
+        else:
+            print(f"no UCI Adult in {data}: the adult dvp smoke is skipped", file=sys.stderr)
     have_mpi = shutil.which("mpirun") is not None and not args.smoke
 
     # (label, case, processes, launcher) per configuration, in the order they alternate.
