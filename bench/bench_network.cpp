@@ -7,7 +7,20 @@
 //                 algorithm, built by MakeConsensusNode as the consensus driver builds them:
 //                 bench_round's set-up, random graph of 7 edges, C = 1750, rho = 0.22, eta = 0.1),
 //                 messages of 104 doubles. Every process loads the whole file (a benchmark, not a
-//                 deployment) and builds only its own nodes.
+//                 deployment) and builds only its own nodes. --algorithm selects the programs:
+//                   admm        the default above (non-private);
+//                   dvp         004's dynamic variable perturbation as the consensus driver builds
+//                               its nodes (NodeParams): the same data, graph, C and rho, with dvp's
+//                               defaults alpha = 0.15 (q2 = 1) and eta = 30, in simulation mode
+//                               (noise seed 7: reproducible noise, not private);
+//                   sharing-dp  001's ADMM sharing with the Gaussian mechanism (programs.h) as
+//                               the sharing driver builds it: node 0 the coordinator (the
+//                               labels), nodes 1-4 the feature parties (Adult's columns split
+//                               evenly), on a star; rho = 1e-5, lambda = 1e-4, total epsilon 2 at
+//                               delta 1e-5 per party over the run, b1 = 100, simulation mode
+//                               (noise seed 7). One ADMM iteration is two rounds (--rounds must
+//                               be even); the coordinator sends 2 x 30 162 doubles (Adult's
+//                               training rows), a party 30 162.
 //   --case ring   a ring of --nodes nodes (default 20) running the averaging program of the MPI
 //                 tests and bench_mpi (tests/mpi/mpi_test_support.h), messages of --width doubles.
 //
@@ -30,10 +43,10 @@
 //   wire party=K payload_per_round=A sent_per_round=S received_per_round=Q
 //
 // A: bytes of released messages this party sends to other parties per round (edges that cross,
-// times the message length, times 8); S, Q: TCP payload bytes (gRPC, HTTP/2 and, with TLS, the
-// records' overhead) sent and received per round over rounds W..R, from TCP_INFO of the
-// process's sockets (tcpi_bytes_acked, tcpi_bytes_received): what crosses the wire beside the
-// TCP/IP headers.
+// times the message length, times 8; sharing-dp: averaged over the two rounds of an iteration);
+// S, Q: TCP payload bytes (gRPC, HTTP/2 and, with TLS, the records' overhead) sent and received
+// per round over rounds W..R, from TCP_INFO of the process's sockets (tcpi_bytes_acked,
+// tcpi_bytes_received): what crosses the wire beside the TCP/IP headers.
 #include <linux/tcp.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
@@ -51,6 +64,7 @@
 #include <vector>
 
 #include "../tests/mpi/mpi_test_support.h"
+#include "../tests/party/sharing_programs.h"
 #include "adult_round_spec.h"
 #include "consensus/consensus_admm.h"
 #include "dpadmm/run/run.h"
@@ -126,7 +140,7 @@ struct Args {
       {"--case", "ring"},  {"--nodes", "20"},       {"--width", "2"},   {"--rounds", "2000"},
       {"--engine", "tbb"}, {"--threads", "2"},      {"--warmup", "20"}, {"--party", "0"},
       {"--ports", ""},     {"--certs", "insecure"}, {"--check", "1"},   {"--data", ""},
-      {"--dial", ""}};
+      {"--dial", ""},      {"--algorithm", "admm"}};
   std::string operator[](const std::string& k) const { return v.at(k); }
   int Int(const std::string& k) const { return std::stoi(v.at(k)); }
 };
@@ -143,13 +157,23 @@ std::vector<std::string> SplitComma(const std::string& s) {
   return out;
 }
 
+// The noise seed of the private algorithms' simulation mode.
+constexpr std::uint64_t kNoiseSeed = 7;
+
 // The Adult case: the data, graph and partition of bench_round's spec; node programs built as
-// the consensus driver builds consensus-ADMM nodes (non-private, zero start).
+// the consensus driver builds consensus-ADMM nodes (admm: non-private; dvp: simulation mode;
+// zero start).
 class AdultCase {
  public:
-  explicit AdultCase(const std::string& data_dir, std::int64_t rounds) {
-    experiment_ = std::make_unique<dpadmm::Experiment>(
-        dpadmm::bench::AdultRoundSpec(data_dir, static_cast<int>(rounds)));
+  AdultCase(const std::string& data_dir, std::int64_t rounds, bool dvp) {
+    dpadmm::RunSpec spec = dpadmm::bench::AdultRoundSpec(data_dir, static_cast<int>(rounds));
+    if (dvp) {
+      const dpadmm::RunSpec defaults = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kDvp);
+      spec.algorithm.params = defaults.algorithm.params;  // alpha = 0.15, q2 = 1
+      spec.algorithm.eta = defaults.algorithm.eta;        // 30
+      spec.noise_seed = kNoiseSeed;
+    }
+    experiment_ = std::make_unique<dpadmm::Experiment>(std::move(spec));
     const auto& partition = experiment_->partition();
     for (const auto& rows : partition) slices_.push_back(experiment_->train().Subset(rows));
     topology_.neighbors = experiment_->graph().adjacency();
@@ -167,6 +191,13 @@ class AdultCase {
       p.rho_node = s.algorithm.rho / n;
       p.num_nodes = n;
       p.eta = s.algorithm.eta;
+      if (s.algorithm.name() == dpadmm::Algorithm::kDvp) {
+        const auto& dvp = s.algorithm.As<dpadmm::DvpParams>();
+        p.variant = dpadmm::ConsensusVariant::kDvp;
+        p.alpha = dvp.alpha;
+        p.q2 = dvp.q2;
+        p.noise_seed = s.noise_seed;
+      }
       dpadmm::NewtonOptions newton = s.newton;
       newton.borrow_rows = true;  // the slices outlive the programs
       out.push_back(dpadmm::MakeConsensusNode(i, slices_[i], experiment_->graph().degree(i), s.loss,
@@ -182,10 +213,28 @@ class AdultCase {
   rt::Topology topology_;
 };
 
+// DP ADMM sharing on Adult: the sharing driver's programs (tests/party/sharing_programs.h) on
+// the spec below, with rounds / 2 iterations.
+std::unique_ptr<dpadmm::partytest::SharingCase> AdultSharing(const std::string& data_dir,
+                                                             std::int64_t rounds) {
+  if (rounds % 2 != 0) throw std::invalid_argument("--rounds must be even for sharing-dp");
+  dpadmm::RunSpec spec = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kSharing);
+  spec.data = dpadmm::bench::AdultRoundSpec(data_dir, 1).data;
+  auto& sp = spec.algorithm.As<dpadmm::SharingParams>();
+  sp.parties = dpadmm::bench::kAdultRoundNodes - 1;
+  sp.rho = 1e-5;  // about 0.3 / N for Adult's N = 30 162 training rows (run_spec.h)
+  sp.dp = true;   // mechanism "gaussian", total_epsilon 2, delta 1e-5, b1 = 100 (defaults)
+  spec.iterations = static_cast<int>(rounds / 2);
+  spec.noise_seed = kNoiseSeed;
+  spec.compute_optimum = false;
+  return std::make_unique<dpadmm::partytest::SharingCase>(std::move(spec));
+}
+
 // Runs `nodes` of the case on one engine call; returns the engine's seconds.
 struct Bench {
   const Args& args;
   std::unique_ptr<AdultCase> adult;
+  std::unique_ptr<dpadmm::partytest::SharingCase> sharing;
   rt::Topology ring;
   std::size_t width = 0;
 
@@ -194,7 +243,16 @@ struct Bench {
       std::string dir = a["--data"];
       if (dir.empty()) dir = std::getenv("DPADMM_DATA") ? std::getenv("DPADMM_DATA") : "";
       if (dir.empty()) dir = DPADMM_SHARED_DATA;
-      adult = std::make_unique<AdultCase>(dir, a.Int("--rounds"));
+      const std::string algorithm = a["--algorithm"];
+      if (algorithm == "sharing-dp") {
+        sharing = AdultSharing(dir, a.Int("--rounds"));
+        ring = sharing->Topology();
+      } else if (algorithm == "admm" || algorithm == "dvp") {
+        adult = std::make_unique<AdultCase>(dir, a.Int("--rounds"), algorithm == "dvp");
+      } else {
+        throw std::invalid_argument("--algorithm must be admm, dvp or sharing-dp, not " +
+                                    algorithm);
+      }
     } else if (a["--case"] == "ring") {
       ring = Ring(a.Int("--nodes"));
       width = static_cast<std::size_t>(a.Int("--width"));
@@ -202,17 +260,27 @@ struct Bench {
       throw std::invalid_argument("--case must be adult or ring, not " + a["--case"]);
     }
   }
+  // The sharing case's star is kept in `ring`.
   const rt::Topology& topology() const { return adult ? adult->topology() : ring; }
   std::vector<std::unique_ptr<rt::NodeProgram>> Programs(const std::vector<int>& nodes) const {
     if (adult) return adult->Programs(nodes);
+    if (sharing) return sharing->Programs(nodes);
     auto toy = MakePrograms(nodes, {}, width);
     std::vector<std::unique_ptr<rt::NodeProgram>> out;
     for (auto& p : toy) out.push_back(std::move(p));
     return out;
   }
-  std::size_t MessageDoubles() const {
-    return adult ? static_cast<std::size_t>(adult->features()) : width;
+  // The doubles node `from` sends a neighbour per round, on average: consensus, one model per
+  // round; sharing, every other round (the coordinator [s - z; y], 2N; a party its share, N).
+  double MessageDoubles(int from) const {
+    if (sharing) {
+      const auto longest = static_cast<double>(sharing->max_message_doubles());
+      return from == 0 ? longest / 2 : longest / 4;
+    }
+    return static_cast<double>(adult ? adult->features() : static_cast<std::int64_t>(width));
   }
+  // The longest message any node sends (0: the engine's default).
+  std::size_t MaxMessageDoubles() const { return sharing ? sharing->max_message_doubles() : 0; }
 };
 
 std::vector<int> AllNodes(int n) {
@@ -290,6 +358,7 @@ int RunMain(int argc, char** argv) {
     net.node_parties = rt::ContiguousNodeRanks(n, processes);
     map = net.node_parties;
     net.spec_hash = {'b', 'e', 'n', 'c', 'h'};
+    net.max_message_doubles = b.MaxMessageDoubles();
     if (a["--certs"] == "insecure") {
       net.insecure = true;
     } else {
@@ -321,12 +390,12 @@ int RunMain(int argc, char** argv) {
   if (engine == "network") {
     // The released bytes this party sends per round: one message per edge leaving it.
     const int party = a.Int("--party");
-    std::uint64_t crossing = 0;
+    double crossing = 0;  // doubles per round
     for (int i : hosted)
-      for (int j : b.topology().neighbors[i]) crossing += map[j] != party;
+      for (int j : b.topology().neighbors[i]) crossing += map[j] != party ? b.MessageDoubles(i) : 0;
     std::printf(
         "wire party=%d payload_per_round=%llu sent_per_round=%.1f received_per_round=%.1f\n", party,
-        static_cast<unsigned long long>(crossing * b.MessageDoubles() * sizeof(double)),
+        static_cast<unsigned long long>(crossing * sizeof(double)),
         static_cast<double>(sink.w_last.sent - sink.w_warmup.sent) / span,
         static_cast<double>(sink.w_last.received - sink.w_warmup.received) / span);
   }

@@ -8,9 +8,15 @@ this run, and the bytes per round on the wire (TCP payload, with TLS and with --
 
   /usr/bin/python3 bench/network_bench.py [--build build] [--reps 5] [--cases adult,ring]
       [--adult-rounds 200] [--ring-rounds 1000] [--ring-parties 5,20] [--data DIR]
+      [--algorithms admm,dvp,sharing-dp]
 
---smoke: one repetition of a 3-party ring of 6 nodes, 60 rounds (the ctest bench.network_smoke):
-fails unless every run completes with the serial engine's bits; no timing is checked.
+--algorithms: the Adult case's node programs (bench_network --algorithm; default admm), each
+one case of the tables: adult (admm), adult-dvp, adult-sharing-dp.
+
+--smoke: one repetition of a 3-party ring of 6 nodes, 60 rounds, and, when UCI Adult is found
+(--data, $DPADMM_DATA or ../shared/data), of dvp on Adult with 3 parties, 22 rounds (the ctest
+bench.network_smoke): fails unless every run completes with the serial engine's bits; no timing
+is checked.
 
 --relay-rtt-ms R: every party-to-party link of the network runs through the fault-injecting
 relay (tests/party/relay.py) with a one-way delay of R/2 ms per direction and a jitter of
@@ -145,28 +151,48 @@ def main():
                     help="route every party link through tests/party/relay.py with this round trip")
     ap.add_argument("--relay-jitter", type=float, default=0.1, help="jitter / one-way delay")
     ap.add_argument("--party-counts", default="", help="parties of the adult case (default 5)")
+    ap.add_argument("--algorithms", default="admm",
+                    help="the adult case's programs: admm, dvp, sharing-dp (comma-separated)")
     args = ap.parse_args()
     rtt = args.relay_rtt_ms
     exe = os.path.join(args.build, "bench", "bench_network")
     if args.smoke:
         args.reps, args.cases = 1, "ring"
         args.ring_rounds, args.ring_nodes, args.ring_parties = 60, 6, "3"
+        data = (args.data or os.environ.get("DPADMM_DATA") or
+                os.path.join(ROOT, "..", "shared", "data"))
+        if os.path.exists(os.path.join(data, "adult", "adult.data")):
+            args.cases, args.algorithms, args.party_counts = "ring,adult", "dvp", "3"
+            args.adult_rounds, args.data = 22, data
+        else:
+            print(f"no UCI Adult in {data}: the adult dvp smoke is skipped", file=sys.stderr)
     have_mpi = shutil.which("mpirun") is not None and not args.smoke
 
     # (label, case, processes, launcher) per configuration, in the order they alternate.
     configs = []
+    cases = []  # (case label, bench_network flags, party counts, rounds)
     for case in args.cases.split(","):
         if case == "adult":
-            common = ["--case", "adult", "--rounds", str(args.adult_rounds)]
-            if args.data:
-                common += ["--data", args.data]
             party_counts = [int(k) for k in (args.party_counts or "5").split(",")]
+            for algorithm in args.algorithms.split(","):
+                if algorithm not in ("admm", "dvp", "sharing-dp"):
+                    sys.exit(f"unknown algorithm {algorithm}")
+                common = ["--case", "adult", "--rounds", str(args.adult_rounds)]
+                if algorithm != "admm":
+                    common += ["--algorithm", algorithm]
+                if args.data:
+                    common += ["--data", args.data]
+                label = "adult" if algorithm == "admm" else f"adult-{algorithm}"
+                cases.append((label, common, party_counts, args.adult_rounds))
         elif case == "ring":
             common = ["--case", "ring", "--nodes", str(args.ring_nodes), "--width", "2",
                       "--rounds", str(args.ring_rounds)]
             party_counts = [int(k) for k in args.ring_parties.split(",")]
+            cases.append((case, common, party_counts, args.ring_rounds))
         else:
             sys.exit(f"unknown case {case}")
+    rounds_of = {case: rounds for case, _, _, rounds in cases}
+    for case, common, party_counts, _ in cases:
         configs.append((case, "serial", 1, lambda c=common: run_in_process(exe, "serial", c)))
         configs.append((case, "tbb 2 threads", 1,
                         lambda c=common: run_in_process(exe, "tbb", c + ["--threads", "2"])))
@@ -216,7 +242,6 @@ def main():
         print("| case | engine | processes | us/round | serial us/round + RTT | ratio "
               "| engine call beyond the rounds s | in round trips |")
         print("|---|---|---|---|---|---|---|---|")
-        rounds_of = {"adult": args.adult_rounds, "ring": args.ring_rounds}
         for i, (case, label, procs, _) in enumerate(configs):
             if not label.startswith("network"):
                 continue

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "dpadmm/run/run.h"
@@ -22,6 +23,9 @@ class SharingCase {
   // `nodes` = parties + 1; `dp`: the DP version (mechanism "gaussian", calibrated sigma);
   // `iterations` ADMM iterations = 2 * iterations engine rounds.
   SharingCase(int nodes, bool dp, int iterations) : experiment_(Spec(nodes, dp, iterations)) {}
+  // The case of a given sharing spec (its data, parties, iterations and noise seed; a benchmark's
+  // real data set, bench/bench_network.cpp).
+  explicit SharingCase(RunSpec spec) : experiment_(std::move(spec)) {}
 
   int nodes() const { return params().parties + 1; }
   std::int64_t last_round() const {
