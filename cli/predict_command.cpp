@@ -18,10 +18,10 @@
 #include "dpadmm/data/loaders.h"
 #include "dpadmm/persistence/model.h"
 
+#include "command_common.h"
+
 namespace dpadmm::cli {
 namespace {
-
-[[noreturn]] void Fail(const std::string& message) { throw InputError(message); }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&

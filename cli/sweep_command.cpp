@@ -13,18 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "command_common.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/run/choices.h"
 #include "output_files.h"
 
 namespace dpadmm::cli {
 namespace {
-
-std::string Fmt(const char* format, double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, value);
-  return buf;
-}
 
 std::string Escape(const std::string& text) {
   std::string out;

@@ -21,12 +21,13 @@
 #include "dpadmm/run/spec_json.h"
 #include "run/driver.h"
 
+#include "core/numbers.h"
+
 namespace dpadmm {
 namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 constexpr const char* kFormatName = "dpadmm.model";
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The fields of format version 2, in the order ToJson writes them; version 1 had "row_scale"
 // where version 2 has "preparation".

@@ -14,7 +14,7 @@
 namespace dpadmm {
 namespace {
 
-void RequirePositive(const char* fn, const char* arg, double v) {
+void RequirePositiveFinite(const char* fn, const char* arg, double v) {
   if (!(v > 0.0) || !std::isfinite(v)) {
     std::ostringstream os;
     os << fn << ": " << arg << " must be > 0 and finite, got " << v;
@@ -27,11 +27,11 @@ void RequirePositive(const char* fn, const char* arg, double v) {
 ObjectivePerturbation ObjectivePerturbationFor(double epsilon, double C, double B, double c,
                                                double rho_node) {
   constexpr const char* kFn = "ObjectivePerturbationFor";
-  RequirePositive(kFn, "epsilon", epsilon);
-  RequirePositive(kFn, "C", C);
-  RequirePositive(kFn, "B", B);
-  RequirePositive(kFn, "c", c);
-  RequirePositive(kFn, "rho_node", rho_node);
+  RequirePositiveFinite(kFn, "epsilon", epsilon);
+  RequirePositiveFinite(kFn, "C", C);
+  RequirePositiveFinite(kFn, "B", B);
+  RequirePositiveFinite(kFn, "c", c);
+  RequirePositiveFinite(kFn, "rho_node", rho_node);
   // Chaudhuri et al.'s Lambda for J / C = (1/B) sum L + (rho_i / (2C)) ||f||^2.
   const double lambda = rho_node / C;
   // log(1 + 2c/(B Lambda) + c^2/(B Lambda)^2) = 2 log(1 + c/(B Lambda)).
@@ -53,9 +53,9 @@ ObjectivePerturbation ObjectivePerturbationFor(double epsilon, double C, double 
 
 double OutputPerturbationSensitivity(double C, double B, double rho_node) {
   constexpr const char* kFn = "OutputPerturbationSensitivity";
-  RequirePositive(kFn, "C", C);
-  RequirePositive(kFn, "B", B);
-  RequirePositive(kFn, "rho_node", rho_node);
+  RequirePositiveFinite(kFn, "C", C);
+  RequirePositiveFinite(kFn, "B", B);
+  RequirePositiveFinite(kFn, "rho_node", rho_node);
   // One record replaced moves the data term's gradient by at most 2 C / B (|L'| <= 1,
   // ||x|| <= 1); J is rho_i-strongly convex, so its minimiser moves by at most that / rho_i.
   return 2.0 * C / (B * rho_node);
@@ -63,8 +63,8 @@ double OutputPerturbationSensitivity(double C, double B, double rho_node) {
 
 double AnalyticGaussianSigma(double sensitivity, double epsilon, double delta) {
   constexpr const char* kFn = "AnalyticGaussianSigma";
-  RequirePositive(kFn, "sensitivity", sensitivity);
-  RequirePositive(kFn, "epsilon", epsilon);
+  RequirePositiveFinite(kFn, "sensitivity", sensitivity);
+  RequirePositiveFinite(kFn, "epsilon", epsilon);
   if (!(delta > 0.0 && delta < 1.0)) {
     std::ostringstream os;
     os << kFn << ": delta must be in (0, 1), got " << delta;

@@ -14,7 +14,7 @@
 namespace dpadmm {
 namespace {
 
-constexpr int kEpsilonBits = 20;  // epsilon is quantised to multiples of 2^-20
+constexpr int kBoundsEpsilonBits = 20;  // epsilon is quantised to multiples of 2^-20
 
 // Adds one row's d values to the feature-major histogram `hist`.
 void CountRow(std::int64_t* hist, const Eigen::VectorXd& row) {
@@ -46,17 +46,17 @@ double BoundsBinUpper(int bin) {
 }
 
 BoundsMechanism MakeBoundsMechanism(double epsilon, std::int64_t features) {
-  const double unit = std::ldexp(1.0, -kEpsilonBits);
+  const double unit = std::ldexp(1.0, -kBoundsEpsilonBits);
   if (!std::isfinite(epsilon) || !(epsilon >= unit) || epsilon > 1e6) {
     throw InputError("data.bounds_epsilon must be in [2^-20, 1e6], got " + std::to_string(epsilon));
   }
   if (features < 1) throw InputError("dp-bounds: the data have no feature");
   BoundsMechanism m;
   m.features = features;
-  m.num_s = static_cast<std::uint64_t>(std::floor(std::ldexp(epsilon, kEpsilonBits)));
-  m.epsilon = std::ldexp(static_cast<double>(m.num_s), -kEpsilonBits);
+  m.num_s = static_cast<std::uint64_t>(std::floor(std::ldexp(epsilon, kBoundsEpsilonBits)));
+  m.epsilon = std::ldexp(static_cast<double>(m.num_s), -kBoundsEpsilonBits);
   // P(z) ~ exp(-|z| s/t) with s/t = eps' / (2d): s = eps' 2^20, t = 2d 2^20.
-  m.t = static_cast<std::uint64_t>(2 * features) << kEpsilonBits;
+  m.t = static_cast<std::uint64_t>(2 * features) << kBoundsEpsilonBits;
   return m;
 }
 

@@ -12,14 +12,14 @@
 namespace dpadmm {
 namespace {
 
-constexpr int kEpsilonBits = 20;  // epsilon is quantised to multiples of 2^-20
+constexpr int kStandardizeEpsilonBits = 20;  // epsilon is quantised to multiples of 2^-20
 constexpr std::int64_t kMaxFeatures = std::int64_t{1} << 24;
 constexpr std::int64_t kUnit = std::int64_t{1} << kStandardizeGridBits;  // 2^K
 
 }  // namespace
 
 StandardizeMechanism MakeStandardizeMechanism(double epsilon, std::int64_t features) {
-  const double unit = std::ldexp(1.0, -kEpsilonBits);
+  const double unit = std::ldexp(1.0, -kStandardizeEpsilonBits);
   if (!std::isfinite(epsilon) || !(epsilon >= unit) || epsilon > 1e6) {
     throw InputError("data.standardize_epsilon must be in [2^-20, 1e6], got " +
                      std::to_string(epsilon));
@@ -30,10 +30,11 @@ StandardizeMechanism MakeStandardizeMechanism(double epsilon, std::int64_t featu
   }
   StandardizeMechanism m;
   m.features = features;
-  m.num_s = static_cast<std::uint64_t>(std::floor(std::ldexp(epsilon, kEpsilonBits)));
-  m.epsilon = std::ldexp(static_cast<double>(m.num_s), -kEpsilonBits);
+  m.num_s = static_cast<std::uint64_t>(std::floor(std::ldexp(epsilon, kStandardizeEpsilonBits)));
+  m.epsilon = std::ldexp(static_cast<double>(m.num_s), -kStandardizeEpsilonBits);
   // s/t = eps' / (2 d 2^(K+1)): s = eps' 2^20, t = 2 d 2^(K+1) 2^20.
-  m.t = static_cast<std::uint64_t>(2 * features) << (kStandardizeGridBits + 1 + kEpsilonBits);
+  m.t = static_cast<std::uint64_t>(2 * features)
+        << (kStandardizeGridBits + 1 + kStandardizeEpsilonBits);
   return m;
 }
 

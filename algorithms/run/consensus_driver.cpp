@@ -33,10 +33,10 @@
 #include "run/driver.h"
 #include "run/tight_trace.h"
 
+#include "core/numbers.h"
+
 namespace dpadmm {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Graph BuildGraph(const GraphSpec& g, std::uint64_t seed) {
   switch (g.topology) {

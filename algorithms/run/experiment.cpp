@@ -23,10 +23,10 @@
 #include "run/driver.h"
 #include "run/spec_internal.h"
 
+#include "core/numbers.h"
+
 namespace dpadmm {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void CheckEngine(runtime::EngineKind engine, int threads) {
   if (!runtime::EngineAvailable(engine)) {

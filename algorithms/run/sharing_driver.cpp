@@ -23,10 +23,11 @@
 #include "run/driver.h"
 #include "sharing/programs.h"
 
+#include "core/numbers.h"
+
 namespace dpadmm {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr const char* kPaper16Label =
     "paper16 (001 eq. (16)): NOT DP as stated (the noise covariance is made of the private "
     "data: releases lie in col(D_m))";

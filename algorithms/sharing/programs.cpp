@@ -26,11 +26,11 @@
 #include "dpadmm/solver/local_solver.h"
 #include "dpadmm/solver/loss.h"
 
+#include "core/numbers.h"
+
 namespace dpadmm {
 namespace sharing {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // log(1 + e^{-m}) and its first two derivatives with respect to m (the logistic loss of loss.h).
 const Loss kLogistic{};

@@ -35,13 +35,14 @@
 #include "solver/logistic_block.h"
 #include "solver/loss_kernels.h"
 
+#include "core/numbers.h"
+
 namespace dpadmm {
 namespace {
 
 using Eigen::Index;
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Eigen keeps a product kernel's packing buffers on the stack up to 128 KiB
 // (EIGEN_STACK_ALLOCATION_LIMIT) and on the heap above. The dense Hessian's rank updates are cut

@@ -14,10 +14,10 @@
 #include "dpadmm/tools/calibration.h"
 #include "dpadmm/tools/epsilon_policy.h"
 
+#include "core/numbers.h"
+
 namespace dpadmm {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // t_{0.975, df}: Student's t quantile for a two-sided 95% interval (df 1..30 tabulated, beyond
 // that the Cornish-Fisher expansion around z = 1.959964, error < 1e-4 for df > 30).
