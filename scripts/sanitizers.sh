@@ -60,7 +60,7 @@ asan_test() {
    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:strict_string_checks=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
      ctest --output-on-failure -j2 --label-regex '^mpi$' \
-       --exclude-regex 'under_load$|^mpi_cli_same_bits\.(consensus2|files|sharing)$')
+       --exclude-regex 'under_load$|^mpi_cli_same_bits\.(consensus2|files|sharing|standardize)$')
 }
 
 # ---- ThreadSanitizer with an instrumented oneTBB -----------------------------------------------
