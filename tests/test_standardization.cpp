@@ -40,15 +40,23 @@ Dataset Dense(const std::vector<std::vector<double>>& rows) {
 }
 
 // Twonorm with features in mixed units (about 1000s down to 0.01s) and an offset each.
+constexpr int kMixedDims = 6;
+constexpr double kMixedUnit[kMixedDims] = {1000.0, 300.0, 10.0, 1.0, 0.05, 0.01};
+
 Dataset MixedUnits(std::int64_t rows, std::uint64_t seed, double shift = 0.0) {
-  constexpr int kDims = 6;
-  Dataset d = GenerateTwonorm(rows, seed, kDims);
+  Dataset d = GenerateTwonorm(rows, seed, kMixedDims);
   auto& x = std::get<DenseRows>(d.x);
-  const double unit[kDims] = {1000.0, 300.0, 10.0, 1.0, 0.05, 0.01};
-  for (int j = 0; j < kDims; ++j) {
-    x.col(j) = (x.col(j).array() * unit[j] + (5.0 + shift) * unit[j]).matrix();
+  for (int j = 0; j < kMixedDims; ++j) {
+    x.col(j) = (x.col(j).array() * kMixedUnit[j] + (5.0 + shift) * kMixedUnit[j]).matrix();
   }
   return d;
+}
+
+// A public bounds file of [0, 10 unit] per feature of MixedUnits, written as `name`.
+std::string MixedUnitsBoundsFile(const std::string& name) {
+  std::string bounds;
+  for (double u : kMixedUnit) bounds += "0 " + std::to_string(10.0 * u) + "\n";
+  return test::WriteTempFile(name, bounds);
 }
 
 // ---- Statistics -------------------------------------------------------------------------------
@@ -441,15 +449,12 @@ TEST(DpStandardizeRunTest, BudgetPaysTheReleaseFirst) {
 // set-up is checked in simulation, against clip-only's.)
 TEST(DpStandardizeRunTest, TargetEpsilonPlansTheRoundsForWhatTheSetUpLeaves) {
   const Dataset train = MixedUnits(2000, 1), test = MixedUnits(1000, 2);
-  const double unit[6] = {1000.0, 300.0, 10.0, 1.0, 0.05, 0.01};
-  std::string bounds;
-  for (double u : unit) bounds += "0 " + std::to_string(10.0 * u) + "\n";
   RunSpec s = Dvp();
   s.data.add_bias = true;
   s.target_epsilon = 1.0;
   s.data.scaling = Scaling::kDpStandardize;
   s.data.standardize_epsilon = 0.1;
-  s.data.feature_bounds_path = test::WriteTempFile("target_bounds.txt", bounds);
+  s.data.feature_bounds_path = MixedUnitsBoundsFile("target_bounds.txt");
   const RunSummary dp = Experiment(s, train, test).Run();
   EXPECT_EQ(dp.info.standardization.epsilon, MakeStandardizeMechanism(0.1, 1).epsilon);
   ASSERT_FALSE(dp.node_tight_epsilon.empty());
@@ -484,9 +489,6 @@ TEST(DpStandardizeRunTest, TargetEpsilonPlansTheRoundsForWhatTheSetUpLeaves) {
 // from dp-bounds, against standardize and clip-only.
 TEST(DpStandardizeRunTest, MixedUnitsAccuracyIsCloseToStandardize) {
   const Dataset train = MixedUnits(2000, 1), test = MixedUnits(1000, 2);
-  const double unit[6] = {1000.0, 300.0, 10.0, 1.0, 0.05, 0.01};
-  std::string bounds;
-  for (double u : unit) bounds += "0 " + std::to_string(10.0 * u) + "\n";
   RunSpec s = Dvp();
   s.iterations = 30;
   s.algorithm.As<DvpParams>().alpha = 5.0;
@@ -500,7 +502,7 @@ TEST(DpStandardizeRunTest, MixedUnitsAccuracyIsCloseToStandardize) {
               clipped.final.test_error);
   EXPECT_LT(exact.final.test_error + 0.05, clipped.final.test_error);
   s.data.scaling = Scaling::kDpStandardize;
-  s.data.feature_bounds_path = test::WriteTempFile("standardize_bounds.txt", bounds);
+  s.data.feature_bounds_path = MixedUnitsBoundsFile("standardize_bounds.txt");
   for (double eps : {0.5, 1.0, 4.0}) {
     s.data.standardize_epsilon = eps;
     const RunSummary dp = Experiment(s, train, test).Run();
