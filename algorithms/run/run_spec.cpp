@@ -263,9 +263,12 @@ void ValidateConsensusShared(const RunSpec& spec, int nodes) {
       (a.name() == Algorithm::kLocal || a.name() == Algorithm::kCentral ||
        a.name() == Algorithm::kPdml)) {
     throw InputError(std::string("algorithm.weighting: 'row' is not used by '") +
-                     ChoiceName(a.name()) +
-                     "' (local and central solve no consensus problem: each node or the curator "
-                     "solves its own; pdml weighs its servers' losses by C / m_i): use 'node'");
+                     ChoiceName(a.name()) + "' (" +
+                     (a.name() == Algorithm::kPdml
+                          ? "its servers' losses are weighted C / m_i as 000 states"
+                          : "it solves no consensus problem: each node, or the curator, solves "
+                            "its own") +
+                     "): use 'node'");
   }
   if (IsBaseline(a.name())) {
     // One release per node at the mechanism's epsilon: a budget could only refuse it whole.
