@@ -169,9 +169,9 @@ TEST(EpsilonPolicy, EveryPolicyRunSpendsItsTarget) {
   }
 }
 
-// An uneven partition (proportions 1:2:4:8:16): the policy sets row weighting for the
-// consensus algorithms and average, node weighting for local and central, and every run's
-// figure stays within its target.
+// An uneven partition (proportions 1:2:4:8:16): the policy sets row weighting for dvp, pvp,
+// private_mradmm and average, node weighting for local and madmm, and every run's figure stays
+// within its target.
 TEST(EpsilonPolicy, UnevenPartitionSpendsItsTarget) {
   for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm,
                       Algorithm::kPrivateMradmm, Algorithm::kAverage, Algorithm::kLocal}) {
@@ -180,7 +180,7 @@ TEST(EpsilonPolicy, UnevenPartitionSpendsItsTarget) {
     s.partition.proportions = {1.0, 2.0, 4.0, 8.0, 16.0};
     s.target_epsilon = 1.0;
     const dpadmm::Experiment e(s);
-    const bool row = a != Algorithm::kLocal;
+    const bool row = a != Algorithm::kLocal && a != Algorithm::kMadmm;
     EXPECT_EQ(e.spec().algorithm.weighting,
               row ? dpadmm::Weighting::kRow : dpadmm::Weighting::kNode)
         << dpadmm::ChoiceName(a);
@@ -196,7 +196,7 @@ TEST(EpsilonPolicy, UnevenPartitionSpendsItsTarget) {
 }
 
 // Under row weighting the rule reads the mean rows per node B_bar, under node weighting (local,
-// central) the smallest: rows {20, 380, 100} give mu 500/3 for pvp and mu 20 for local.
+// central, madmm) the smallest: rows {20, 380, 100} give mu 500/3 for pvp and mu 20 for local.
 TEST(EpsilonPolicy, ReadsTheMeanRowsUnderRowWeighting) {
   dpadmm::PublicQuantities q;
   q.epsilon = 1.0;
@@ -206,8 +206,11 @@ TEST(EpsilonPolicy, ReadsTheMeanRowsUnderRowWeighting) {
   const dpadmm::EpsilonSettings local = dpadmm::ChooseEpsilonSettings(Algorithm::kLocal, q);
   const double mu = local.privacy_rows / 20.0;
   EXPECT_EQ(local.weighting, dpadmm::Weighting::kNode);
-  for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm,
-                      Algorithm::kPrivateMradmm, Algorithm::kAverage}) {
+  const dpadmm::EpsilonSettings madmm = dpadmm::ChooseEpsilonSettings(Algorithm::kMadmm, q);
+  EXPECT_EQ(madmm.weighting, dpadmm::Weighting::kNode);
+  EXPECT_EQ(madmm.privacy_rows, local.privacy_rows);
+  for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kPrivateMradmm,
+                      Algorithm::kAverage}) {
     const dpadmm::EpsilonSettings s = dpadmm::ChooseEpsilonSettings(a, q);
     EXPECT_EQ(s.weighting, dpadmm::Weighting::kRow) << dpadmm::ChoiceName(a);
     EXPECT_NEAR(s.privacy_rows, mu * 500.0 / 3.0, 1e-12 * s.privacy_rows) << dpadmm::ChoiceName(a);

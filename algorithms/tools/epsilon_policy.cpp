@@ -72,10 +72,12 @@ EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantitie
   }
   Check(q);
   EpsilonSettings s;
-  // The consensus algorithms and average weigh every row alike (row weighting: C_i / B_i =
+  // dvp, pvp, private_mradmm and average weigh every row alike (row weighting: C_i / B_i =
   // C / B_bar, the same sensitivity at every node): the settings are chosen for the mean node.
-  // local and central keep node weighting and the smallest node (central: its one node).
-  s.weighting = algorithm == Algorithm::kLocal || algorithm == Algorithm::kCentral
+  // local and central keep node weighting and the smallest node (central: its one node), and
+  // so does madmm, which row weighting made less accurate on uneven splits (the privacy README).
+  s.weighting = algorithm == Algorithm::kLocal || algorithm == Algorithm::kCentral ||
+                        algorithm == Algorithm::kMadmm
                     ? Weighting::kNode
                     : Weighting::kRow;
   double rows = 0.0;

@@ -41,8 +41,8 @@ struct PublicQuantities {
 struct EpsilonSettings {
   int iterations = 0;  // rounds after round 0
   double C = 1.0;      // loss weight: weights C / B_i (node), C / B_bar (row)
-  // row for dvp, pvp, madmm, private_mradmm and average (every row weighs C / B_bar, so every
-  // node's release has the same sensitivity); node for local and central.
+  // row for dvp, pvp, private_mradmm and average (every row weighs C / B_bar, so every node's
+  // release has the same sensitivity); node for local, central and madmm.
   Weighting weighting = Weighting::kNode;
   double rho = 0.0;           // the regulariser per node (rho_per_node true)
   double eta = 0.0;           // the ADMM penalty
