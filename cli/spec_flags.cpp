@@ -250,6 +250,12 @@ void SpecFlags::Register() {
   in(Switch(
       "--random-start", [](RunSpec & s) -> auto& { return s.algorithm.random_start; }, true,
       "Start from f_i ~ N(0, 1/d) per coordinate (seeded) instead of 0"));
+  in(ChoiceFlag<Weighting>(
+         "--weighting", [](RunSpec & s) -> auto& { return s.algorithm.weighting; },
+         "Consensus: node = each node's loss is its average (weight C); row = node i's loss "
+         "weighs C B_i / B_bar, every row alike (the centralized problem; average: the gossip "
+         "converges to the rows-weighted mean)")
+         ->type_name("W"));
   in(List(
       "--node-eta", [](RunSpec & s) -> auto& { return s.algorithm.node_eta; },
       "Per-node eta, one per node (replaces --eta)"));
@@ -446,8 +452,9 @@ void SpecFlags::Register() {
          "at delta 1e-5 (sharing: --delta) is E: dvp, pvp, madmm, private_mradmm set alpha "
          "(pvp gaussian: its noise multiplier), sharing --dp its total epsilon, local, average, "
          "central their --epsilon; with the epsilon policy (default) dvp, pvp, madmm and "
-         "private_mradmm first take their rounds, C, rho, eta (and pvp the gaussian mechanism) "
-         "from E, delta, the graph, the rows per node and the features; 0 = the knob as given")
+         "private_mradmm first take their rounds, C, rho, eta, row weighting (and pvp the "
+         "gaussian mechanism) from E, delta, the graph, the rows per node and the features; "
+         "0 = the knob as given")
          ->type_name("E"));
   in(Switch(
       "--no-epsilon-policy", [](RunSpec & s) -> auto& { return s.epsilon_policy; }, false,
@@ -460,7 +467,7 @@ void SpecFlags::Register() {
     CLI::Option* off = app_.get_option("--no-epsilon-policy");
     std::vector<CLI::Option*> chosen;
     for (const char* name : {"--iterations", "--C", "--rho", "--rho-per-node", "--eta",
-                             "--node-eta", "--dp-mechanism", "--noise-multiplier"}) {
+                             "--node-eta", "--weighting", "--dp-mechanism", "--noise-multiplier"}) {
       chosen.push_back(app_.get_option(name));
     }
     bindings_.emplace_back(target, [off, chosen](RunSpec& s) {
@@ -469,7 +476,8 @@ void SpecFlags::Register() {
         if (o->count() == 0) continue;
         Fail(o->get_name() +
              " with --target-epsilon: the epsilon policy chooses the rounds, C, "
-             "rho, eta and pvp's mechanism from the target (algorithms/privacy/README.md, \"The "
+             "rho, eta, the weighting and pvp's mechanism from the target "
+             "(algorithms/privacy/README.md, \"The "
              "epsilon policy\"); add --no-epsilon-policy to keep your settings and calibrate "
              "only the noise");
       }

@@ -288,6 +288,80 @@ TEST(BaselineNodes, AverageConvergesToTheMeanOfTheReleasesAtNoCost) {
   EXPECT_GT((sink.rounds[2] - sink.rounds[1]).cwiseAbs().maxCoeff(), 0.0);
 }
 
+// Row weighting: the gossip starts from (B_i / B_bar) x_i, so its mean is the rows-weighted mean
+// of the round-1 releases from round 2 on and every node converges to it.
+TEST(BaselineNodes, RowWeightedAverageConvergesToTheRowsWeightedMean) {
+  const dpadmm::Graph graph(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}, {0, 3}});
+  const Dataset data = Rows(360, 4, 9);
+  const dpadmm::Partition part =
+      dpadmm::PartitionProportional(data.rows(), {1.0, 2.0, 3.0, 5.0, 8.0, 21.0}, 9);
+  std::vector<double> scale(6);
+  for (int i = 0; i < 6; ++i) {
+    scale[i] = static_cast<double>(part[i].size()) * 6.0 / static_cast<double>(data.rows());
+  }
+  ASSERT_GT(scale[5] / scale[0], 10.0);  // uneven: a plain mean would be far off
+  std::vector<Dataset> slices;
+  for (int i = 0; i < 6; ++i) slices.push_back(data.Subset(part[i]));
+  std::vector<std::unique_ptr<dpadmm::ConsensusNode>> nodes;
+  std::vector<dpadmm::runtime::NodeProgram*> programs;
+  for (int i = 0; i < 6; ++i) {
+    auto p = Params(ConsensusVariant::kAverage, 1.0, 33);
+    p.num_nodes = 6;
+    p.gossip_scale = scale[i];
+    for (int j : graph.neighbors(i)) {
+      p.neighbour_degrees.push_back(graph.degree(j));
+      p.neighbour_gossip_scales.push_back(scale[j]);
+    }
+    nodes.push_back(dpadmm::MakeConsensusNode(i, slices[i], graph.degree(i), dpadmm::Loss{}, {}, p,
+                                              Eigen::VectorXd::Zero(data.cols())));
+    programs.push_back(nodes.back().get());
+  }
+  struct Models : dpadmm::runtime::RoundSink {
+    std::int64_t d = 0;
+    std::vector<Eigen::MatrixXd> rounds;  // [round](node, coordinate)
+    bool OnRound(std::int64_t, const dpadmm::runtime::ReportTable& t) override {
+      Eigen::MatrixXd m(t.nodes(), d);
+      for (int i = 0; i < t.nodes(); ++i)
+        for (std::int64_t k = 0; k < d; ++k) m(i, k) = t[i][static_cast<std::size_t>(k)];
+      rounds.push_back(m);
+      return true;
+    }
+  } sink;
+  sink.d = data.cols();
+  dpadmm::runtime::Topology topology;
+  topology.neighbors = graph.adjacency();
+  dpadmm::runtime::EngineOptions o;
+  o.kind = dpadmm::runtime::EngineKind::kSerial;
+  constexpr std::int64_t kRounds = 200;
+  o.last_round = kRounds;
+  ASSERT_EQ(dpadmm::runtime::Run(programs, topology, o, sink).outcome,
+            dpadmm::runtime::EngineOutcome::kCompleted);
+  ASSERT_EQ(sink.rounds.size(), static_cast<std::size_t>(kRounds + 1));
+  // sum_i B_i x_i / sum_i B_i of the round-1 releases.
+  Eigen::RowVectorXd weighted = Eigen::RowVectorXd::Zero(data.cols());
+  for (int i = 0; i < 6; ++i) weighted += (scale[i] / 6.0) * sink.rounds[1].row(i);
+  const double spread = (sink.rounds[1].rowwise() - weighted).cwiseAbs().maxCoeff();
+  const double top = sink.rounds[1].cwiseAbs().maxCoeff() * scale[5];
+  // As above: (V + 2) rounding errors per gossip step, coordinate and node (z_i <= 6 max |x|).
+  const double drift = kRounds * 6 * (3 + 2) * std::ldexp(1.0, -52) * top;
+  // The plain mean of these releases is not the weighted one (else the test shows nothing).
+  ASSERT_GT((sink.rounds[1].colwise().mean() - weighted).cwiseAbs().maxCoeff(), 1e-3 * spread);
+  EXPECT_LE((sink.rounds[2].colwise().mean() - weighted).cwiseAbs().maxCoeff(), drift);
+  EXPECT_LE((sink.rounds.back().colwise().mean() - weighted).cwiseAbs().maxCoeff(), drift);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_LE((sink.rounds.back().row(i) - weighted).cwiseAbs().maxCoeff(), drift + 1e-9 * top)
+        << "node " << i;
+    EXPECT_EQ(nodes[i]->release().spent(), 1.0);  // round 1's epsilon only: post-processing
+  }
+  // A scale list that does not match the neighbours is refused.
+  auto bad = Params(ConsensusVariant::kAverage, 1.0, 33);
+  bad.neighbour_degrees = {2, 3};
+  bad.neighbour_gossip_scales = {1.0};
+  EXPECT_THROW(dpadmm::MakeConsensusNode(0, slices[0], 2, dpadmm::Loss{}, {}, bad,
+                                         Eigen::VectorXd::Zero(data.cols())),
+               dpadmm::InputError);
+}
+
 // --- Runs -------------------------------------------------------------------------------------
 
 // central = local on a one-node graph holding every training row (in order), with the parties'

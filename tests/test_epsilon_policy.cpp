@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dpadmm/core/error.h"
@@ -165,6 +166,159 @@ TEST(EpsilonPolicy, EveryPolicyRunSpendsItsTarget) {
     EXPECT_LE(r.tight_epsilon, 1.0 * (1.0 + 1e-9)) << dpadmm::ChoiceName(a);
     EXPECT_GE(r.tight_epsilon, 1.0 * (1.0 - 2 * dpadmm::kCalibrationTolerance))
         << dpadmm::ChoiceName(a);
+  }
+}
+
+// An uneven partition (proportions 1:2:4:8:16): the policy sets row weighting for dvp, pvp,
+// private_mradmm and average, node weighting for local and madmm, and every run's figure stays
+// within its target.
+TEST(EpsilonPolicy, UnevenPartitionSpendsItsTarget) {
+  for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm,
+                      Algorithm::kPrivateMradmm, Algorithm::kAverage, Algorithm::kLocal}) {
+    RunSpec s = Small(a);
+    s.partition.kind = dpadmm::PartitionKind::kProportional;
+    s.partition.proportions = {1.0, 2.0, 4.0, 8.0, 16.0};
+    s.target_epsilon = 1.0;
+    const dpadmm::Experiment e(s);
+    const bool row = a != Algorithm::kLocal && a != Algorithm::kMadmm;
+    EXPECT_EQ(e.spec().algorithm.weighting,
+              row ? dpadmm::Weighting::kRow : dpadmm::Weighting::kNode)
+        << dpadmm::ChoiceName(a);
+    EXPECT_NE(e.info().epsilon_policy.find(row ? "row weighting" : "node weighting"),
+              std::string::npos)
+        << e.info().epsilon_policy;
+    const dpadmm::RunSummary r = e.Run();
+    ASSERT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << dpadmm::ChoiceName(a) << r.message;
+    EXPECT_LE(r.tight_epsilon, 1.0 * (1.0 + 1e-9)) << dpadmm::ChoiceName(a);
+    EXPECT_GE(r.tight_epsilon, 1.0 * (1.0 - 2 * dpadmm::kCalibrationTolerance))
+        << dpadmm::ChoiceName(a);
+  }
+}
+
+// Under row weighting the rule reads the mean rows per node B_bar, under node weighting (local,
+// central, madmm) the smallest: rows {20, 380, 100} give mu 500/3 for pvp and mu 20 for local.
+TEST(EpsilonPolicy, ReadsTheMeanRowsUnderRowWeighting) {
+  dpadmm::PublicQuantities q;
+  q.epsilon = 1.0;
+  q.degrees = {2, 2, 2};
+  q.rows_per_node = {20, 380, 100};
+  q.features = 21;
+  const dpadmm::EpsilonSettings local = dpadmm::ChooseEpsilonSettings(Algorithm::kLocal, q);
+  const double mu = local.privacy_rows / 20.0;
+  EXPECT_EQ(local.weighting, dpadmm::Weighting::kNode);
+  const dpadmm::EpsilonSettings madmm = dpadmm::ChooseEpsilonSettings(Algorithm::kMadmm, q);
+  EXPECT_EQ(madmm.weighting, dpadmm::Weighting::kNode);
+  EXPECT_EQ(madmm.privacy_rows, local.privacy_rows);
+  for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kPrivateMradmm,
+                      Algorithm::kAverage}) {
+    const dpadmm::EpsilonSettings s = dpadmm::ChooseEpsilonSettings(a, q);
+    EXPECT_EQ(s.weighting, dpadmm::Weighting::kRow) << dpadmm::ChoiceName(a);
+    EXPECT_NEAR(s.privacy_rows, mu * 500.0 / 3.0, 1e-12 * s.privacy_rows) << dpadmm::ChoiceName(a);
+  }
+  // pvp's regulariser 0.3 / kappa is that of B_bar (with B_min it would be 25/3 times larger).
+  const dpadmm::EpsilonSettings pvp = dpadmm::ChooseEpsilonSettings(Algorithm::kPvp, q);
+  EXPECT_NEAR(pvp.rho, 0.3 / (mu * 500.0 / 3.0), 1e-12 * pvp.rho);
+  RunSpec spec = RunSpec::Defaults(Algorithm::kPvp);
+  dpadmm::ApplyEpsilonSettings(spec, pvp);
+  EXPECT_EQ(spec.algorithm.weighting, dpadmm::Weighting::kRow);
+  EXPECT_NE(dpadmm::DescribeEpsilonSettings(spec, pvp).find("from mu B_bar"), std::string::npos);
+}
+
+// Row weighting on an uneven partition: every row weighs C / B_bar, so on a complete graph
+// (every degree alike) every node's PVP release has the same sensitivity and noise; node
+// weighting gives the small node the larger noise.
+TEST(RowWeighting, EveryNodeReleasesWithTheSameSensitivity) {
+  const auto round1_noise = [](dpadmm::Weighting w) {
+    RunSpec s = PvpGaussian(2.0);
+    s.graph.topology = dpadmm::Topology::kComplete;
+    s.partition.kind = dpadmm::PartitionKind::kProportional;
+    s.partition.proportions = {1.0, 2.0, 4.0, 8.0, 16.0};
+    s.algorithm.weighting = w;
+    s.iterations = 2;
+    dpadmm::test::RunRecorder trace;
+    const dpadmm::Experiment e(s);
+    const dpadmm::RunSummary r = e.Run(&trace);
+    EXPECT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << r.message;
+    return std::make_pair(trace.rounds.at(1).node_noise, e.info().rows_per_node);
+  };
+  const auto [row, rows] = round1_noise(dpadmm::Weighting::kRow);
+  ASSERT_EQ(row.size(), 5u);
+  double total = 0.0;
+  for (std::int64_t b : rows) total += static_cast<double>(b);
+  // sigma = multiplier x 2 (C / B_bar) / (rho_i + 2 eta V), V = 4, rho_i = rho / 5.
+  const RunSpec d = PvpGaussian(2.0);
+  const double sigma = 2.0 * dpadmm::PvpSensitivity(d.algorithm.C / (total / 5.0), 1.0,
+                                                    d.algorithm.rho / 5.0, d.algorithm.eta, 4);
+  for (double v : row) EXPECT_NEAR(v, sigma, 1e-12 * sigma);
+  const std::vector<double> node = round1_noise(dpadmm::Weighting::kNode).first;
+  EXPECT_GT(node[0] / node[4], 8.0);  // B_4 / B_0 = 16 up to rounding
+}
+
+// Row weighting's consensus problem is the centralized one: two uneven partitions of the same
+// rows have the same optimum (node weighting: they do not).
+TEST(RowWeighting, ConsensusOptimumIsTheCentralizedOne) {
+  const auto optimum = [](dpadmm::Weighting w, std::vector<double> proportions) {
+    RunSpec s = Small(Algorithm::kAdmm);
+    s.partition.kind = dpadmm::PartitionKind::kProportional;
+    s.partition.proportions = std::move(proportions);
+    s.algorithm.weighting = w;
+    s.iterations = 1;
+    return dpadmm::Experiment(s).optimum();
+  };
+  const Eigen::VectorXd a = optimum(dpadmm::Weighting::kRow, {1, 2, 4, 8, 16});
+  const Eigen::VectorXd b = optimum(dpadmm::Weighting::kRow, {16, 1, 1, 1, 1});
+  ASSERT_GT(a.norm(), 0.1);
+  EXPECT_LE((a - b).norm(), 1e-8 * a.norm());
+  const Eigen::VectorXd c = optimum(dpadmm::Weighting::kNode, {1, 2, 4, 8, 16});
+  const Eigen::VectorXd e = optimum(dpadmm::Weighting::kNode, {16, 1, 1, 1, 1});
+  EXPECT_GT((c - e).norm(), 1e-3 * c.norm());
+  // The run's objective sums C_i (mean loss of node i) + rho_i ||f_i||^2 / 2: at consensus it
+  // is the centralized objective at f* (to first order in the distance, 1e-6 here).
+  RunSpec s = Small(Algorithm::kAdmm);
+  s.partition.kind = dpadmm::PartitionKind::kProportional;
+  s.partition.proportions = {1, 2, 4, 8, 16};
+  s.algorithm.weighting = dpadmm::Weighting::kRow;
+  s.iterations = 300;
+  const dpadmm::RunSummary r = dpadmm::RunExperiment(s);
+  ASSERT_LE(r.final.distance_to_optimum, 1e-6);
+  EXPECT_NEAR(r.final.objective, r.info.optimum_objective, 1e-6 * r.info.optimum_objective);
+}
+
+// C_i = C B_i / B_bar: the same weight C / B_bar per row, N C in all; node weighting: C.
+TEST(RowWeighting, NodeLossWeight) {
+  dpadmm::AlgorithmSpec a;
+  a.C = 3.0;
+  const std::vector<std::int64_t> rows = {20, 380, 100};
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(dpadmm::NodeLossWeight(a, rows, i), 3.0);
+  a.weighting = dpadmm::Weighting::kRow;
+  double sum = 0.0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double c = dpadmm::NodeLossWeight(a, rows, i);
+    EXPECT_NEAR(c / static_cast<double>(rows[i]), 3.0 * 3.0 / 500.0, 1e-15);
+    sum += c;
+  }
+  EXPECT_NEAR(sum, 9.0, 1e-12);
+  EXPECT_THROW(dpadmm::NodeLossWeight(a, {20, -1, 100}, 0), InputError);
+  EXPECT_THROW(dpadmm::NodeLossWeight(a, rows, 3), InputError);
+}
+
+// Row weighting is refused where it is not wired, naming the field.
+TEST(RowWeighting, RefusedWhereNotUsed) {
+  for (Algorithm a :
+       {Algorithm::kLocal, Algorithm::kCentral, Algorithm::kPdml, Algorithm::kSharing}) {
+    RunSpec s = RunSpec::Defaults(a);
+    s.algorithm.weighting = dpadmm::Weighting::kRow;
+    try {
+      s.Validate();
+      ADD_FAILURE() << dpadmm::ChoiceName(a) << " accepted row weighting";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("algorithm.weighting"), std::string::npos) << e.what();
+    }
+  }
+  for (Algorithm a : {Algorithm::kAdmm, Algorithm::kPvp, Algorithm::kAverage}) {
+    RunSpec s = RunSpec::Defaults(a);
+    s.algorithm.weighting = dpadmm::Weighting::kRow;
+    EXPECT_NO_THROW(s.Validate()) << dpadmm::ChoiceName(a);
   }
 }
 

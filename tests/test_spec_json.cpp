@@ -59,6 +59,7 @@ RunSpec UnusualSpec() {
   s.algorithm.rho_per_node = true;
   s.algorithm.eta = 2.5;
   s.algorithm.random_start = true;
+  s.algorithm.weighting = dpadmm::Weighting::kRow;
   auto& p = s.algorithm.As<PrivateMradmmParams>();
   p.q1 = 1.04;
   p.alpha = 0.7;
@@ -97,6 +98,7 @@ void ExpectSameSpec(const RunSpec& a, const RunSpec& b) {
   EXPECT_EQ(a.data.test_fraction, b.data.test_fraction);  // bitwise, not approximately
   EXPECT_EQ(a.partition.proportions, b.partition.proportions);
   EXPECT_EQ(a.algorithm.C, b.algorithm.C);
+  EXPECT_EQ(a.algorithm.weighting, b.algorithm.weighting);
   EXPECT_EQ(a.loss.kind, b.loss.kind);
   EXPECT_EQ(a.seed, b.seed);
   EXPECT_EQ(a.data.rows, b.data.rows);

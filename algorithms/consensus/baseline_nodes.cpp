@@ -2,6 +2,7 @@
 #include "consensus/baseline_nodes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -119,6 +120,23 @@ AverageNode::AverageNode(int id, const Dataset& data, int degree, const Loss& lo
     // Metropolis-Hastings: w_ij = 1 / (1 + max(V_i, V_j)).
     weights_.push_back(1.0 / (1.0 + static_cast<double>(std::max(degree, v))));
   }
+  const auto& scales = params.neighbour_gossip_scales;
+  if (!scales.empty()) {
+    if (static_cast<int>(scales.size()) != degree) {
+      throw InputError("average node " + std::to_string(id) + ": " + std::to_string(degree) +
+                       " neighbours but " + std::to_string(scales.size()) + " gossip scales");
+    }
+    for (double v : scales) {
+      if (!(v > 0.0) || !std::isfinite(v)) {
+        throw InputError("average node " + std::to_string(id) +
+                         ": a neighbour's gossip scale must be finite and > 0");
+      }
+    }
+  }
+  if (!(params.gossip_scale > 0.0) || !std::isfinite(params.gossip_scale)) {
+    throw InputError("average node " + std::to_string(id) +
+                     ": the gossip scale must be finite and > 0");
+  }
 }
 
 void AverageNode::ReceiveNeighbours(std::int64_t round, const runtime::Inbox& in) {
@@ -126,6 +144,19 @@ void AverageNode::ReceiveNeighbours(std::int64_t round, const runtime::Inbox& in
   // x_i(r) = x_i(r-1) + sum_j w_ij (x_j(r-1) - x_i(r-1)), x_i(r-1) the node's own last release.
   const Eigen::VectorXd& own = release_.last();
   neighbours_.setZero();
+  const std::vector<double>& scales = params_.neighbour_gossip_scales;
+  if (round == 2 && !scales.empty()) {
+    // Row weighting: the gossip starts from z_j = (B_j / B_bar) x_j, whose mean over the nodes
+    // is sum_j B_j x_j / sum_j B_j and which the symmetric steps keep; later rounds' messages
+    // are z already.
+    const Eigen::VectorXd z = params_.gossip_scale * own;
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      neighbours_ +=
+          weights_[k] * (scales[k] * Eigen::Map<const Eigen::VectorXd>(in[k].data(), dim_) - z);
+    }
+    gossip_ = z + neighbours_;
+    return;
+  }
   for (std::size_t k = 0; k < in.size(); ++k) {
     neighbours_ += weights_[k] * (Eigen::Map<const Eigen::VectorXd>(in[k].data(), dim_) - own);
   }

@@ -14,8 +14,11 @@
 //    by gossip with Metropolis-Hastings weights,
 //        x_i <- x_i + sum_j w_ij (x_j - x_i),   w_ij = 1 / (1 + max(V_i, V_j)),
 //    which keeps the mean of the round-1 releases and converges to it on a connected graph
-//    (the weights are symmetric, doubly stochastic and positive on the diagonal). Every gossip
-//    value is a function of released values: post-processing, no cost.
+//    (the weights are symmetric, doubly stochastic and positive on the diagonal). Under row
+//    weighting (ConsensusNodeParams::gossip_scale) round 2 starts from z_i = (B_i / B_bar) x_i
+//    instead, whose mean is the rows-weighted mean sum_i B_i x_i / sum_i B_i of the releases.
+//    Every gossip value is a function of released values and public row counts:
+//    post-processing, no cost.
 //
 // The release of round 1 goes through the node's Release like every other value: objective
 // perturbation draws its noise b there (DrawL2Laplace, snapped release, one PureEpsilon(eps)

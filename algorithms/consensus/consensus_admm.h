@@ -62,6 +62,11 @@ struct ConsensusNodeParams {
   double epsilon = 0.0;
   double delta = 0.0;
   std::vector<int> neighbour_degrees;
+  // average under row weighting: the gossip starts from gossip_scale x_i, gossip_scale =
+  // B_i / B_bar, and reads neighbour j's round-1 release as neighbour_gossip_scales[k] x_j
+  // (inbox order); empty: every scale 1 (the plain mean).
+  double gossip_scale = 1.0;
+  std::vector<double> neighbour_gossip_scales;
 };
 
 // The node program of `params.variant` for node `id` with training rows `data` (which must

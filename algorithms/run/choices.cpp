@@ -125,6 +125,17 @@ std::span<const Choice<MetricsScope>> Choices() {
 }
 
 template <>
+std::span<const Choice<Weighting>> Choices() {
+  static constexpr Choice<Weighting> kTable[] = {
+      {Weighting::kNode, "node", "each node's loss weighs C: a row of node i weighs C / B_i"},
+      {Weighting::kRow, "row",
+       "node i's loss weighs C B_i / B_bar: every row weighs C / B_bar (the centralized "
+       "problem; B_bar the mean rows per node)"},
+  };
+  return kTable;
+}
+
+template <>
 std::span<const Choice<Scaling>> Choices() {
   static constexpr Choice<Scaling> kTable[] = {
       {Scaling::kAuto, "auto",

@@ -296,6 +296,8 @@ class MetricsSink : public runtime::RoundSink {
   }
   // Every node's regulariser rho_i, for the objective (default: rho, or rho / N).
   void SetNodeRegulariser(double rho_node) { node_rho_ = rho_node; }
+  // Each node's loss weight C_i, for the objective (default: C for every node).
+  void SetNodeLossWeights(std::vector<double> weights) { node_C_ = std::move(weights); }
   // local: test_error is the mean over the nodes of each node's own model's test error (there
   // is no consensus model to measure).
   void MeasureTestErrorPerNode() { test_error_per_node_ = true; }
@@ -414,7 +416,8 @@ class MetricsSink : public runtime::RoundSink {
       if (!evaluate_) continue;
       const double mean_loss = std::isnan(r[dim_]) ? MeanLoss(slices_[i], spec_.loss, f) : r[dim_];
       m.train_loss += mean_loss;
-      m.objective += spec_.algorithm.C * mean_loss + reg * f.squaredNorm();
+      const double C = node_C_.empty() ? spec_.algorithm.C : node_C_[static_cast<std::size_t>(i)];
+      m.objective += C * mean_loss + reg * f.squaredNorm();
     }
     if (no_paper_figure_) {
       // Gaussian releases have no per-round pure-epsilon term: the tight column is the figure.
@@ -637,6 +640,7 @@ class MetricsSink : public runtime::RoundSink {
   std::optional<double> release_once_;             // the baselines' figure from round 1 on
   double release_before_ = 0.0;                    // and in round 0 (the dp-bounds release)
   std::optional<double> node_rho_;                 // rho_i when set (central)
+  std::vector<double> node_C_;                     // C_i per node when set
   bool test_error_per_node_ = false;               // local
 };
 
@@ -765,6 +769,8 @@ class ConsensusDriver : public Experiment::Driver {
     const int n = parties_ > 0 ? parties_ : graph.num_nodes();
     return spec.algorithm.rho_per_node ? spec.algorithm.rho : spec.algorithm.rho / n;
   }
+  // Node i's loss weight C_i (NodeLossWeight of the partition's row counts).
+  double NodeC(int node) const;
   // The parameters of consensus node i's program (every algorithm but pdml).
   ConsensusNodeParams NodeParams(int i) const;
 };
@@ -828,7 +834,8 @@ ConsensusNodeParams ConsensusDriver::NodeParams(int i) const {
   const VariantFields vf = FieldsOf(s.algorithm.params);
   ConsensusNodeParams p;
   p.variant = VariantOf(s.algorithm.name());
-  p.C = s.algorithm.C;
+  // average: the releases are local's (its own problem at C); row weighting scales its gossip.
+  p.C = s.algorithm.name() == Algorithm::kAverage ? s.algorithm.C : NodeC(i);
   p.rho_node = RhoNode(i);
   p.num_nodes = graph.num_nodes();
   p.eta = PerNode(s.algorithm.node_eta, s.algorithm.eta, i);
@@ -848,8 +855,23 @@ ConsensusNodeParams ConsensusDriver::NodeParams(int i) const {
     p.epsilon = vf.baseline->epsilon;
     p.delta = vf.baseline->delta;
     for (int j : graph.neighbors(i)) p.neighbour_degrees.push_back(graph.degree(j));
+    if (s.algorithm.name() == Algorithm::kAverage && s.algorithm.weighting == Weighting::kRow) {
+      // The gossip runs on (B_i / B_bar) x_i, whose mean is the rows-weighted mean of the
+      // releases (public row counts: NodeC(i) / C = B_i / B_bar).
+      p.gossip_scale = NodeC(i) / s.algorithm.C;
+      for (int j : graph.neighbors(i))
+        p.neighbour_gossip_scales.push_back(NodeC(j) / s.algorithm.C);
+    }
   }
   return p;
+}
+
+double ConsensusDriver::NodeC(int node) const {
+  std::vector<std::int64_t> rows(partition.size());
+  for (std::size_t j = 0; j < partition.size(); ++j) {
+    rows[j] = static_cast<std::int64_t>(partition[j].size());
+  }
+  return NodeLossWeight(spec.algorithm, rows, static_cast<std::size_t>(node));
 }
 
 void ConsensusDriver::SolveOptimum() {
@@ -862,11 +884,15 @@ void ConsensusDriver::SolveOptimum() {
                         ": the centralized optimum needs every node's rows in one process (no "
                         "distance to the optimum)";
   } else if (optimum_wanted) {
-    // The centralized problem sum_i [(C/B_i) sum_{n in D_i} L + (rho/N) ||f||^2/2], solved by
-    // the same Newton solver with per-sample weights C/B_{node(n)} and a = rho.
+    // The centralized problem sum_i [(C_i/B_i) sum_{n in D_i} L + (rho/N) ||f||^2/2], solved by
+    // the same Newton solver with per-sample weights C_i/B_{node(n)} and a = rho (row
+    // weighting: every weight C / B_bar).
     Eigen::VectorXd weights(train.rows());
-    for (const auto& rows : partition) {
-      for (std::int64_t r : rows) weights[r] = s.algorithm.C / static_cast<double>(rows.size());
+    for (std::size_t i = 0; i < partition.size(); ++i) {
+      const double C = NodeC(static_cast<int>(i));
+      for (std::int64_t r : partition[i]) {
+        weights[r] = C / static_cast<double>(partition[i].size());
+      }
     }
     NewtonOptions newton = s.newton;
     newton.max_iterations = std::max(newton.max_iterations, 200);
@@ -908,6 +934,11 @@ void ConsensusDriver::Prepare() {
       runtime::ValidateNetworkOptions(*network, graph.num_nodes());
     } catch (const runtime::NetworkError& e) {
       throw InputError(std::string("party: ") + e.what());
+    }
+    if (s.algorithm.weighting == Weighting::kRow) {
+      throw InputError(
+          "algorithm.weighting: 'row' needs every node's row count, which a party does not know "
+          "of the other parties' nodes: use 'node' in party mode");
     }
     hosted = HostedNodes(*this, graph.num_nodes());
     partition = OwnRowsPartition(info.train_rows, hosted, graph.num_nodes());
@@ -973,7 +1004,7 @@ void ConsensusDriver::Prepare() {
     for (int i : ViewNodes()) {
       const double eta1 =
           PerNode(s.algorithm.node_eta, s.algorithm.eta, i) * PerNode(vf.node_q1, vf.q1, i);
-      if (!MrAdmmFirstPenaltyOk(s.algorithm.C, static_cast<double>(partition[i].size()),
+      if (!MrAdmmFirstPenaltyOk(NodeC(i), static_cast<double>(partition[i].size()),
                                 s.loss.CurvatureBound(), rho_total, n, eta1, graph.degree(i))) {
         throw InputError("algorithm.eta: node " + std::to_string(i) +
                          " violates 003 Algorithm 3's "
@@ -1197,7 +1228,7 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
     std::vector<double> mu(static_cast<std::size_t>(n), 0.0);  // 0: outside the view
     const double multiplier = s.algorithm.As<PvpParams>().noise_multiplier;
     for (int i : ViewNodes()) {
-      mu[i] = PvpGaussianMu(s.algorithm.C, static_cast<double>(partition[i].size()),
+      mu[i] = PvpGaussianMu(NodeC(i), static_cast<double>(partition[i].size()),
                             s.algorithm.rho_per_node ? s.algorithm.rho : s.algorithm.rho / n,
                             PerNode(s.algorithm.node_eta, s.algorithm.eta, i), graph.degree(i),
                             multiplier, d);
@@ -1213,6 +1244,11 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
   MetricsSink sink(s, test, slices_, optimum, n, d, observer, std::move(private_nodes),
                    !info.privacy_claim.empty(), ViewNodes(), !network,
                    std::move(gaussian_round_mu));
+  if (s.algorithm.weighting == Weighting::kRow) {
+    std::vector<double> node_c(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) node_c[static_cast<std::size_t>(i)] = NodeC(i);
+    sink.SetNodeLossWeights(std::move(node_c));
+  }
   if (IsBaseline(algorithm)) {
     // Every node releases once, in round 1: the per-round figure is 0 in round 0 and, from
     // round 1, the composition of that one mechanism (max over the nodes measured), as the

@@ -259,6 +259,17 @@ void ValidateConsensusShared(const RunSpec& spec, int nodes) {
   NonNegative("algorithm.privacy_budget", a.privacy_budget, " (0 = none)");
   PerNode("algorithm.node_eta", a.node_eta, nodes, 0.0, true);
   PerNode("algorithm.node_privacy_budget", a.node_privacy_budget, nodes, 0.0, false);
+  if (a.weighting == Weighting::kRow &&
+      (a.name() == Algorithm::kLocal || a.name() == Algorithm::kCentral ||
+       a.name() == Algorithm::kPdml)) {
+    throw InputError(std::string("algorithm.weighting: 'row' is not used by '") +
+                     ChoiceName(a.name()) + "' (" +
+                     (a.name() == Algorithm::kPdml
+                          ? "its servers' losses are weighted C / m_i as 000 states"
+                          : "it solves no consensus problem: each node, or the curator, solves "
+                            "its own") +
+                     "): use 'node'");
+  }
   if (IsBaseline(a.name())) {
     // One release per node at the mechanism's epsilon: a budget could only refuse it whole.
     if (a.privacy_budget != 0.0 || !a.node_privacy_budget.empty()) {
@@ -308,6 +319,7 @@ void ValidateSharingShared(const RunSpec& spec) {
   unused("algorithm.eta", spec.algorithm.eta != d.algorithm.eta, rho_hint);
   unused("algorithm.rho_per_node", spec.algorithm.rho_per_node, "");
   unused("algorithm.random_start", spec.algorithm.random_start, "");
+  unused("algorithm.weighting", spec.algorithm.weighting != d.algorithm.weighting, "");
   unused("algorithm.node_eta", !spec.algorithm.node_eta.empty(), "");
   unused("algorithm.privacy_budget", spec.algorithm.privacy_budget != 0.0, "");
   unused("algorithm.node_privacy_budget", !spec.algorithm.node_privacy_budget.empty(), "");
@@ -399,6 +411,26 @@ void SharingParams::Validate(const std::string& prefix, int) const {
   Positive(prefix + "b1", b1);
   NonNegative(prefix + "c1", c1);
 }
+double NodeLossWeight(const AlgorithmSpec& a, const std::vector<std::int64_t>& rows_per_node,
+                      std::size_t node) {
+  if (node >= rows_per_node.size()) {
+    throw InputError("NodeLossWeight: node " + std::to_string(node) + " of " +
+                     std::to_string(rows_per_node.size()));
+  }
+  if (a.weighting == Weighting::kNode) return a.C;
+  // C_i / B_i = C N / sum_j B_j = C / B_bar for every node.
+  std::int64_t total = 0;
+  for (std::size_t j = 0; j < rows_per_node.size(); ++j) {
+    if (rows_per_node[j] < 1) {
+      throw InputError("algorithm.weighting 'row': node " + std::to_string(j) +
+                       " has no known row count (" + std::to_string(rows_per_node[j]) + ")");
+    }
+    total += rows_per_node[j];
+  }
+  const double n = static_cast<double>(rows_per_node.size());
+  return a.C * (static_cast<double>(rows_per_node[node]) * n / static_cast<double>(total));
+}
+
 bool IsBaseline(Algorithm algorithm) {
   return algorithm == Algorithm::kLocal || algorithm == Algorithm::kAverage ||
          algorithm == Algorithm::kCentral;

@@ -119,6 +119,7 @@ std::vector<std::vector<double>> PlannedReleaseCosts(
     const double eta = PerNode(a.node_eta, a.eta, i);
     const double q1 = PerNode(*s.node_q1, s.q1, i);
     const double B = static_cast<double>(rows_per_node[i]);
+    const double C = NodeLossWeight(a, rows_per_node, i);  // C_i (algorithm.weighting)
     const int V = degrees[i];
     std::vector<double>& c = costs[i];
     c.assign(static_cast<std::size_t>(std::max(spec.iterations, 0)), 0.0);
@@ -131,15 +132,14 @@ std::vector<std::vector<double>> PlannedReleaseCosts(
           cost = GeometricSchedule(alpha, q2, t);
           break;
         case Algorithm::kMadmm:  // MadmmNode::PrivacyLoss, eta_i(t) = eta q1^(t-1)
-          cost = MadmmIterationLoss(a.C, c1, GeometricSchedule(alpha, q2, t),
+          cost = MadmmIterationLoss(C, c1, GeometricSchedule(alpha, q2, t),
                                     GeometricSchedule(eta, q1, t), V, B);
           break;
         default: {  // PrivateMradmmNode: odd rounds only, k = (t + 1) / 2
           if (t % 2 == 0) break;
           const std::int64_t k = (t + 1) / 2;
-          cost =
-              MrAdmmIterationLoss(a.C, B, c1, rho_node * N, N, GeometricSchedule(eta * q1, q1, k),
-                                  V, GeometricSchedule(alpha, q2, k));
+          cost = MrAdmmIterationLoss(C, B, c1, rho_node * N, N, GeometricSchedule(eta * q1, q1, k),
+                                     V, GeometricSchedule(alpha, q2, k));
           break;
         }
       }
@@ -256,9 +256,9 @@ double PvpGaussianPlannedEpsilon(const RunSpec& spec, const std::vector<int>& de
   const double rho_node = a.rho_per_node ? a.rho : a.rho / n;
   double max_mu2 = 0.0;
   for (std::size_t i = 0; i < degrees.size(); ++i) {
-    const double mu = PvpGaussianMu(a.C, static_cast<double>(rows_per_node[i]), rho_node,
-                                    PerNode(a.node_eta, a.eta, i), degrees[i],
-                                    a.As<PvpParams>().noise_multiplier, features);
+    const double mu = PvpGaussianMu(
+        NodeLossWeight(a, rows_per_node, i), static_cast<double>(rows_per_node[i]), rho_node,
+        PerNode(a.node_eta, a.eta, i), degrees[i], a.As<PvpParams>().noise_multiplier, features);
     max_mu2 = std::max(max_mu2, static_cast<double>(spec.iterations) * mu * mu);
   }
   return max_mu2 > 0.0 ? AnalyticGaussianEpsilon(std::sqrt(max_mu2), 1.0, delta) : 0.0;

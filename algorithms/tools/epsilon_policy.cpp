@@ -71,12 +71,28 @@ EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantitie
                      "' has none (dvp, pvp, madmm, private_mradmm, local, average, central)");
   }
   Check(q);
-  const std::int64_t rows = *std::min_element(q.rows_per_node.begin(), q.rows_per_node.end());
   EpsilonSettings s;
-  s.privacy_rows = GaussianMu(q.epsilon, q.delta) * static_cast<double>(rows);
+  // dvp, pvp, private_mradmm and average weigh every row alike (row weighting: C_i / B_i =
+  // C / B_bar, the same sensitivity at every node): the settings are chosen for the mean node.
+  // local and central keep node weighting and the smallest node (central: its one node), and
+  // so does madmm, which row weighting made less accurate on uneven splits (the privacy README).
+  s.weighting = algorithm == Algorithm::kLocal || algorithm == Algorithm::kCentral ||
+                        algorithm == Algorithm::kMadmm
+                    ? Weighting::kNode
+                    : Weighting::kRow;
+  double rows = 0.0;
+  if (s.weighting == Weighting::kRow) {
+    std::int64_t total = 0;
+    for (std::int64_t b : q.rows_per_node) total += b;
+    rows = static_cast<double>(total) / static_cast<double>(q.rows_per_node.size());
+  } else {
+    rows = static_cast<double>(*std::min_element(q.rows_per_node.begin(), q.rows_per_node.end()));
+  }
+  s.privacy_rows = GaussianMu(q.epsilon, q.delta) * rows;
   const double k = s.privacy_rows;
-  // The average loss per node (C = 1: weights 1/B_i), so that the regulariser and the penalty
-  // are on the scale of one record's gradient (|L'| <= 1, ||x|| <= 1).
+  // The average loss per node (C = 1: weights 1/B_i, or 1/B_bar for every row), so that the
+  // regulariser and the penalty are on the scale of one record's gradient (|L'| <= 1,
+  // ||x|| <= 1).
   s.C = 1.0;
   switch (algorithm) {
     case Algorithm::kLocal:
@@ -108,6 +124,7 @@ EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantitie
 void ApplyEpsilonSettings(RunSpec& spec, const EpsilonSettings& s) {
   spec.iterations = s.iterations;
   spec.algorithm.C = s.C;
+  spec.algorithm.weighting = s.weighting;
   spec.algorithm.rho = s.rho;
   spec.algorithm.rho_per_node = true;
   spec.algorithm.eta = s.eta;
@@ -132,14 +149,15 @@ std::string ApplyEpsilonPolicy(RunSpec& spec, const PublicQuantities& q) {
 }
 
 std::string DescribeEpsilonSettings(const RunSpec& spec, const EpsilonSettings& s) {
-  char buf[256];
+  const bool row = s.weighting == Weighting::kRow;
+  char buf[320];
   std::snprintf(buf, sizeof buf,
-                "rounds %d, C %.6g, rho %.6g per node, eta %.6g%s; from mu B = %.6g", s.iterations,
-                s.C, s.rho, s.eta,
+                "rounds %d, C %.6g, %s weighting, rho %.6g per node, eta %.6g%s; from mu %s = %.6g",
+                s.iterations, s.C, ChoiceName(s.weighting), s.rho, s.eta,
                 spec.algorithm.name() == Algorithm::kPvp && !s.pvp_mechanism.empty()
                     ? (", " + s.pvp_mechanism + " mechanism").c_str()
                     : "",
-                s.privacy_rows);
+                row ? "B_bar" : "B_min", s.privacy_rows);
   return buf;
 }
 

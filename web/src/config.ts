@@ -101,7 +101,7 @@ export function storedFileName(name: string): string {
 
 // AlgorithmSpec's fields shared by the consensus family; every other parameter belongs to the
 // algorithm's own struct, algorithm.<name> (spec schema 2).
-const SHARED_ALGORITHM_FIELDS = new Set(['C', 'rho', 'rho_per_node', 'eta', 'random_start', 'node_eta', 'privacy_budget']);
+const SHARED_ALGORITHM_FIELDS = new Set(['C', 'rho', 'rho_per_node', 'eta', 'random_start', 'weighting', 'node_eta', 'privacy_budget']);
 // The page's parameter keys that the spec names differently.
 const PARAMETER_NAMES: Record<string, string> = { pdml_R: 'R', pdml_V: 'V', pdml_decay: 'decay' };
 

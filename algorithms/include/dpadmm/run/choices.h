@@ -59,6 +59,13 @@ enum class MetricsScope {
   kAll,           // also evaluation on private data, labelled as outside the guarantee
 };
 
+// How the consensus family weighs the rows in the nodes' problems (AlgorithmSpec::weighting).
+enum class Weighting {
+  kNode,  // every node's loss weight is C: each row of node i weighs C / B_i (a node's average)
+  kRow,   // node i's loss weight is C B_i / B_bar: every row weighs C / B_bar (the centralized
+          // problem), B_bar the mean rows per node
+};
+
 // How each node prepares its rows before training (data/preprocessing.h).
 enum class Scaling {
   kAuto,  // standardize for a non-private algorithm or simulation mode on raw-unit
@@ -115,6 +122,8 @@ template <>
 std::span<const Choice<NoiseMode>> Choices();
 template <>
 std::span<const Choice<MetricsScope>> Choices();
+template <>
+std::span<const Choice<Weighting>> Choices();
 template <>
 std::span<const Choice<Scaling>> Choices();
 template <>

@@ -354,12 +354,19 @@ struct AlgorithmSpec {
   Algorithm name() const;
 
   // Shared by the consensus family (the sharing family must leave them at their defaults).
-  double C = 1750.0;          // loss weight C (per node: C / B_i)
+  double C = 1750.0;          // loss weight C (per row of node i: C_i / B_i, NodeLossWeight)
   double rho = 0.22;          // regulariser weight
   bool rho_per_node = false;  // false: each node carries rho / N (003's O(f, D_i));
                               // true: each node carries rho (004's DR-ERM (3))
   double eta = 0.5;           // ADMM penalty; M-ADMM theta; MR-ADMM base penalty; PDML beta
   bool random_start = false;  // f_i(0) ~ N(0, 1/d) per coordinate (seeded) instead of 0
+  // node: C_i = C, every node's loss is its average (a row of node i weighs C / B_i); row:
+  // C_i = C B_i / B_bar, every row weighs C / B_bar and the nodes' problems sum to N times the
+  // centralized one (B_bar = the training rows / N; the rows per node are public). average:
+  // the releases are local's and row makes the gossip converge to the B_i-weighted mean.
+  // Not for local, central (no consensus problem), pdml, nor a party (the other parties' B_i
+  // are not known to it).
+  Weighting weighting = Weighting::kNode;
   std::vector<double> node_eta;
   // Every node's privacy budget (as the paper of the algorithm states the loss), enforced by
   // the node's release: a round that would take the node's spent loss above it is refused and
@@ -403,6 +410,12 @@ struct AlgorithmSpec {
     return const_cast<AlgorithmSpec*>(this)->Field<T>(key);
   }
 };
+
+// Node i's loss weight C_i under `a.weighting` (the node's rows each weigh C_i / B_i): C, or
+// C B_i / B_bar with B_bar the mean of rows_per_node. InputError if `node` is out of range or
+// a count is < 1 under row weighting.
+double NodeLossWeight(const AlgorithmSpec& a, const std::vector<std::int64_t>& rows_per_node,
+                      std::size_t node);
 
 struct RunSpec {
   DataSpec data;

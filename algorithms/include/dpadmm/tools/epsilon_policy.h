@@ -39,13 +39,17 @@ struct PublicQuantities {
 
 // The settings the policy sets (the noise knob is left to the calibration).
 struct EpsilonSettings {
-  int iterations = 0;         // rounds after round 0
-  double C = 1.0;             // loss weight: weights C / B_i, the average loss per node
+  int iterations = 0;  // rounds after round 0
+  double C = 1.0;      // loss weight: weights C / B_i (node), C / B_bar (row)
+  // row for dvp, pvp, private_mradmm and average (every row weighs C / B_bar, so every node's
+  // release has the same sensitivity); node for local, central and madmm.
+  Weighting weighting = Weighting::kNode;
   double rho = 0.0;           // the regulariser per node (rho_per_node true)
   double eta = 0.0;           // the ADMM penalty
   std::string pvp_mechanism;  // pvp: "gaussian"; empty for the others
   // The quantity the rule is a function of: mu B, with mu the Gaussian mechanism's mu for the
-  // target (epsilon, delta) and B the smallest rows per node (reported, for the README's table).
+  // target (epsilon, delta) and B the mean rows per node B_bar under row weighting, the
+  // smallest B_min under node weighting (reported, for the README's table).
   double privacy_rows = 0.0;
 };
 
@@ -56,9 +60,9 @@ bool HasEpsilonPolicy(Algorithm algorithm);
 // The policy's settings for `algorithm` (InputError if it has none, or a quantity is invalid).
 EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantities& q);
 
-// Writes `s` into `spec` (iterations, C, rho with rho_per_node, eta; pvp's mechanism with a
-// starting noise multiplier of 1). Per-node penalties (node_eta) are cleared: the policy sets
-// one penalty.
+// Writes `s` into `spec` (iterations, C, weighting, rho with rho_per_node, eta; pvp's mechanism
+// with a starting noise multiplier of 1). Per-node penalties (node_eta) are cleared: the policy
+// sets one penalty.
 void ApplyEpsilonSettings(RunSpec& spec, const EpsilonSettings& s);
 
 // The policy applied to `spec` for a target of q.epsilon when spec.epsilon_policy is set and
@@ -66,8 +70,8 @@ void ApplyEpsilonSettings(RunSpec& spec, const EpsilonSettings& s);
 // DescribeEpsilonSettings' line, or "" when nothing was applied.
 std::string ApplyEpsilonPolicy(RunSpec& spec, const PublicQuantities& q);
 
-// The applied settings in one line ("rounds 10, C 1, rho 0.01 per node, eta 0.5, gaussian
-// mechanism; from mu B = 12.3"), for summaries.
+// The applied settings in one line ("rounds 10, C 1, row weighting, rho 0.01 per node, eta 0.5,
+// gaussian mechanism; from mu B_bar = 12.3"), for summaries.
 std::string DescribeEpsilonSettings(const RunSpec& spec, const EpsilonSettings& s);
 
 }  // namespace dpadmm
