@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds the libFuzzer harnesses (tests/fuzz, clang++-14 with ASan+UBSan, in build-fuzz/) and runs
+# Builds the libFuzzer harnesses (tests/fuzz) in the ASan tree build-asan/ (the "asan" preset:
+# clang++-14, ASan+UBSan, coverage-instrumented, shared with scripts/sanitizers.sh asan) and runs
 # each for SECONDS (default 60) from its committed seed corpus, printing the executions reached.
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]   (harness names without "fuzz_", e.g. csv)
 # FUZZ_RUNS=N stops each harness after N executions (SECONDS is then the ceiling).
 # FUZZ_FAST=1 keeps no allocation stacks (ASan's malloc_context_size=0): about 1.5x more
 # executions for allocation-heavy harnesses (cli); a finding is then re-run on its artifact with
 # the default options for a full report.
-# New corpus entries go to build-fuzz/corpus/<harness>/ (the committed seeds are only read);
-# a finding leaves its input in build-fuzz/artifacts/<harness>/ and makes the script fail.
+# New corpus entries go to build-asan/fuzz/corpus/<harness>/ (the committed seeds are only read);
+# a finding leaves its input in build-asan/fuzz/artifacts/<harness>/ and makes the script fail.
 # Needs clang-14 and libfuzzer-14-dev (scripts/install_deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,26 +21,24 @@ harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
 start=$SECONDS
-CC=clang-14 CXX=clang++-14 cmake -S tests/fuzz -B build-fuzz -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
-  >/dev/null
-cmake --build build-fuzz --target "${harnesses[@]/#/fuzz_}"
+cmake --preset asan >/dev/null
+cmake --build build-asan --target "${harnesses[@]/#/fuzz_}"
 echo "fuzz: build took $((SECONDS - start)) s"
 
 failed=()
 summary=()
 for h in "${harnesses[@]}"; do
-  work=build-fuzz/corpus/$h
-  artifacts=build-fuzz/artifacts/$h
+  work=build-asan/fuzz/corpus/$h
+  artifacts=build-asan/fuzz/artifacts/$h
   mkdir -p "$work" "$artifacts"
-  log=build-fuzz/fuzz_$h.log
+  log=build-asan/fuzz/fuzz_$h.log
   t0=$SECONDS
   status=0
   # UBSan and ASan reports abort; leaks are findings too. -timeout: a single input running
   # longer than 10 s is reported as a hang.
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ASAN_OPTIONS=detect_leaks=1${FUZZ_FAST:+:malloc_context_size=0} \
-    "build-fuzz/fuzz_$h" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} \
+    "build-asan/tests/fuzz/fuzz_$h" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} \
       -timeout=10 -max_len=4096 \
       -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "tests/fuzz/corpus/$h" \
       >"$log" 2>&1 || status=$?

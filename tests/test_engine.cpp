@@ -427,7 +427,7 @@ TEST(Engine, RejectsABadInlineLimit) {
     rt::EngineOptions o;
     o.last_round = 2;
     o.inline_round_seconds = bad;
-    EXPECT_THROW(rt::Run(programs, t, o, rec), std::invalid_argument) << bad;
+    EXPECT_THROW((void)rt::Run(programs, t, o, rec), std::invalid_argument) << bad;
   }
 }
 
@@ -520,12 +520,12 @@ TEST(Engine, RejectsInconsistentInput) {
   o.last_round = 2;
   rt::Topology asym;
   asym.neighbors = {{1}, {}};
-  EXPECT_THROW(rt::Run(programs, asym, o, rec), std::invalid_argument);
+  EXPECT_THROW((void)rt::Run(programs, asym, o, rec), std::invalid_argument);
   rt::Topology self;
   self.neighbors = {{0}, {}};
-  EXPECT_THROW(rt::Run(programs, self, o, rec), std::invalid_argument);
+  EXPECT_THROW((void)rt::Run(programs, self, o, rec), std::invalid_argument);
   rt::Topology three = Ring(3);
-  EXPECT_THROW(rt::Run(programs, three, o, rec), std::invalid_argument);
+  EXPECT_THROW((void)rt::Run(programs, three, o, rec), std::invalid_argument);
   EXPECT_THROW(rt::ParseEngineKind("gpu"), std::invalid_argument);
 }
 
@@ -844,7 +844,7 @@ TEST(EngineFaults, ReportPrefixLongerThanReportIsRejected) {
   Recorder rec;
   rt::EngineOptions o;
   o.last_round = 1;
-  EXPECT_THROW(rt::Run(programs, t, o, rec), std::invalid_argument);
+  EXPECT_THROW((void)rt::Run(programs, t, o, rec), std::invalid_argument);
 }
 
 TEST(EngineFaults, FailureKindNames) {

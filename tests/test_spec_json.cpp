@@ -191,7 +191,7 @@ TEST(SpecJson, WrongTypesAreNamed) {
   };
   for (const auto& [text, expected] : cases) {
     RunSpec s;
-    const std::string message = ErrorOf([&] { ApplySpecJson(text, "run.json", s); });
+    const std::string message = ErrorOf([&s, &t = text] { ApplySpecJson(t, "run.json", s); });
     EXPECT_NE(message.find(expected), std::string::npos)
         << text << "\n  got: " << message << "\n  expected to contain: " << expected;
     EXPECT_EQ(message.rfind("run.json: ", 0), 0u) << message;
@@ -255,7 +255,7 @@ TEST(SpecJson, OldShapeConfigIsRejectedWithTheReplacement) {
   };
   for (const auto& [text, expected] : cases) {
     RunSpec s;
-    const std::string message = ErrorOf([&] { ApplySpecJson(text, "old.json", s); });
+    const std::string message = ErrorOf([&s, &t = text] { ApplySpecJson(t, "old.json", s); });
     EXPECT_NE(message.find(expected), std::string::npos)
         << text << "\n  got: " << message << "\n  expected to contain: " << expected;
   }

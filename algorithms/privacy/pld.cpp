@@ -422,6 +422,7 @@ bool FoldSparseInPlace(std::vector<double>& a, const std::vector<double>& b) {
       // Outputs o in [lo, hi) whose source o - j lies in [0, n).
       const std::size_t begin = std::max(lo, j);
       const std::size_t end = std::min(hi, n + j);
+      if (begin >= end) continue;  // no pointer past the block or the input is ever formed
       const double* src = a.data() + (begin - j);
       double* dst = block + (begin - lo);
       for (std::size_t o = begin; o < end; ++o) *dst++ += w * *src++;

@@ -10,6 +10,8 @@
 # the job ended fails here.
 #
 #   cli_same_bits.sh DPADMM WORKDIR CASES MPIRUN...   (CASES: comma-separated names, or all)
+# SAME_BITS_RANKS (default "1 2 3 4"): the rank counts each case runs on; the 2-rank run with a
+# node-to-rank map that is not in blocks runs always.
 set -uo pipefail
 DPADMM=$1
 WORK=$2
@@ -117,7 +119,7 @@ for name in "${NAMES[@]}"; do
   LAUNCH=("$DPADMM")
   run serial "$name" --engine serial
   run tbb "$name" --engine tbb
-  for ranks in 1 2 3 4; do
+  for ranks in ${SAME_BITS_RANKS:-1 2 3 4}; do
     LAUNCH=("${MPIRUN[@]}" -n "$ranks" "$DPADMM")
     run "np$ranks" "$name" --engine mpi
   done

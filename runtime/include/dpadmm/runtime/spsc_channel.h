@@ -112,7 +112,7 @@ class SpscChannel {
   std::uint64_t head_cache_ = 0;
   alignas(kLine) std::atomic<std::uint64_t> head_{0};
   std::uint64_t tail_cache_ = 0;
-  char pad_[kLine - sizeof(std::uint64_t)] = {};
+  [[maybe_unused]] char pad_[kLine - sizeof(std::uint64_t)] = {};
 };
 
 }  // namespace dpadmm::runtime
