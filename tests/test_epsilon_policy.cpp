@@ -209,8 +209,8 @@ TEST(EpsilonPolicy, ReadsTheMeanRowsUnderRowWeighting) {
   const dpadmm::EpsilonSettings madmm = dpadmm::ChooseEpsilonSettings(Algorithm::kMadmm, q);
   EXPECT_EQ(madmm.weighting, dpadmm::Weighting::kNode);
   EXPECT_EQ(madmm.privacy_rows, local.privacy_rows);
-  for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kPrivateMradmm,
-                      Algorithm::kAverage}) {
+  for (Algorithm a :
+       {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kPrivateMradmm, Algorithm::kAverage}) {
     const dpadmm::EpsilonSettings s = dpadmm::ChooseEpsilonSettings(a, q);
     EXPECT_EQ(s.weighting, dpadmm::Weighting::kRow) << dpadmm::ChoiceName(a);
     EXPECT_NEAR(s.privacy_rows, mu * 500.0 / 3.0, 1e-12 * s.privacy_rows) << dpadmm::ChoiceName(a);
