@@ -7,9 +7,10 @@
 #      Python package's pytest suite (scripts/python_test.sh, reusing the release build); then
 #      the documentation site with warnings as errors, its links and its runnable snippets
 #      (scripts/docs.sh, which needs the release build's CLI and the Python package);
-#   3. sanitizers: the whole suite under ASan+UBSan, the engine and channel tests under TSan with
+#   3. sanitizers: the suite under ASan+UBSan (clang; the cases it leaves to the release build
+#      are named in scripts/sanitizers.sh), the engine and channel tests under TSan with
 #      an instrumented oneTBB, and a planted race that TSan must catch (scripts/sanitizers.sh);
-#   4. a fuzz smoke of every parser (scripts/fuzz.sh; DPADMM_FUZZ_SECONDS per harness, default 10);
+#   4. a fuzz smoke of every parser (scripts/fuzz.sh; DPADMM_FUZZ_SECONDS per harness, default 5);
 #   5. the browser demo: the wasm build's tests under node (traces compared bit for bit with the
 #      native CLI), then the page end to end in headless Chromium.
 set -euo pipefail
@@ -42,7 +43,7 @@ stage "ctest (release)" bash -c 'cd build && ctest --output-on-failure -j2'
 stage "python package (pytest)" scripts/python_test.sh
 stage "docs (site, links, snippets)" scripts/docs.sh
 stage "sanitizers (asan, tsan, race)" scripts/sanitizers.sh asan tsan race
-stage "fuzz smoke" scripts/fuzz.sh "${DPADMM_FUZZ_SECONDS:-10}"
+stage "fuzz smoke" scripts/fuzz.sh "${DPADMM_FUZZ_SECONDS:-5}"
 stage "wasm build" env DPADMM_NATIVE_CLI="$PWD/build/cli/dpadmm" scripts/build_wasm.sh
 stage "wasm ctest (node)" bash -c 'cd build-wasm && ctest --output-on-failure -j2'
 stage "web build" bash -c 'cd web && npm ci --no-audit --no-fund && npm run build'

@@ -10,6 +10,10 @@
 //   missing      round 0 with one message of the two edges
 //   oversize     a frame of 4 MB, beyond the limit p0 sets from the message width
 //   ahead        rounds 0..40 at once, never a verdict (more than the lead bound ahead)
+//   resend_other round 0, then round 0 again under its number with other contents
+//   hello_flood  its stream open, Hello again and again as a reconnecting party, 20 ms apart
+//                (the limit: 10 at once, then one per 6 s)
+//   new_session  its stream open, Hello again as another process (another session)
 // Arguments: --ports P0,P1 --certs DIR --mode M (and the launcher's --party 1 --out F).
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
@@ -156,7 +160,8 @@ int main(int argc, char** argv) {
     frames.push_back(Round(0, edges, 2));
     frames.push_back(Round(0, edges, 2, 0.75));
   }
-  if (frames.empty()) return 2;
+  const bool hellos = mode == "hello_flood" || mode == "new_session";
+  if (frames.empty() && !hellos) return 2;
   // Numbered as an honest party numbers them (Envelope.seq); the copy keeps its number.
   std::uint64_t seq = 0;
   for (auto& f : frames) {
@@ -165,6 +170,26 @@ int main(int argc, char** argv) {
     if (!stream->Write(f)) break;
   }
   if (mode == "resend_other") seq = 1;
+  if (hellos) {
+    // p0 has opened the stream (its handler runs) well within 2 s; then the Hellos of a
+    // reconnection, until p0 refuses one (at most 100, 20 ms apart).
+    pb::Envelope heartbeat;
+    heartbeat.mutable_heartbeat();
+    heartbeat.set_seq(seq++);
+    stream->Write(heartbeat);
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    pb::HelloMessage again = hello;
+    if (mode == "new_session") {
+      again.set_session(std::string(dpadmm::runtime::detail::kSessionBytes, 'x'));
+    }
+    for (int k = 0; k < 100; ++k) {
+      grpc::ClientContext hello_ctx;
+      hello_ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+      pb::HelloMessage reply;
+      if (!stub->Hello(&hello_ctx, again, &reply).ok()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
   // Stay connected until p0 has given up on us (it closes its side), at most 20 s.
   for (int k = 0; k < 200; ++k) {
     pb::Envelope heartbeat;

@@ -441,7 +441,11 @@ TEST_P(HostilePeer, IsRefusedNamingIt) {
       {"oversize", "party 'p1'"},
       {"ahead", "more than 16 rounds ahead"},
       // Round 0 sent again under its number with other noise: a release made twice.
-      {"resend_other", "sent again with other contents than its first copy"}};
+      {"resend_other", "sent again with other contents than its first copy"},
+      // Reconnections are rate-limited: a flood of Hellos cannot make p0 take streams (and
+      // their buffers) without bound; a Hello of another process cannot rejoin a run.
+      {"hello_flood", "reconnected more than 10 times at once"},
+      {"new_session", "said Hello again as another process"}};
   auto args = Tls();
   // (A stream cut by gRPC, as an oversize frame's, waits the peer timeout for a reconnection.)
   args.insert(args.end(),
@@ -456,6 +460,9 @@ TEST_P(HostilePeer, IsRefusedNamingIt) {
     EXPECT_EQ(ended[0].exit_code, 3) << ended[0].err;
     EXPECT_NE(ended[0].Line("message").find(expect.at(mode)), std::string::npos)
         << ended[0].Line("message");
+  } else if (mode == "hello_flood" || mode == "new_session") {
+    // Refused at its Hello: p0 ends the run with p1 as the failed peer.
+    ExpectError(ended[0], "peer_failed p1", expect.at(mode));
   } else {
     ExpectError(ended[0], "protocol p1", expect.at(mode));
   }
@@ -464,6 +471,7 @@ TEST_P(HostilePeer, IsRefusedNamingIt) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, HostilePeer,
                          ::testing::Values("wrong_round", "wrong_node", "too_long", "nan",
-                                           "missing", "oversize", "ahead", "resend_other"));
+                                           "missing", "oversize", "ahead", "resend_other",
+                                           "hello_flood", "new_session"));
 
 }  // namespace
