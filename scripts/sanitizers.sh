@@ -123,7 +123,11 @@ tsan_configure() {
 tsan_build() { cmake --build build-tsan --target engine_race_tests channel_stress_test; }
 tsan_filter='*Engine*:SpscChannel*'
 tsan_test() {
-  ldd build-tsan/tests/engine_race_tests | grep -q "$tbb_dir/install" ||
+  # ldd's whole output first: `ldd | grep -q` under pipefail fails when grep stops reading at
+  # its match and ldd then writes to the closed pipe (seen in about 1 run of 20).
+  local libs
+  libs=$(ldd build-tsan/tests/engine_race_tests)
+  grep -q "$tbb_dir/install" <<<"$libs" ||
     { echo "sanitizers: engine_race_tests is not linked to the instrumented oneTBB" >&2; return 1; }
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
     build-tsan/tests/engine_race_tests --gtest_filter="$tsan_filter" --gtest_brief=1
