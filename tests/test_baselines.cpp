@@ -231,61 +231,81 @@ TEST(BaselineNodes, PostProcessedSendRefusesACostlyRound) {
   EXPECT_THROW(release.SendPostProcessed(Eigen::VectorXd::Ones(2), out), std::logic_error);
 }
 
+// average nodes on `graph` (one per part of `part`, gossip scales `scale` when not empty) run
+// serially for `rounds` rounds; every round's models as (node, coordinate).
+struct AverageRun {
+  std::vector<Dataset> slices;
+  std::vector<std::unique_ptr<dpadmm::ConsensusNode>> nodes;
+  std::vector<Eigen::MatrixXd> rounds;  // [round](node, coordinate)
+};
+AverageRun RunAverage(const dpadmm::Graph& graph, const Dataset& data,
+                      const dpadmm::Partition& part, const std::vector<double>& scale,
+                      std::int64_t rounds) {
+  AverageRun run;
+  const int n = graph.num_nodes();
+  std::vector<dpadmm::runtime::NodeProgram*> programs;
+  for (int i = 0; i < n; ++i) run.slices.push_back(data.Subset(part[i]));
+  for (int i = 0; i < n; ++i) {
+    auto p = Params(ConsensusVariant::kAverage, 1.0, 33);
+    p.num_nodes = n;
+    if (!scale.empty()) p.gossip_scale = scale[i];
+    for (int j : graph.neighbors(i)) {
+      p.neighbour_degrees.push_back(graph.degree(j));
+      if (!scale.empty()) p.neighbour_gossip_scales.push_back(scale[j]);
+    }
+    run.nodes.push_back(dpadmm::MakeConsensusNode(i, run.slices[i], graph.degree(i), dpadmm::Loss{},
+                                                  {}, p, Eigen::VectorXd::Zero(data.cols())));
+    programs.push_back(run.nodes.back().get());
+  }
+  struct Models : dpadmm::runtime::RoundSink {
+    std::int64_t d = 0;
+    std::vector<Eigen::MatrixXd>* rounds = nullptr;
+    bool OnRound(std::int64_t, const dpadmm::runtime::ReportTable& t) override {
+      Eigen::MatrixXd m(t.nodes(), d);
+      for (int i = 0; i < t.nodes(); ++i)
+        for (std::int64_t k = 0; k < d; ++k) m(i, k) = t[i][static_cast<std::size_t>(k)];
+      rounds->push_back(m);
+      return true;
+    }
+  } sink;
+  sink.d = data.cols();
+  sink.rounds = &run.rounds;
+  dpadmm::runtime::Topology topology;
+  topology.neighbors = graph.adjacency();
+  dpadmm::runtime::EngineOptions o;
+  o.kind = dpadmm::runtime::EngineKind::kSerial;
+  o.last_round = rounds;
+  EXPECT_EQ(dpadmm::runtime::Run(programs, topology, o, sink).outcome,
+            dpadmm::runtime::EngineOutcome::kCompleted);
+  return run;
+}
+
 // average: round 1 is local's release; rounds 2.. cost nothing and converge to the exact mean
 // of the round-1 releases.
 TEST(BaselineNodes, AverageConvergesToTheMeanOfTheReleasesAtNoCost) {
   const dpadmm::Graph graph(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}, {0, 3}});
   const Dataset data = Rows(360, 4, 9);
   const dpadmm::Partition part = dpadmm::PartitionEven(data.rows(), 6, 9);
-  std::vector<Dataset> slices;
-  for (int i = 0; i < 6; ++i) slices.push_back(data.Subset(part[i]));
-  std::vector<std::unique_ptr<dpadmm::ConsensusNode>> nodes;
-  std::vector<dpadmm::runtime::NodeProgram*> programs;
-  for (int i = 0; i < 6; ++i) {
-    auto p = Params(ConsensusVariant::kAverage, 1.0, 33);
-    p.num_nodes = 6;
-    for (int j : graph.neighbors(i)) p.neighbour_degrees.push_back(graph.degree(j));
-    nodes.push_back(dpadmm::MakeConsensusNode(i, slices[i], graph.degree(i), dpadmm::Loss{}, {}, p,
-                                              Eigen::VectorXd::Zero(data.cols())));
-    programs.push_back(nodes.back().get());
-  }
-  struct Models : dpadmm::runtime::RoundSink {
-    std::int64_t d = 0;
-    std::vector<Eigen::MatrixXd> rounds;  // [round](node, coordinate)
-    bool OnRound(std::int64_t, const dpadmm::runtime::ReportTable& t) override {
-      Eigen::MatrixXd m(t.nodes(), d);
-      for (int i = 0; i < t.nodes(); ++i)
-        for (std::int64_t k = 0; k < d; ++k) m(i, k) = t[i][static_cast<std::size_t>(k)];
-      rounds.push_back(m);
-      return true;
-    }
-  } sink;
-  sink.d = data.cols();
-  dpadmm::runtime::Topology topology;
-  topology.neighbors = graph.adjacency();
-  dpadmm::runtime::EngineOptions o;
-  o.kind = dpadmm::runtime::EngineKind::kSerial;
   constexpr std::int64_t kRounds = 200;
-  o.last_round = kRounds;
-  ASSERT_EQ(dpadmm::runtime::Run(programs, topology, o, sink).outcome,
-            dpadmm::runtime::EngineOutcome::kCompleted);
-  ASSERT_EQ(sink.rounds.size(), static_cast<std::size_t>(kRounds + 1));
-  const Eigen::RowVectorXd mean = sink.rounds[1].colwise().mean();  // the round-1 releases
-  const double scale = sink.rounds[1].cwiseAbs().maxCoeff();
+  const AverageRun run = RunAverage(graph, data, part, {}, kRounds);
+  const auto& nodes = run.nodes;
+  ASSERT_EQ(run.rounds.size(), static_cast<std::size_t>(kRounds + 1));
+  const Eigen::RowVectorXd mean = run.rounds[1].colwise().mean();  // the round-1 releases
+  const double scale = run.rounds[1].cwiseAbs().maxCoeff();
   // Each gossip step adds at most (V + 2) rounding errors of 2^-53 scale per coordinate and
   // node; over the rounds and nodes that bounds the drift of the mean.
   const double drift = kRounds * 6 * (3 + 2) * std::ldexp(1.0, -52) * scale;
   // The MH matrix's second eigenvalue on this graph is below 0.9: after 200 rounds the
   // disagreement is below 0.9^199 (< 1e-9) of the initial spread, far below 1e-9 scale.
   for (int i = 0; i < 6; ++i) {
-    EXPECT_LE((sink.rounds.back().row(i) - mean).cwiseAbs().maxCoeff(), drift + 1e-9 * scale)
+    EXPECT_LE((run.rounds.back().row(i) - mean).cwiseAbs().maxCoeff(), drift + 1e-9 * scale)
         << "node " << i;
     EXPECT_EQ(nodes[i]->release().spent(), 1.0);  // round 1's epsilon only
     EXPECT_EQ(nodes[i]->released_mechanisms().size(), 1u);
   }
-  EXPECT_LE((sink.rounds.back().colwise().mean() - mean).cwiseAbs().maxCoeff(), drift);
+  EXPECT_LE((run.rounds.back().colwise().mean() - mean).cwiseAbs().maxCoeff(), drift);
   // Round 2 already moved (the gossip ran), and the average's releases are not round 1's.
-  EXPECT_GT((sink.rounds[2] - sink.rounds[1]).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_GT((run.rounds[2] - run.rounds[1]).cwiseAbs().maxCoeff(), 0.0);
 }
 
 // Row weighting: the gossip starts from (B_i / B_bar) x_i, so its mean is the rows-weighted mean
@@ -300,56 +320,24 @@ TEST(BaselineNodes, RowWeightedAverageConvergesToTheRowsWeightedMean) {
     scale[i] = static_cast<double>(part[i].size()) * 6.0 / static_cast<double>(data.rows());
   }
   ASSERT_GT(scale[5] / scale[0], 10.0);  // uneven: a plain mean would be far off
-  std::vector<Dataset> slices;
-  for (int i = 0; i < 6; ++i) slices.push_back(data.Subset(part[i]));
-  std::vector<std::unique_ptr<dpadmm::ConsensusNode>> nodes;
-  std::vector<dpadmm::runtime::NodeProgram*> programs;
-  for (int i = 0; i < 6; ++i) {
-    auto p = Params(ConsensusVariant::kAverage, 1.0, 33);
-    p.num_nodes = 6;
-    p.gossip_scale = scale[i];
-    for (int j : graph.neighbors(i)) {
-      p.neighbour_degrees.push_back(graph.degree(j));
-      p.neighbour_gossip_scales.push_back(scale[j]);
-    }
-    nodes.push_back(dpadmm::MakeConsensusNode(i, slices[i], graph.degree(i), dpadmm::Loss{}, {}, p,
-                                              Eigen::VectorXd::Zero(data.cols())));
-    programs.push_back(nodes.back().get());
-  }
-  struct Models : dpadmm::runtime::RoundSink {
-    std::int64_t d = 0;
-    std::vector<Eigen::MatrixXd> rounds;  // [round](node, coordinate)
-    bool OnRound(std::int64_t, const dpadmm::runtime::ReportTable& t) override {
-      Eigen::MatrixXd m(t.nodes(), d);
-      for (int i = 0; i < t.nodes(); ++i)
-        for (std::int64_t k = 0; k < d; ++k) m(i, k) = t[i][static_cast<std::size_t>(k)];
-      rounds.push_back(m);
-      return true;
-    }
-  } sink;
-  sink.d = data.cols();
-  dpadmm::runtime::Topology topology;
-  topology.neighbors = graph.adjacency();
-  dpadmm::runtime::EngineOptions o;
-  o.kind = dpadmm::runtime::EngineKind::kSerial;
   constexpr std::int64_t kRounds = 200;
-  o.last_round = kRounds;
-  ASSERT_EQ(dpadmm::runtime::Run(programs, topology, o, sink).outcome,
-            dpadmm::runtime::EngineOutcome::kCompleted);
-  ASSERT_EQ(sink.rounds.size(), static_cast<std::size_t>(kRounds + 1));
+  const AverageRun run = RunAverage(graph, data, part, scale, kRounds);
+  const auto& nodes = run.nodes;
+  const auto& slices = run.slices;
+  ASSERT_EQ(run.rounds.size(), static_cast<std::size_t>(kRounds + 1));
   // sum_i B_i x_i / sum_i B_i of the round-1 releases.
   Eigen::RowVectorXd weighted = Eigen::RowVectorXd::Zero(data.cols());
-  for (int i = 0; i < 6; ++i) weighted += (scale[i] / 6.0) * sink.rounds[1].row(i);
-  const double spread = (sink.rounds[1].rowwise() - weighted).cwiseAbs().maxCoeff();
-  const double top = sink.rounds[1].cwiseAbs().maxCoeff() * scale[5];
+  for (int i = 0; i < 6; ++i) weighted += (scale[i] / 6.0) * run.rounds[1].row(i);
+  const double spread = (run.rounds[1].rowwise() - weighted).cwiseAbs().maxCoeff();
+  const double top = run.rounds[1].cwiseAbs().maxCoeff() * scale[5];
   // As above: (V + 2) rounding errors per gossip step, coordinate and node (z_i <= 6 max |x|).
   const double drift = kRounds * 6 * (3 + 2) * std::ldexp(1.0, -52) * top;
   // The plain mean of these releases is not the weighted one (else the test shows nothing).
-  ASSERT_GT((sink.rounds[1].colwise().mean() - weighted).cwiseAbs().maxCoeff(), 1e-3 * spread);
-  EXPECT_LE((sink.rounds[2].colwise().mean() - weighted).cwiseAbs().maxCoeff(), drift);
-  EXPECT_LE((sink.rounds.back().colwise().mean() - weighted).cwiseAbs().maxCoeff(), drift);
+  ASSERT_GT((run.rounds[1].colwise().mean() - weighted).cwiseAbs().maxCoeff(), 1e-3 * spread);
+  EXPECT_LE((run.rounds[2].colwise().mean() - weighted).cwiseAbs().maxCoeff(), drift);
+  EXPECT_LE((run.rounds.back().colwise().mean() - weighted).cwiseAbs().maxCoeff(), drift);
   for (int i = 0; i < 6; ++i) {
-    EXPECT_LE((sink.rounds.back().row(i) - weighted).cwiseAbs().maxCoeff(), drift + 1e-9 * top)
+    EXPECT_LE((run.rounds.back().row(i) - weighted).cwiseAbs().maxCoeff(), drift + 1e-9 * top)
         << "node " << i;
     EXPECT_EQ(nodes[i]->release().spent(), 1.0);  // round 1's epsilon only: post-processing
   }
