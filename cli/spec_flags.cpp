@@ -256,6 +256,11 @@ void SpecFlags::Register() {
          "weighs C B_i / B_bar, every row alike (the centralized problem; average: the gossip "
          "converges to the rows-weighted mean)")
          ->type_name("W"));
+  in(Value(
+         "--gossip-rounds", [](RunSpec & s) -> auto& { return s.algorithm.gossip_rounds; },
+         "Consensus: the last G iterations average the nodes' releases over the graph "
+         "(post-processing, no privacy cost); G < --iterations")
+         ->type_name("G"));
   in(List(
       "--node-eta", [](RunSpec & s) -> auto& { return s.algorithm.node_eta; },
       "Per-node eta, one per node (replaces --eta)"));
@@ -451,10 +456,11 @@ void SpecFlags::Register() {
          "Calibrate the noise so that the tight total epsilon per node (sharing: per party) "
          "at delta 1e-5 (sharing: --delta) is E: dvp, pvp, madmm, private_mradmm set alpha "
          "(pvp gaussian: its noise multiplier), sharing --dp its total epsilon, local, average, "
-         "central their --epsilon; with the epsilon policy (default) dvp, pvp, madmm and "
-         "private_mradmm first take their rounds, C, rho, eta, row weighting (and pvp the "
-         "gaussian mechanism) from E, delta, the graph, the rows per node and the features; "
-         "0 = the knob as given")
+         "central their --epsilon, pdml its --pdml-V; with the epsilon policy (default) dvp, "
+         "pvp, madmm, private_mradmm and pdml first take their rounds (dvp, madmm, "
+         "private_mradmm: one, then gossip rounds), C, rho, eta, row weighting (pvp the "
+         "gaussian mechanism, pdml decay 1 and R 0) from E, delta, the graph, the rows per node "
+         "and the features; 0 = the knob as given")
          ->type_name("E"));
   in(Switch(
       "--no-epsilon-policy", [](RunSpec & s) -> auto& { return s.epsilon_policy; }, false,
@@ -466,8 +472,9 @@ void SpecFlags::Register() {
     CLI::Option* target = app_.get_option("--target-epsilon");
     CLI::Option* off = app_.get_option("--no-epsilon-policy");
     std::vector<CLI::Option*> chosen;
-    for (const char* name : {"--iterations", "--C", "--rho", "--rho-per-node", "--eta",
-                             "--node-eta", "--weighting", "--dp-mechanism", "--noise-multiplier"}) {
+    for (const char* name :
+         {"--iterations", "--C", "--rho", "--rho-per-node", "--eta", "--node-eta", "--weighting",
+          "--gossip-rounds", "--dp-mechanism", "--noise-multiplier", "--pdml-R", "--pdml-decay"}) {
       chosen.push_back(app_.get_option(name));
     }
     bindings_.emplace_back(target, [off, chosen](RunSpec& s) {
@@ -476,7 +483,8 @@ void SpecFlags::Register() {
         if (o->count() == 0) continue;
         Fail(o->get_name() +
              " with --target-epsilon: the epsilon policy chooses the rounds, C, "
-             "rho, eta, the weighting and pvp's mechanism from the target "
+             "rho, eta, the weighting, the gossip rounds, pvp's mechanism and pdml's decay and R "
+             "from the target "
              "(algorithms/privacy/README.md, \"The "
              "epsilon policy\"); add --no-epsilon-policy to keep your settings and calibrate "
              "only the noise");

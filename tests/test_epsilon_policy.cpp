@@ -52,7 +52,7 @@ RunSpec PvpGaussian(double multiplier) {
 TEST(EpsilonPolicy, SamePublicQuantitiesGiveTheSameSettings) {
   for (Algorithm a :
        {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm, Algorithm::kPrivateMradmm,
-        Algorithm::kLocal, Algorithm::kAverage, Algorithm::kCentral}) {
+        Algorithm::kPdml, Algorithm::kLocal, Algorithm::kAverage, Algorithm::kCentral}) {
     RunSpec s1 = Small(a, dpadmm::DataSource::kTwonorm);
     RunSpec s2 = Small(a, dpadmm::DataSource::kRingnorm);
     s1.target_epsilon = s2.target_epsilon = 1.0;
@@ -157,8 +157,8 @@ TEST(PvpGaussian, CalibratedToTheTarget) {
 // The default laplace pvp under the policy becomes the Gaussian mechanism; every private
 // algorithm with a policy is calibrated to its target.
 TEST(EpsilonPolicy, EveryPolicyRunSpendsItsTarget) {
-  for (Algorithm a :
-       {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm, Algorithm::kPrivateMradmm}) {
+  for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm,
+                      Algorithm::kPrivateMradmm, Algorithm::kPdml}) {
     RunSpec s = Small(a);
     s.target_epsilon = 1.0;
     const dpadmm::RunSummary r = dpadmm::RunExperiment(s);
@@ -170,17 +170,18 @@ TEST(EpsilonPolicy, EveryPolicyRunSpendsItsTarget) {
 }
 
 // An uneven partition (proportions 1:2:4:8:16): the policy sets row weighting for dvp, pvp,
-// private_mradmm and average, node weighting for local and madmm, and every run's figure stays
-// within its target.
+// madmm, private_mradmm, pdml and average, node weighting for local, and every run's figure
+// stays within its target.
 TEST(EpsilonPolicy, UnevenPartitionSpendsItsTarget) {
   for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm,
-                      Algorithm::kPrivateMradmm, Algorithm::kAverage, Algorithm::kLocal}) {
+                      Algorithm::kPrivateMradmm, Algorithm::kPdml, Algorithm::kAverage,
+                      Algorithm::kLocal}) {
     RunSpec s = Small(a);
     s.partition.kind = dpadmm::PartitionKind::kProportional;
     s.partition.proportions = {1.0, 2.0, 4.0, 8.0, 16.0};
     s.target_epsilon = 1.0;
     const dpadmm::Experiment e(s);
-    const bool row = a != Algorithm::kLocal && a != Algorithm::kMadmm;
+    const bool row = a != Algorithm::kLocal;
     EXPECT_EQ(e.spec().algorithm.weighting,
               row ? dpadmm::Weighting::kRow : dpadmm::Weighting::kNode)
         << dpadmm::ChoiceName(a);
@@ -196,7 +197,7 @@ TEST(EpsilonPolicy, UnevenPartitionSpendsItsTarget) {
 }
 
 // Under row weighting the rule reads the mean rows per node B_bar, under node weighting (local,
-// central, madmm) the smallest: rows {20, 380, 100} give mu 500/3 for pvp and mu 20 for local.
+// central) the smallest: rows {20, 380, 100} give mu 500/3 for pvp and mu 20 for local.
 TEST(EpsilonPolicy, ReadsTheMeanRowsUnderRowWeighting) {
   dpadmm::PublicQuantities q;
   q.epsilon = 1.0;
@@ -206,11 +207,8 @@ TEST(EpsilonPolicy, ReadsTheMeanRowsUnderRowWeighting) {
   const dpadmm::EpsilonSettings local = dpadmm::ChooseEpsilonSettings(Algorithm::kLocal, q);
   const double mu = local.privacy_rows / 20.0;
   EXPECT_EQ(local.weighting, dpadmm::Weighting::kNode);
-  const dpadmm::EpsilonSettings madmm = dpadmm::ChooseEpsilonSettings(Algorithm::kMadmm, q);
-  EXPECT_EQ(madmm.weighting, dpadmm::Weighting::kNode);
-  EXPECT_EQ(madmm.privacy_rows, local.privacy_rows);
-  for (Algorithm a :
-       {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kPrivateMradmm, Algorithm::kAverage}) {
+  for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm,
+                      Algorithm::kPrivateMradmm, Algorithm::kAverage}) {
     const dpadmm::EpsilonSettings s = dpadmm::ChooseEpsilonSettings(a, q);
     EXPECT_EQ(s.weighting, dpadmm::Weighting::kRow) << dpadmm::ChoiceName(a);
     EXPECT_NEAR(s.privacy_rows, mu * 500.0 / 3.0, 1e-12 * s.privacy_rows) << dpadmm::ChoiceName(a);
@@ -222,6 +220,113 @@ TEST(EpsilonPolicy, ReadsTheMeanRowsUnderRowWeighting) {
   dpadmm::ApplyEpsilonSettings(spec, pvp);
   EXPECT_EQ(spec.algorithm.weighting, dpadmm::Weighting::kRow);
   EXPECT_NE(dpadmm::DescribeEpsilonSettings(spec, pvp).find("from mu B_bar"), std::string::npos);
+}
+
+// dvp, madmm and private_mradmm (pure-epsilon releases): one private round, then 49 gossip
+// rounds that cost nothing and keep the mean model (its test error is round 1's in every round)
+// while the nodes come together; M-ADMM's penalty holds its term that no noise buys to 5% of the
+// target.
+TEST(EpsilonPolicy, PureEpsilonAlgorithmsReleaseOnceThenGossip) {
+  for (Algorithm a : {Algorithm::kDvp, Algorithm::kMadmm, Algorithm::kPrivateMradmm}) {
+    RunSpec s = Small(a);
+    s.target_epsilon = 1.0;
+    const dpadmm::Experiment e(s);
+    EXPECT_EQ(e.spec().iterations, 50) << dpadmm::ChoiceName(a);
+    EXPECT_EQ(e.spec().algorithm.gossip_rounds, 49) << dpadmm::ChoiceName(a);
+    EXPECT_NE(e.info().epsilon_policy.find("rounds 50 (49 of them gossip)"), std::string::npos)
+        << e.info().epsilon_policy;
+    dpadmm::test::RunRecorder rec;
+    const dpadmm::RunSummary r = e.Run(&rec);
+    ASSERT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << dpadmm::ChoiceName(a) << r.message;
+    ASSERT_EQ(rec.rounds.size(), 51u);
+    EXPECT_LE(r.tight_epsilon, 1.0 * (1.0 + 1e-9)) << dpadmm::ChoiceName(a);
+    EXPECT_GE(r.tight_epsilon, 1.0 * (1.0 - 2 * dpadmm::kCalibrationTolerance));
+    for (std::size_t k = 2; k < rec.rounds.size(); ++k) {
+      EXPECT_EQ(rec.rounds[k].test_error, rec.rounds[1].test_error) << "round " << k;
+      EXPECT_EQ(rec.rounds[k].tight_epsilon, rec.rounds[1].tight_epsilon) << "round " << k;
+    }
+    EXPECT_LT(rec.rounds.back().consensus_gap, rec.rounds[1].consensus_gap / 20.0)
+        << dpadmm::ChoiceName(a);
+  }
+  dpadmm::PublicQuantities q;
+  q.epsilon = 0.5;
+  q.degrees = {1, 3, 2};
+  q.rows_per_node = {20, 380, 100};
+  const dpadmm::EpsilonSettings m = dpadmm::ChooseEpsilonSettings(Algorithm::kMadmm, q);
+  // 002's term C_i 1.4 c / (eta V_i B_i), C_i / B_i = 1 / B_bar, at the smallest degree.
+  EXPECT_LE(1.4 * q.curvature / (m.eta * 1 * (500.0 / 3.0)), 0.05 * q.epsilon * (1 + 1e-12));
+}
+
+// PDML: pvp's rule on the effective rows mu B_bar / (1 + DW_max) (its debiased loss bounds a
+// record's gradient by 1 + DW_max), decay 1, no uncounted objective noise, and 000's rho = N rho_i.
+TEST(EpsilonPolicy, PdmlTakesPvpsRuleOnItsEffectiveRows) {
+  dpadmm::PublicQuantities q;
+  q.epsilon = 1.0;
+  q.degrees = {2, 2, 2, 2};
+  q.rows_per_node = {100, 100, 100, 100};
+  const dpadmm::EpsilonSettings pvp = dpadmm::ChooseEpsilonSettings(Algorithm::kPvp, q);
+  q.gradient_bound = 1.0 + 1.0 / (std::exp(1.0) - 1.0);  // label eps 1
+  const dpadmm::EpsilonSettings pdml = dpadmm::ChooseEpsilonSettings(Algorithm::kPdml, q);
+  EXPECT_NEAR(pdml.privacy_rows, pvp.privacy_rows / q.gradient_bound, 1e-12 * pvp.privacy_rows);
+  EXPECT_EQ(pdml.weighting, dpadmm::Weighting::kRow);
+  EXPECT_NEAR(pdml.rho, 0.3 / pdml.privacy_rows, 1e-12 * pdml.rho);
+  RunSpec spec = RunSpec::Defaults(Algorithm::kPdml);
+  spec.algorithm.As<dpadmm::PdmlParams>().label_eps = 1.0;
+  spec.algorithm.As<dpadmm::PdmlParams>().R = 1.0;
+  spec.target_epsilon = 1.0;
+  q.gradient_bound = 1.0;  // ApplyEpsilonPolicy reads it from the spec's label eps
+  EXPECT_NE(dpadmm::ApplyEpsilonPolicy(spec, q).find("no objective noise (R 0)"),
+            std::string::npos);
+  EXPECT_EQ(spec.iterations, pdml.iterations);
+  EXPECT_NEAR(spec.algorithm.rho, 4.0 * pdml.rho, 1e-12 * spec.algorithm.rho);
+  EXPECT_FALSE(spec.algorithm.rho_per_node);
+  EXPECT_EQ(spec.algorithm.As<dpadmm::PdmlParams>().R, 0.0);
+  EXPECT_EQ(spec.algorithm.As<dpadmm::PdmlParams>().decay, 1.0);
+  EXPECT_NO_THROW(spec.Validate());
+  q.gradient_bound = 0.5;
+  EXPECT_THROW(dpadmm::ChooseEpsilonSettings(Algorithm::kPdml, q), InputError);
+}
+
+// The gossip tail (algorithm.gossip_rounds) outside the policy: the rounds of the algorithm give
+// the same bits and figure as a run without the tail, the tail adds no privacy cost, keeps the
+// mean model and brings the nodes together; it is refused where it is not used and when it
+// leaves the algorithm no round.
+TEST(GossipTail, CostsNothingAndKeepsTheMean) {
+  RunSpec s = Small(Algorithm::kDvp);
+  s.iterations = 4;
+  dpadmm::test::RunRecorder plain;
+  ASSERT_EQ(dpadmm::RunExperiment(s, &plain).outcome, dpadmm::RunOutcome::kCompleted);
+  s.iterations = 4 + 40;
+  s.algorithm.gossip_rounds = 40;
+  dpadmm::test::RunRecorder tail;
+  const dpadmm::RunSummary r = dpadmm::RunExperiment(s, &tail);
+  ASSERT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << r.message;
+  ASSERT_EQ(tail.rounds.size(), 45u);
+  dpadmm::test::ExpectSameBits(plain.rounds,
+                               std::vector<dpadmm::RoundMetrics>(tail.rounds.begin(),
+                                                                 tail.rounds.begin() + 5));
+  for (std::size_t k = 5; k < tail.rounds.size(); ++k) {
+    EXPECT_EQ(tail.rounds[k].tight_epsilon, plain.rounds.back().tight_epsilon) << k;
+    EXPECT_EQ(tail.rounds[k].privacy_loss, plain.rounds.back().privacy_loss) << k;
+    EXPECT_EQ(tail.rounds[k].test_error, plain.rounds.back().test_error) << k;
+  }
+  EXPECT_LT(tail.rounds.back().consensus_gap, plain.rounds.back().consensus_gap / 10.0);
+  for (int g : {44, -1}) {
+    s.algorithm.gossip_rounds = g;
+    EXPECT_THROW(s.Validate(), InputError) << g;
+  }
+  for (Algorithm a : {Algorithm::kLocal, Algorithm::kAverage, Algorithm::kCentral,
+                      Algorithm::kPdml, Algorithm::kSharing}) {
+    RunSpec b = RunSpec::Defaults(a);
+    b.algorithm.gossip_rounds = 5;
+    try {
+      b.Validate();
+      ADD_FAILURE() << dpadmm::ChoiceName(a) << " accepted a gossip tail";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("algorithm.gossip_rounds"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 // Row weighting on an uneven partition: every row weighs C / B_bar, so on a complete graph
@@ -304,8 +409,7 @@ TEST(RowWeighting, NodeLossWeight) {
 
 // Row weighting is refused where it is not wired, naming the field.
 TEST(RowWeighting, RefusedWhereNotUsed) {
-  for (Algorithm a :
-       {Algorithm::kLocal, Algorithm::kCentral, Algorithm::kPdml, Algorithm::kSharing}) {
+  for (Algorithm a : {Algorithm::kLocal, Algorithm::kCentral, Algorithm::kSharing}) {
     RunSpec s = RunSpec::Defaults(a);
     s.algorithm.weighting = dpadmm::Weighting::kRow;
     try {
@@ -315,7 +419,7 @@ TEST(RowWeighting, RefusedWhereNotUsed) {
       EXPECT_NE(std::string(e.what()).find("algorithm.weighting"), std::string::npos) << e.what();
     }
   }
-  for (Algorithm a : {Algorithm::kAdmm, Algorithm::kPvp, Algorithm::kAverage}) {
+  for (Algorithm a : {Algorithm::kAdmm, Algorithm::kPvp, Algorithm::kAverage, Algorithm::kPdml}) {
     RunSpec s = RunSpec::Defaults(a);
     s.algorithm.weighting = dpadmm::Weighting::kRow;
     EXPECT_NO_THROW(s.Validate()) << dpadmm::ChoiceName(a);

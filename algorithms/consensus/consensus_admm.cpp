@@ -27,10 +27,12 @@ bool IsPrivate(ConsensusVariant v, double alpha) {
   }
 }
 
-std::unique_ptr<ConsensusNode> MakeConsensusNode(int id, const Dataset& data, int degree,
-                                                 const Loss& loss, const NewtonOptions& newton,
-                                                 const ConsensusNodeParams& params,
-                                                 Eigen::VectorXd f0) {
+namespace {
+
+std::unique_ptr<ConsensusNode> MakeVariantNode(int id, const Dataset& data, int degree,
+                                               const Loss& loss, const NewtonOptions& newton,
+                                               const ConsensusNodeParams& params,
+                                               Eigen::VectorXd f0) {
   switch (params.variant) {
     case ConsensusVariant::kAdmm:
       return std::make_unique<AdmmNode>(id, data, degree, loss, newton, params, std::move(f0));
@@ -53,6 +55,18 @@ std::unique_ptr<ConsensusNode> MakeConsensusNode(int id, const Dataset& data, in
       return std::make_unique<AverageNode>(id, data, degree, loss, newton, params, std::move(f0));
   }
   throw InputError("MakeConsensusNode: unknown variant");
+}
+
+}  // namespace
+
+std::unique_ptr<ConsensusNode> MakeConsensusNode(int id, const Dataset& data, int degree,
+                                                 const Loss& loss, const NewtonOptions& newton,
+                                                 const ConsensusNodeParams& params,
+                                                 Eigen::VectorXd f0) {
+  std::unique_ptr<ConsensusNode> node =
+      MakeVariantNode(id, data, degree, loss, newton, params, std::move(f0));
+  if (params.gossip_from > 0) node->SetGossipTail(params.gossip_from, params.neighbour_degrees);
+  return node;
 }
 
 }  // namespace dpadmm

@@ -67,6 +67,9 @@ struct ConsensusNodeParams {
   // (inbox order); empty: every scale 1 (the plain mean).
   double gossip_scale = 1.0;
   std::vector<double> neighbour_gossip_scales;
+  // The gossip tail (RunSpec algorithm.gossip_rounds): rounds >= gossip_from average the
+  // releases with the neighbours (neighbour_degrees: their degrees, for the weights); 0 = none.
+  std::int64_t gossip_from = 0;
 };
 
 // The node program of `params.variant` for node `id` with training rows `data` (which must

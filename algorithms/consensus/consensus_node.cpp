@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "consensus/consensus_node.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
+
+#include "dpadmm/core/error.h"
 
 namespace dpadmm {
 
@@ -34,6 +37,18 @@ runtime::StepResult ConsensusNode::Start(runtime::Outbox& out) {
 
 runtime::StepResult ConsensusNode::Step(std::int64_t round, const runtime::Inbox& in,
                                         runtime::Outbox& out) {
+  if (Gossiping(round)) {
+    // Post-processing of released values: no cost, no mechanism (a frozen node resends).
+    if (!release_.Open(round, 0.0, std::nullopt)) {
+      release_.Resend(out);
+      return runtime::StepResult::Ok();
+    }
+    Gossip(in);
+    noise_parameter_ = 0.0;
+    mean_loss_ = kNaN;  // the value is not a solve's: its loss is evaluated outside the node
+    release_.SendPostProcessed(gossip_, out);
+    return runtime::StepResult::Ok();
+  }
   // The release decides first: a refused round does no private computation at all (the node
   // does not even read its inbox), and the node resends its last release.
   // A round with a cost is a pure cost-DP release (the papers' per-round terms).
@@ -53,6 +68,37 @@ runtime::StepResult ConsensusNode::Step(std::int64_t round, const runtime::Inbox
     release_.Send(Released(), out);
   }
   return runtime::StepResult::Ok();
+}
+
+void ConsensusNode::SetGossipTail(std::int64_t first_round,
+                                  const std::vector<int>& neighbour_degrees) {
+  const std::string who = "node " + std::to_string(id_) + ": gossip tail: ";
+  if (first_round < 2) {
+    throw InputError(who +
+                     "the first gossip round must be >= 2 (round 1 runs the algorithm), got " +
+                     std::to_string(first_round));
+  }
+  if (static_cast<int>(neighbour_degrees.size()) != degree_) {
+    throw InputError(who + std::to_string(degree_) + " neighbours but " +
+                     std::to_string(neighbour_degrees.size()) + " neighbour degrees");
+  }
+  gossip_weights_.clear();
+  for (int v : neighbour_degrees) {
+    if (v < 1) throw InputError(who + "a neighbour's degree must be >= 1");
+    // Metropolis-Hastings: w_ij = 1 / (1 + max(V_i, V_j)).
+    gossip_weights_.push_back(1.0 / (1.0 + static_cast<double>(std::max(degree_, v))));
+  }
+  gossip_from_ = first_round;
+  gossip_.resize(dim_);
+}
+
+void ConsensusNode::Gossip(const runtime::Inbox& in) {
+  // The node's own last release and its neighbours' (round r-1's messages).
+  const Eigen::VectorXd& own = release_.last();
+  gossip_ = own;
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    gossip_ += gossip_weights_[k] * (Eigen::Map<const Eigen::VectorXd>(in[k].data(), dim_) - own);
+  }
 }
 
 void ConsensusNode::ReceiveNeighbours(std::int64_t /*round*/, const runtime::Inbox& in) {
@@ -102,11 +148,15 @@ runtime::StepResult ConsensusNode::Diverged(std::int64_t round, const char* what
 }
 
 void ConsensusNode::Report(std::int64_t round, std::span<double> out) const {
-  Eigen::Map<Eigen::VectorXd>(out.data(), dim_) = ReportedModel();
+  // A gossip round reports what the node sent (round 0 and the algorithm's rounds: the variant's
+  // model).
+  Eigen::Map<Eigen::VectorXd>(out.data(), dim_) =
+      Gossiping(round) ? release_.last() : ReportedModel();
   const bool frozen = release_.frozen();
   out[dim_ + ConsensusReport::kLoss] = mean_loss_;
   out[dim_ + ConsensusReport::kPrivacySpent] = ReportedPrivacy();
-  out[dim_ + ConsensusReport::kNextPrivacyLoss] = frozen ? 0.0 : PrivacyLoss(round + 1);
+  out[dim_ + ConsensusReport::kNextPrivacyLoss] =
+      frozen || Gossiping(round + 1) ? 0.0 : PrivacyLoss(round + 1);
   out[dim_ + ConsensusReport::kNoise] = noise_parameter_;
   out[dim_ + ConsensusReport::kFrozen] = frozen ? 1.0 : 0.0;
   out[dim_ + ConsensusReport::kFrozenRound] = static_cast<double>(release_.frozen_round());

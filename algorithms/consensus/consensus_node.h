@@ -97,6 +97,16 @@ class ConsensusNode : public runtime::NodeProgram, public Checkpointable {
   // consensus mechanisms release pure-epsilon terms; PDML's primal noise is Gaussian.
   const std::vector<MechanismRelease>& released_mechanisms() const { return release_.mechanisms(); }
 
+  // The gossip tail: from round `first_round` on, the node sends
+  //   x_i(r) = x_i(r-1) + sum_j w_ij (x_j(r-1) - x_i(r-1)),  w_ij = 1 / (1 + max(V_i, V_j)),
+  // from its own and its neighbours' last releases (post-processing: cost 0, no mechanism, not
+  // snapped), which keeps their mean (w is symmetric) and brings every node to it on a connected
+  // graph. `neighbour_degrees`: V_j of each neighbour in inbox order. InputError for a first
+  // round < 2 or a degree list that does not match the node's.
+  void SetGossipTail(std::int64_t first_round, const std::vector<int>& neighbour_degrees);
+  // True when round r is a gossip round.
+  bool Gossiping(std::int64_t round) const { return gossip_from_ > 0 && round >= gossip_from_; }
+
   // Checkpoints (persistence/checkpoint.h): the node's state between rounds, with its release's
   // and local solver's; a variant adds its own fields after the base's.
   void SaveState(StateWriter& out) const override;
@@ -156,6 +166,11 @@ class ConsensusNode : public runtime::NodeProgram, public Checkpointable {
 
  private:
   void SumNeighbours(const runtime::Inbox& in);
+  void Gossip(const runtime::Inbox& in);
+
+  std::int64_t gossip_from_ = 0;        // first gossip round; 0 = none
+  std::vector<double> gossip_weights_;  // w_ij in inbox order
+  Eigen::VectorXd gossip_;              // the gossip round's value
 };
 
 }  // namespace dpadmm

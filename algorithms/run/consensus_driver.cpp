@@ -850,6 +850,10 @@ ConsensusNodeParams ConsensusDriver::NodeParams(int i) const {
   // dp-bounds, dp-standardize: the set-up releases were paid first (ValidateSpec refused a
   // budget they use up).
   if (p.privacy_budget > 0.0) p.privacy_budget -= SetupEpsilonSum(SetupReleaseEpsilons(s));
+  if (s.algorithm.gossip_rounds > 0) {
+    p.gossip_from = AlgorithmRounds(s) + 1;
+    for (int j : graph.neighbors(i)) p.neighbour_degrees.push_back(graph.degree(j));
+  }
   if (vf.baseline != nullptr) {
     p.mechanism = MechanismOf(*vf.baseline);
     p.epsilon = vf.baseline->epsilon;
@@ -1154,7 +1158,7 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
       Dataset reported = slices_[i];
       reported.y = reported_[i].y;
       PdmlNodeParams q;
-      q.C = s.algorithm.C;
+      q.C = NodeC(i);  // 000's C / m_i per row; row weighting: C / B_bar
       q.rho_node = s.algorithm.rho / n;
       q.beta = s.algorithm.eta;
       q.R = pp.R;
@@ -1217,7 +1221,7 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
     std::vector<double> sensitivity(static_cast<std::size_t>(n), 0.0);  // 0: outside the view
     for (int i : ViewNodes()) {
       sensitivity[i] = PdmlPhase2Sensitivity(
-          s.algorithm.C, static_cast<std::int64_t>(partition[i].size()), PdmlMaxDebiasWeight(pp),
+          NodeC(i), static_cast<std::int64_t>(partition[i].size()), PdmlMaxDebiasWeight(pp),
           s.algorithm.rho / n, s.algorithm.eta, graph.degree(i));
     }
     gaussian_round_mu = [sensitivity, V = pp.V, decay = pp.decay, d](std::size_t i,
@@ -1233,7 +1237,10 @@ void ConsensusDriver::RunImpl(runtime::EngineKind engine, int threads, RunObserv
                             PerNode(s.algorithm.node_eta, s.algorithm.eta, i), graph.degree(i),
                             multiplier, d);
     }
-    gaussian_round_mu = [mu](std::size_t i, std::int64_t) { return mu[i]; };
+    // The gossip rounds that end the run release nothing new.
+    gaussian_round_mu = [mu, last = AlgorithmRounds(s)](std::size_t i, std::int64_t round) {
+      return round <= last ? mu[i] : 0.0;
+    };
   }
   // With checkpoints, the rows the observer sees are counted for the next checkpoint; a
   // resumed run hands on only the rows after the checkpoint's round (the application appends

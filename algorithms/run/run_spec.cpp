@@ -259,16 +259,27 @@ void ValidateConsensusShared(const RunSpec& spec, int nodes) {
   NonNegative("algorithm.privacy_budget", a.privacy_budget, " (0 = none)");
   PerNode("algorithm.node_eta", a.node_eta, nodes, 0.0, true);
   PerNode("algorithm.node_privacy_budget", a.node_privacy_budget, nodes, 0.0, false);
+  if (a.gossip_rounds != 0) {
+    if (IsBaseline(a.name()) || a.name() == Algorithm::kPdml) {
+      throw InputError(
+          std::string("algorithm.gossip_rounds: not used by '") + ChoiceName(a.name()) + "' (" +
+          (a.name() == Algorithm::kAverage ? "its rounds after the first gossip already"
+                                           : "it has no gossip tail") +
+          "): use 0");
+    }
+    if (a.gossip_rounds < 0 || a.gossip_rounds >= spec.iterations) {
+      throw InputError("algorithm.gossip_rounds must be >= 0 and below iterations (" +
+                       std::to_string(spec.iterations) +
+                       ": at least one round runs the algorithm), got " +
+                       std::to_string(a.gossip_rounds));
+    }
+  }
   if (a.weighting == Weighting::kRow &&
-      (a.name() == Algorithm::kLocal || a.name() == Algorithm::kCentral ||
-       a.name() == Algorithm::kPdml)) {
+      (a.name() == Algorithm::kLocal || a.name() == Algorithm::kCentral)) {
     throw InputError(std::string("algorithm.weighting: 'row' is not used by '") +
-                     ChoiceName(a.name()) + "' (" +
-                     (a.name() == Algorithm::kPdml
-                          ? "its servers' losses are weighted C / m_i as 000 states"
-                          : "it solves no consensus problem: each node, or the curator, solves "
-                            "its own") +
-                     "): use 'node'");
+                     ChoiceName(a.name()) +
+                     "' (it solves no consensus problem: each node, or the curator, solves "
+                     "its own): use 'node'");
   }
   if (IsBaseline(a.name())) {
     // One release per node at the mechanism's epsilon: a budget could only refuse it whole.
@@ -320,6 +331,7 @@ void ValidateSharingShared(const RunSpec& spec) {
   unused("algorithm.rho_per_node", spec.algorithm.rho_per_node, "");
   unused("algorithm.random_start", spec.algorithm.random_start, "");
   unused("algorithm.weighting", spec.algorithm.weighting != d.algorithm.weighting, "");
+  unused("algorithm.gossip_rounds", spec.algorithm.gossip_rounds != 0, "");
   unused("algorithm.node_eta", !spec.algorithm.node_eta.empty(), "");
   unused("algorithm.privacy_budget", spec.algorithm.privacy_budget != 0.0, "");
   unused("algorithm.node_privacy_budget", !spec.algorithm.node_privacy_budget.empty(), "");
@@ -429,6 +441,10 @@ double NodeLossWeight(const AlgorithmSpec& a, const std::vector<std::int64_t>& r
   }
   const double n = static_cast<double>(rows_per_node.size());
   return a.C * (static_cast<double>(rows_per_node[node]) * n / static_cast<double>(total));
+}
+
+std::int64_t AlgorithmRounds(const RunSpec& spec) {
+  return spec.iterations - spec.algorithm.gossip_rounds;
 }
 
 bool IsBaseline(Algorithm algorithm) {

@@ -86,6 +86,7 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
     v("algorithm", "eta", s.algorithm.eta);
     v("algorithm", "random_start", s.algorithm.random_start);
     v("algorithm", "weighting", s.algorithm.weighting);
+    v("algorithm", "gossip_rounds", s.algorithm.gossip_rounds);
     v("algorithm", "node_eta", s.algorithm.node_eta);
     v("algorithm", "privacy_budget", s.algorithm.privacy_budget);
     v("algorithm", "node_privacy_budget", s.algorithm.node_privacy_budget);

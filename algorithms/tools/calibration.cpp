@@ -122,9 +122,11 @@ std::vector<std::vector<double>> PlannedReleaseCosts(
     const double C = NodeLossWeight(a, rows_per_node, i);  // C_i (algorithm.weighting)
     const int V = degrees[i];
     std::vector<double>& c = costs[i];
-    c.assign(static_cast<std::size_t>(std::max(spec.iterations, 0)), 0.0);
+    // The rounds of the algorithm; the gossip rounds that end the run (algorithm.gossip_rounds)
+    // release nothing new.
+    c.assign(static_cast<std::size_t>(std::max<std::int64_t>(AlgorithmRounds(spec), 0)), 0.0);
     if (alpha <= 0.0) continue;
-    for (std::int64_t t = 1; t <= spec.iterations; ++t) {
+    for (std::int64_t t = 1; t <= AlgorithmRounds(spec); ++t) {
       double cost = 0.0;
       switch (a.name()) {
         case Algorithm::kDvp:
@@ -179,8 +181,8 @@ double PdmlPlannedEpsilon(const RunSpec& spec, const std::vector<int>& degrees,
   double max_mu2 = 0.0;
   for (std::size_t i = 0; i < degrees.size(); ++i) {
     const double sens =
-        PdmlPhase2Sensitivity(spec.algorithm.C, rows_per_node[i], weight, spec.algorithm.rho / n,
-                              spec.algorithm.eta, degrees[i]);
+        PdmlPhase2Sensitivity(NodeLossWeight(spec.algorithm, rows_per_node, i), rows_per_node[i],
+                              weight, spec.algorithm.rho / n, spec.algorithm.eta, degrees[i]);
     if (!std::isfinite(sens)) {
       throw InputError("target_epsilon: pdml node " + std::to_string(i) +
                        " has no neighbours and rho = 0: Phase 2 has no sensitivity bound");
@@ -259,7 +261,7 @@ double PvpGaussianPlannedEpsilon(const RunSpec& spec, const std::vector<int>& de
     const double mu = PvpGaussianMu(
         NodeLossWeight(a, rows_per_node, i), static_cast<double>(rows_per_node[i]), rho_node,
         PerNode(a.node_eta, a.eta, i), degrees[i], a.As<PvpParams>().noise_multiplier, features);
-    max_mu2 = std::max(max_mu2, static_cast<double>(spec.iterations) * mu * mu);
+    max_mu2 = std::max(max_mu2, static_cast<double>(AlgorithmRounds(spec)) * mu * mu);
   }
   return max_mu2 > 0.0 ? AnalyticGaussianEpsilon(std::sqrt(max_mu2), 1.0, delta) : 0.0;
 }
@@ -419,8 +421,8 @@ CalibrationResult CalibrateRounds(RunSpec& spec, const std::vector<int>& degrees
       throw UnreachablePrivacyTarget(
           "target_epsilon " + Short(target) + " is out of reach for algorithm '" +
           ChoiceName(algorithm) + "': even alpha -> 0 spends a tight epsilon of " + Short(f_lo) +
-          " at delta " + Short(delta) + " over " + std::to_string(spec.iterations) +
-          " rounds (the paper's per-round term has a part independent of alpha); "
+          " at delta " + Short(delta) + " over " + std::to_string(AlgorithmRounds(spec)) +
+          " rounds of the algorithm (the paper's per-round term has a part independent of alpha); "
           "raise the target or eta, or run fewer rounds");
     }
   }
@@ -457,9 +459,11 @@ CalibrationResult CalibrateRounds(RunSpec& spec, const std::vector<int>& degrees
   noise.alpha = std::exp(lo);
   result.value = noise.alpha;
   result.epsilon = f_lo;
-  // The l2-Laplace noise is drawn in double precision: every release of rounds 1..T adds its
-  // floating-point delta (SnappedReleaseDelta), which the run's figure composes in, so the
-  // calibrated figure is (epsilon at `delta`, delta + that sum), max over nodes.
+  // The l2-Laplace noise is drawn in double precision: every release of the algorithm's rounds
+  // adds its floating-point delta (SnappedReleaseDelta; private MR-ADMM's even rounds too: they
+  // resend snapped values), which the run's figure composes in, so the calibrated figure is
+  // (epsilon at `delta`, delta + that sum), max over nodes. The gossip rounds send
+  // post-processed values: no term (PlannedReleaseCosts has none for them).
   if (features >= 1) {
     double sampler = 0.0;
     for (const std::vector<double>& costs : PlannedReleaseCosts(spec, degrees, rows_per_node)) {

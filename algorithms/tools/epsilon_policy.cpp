@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/field_error.h"
+#include "dpadmm/consensus/pdml.h"
 #include "dpadmm/core/error.h"
 #include "dpadmm/privacy/accountant.h"
 
@@ -44,7 +45,13 @@ void Check(const PublicQuantities& q) {
   }
   if (q.features < 1) Bad("epsilon policy: features", ">= 1", q.features);
   if (!(q.curvature > 0.0)) Bad("epsilon policy: curvature", "> 0", q.curvature);
+  if (!(q.gradient_bound >= 1.0) || !std::isfinite(q.gradient_bound)) {
+    Bad("epsilon policy: gradient_bound", ">= 1 and finite", q.gradient_bound);
+  }
 }
+
+// The gossip rounds after a one-round policy (average's 49 after its release).
+constexpr int kPolicyGossipRounds = 49;
 
 int RoundedClamp(double v, int lo, int hi) {
   return std::clamp(static_cast<int>(std::lround(v)), lo, hi);
@@ -58,6 +65,7 @@ bool HasEpsilonPolicy(Algorithm algorithm) {
     case Algorithm::kPvp:
     case Algorithm::kMadmm:
     case Algorithm::kPrivateMradmm:
+    case Algorithm::kPdml:
     case Algorithm::kLocal:
     case Algorithm::kAverage:
     case Algorithm::kCentral: return true;
@@ -68,16 +76,14 @@ bool HasEpsilonPolicy(Algorithm algorithm) {
 EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantities& q) {
   if (!HasEpsilonPolicy(algorithm)) {
     throw InputError(std::string("epsilon policy: algorithm '") + ChoiceName(algorithm) +
-                     "' has none (dvp, pvp, madmm, private_mradmm, local, average, central)");
+                     "' has none (dvp, pvp, madmm, private_mradmm, pdml, local, average, central)");
   }
   Check(q);
   EpsilonSettings s;
-  // dvp, pvp, private_mradmm and average weigh every row alike (row weighting: C_i / B_i =
+  // The consensus algorithms and average weigh every row alike (row weighting: C_i / B_i =
   // C / B_bar, the same sensitivity at every node): the settings are chosen for the mean node.
-  // local and central keep node weighting and the smallest node (central: its one node), and
-  // so does madmm, which row weighting made less accurate on uneven splits (the privacy README).
-  s.weighting = algorithm == Algorithm::kLocal || algorithm == Algorithm::kCentral ||
-                        algorithm == Algorithm::kMadmm
+  // local and central keep node weighting and the smallest node (central: its one node).
+  s.weighting = algorithm == Algorithm::kLocal || algorithm == Algorithm::kCentral
                     ? Weighting::kNode
                     : Weighting::kRow;
   double rows = 0.0;
@@ -88,7 +94,10 @@ EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantitie
   } else {
     rows = static_cast<double>(*std::min_element(q.rows_per_node.begin(), q.rows_per_node.end()));
   }
-  s.privacy_rows = GaussianMu(q.epsilon, q.delta) * rows;
+  // A record moves a release by 2 gradient_bound C_i / (B_i a_i): the effective rows shrink by
+  // that bound (PDML's debiased loss).
+  s.privacy_rows = GaussianMu(q.epsilon, q.delta) * rows / q.gradient_bound;
+  s.nodes = static_cast<int>(q.degrees.size());
   const double k = s.privacy_rows;
   // The average loss per node (C = 1: weights 1/B_i, or 1/B_bar for every row), so that the
   // regulariser and the penalty are on the scale of one record's gradient (|L'| <= 1,
@@ -111,7 +120,42 @@ EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantitie
       s.pvp_mechanism = "gaussian";
       s.iterations = RoundedClamp(3.0 * std::sqrt(k), 10, 40);
       break;
-    default: s.iterations = RoundedClamp(std::sqrt(k) / 2.0, 1, 20); break;
+    case Algorithm::kPdml:
+      // Phase 2 is a Gaussian release of each round's exact minimiser, as pvp's: pvp's rule on
+      // the effective rows (gradient_bound above). ApplyEpsilonSettings also sets decay 1 (mu^2
+      // linear in the rounds) and no objective noise (R 0: 000's eq. (14) noise is not counted
+      // by the figure, so under a target it would only cost accuracy).
+      s.iterations = RoundedClamp(3.0 * std::sqrt(k), 10, 40);
+      break;
+    default: {
+      // dvp, madmm, private_mradmm: pure-epsilon releases, whose T-fold composition costs about
+      // T times one release's epsilon at the rounds ADMM needs (the sqrt(T) regime of the tight
+      // accountant starts near T = 2 log(1/delta)), so the noise of each round grows like T
+      // while averaging rounds removes at most sqrt(T): one private round, the exact minimiser
+      // of the node's objective with the mechanism's noise, then gossip rounds that bring every
+      // node to the mean of those releases (post-processing, no cost). Its regulariser is
+      // local's; the penalty only adds 2 eta V_i to it (the duals and f(0) are 0), so it is
+      // kept at a quarter of rho at the largest degree.
+      s.iterations = 1 + kPolicyGossipRounds;
+      s.gossip_rounds = kPolicyGossipRounds;
+      s.rho = std::clamp(3.0 / k, 1e-4, 0.1);
+      const int v_max = *std::max_element(q.degrees.begin(), q.degrees.end());
+      s.eta = std::clamp(s.rho / (4.0 * v_max), 1e-6, 1.0);
+      if (algorithm == Algorithm::kMadmm) {
+        // M-ADMM's per-round term C_i (1.4 c + alpha) / (eta_i V_i B_i) has a part that no
+        // noise buys; eta_i = 28 c / (epsilon V_i B_bar) holds it to 5% of the target at
+        // every node (C_i / B_i = 1 / B_bar), and adds the same 2 eta_i V_i to every node's
+        // curvature, which then replaces that much of the regulariser (down to a tenth).
+        const double curvature = 2.0 * 1.4 / 0.05 * q.curvature / (q.epsilon * rows);
+        const double regulariser = s.rho;
+        s.rho = std::max(regulariser - curvature, 0.1 * regulariser);
+        for (int v : q.degrees) {
+          s.node_eta.push_back(std::max(s.eta, curvature / (2.0 * static_cast<double>(v))));
+        }
+        s.eta = *std::max_element(s.node_eta.begin(), s.node_eta.end());
+      }
+      return s;
+    }
   }
   // The regulariser shrinks as the noise does; the penalty sets the step 1 / (2 eta V) of the
   // rounds, which must travel further when there are more effective rows (a smaller
@@ -125,10 +169,20 @@ void ApplyEpsilonSettings(RunSpec& spec, const EpsilonSettings& s) {
   spec.iterations = s.iterations;
   spec.algorithm.C = s.C;
   spec.algorithm.weighting = s.weighting;
+  spec.algorithm.gossip_rounds = s.gossip_rounds;
   spec.algorithm.rho = s.rho;
   spec.algorithm.rho_per_node = true;
+  if (spec.algorithm.name() == Algorithm::kPdml) {
+    // 000's servers carry a / N: the same rho_i.
+    spec.algorithm.rho = s.rho * s.nodes;
+    spec.algorithm.rho_per_node = false;
+    PdmlParams& p = spec.algorithm.As<PdmlParams>();
+    p.R = 0.0;
+    p.decay = 1.0;
+    if (!(p.V > 0.0)) p.V = 1.0;  // the calibration's start
+  }
   spec.algorithm.eta = s.eta;
-  spec.algorithm.node_eta.clear();
+  spec.algorithm.node_eta = s.node_eta;
   if (spec.algorithm.name() == Algorithm::kPvp && !s.pvp_mechanism.empty()) {
     PvpParams& p = spec.algorithm.As<PvpParams>();
     p.mechanism = s.pvp_mechanism;
@@ -143,20 +197,31 @@ void ApplyEpsilonSettings(RunSpec& spec, const EpsilonSettings& s) {
 
 std::string ApplyEpsilonPolicy(RunSpec& spec, const PublicQuantities& q) {
   if (!spec.epsilon_policy || !HasEpsilonPolicy(spec.algorithm.name())) return "";
-  const EpsilonSettings s = ChooseEpsilonSettings(spec.algorithm.name(), q);
+  PublicQuantities with = q;
+  if (spec.algorithm.name() == Algorithm::kPdml) {
+    const PdmlParams& p = spec.algorithm.As<PdmlParams>();
+    with.gradient_bound = 1.0 + PdmlMaxDebiasWeight(p.label_eps, p.label_eps_groups);
+  }
+  const EpsilonSettings s = ChooseEpsilonSettings(spec.algorithm.name(), with);
   ApplyEpsilonSettings(spec, s);
   return DescribeEpsilonSettings(spec, s);
 }
 
 std::string DescribeEpsilonSettings(const RunSpec& spec, const EpsilonSettings& s) {
   const bool row = s.weighting == Weighting::kRow;
-  char buf[320];
+  char buf[360];
   std::snprintf(buf, sizeof buf,
-                "rounds %d, C %.6g, %s weighting, rho %.6g per node, eta %.6g%s; from mu %s = %.6g",
-                s.iterations, s.C, ChoiceName(s.weighting), s.rho, s.eta,
+                "rounds %d%s, C %.6g, %s weighting, rho %.6g per node, eta %.6g%s; from mu %s = "
+                "%.6g",
+                s.iterations,
+                s.gossip_rounds > 0
+                    ? (" (" + std::to_string(s.gossip_rounds) + " of them gossip)").c_str()
+                    : "",
+                s.C, ChoiceName(s.weighting), s.rho, s.eta,
                 spec.algorithm.name() == Algorithm::kPvp && !s.pvp_mechanism.empty()
                     ? (", " + s.pvp_mechanism + " mechanism").c_str()
-                    : "",
+                : spec.algorithm.name() == Algorithm::kPdml ? ", decay 1, no objective noise (R 0)"
+                                                            : "",
                 row ? "B_bar" : "B_min", s.privacy_rows);
   return buf;
 }

@@ -43,7 +43,7 @@ case $CASE in
     rows=$(grep -vc '^#' out/sweep.csv)
     [ "$rows" -eq 10 ] || fail "sweep.csv has $rows rows, expected 1 header + 6 cells + 3 lines"
     # The cell's delta: 1e-5 plus the l2-Laplace sampler's floating-point term (> 1e-5).
-    grep -Eq '^dvp,0.5,1\.[0-9]+e-05,2,' out/sweep.csv || fail "no dvp eps 0.5 row"
+    grep -Eq '^dvp,0.5,[1-9](\.[0-9]+)?e-05,2,' out/sweep.csv || fail "no dvp eps 0.5 row"
     grep -q '^sharing,5,1e-05,2,' out/sweep.csv || fail "no sharing eps 5 row"
     grep -q '^centralized,,' out/sweep.csv || fail "no centralized row"
     grep -q 'dvp' out.txt || fail "no table on stdout"
@@ -100,6 +100,21 @@ PY
     # A setting the policy chooses, given beside the target: refused, not overridden.
     expect 2 "--iterations with --target-epsilon" -- "$DPADMM" run --algorithm dvp \
       --target-epsilon 1 $tiny -q
+    small="--rows 400 --nodes 4 --edges 5 --seed 5 --engine serial -q"
+    expect 2 "--weighting with --target-epsilon" -- "$DPADMM" run --algorithm pvp \
+      --target-epsilon 1 --weighting node $small
+    expect 2 "--gossip-rounds with --target-epsilon" -- "$DPADMM" run --algorithm dvp \
+      --target-epsilon 1 --gossip-rounds 5 $small
+    expect 2 "--pdml-R with --target-epsilon" -- "$DPADMM" run --algorithm pdml \
+      --target-epsilon 1 --pdml-R 1 $small
+    # With the policy off they are kept; a gossip tail must leave the algorithm a round.
+    expect 0 "" -- "$DPADMM" run --algorithm dvp --target-epsilon 1 --no-epsilon-policy \
+      --iterations 6 --gossip-rounds 5 --noise-seed 3 $small
+    expect 2 "algorithm.gossip_rounds" -- "$DPADMM" run --algorithm dvp --iterations 5 \
+      --gossip-rounds 5 --noise-seed 3 $small
+    # dvp at its epsilon defaults: one private round, then the gossip rounds.
+    expect 0 "" -- "$DPADMM" run --algorithm dvp --target-epsilon 1 --noise-seed 3 $small
+    grep -q 'epsilon policy .*rounds 50 (49 of them gossip)' out.txt || fail "no gossip rounds"
     ;;
   target_epsilon_refused)
     expect 2 "target_epsilon" -- "$DPADMM" run --algorithm admm --target-epsilon 1 $tiny \

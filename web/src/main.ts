@@ -167,9 +167,10 @@ function renderParamFields(
   showConditional();
 }
 
-// What a target ε takes out of the user's hands: the epsilon policy's settings (rounds, C, ρ, η)
-// and the noise knob the calibration sets (α, or a baseline's ε).
-const TARGET_SETS = ['iterations', 'param-C', 'param-rho', 'param-eta', 'param-alpha', 'param-epsilon'];
+// What a target ε takes out of the user's hands: the epsilon policy's settings (rounds, C, ρ, η;
+// PDML's R and decay) and the noise knob the calibration sets (α, PDML's V, or a baseline's ε).
+const TARGET_SETS = ['iterations', 'param-C', 'param-rho', 'param-eta', 'param-alpha', 'param-epsilon',
+  'param-pdml_R', 'param-pdml_V', 'param-pdml_decay'];
 
 /** With a target ε, the fields it sets are disabled (as `dpadmm run` refuses them beside it). */
 function syncTarget() {

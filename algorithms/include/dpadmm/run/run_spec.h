@@ -367,6 +367,12 @@ struct AlgorithmSpec {
   // Not for local, central (no consensus problem), pdml, nor a party (the other parties' B_i
   // are not known to it).
   Weighting weighting = Weighting::kNode;
+  // The last gossip_rounds of the run's iterations average the nodes' releases over the graph
+  // (x_i <- x_i + sum_j w_ij (x_j - x_i), Metropolis-Hastings weights): post-processing of
+  // released values at no privacy cost, after which every node holds (close to) the mean of the
+  // last private round's releases. 0 = none; < iterations. admm, dvp, pvp, madmm, radmm,
+  // mradmm and private_mradmm (average gossips by itself; local, central, pdml: not used).
+  int gossip_rounds = 0;
   std::vector<double> node_eta;
   // Every node's privacy budget (as the paper of the algorithm states the loss), enforced by
   // the node's release: a round that would take the node's spent loss above it is refused and
@@ -468,6 +474,10 @@ struct RunSpec {
 
   void Validate() const;
 };
+
+// The rounds of `spec` that run its algorithm (and may release with noise): iterations minus the
+// gossip rounds that end the run.
+std::int64_t AlgorithmRounds(const RunSpec& spec);
 
 // True if the run's algorithm releases through a privacy mechanism: dvp, pvp, madmm and
 // private_mradmm with noise (alpha or node_alpha > 0), pdml with label_eps (or groups), R or V,

@@ -35,34 +35,40 @@ struct PublicQuantities {
   std::vector<std::int64_t> rows_per_node;  // B_i per node
   std::int64_t features = 1;                // d (the model's dimension)
   double curvature = 0.25;                  // the loss's bound c on L'' (Loss::CurvatureBound)
+  // The bound on one record's loss gradient |L'| that the release's sensitivity reads: 1, or
+  // PDML's 1 + DW_max (the largest debiasing weight over the public label eps levels).
+  double gradient_bound = 1.0;
 };
 
 // The settings the policy sets (the noise knob is left to the calibration).
 struct EpsilonSettings {
-  int iterations = 0;  // rounds after round 0
-  double C = 1.0;      // loss weight: weights C / B_i (node), C / B_bar (row)
-  // row for dvp, pvp, private_mradmm and average (every row weighs C / B_bar, so every node's
-  // release has the same sensitivity); node for local, central and madmm.
+  int iterations = 0;     // rounds after round 0
+  int gossip_rounds = 0;  // the last of them that only average the releases (0 = none)
+  double C = 1.0;         // loss weight: weights C / B_i (node), C / B_bar (row)
+  // row for dvp, pvp, madmm, private_mradmm and average (every row weighs C / B_bar, so every
+  // node's release has the same sensitivity); node for local and central.
   Weighting weighting = Weighting::kNode;
-  double rho = 0.0;           // the regulariser per node (rho_per_node true)
-  double eta = 0.0;           // the ADMM penalty
-  std::string pvp_mechanism;  // pvp: "gaussian"; empty for the others
+  double rho = 0.0;              // the regulariser per node (rho_per_node true)
+  double eta = 0.0;              // the ADMM penalty (with node_eta: their largest)
+  std::vector<double> node_eta;  // madmm: one penalty per node; empty: eta at every node
+  std::string pvp_mechanism;     // pvp: "gaussian"; empty for the others
+  int nodes = 0;                 // N (pdml carries rho as N rho_i)
   // The quantity the rule is a function of: mu B, with mu the Gaussian mechanism's mu for the
   // target (epsilon, delta) and B the mean rows per node B_bar under row weighting, the
   // smallest B_min under node weighting (reported, for the README's table).
   double privacy_rows = 0.0;
 };
 
-// True for the algorithms the policy covers: dvp, pvp, madmm, private_mradmm and the
+// True for the algorithms the policy covers: dvp, pvp, madmm, private_mradmm, pdml and the
 // baselines local, average, central.
 bool HasEpsilonPolicy(Algorithm algorithm);
 
 // The policy's settings for `algorithm` (InputError if it has none, or a quantity is invalid).
 EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantities& q);
 
-// Writes `s` into `spec` (iterations, C, weighting, rho with rho_per_node, eta; pvp's mechanism
-// with a starting noise multiplier of 1). Per-node penalties (node_eta) are cleared: the policy
-// sets one penalty.
+// Writes `s` into `spec` (iterations, gossip rounds, C, weighting, rho with rho_per_node, eta;
+// pvp's mechanism with a starting noise multiplier of 1; pdml's rho as N rho_i, decay 1, R 0).
+// Per-node penalties (node_eta) are replaced by the settings' (empty but for madmm).
 void ApplyEpsilonSettings(RunSpec& spec, const EpsilonSettings& s);
 
 // The policy applied to `spec` for a target of q.epsilon when spec.epsilon_policy is set and
