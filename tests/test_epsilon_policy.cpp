@@ -173,9 +173,9 @@ TEST(EpsilonPolicy, EveryPolicyRunSpendsItsTarget) {
 // madmm, private_mradmm, pdml and average, node weighting for local, and every run's figure
 // stays within its target.
 TEST(EpsilonPolicy, UnevenPartitionSpendsItsTarget) {
-  for (Algorithm a : {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm,
-                      Algorithm::kPrivateMradmm, Algorithm::kPdml, Algorithm::kAverage,
-                      Algorithm::kLocal}) {
+  for (Algorithm a :
+       {Algorithm::kPvp, Algorithm::kDvp, Algorithm::kMadmm, Algorithm::kPrivateMradmm,
+        Algorithm::kPdml, Algorithm::kAverage, Algorithm::kLocal}) {
     RunSpec s = Small(a);
     s.partition.kind = dpadmm::PartitionKind::kProportional;
     s.partition.proportions = {1.0, 2.0, 4.0, 8.0, 16.0};
@@ -289,8 +289,8 @@ TEST(EpsilonPolicy, PdmlTakesPvpsRuleOnItsEffectiveRows) {
 
 // The gossip tail (algorithm.gossip_rounds) outside the policy: the rounds of the algorithm give
 // the same bits and figure as a run without the tail, the tail adds no privacy cost, keeps the
-// mean model and brings the nodes together; it is refused where it is not used and when it
-// leaves the algorithm no round.
+// mean model, brings the nodes together and gives the same bits on every engine; it is refused
+// where it is not used and when it leaves the algorithm no round.
 TEST(GossipTail, CostsNothingAndKeepsTheMean) {
   RunSpec s = Small(Algorithm::kDvp);
   s.iterations = 4;
@@ -302,21 +302,27 @@ TEST(GossipTail, CostsNothingAndKeepsTheMean) {
   const dpadmm::RunSummary r = dpadmm::RunExperiment(s, &tail);
   ASSERT_EQ(r.outcome, dpadmm::RunOutcome::kCompleted) << r.message;
   ASSERT_EQ(tail.rounds.size(), 45u);
-  dpadmm::test::ExpectSameBits(plain.rounds,
-                               std::vector<dpadmm::RoundMetrics>(tail.rounds.begin(),
-                                                                 tail.rounds.begin() + 5));
+  dpadmm::test::ExpectSameBits(plain.rounds, std::vector<dpadmm::RoundMetrics>(
+                                                 tail.rounds.begin(), tail.rounds.begin() + 5));
   for (std::size_t k = 5; k < tail.rounds.size(); ++k) {
     EXPECT_EQ(tail.rounds[k].tight_epsilon, plain.rounds.back().tight_epsilon) << k;
     EXPECT_EQ(tail.rounds[k].privacy_loss, plain.rounds.back().privacy_loss) << k;
     EXPECT_EQ(tail.rounds[k].test_error, plain.rounds.back().test_error) << k;
   }
   EXPECT_LT(tail.rounds.back().consensus_gap, plain.rounds.back().consensus_gap / 10.0);
+  // The same bits on the task-graph engine.
+  RunSpec t = s;
+  t.engine = dpadmm::runtime::EngineKind::kTbb;
+  t.threads = 2;
+  dpadmm::test::RunRecorder tbb;
+  ASSERT_EQ(dpadmm::RunExperiment(t, &tbb).outcome, dpadmm::RunOutcome::kCompleted);
+  dpadmm::test::ExpectSameBits(tail.rounds, tbb.rounds);
   for (int g : {44, -1}) {
     s.algorithm.gossip_rounds = g;
     EXPECT_THROW(s.Validate(), InputError) << g;
   }
-  for (Algorithm a : {Algorithm::kLocal, Algorithm::kAverage, Algorithm::kCentral,
-                      Algorithm::kPdml, Algorithm::kSharing}) {
+  for (Algorithm a : {Algorithm::kLocal, Algorithm::kAverage, Algorithm::kCentral, Algorithm::kPdml,
+                      Algorithm::kSharing}) {
     RunSpec b = RunSpec::Defaults(a);
     b.algorithm.gossip_rounds = 5;
     try {

@@ -368,11 +368,13 @@ class _DpadmmClassifier(ClassifierMixin, BaseEstimator):
             spec["iterations"] = self.iterations
         if self.epsilon is not None:
             spec["target_epsilon"] = float(self.epsilon)
-            # The epsilon policy chooses the rounds, C, rho and eta from the target; settings
-            # given explicitly are kept instead (the policy is then off: only the noise knob
-            # is calibrated).
+            # The epsilon policy chooses the rounds, C, rho and eta (pvp's mechanism, pdml's R
+            # and decay) from the target; settings given explicitly are kept instead (the
+            # policy is then off: only the noise knob is calibrated).
             explicit = [n for n in ("iterations", "C", "rho", "eta")
                         if getattr(self, n, None) is not None]
+            explicit += [k for k in ("mechanism", "noise_multiplier", "R", "decay")
+                         if k in (self.params or {})]
             if explicit:
                 spec["epsilon_policy"] = False
         data = spec.setdefault("data", {})
@@ -391,11 +393,13 @@ _COMMON_DOC = """
         Target total privacy loss per node: the noise knob of a private algorithm (dvp, pvp,
         madmm, private_mradmm, pdml; sharing with ``params={"dp": True}``) is calibrated so
         that the tight epsilon at delta = 1e-5 (max over nodes) is this; the baselines
-        (local, average, central) take it as their mechanism's epsilon. For dvp, pvp, madmm
-        and private_mradmm the epsilon policy first chooses the rounds, C, rho, eta (and pvp
-        the Gaussian mechanism) from the target and public quantities, unless ``iterations``,
-        ``C``, ``rho`` or ``eta`` is given (then those settings are kept and only the noise is
-        calibrated). None: the algorithm's defaults (docs/privacy/figures.md). Raises
+        (local, average, central) take it as their mechanism's epsilon. For dvp, pvp, madmm,
+        private_mradmm and pdml the epsilon policy first chooses the rounds, C, rho, eta (dvp,
+        madmm and private_mradmm one private round, then rounds that average the releases at
+        no cost; pvp the Gaussian mechanism; pdml decay 1 and no objective noise) from the
+        target and public quantities, unless ``iterations``, ``C``, ``rho``, ``eta`` or one of
+        ``params`` ``mechanism``, ``noise_multiplier``, ``R``, ``decay`` is given (then those
+        settings are kept and only the noise is calibrated). None: the algorithm's defaults (docs/privacy/figures.md). Raises
         :class:`dpadmm.PrivacyBudgetError` when no noise level reaches it.
     iterations : int, default=None
         Rounds (sharing: iterations; sgd: epochs). None: the algorithm's default (100).

@@ -253,7 +253,7 @@ await step('target ε: the epsilon policy and the calibration set the run, as `d
   assert.notEqual(spec.iterations, 100, 'the policy chose the rounds');
   assert.equal(await p.locator('#round').textContent(), `${spec.iterations} / ${spec.iterations}`);
   assert.match(await p.locator('#info').textContent(),
-               /Target ε 1: the epsilon policy chose rounds \d+, C 1, .* the calibration set algorithm\.dvp\.alpha = /);
+               /Target ε 1: the epsilon policy chose rounds 50 \(49 of them gossip\), C 1, .* the calibration set algorithm\.dvp\.alpha = /);
   // The native command with the same flags (no --iterations: the CLI refuses it beside a target).
   const trace = path.join(tmp, 'target.csv');
   execFileSync(process.env.DPADMM_NATIVE_CLI, ['run', '--data', 'twonorm', '--rows', '1200', '--nodes', '6', '--edges', '8',

@@ -52,9 +52,10 @@ inline constexpr double kCalibrationTolerance = 1e-4;
 bool CanCalibrate(Algorithm algorithm);
 
 // Per node, the paper's per-round privacy term of rounds 1..AlgorithmRounds(spec) (0 for a
-// round without noise; the gossip rounds that end a run release nothing and have no entry), exactly as the node programs compute it (ConsensusNode::PrivacyLoss), for a
-// private consensus algorithm on a graph with node degrees `degrees` and `rows_per_node`
-// training rows per node. A privacy budget is not applied (a frozen node would spend less).
+// round without noise; the gossip rounds that end a run release nothing and have no entry), exactly
+// as the node programs compute it (ConsensusNode::PrivacyLoss), for a private consensus algorithm
+// on a graph with node degrees `degrees` and `rows_per_node` training rows per node. A privacy
+// budget is not applied (a frozen node would spend less).
 std::vector<std::vector<double>> PlannedReleaseCosts(
     const RunSpec& spec, const std::vector<int>& degrees,
     const std::vector<std::int64_t>& rows_per_node);
