@@ -3,6 +3,15 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DPADMM_TEST_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DPADMM_TEST_SANITIZED 1
+#endif
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -360,10 +369,12 @@ TEST(Engine, ExpensiveRoundsTurnTheRunToTasksExactly) {
 TEST(Engine, ManyCheapNodesOnOneThreadTurnToTasksExactly) {
   // One thread: a round of 2000 toy nodes (well under 1 us each) above a limit of 1 us (4 us on
   // one thread) turns to tasks once rounds 1 and 2 confirm it on the CPU clock; the bits stay.
-#if defined(__SANITIZE_THREAD__)
-  // ThreadSanitizer slows every node 5-15x, above the 1 us the premise needs (such nodes stay
-  // on the calling thread by design); the TSan run checks races, the release build this rule.
-  GTEST_SKIP() << "toy nodes are not under 1 us each under ThreadSanitizer";
+#if defined(DPADMM_TEST_SANITIZED)
+  // ThreadSanitizer slows every node 5-15x, AddressSanitizer with coverage instrumentation
+  // (the clang ASan tree) enough to cross the 1 us the premise needs on a loaded 2-core
+  // machine (such nodes stay on the calling thread by design): the sanitized runs check races
+  // and memory, the release build this rule.
+  GTEST_SKIP() << "toy nodes are not reliably under 1 us each under a sanitizer";
 #endif
   const rt::Topology t = Ring(2000);
   const auto ref = Reference(t, 6);

@@ -210,19 +210,19 @@ std::string ApplyEpsilonPolicy(RunSpec& spec, const PublicQuantities& q) {
 std::string DescribeEpsilonSettings(const RunSpec& spec, const EpsilonSettings& s) {
   const bool row = s.weighting == Weighting::kRow;
   char buf[360];
-  std::snprintf(buf, sizeof buf,
-                "rounds %d%s, C %.6g, %s weighting, rho %.6g per node, eta %.6g%s; from mu %s = "
-                "%.6g",
-                s.iterations,
-                s.gossip_rounds > 0
-                    ? (" (" + std::to_string(s.gossip_rounds) + " of them gossip)").c_str()
-                    : "",
-                s.C, ChoiceName(s.weighting), s.rho, s.eta,
-                spec.algorithm.name() == Algorithm::kPvp && !s.pvp_mechanism.empty()
-                    ? (", " + s.pvp_mechanism + " mechanism").c_str()
-                : spec.algorithm.name() == Algorithm::kPdml ? ", decay 1, no objective noise (R 0)"
-                                                            : "",
-                row ? "B_bar" : "B_min", s.privacy_rows);
+  std::snprintf(
+      buf, sizeof buf,
+      "rounds %d%s, C %.6g, %s weighting, rho %.6g per node, eta %s%.6g%s; from mu %s "
+      "= %.6g",
+      s.iterations,
+      s.gossip_rounds > 0 ? (" (" + std::to_string(s.gossip_rounds) + " of them gossip)").c_str()
+                          : "",
+      s.C, ChoiceName(s.weighting), s.rho, s.node_eta.empty() ? "" : "per node up to ", s.eta,
+      spec.algorithm.name() == Algorithm::kPvp && !s.pvp_mechanism.empty()
+          ? (", " + s.pvp_mechanism + " mechanism").c_str()
+      : spec.algorithm.name() == Algorithm::kPdml ? ", decay 1, no objective noise (R 0)"
+                                                  : "",
+      row ? "B_bar" : "B_min", s.privacy_rows);
   return buf;
 }
 
