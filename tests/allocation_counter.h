@@ -14,15 +14,8 @@
 #include <cstdint>
 #include <functional>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define DPADMM_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define DPADMM_TEST_SANITIZED 1
-#endif
+#include "sanitized.h"
+
 #if defined(__GLIBC__) && !defined(DPADMM_TEST_SANITIZED)
 #define DPADMM_TEST_COUNT_ALLOCATIONS 1
 #endif

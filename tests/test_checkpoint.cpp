@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -117,17 +118,30 @@ Resumed CheckpointAndResume(RunSpec spec, const std::string& path, int every, in
   return out;
 }
 
-class SameBitsAfterResume : public ::testing::TestWithParam<Algorithm> {};
-
-TEST_P(SameBitsAfterResume, FinalTraceAndSummary) {
-  const RunSpec spec = Spec(GetParam());
+// The uninterrupted run of `spec`, and the same run saved every 4 rounds, cut after round 9 and
+// resumed on the tbb engine (file `name` in the test folder, removed after): every trace row
+// and the summary must have the same bits. Returns both runs for further checks.
+struct ResumeComparison {
+  RunSummary full;
+  std::vector<RoundMetrics> full_rounds;
+  RunSummary resumed;
+};
+ResumeComparison ExpectSameBitsAfterResume(const RunSpec& spec, const std::string& name) {
   RunRecorder full_rounds;
   const RunSummary full = Experiment(spec).Run(&full_rounds);
-  const std::string path = TempPath(std::string("resume_") + ChoiceName(GetParam()) + ".ckpt");
+  const std::string path = TempPath(name);
   const Resumed resumed = CheckpointAndResume(spec, path, 4, 9, runtime::EngineKind::kTbb);
   ExpectSameBits(full_rounds.rounds, resumed.rounds);
   ExpectSameSummary(full, resumed.summary);
   std::remove(path.c_str());
+  return {full, std::move(full_rounds.rounds), resumed.summary};
+}
+
+class SameBitsAfterResume : public ::testing::TestWithParam<Algorithm> {};
+
+TEST_P(SameBitsAfterResume, FinalTraceAndSummary) {
+  (void)ExpectSameBitsAfterResume(Spec(GetParam()),
+                                  std::string("resume_") + ChoiceName(GetParam()) + ".ckpt");
 }
 
 INSTANTIATE_TEST_SUITE_P(Consensus, SameBitsAfterResume,
@@ -144,13 +158,7 @@ INSTANTIATE_TEST_SUITE_P(Consensus, SameBitsAfterResume,
 TEST(CheckpointTest, ResumedInsideTheGossipTailGivesTheSameBits) {
   RunSpec spec = Spec(Algorithm::kDvp);
   spec.algorithm.gossip_rounds = 9;
-  RunRecorder full_rounds;
-  const RunSummary full = Experiment(spec).Run(&full_rounds);
-  const std::string path = TempPath("resume_gossip.ckpt");
-  const Resumed resumed = CheckpointAndResume(spec, path, 4, 9, runtime::EngineKind::kTbb);
-  ExpectSameBits(full_rounds.rounds, resumed.rounds);
-  ExpectSameSummary(full, resumed.summary);
-  std::remove(path.c_str());
+  (void)ExpectSameBitsAfterResume(spec, "resume_gossip.ckpt");
 }
 
 TEST(CheckpointTest, SegmentedRunGivesTheSameBits) {
@@ -407,23 +415,17 @@ class SharingSameBitsAfterResume
 TEST_P(SharingSameBitsAfterResume, FinalTraceAndSummary) {
   const auto& [algorithm, mechanism] = GetParam();
   const RunSpec spec = SharingSpec(algorithm, mechanism);
-  RunRecorder full_rounds;
-  const RunSummary full = Experiment(spec).Run(&full_rounds);
-  const std::string path = TempPath("resume_sharing.ckpt");
-  const Resumed resumed = CheckpointAndResume(spec, path, 4, 9, runtime::EngineKind::kTbb);
-  ExpectSameBits(full_rounds.rounds, resumed.rounds);
-  ExpectSameSummary(full, resumed.summary);
-  EXPECT_EQ(full.message, resumed.summary.message);
-  std::remove(path.c_str());
+  const ResumeComparison r = ExpectSameBitsAfterResume(spec, "resume_sharing.ckpt");
+  EXPECT_EQ(r.full.message, r.resumed.message);
   // Checkpoints alone (no resume) change nothing either.
   RunRecorder segmented_rounds;
   CheckpointOptions save;
-  save.save_path = path;
+  save.save_path = TempPath("resume_sharing.ckpt");
   save.every = 5;
   const RunSummary segmented = Experiment(spec).RunCheckpointed(save, &segmented_rounds);
-  ExpectSameBits(full_rounds.rounds, segmented_rounds.rounds);
-  ExpectSameSummary(full, segmented);
-  std::remove(path.c_str());
+  ExpectSameBits(r.full_rounds, segmented_rounds.rounds);
+  ExpectSameSummary(r.full, segmented);
+  std::remove(save.save_path.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Sharing, SharingSameBitsAfterResume,

@@ -3,15 +3,6 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define DPADMM_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define DPADMM_TEST_SANITIZED 1
-#endif
-
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -24,6 +15,7 @@
 #include <vector>
 
 #include "dpadmm/runtime/engine.h"
+#include "sanitized.h"
 
 namespace rt = dpadmm::runtime;
 
