@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -313,6 +314,12 @@ CheckpointOptions CheckpointOptionsOf(const CheckpointFlags& c, CliObserver* obs
     options.on_resume = [trace, resume = c.resume](const std::string& mark, std::int64_t rows) {
       trace->ContinueFrom(mark, rows, resume);
     };
+  }
+  // Test hook: with DPADMM_TEST_STOP_AFTER_CHECKPOINT set, the process stops itself (SIGSTOP)
+  // once its first checkpoint is on disk, so that a test can SIGKILL it there however fast the
+  // machine runs the remaining rounds.
+  if (std::getenv("DPADMM_TEST_STOP_AFTER_CHECKPOINT") != nullptr) {
+    options.on_written = [](std::int64_t) { std::raise(SIGSTOP); };
   }
   return options;
 }

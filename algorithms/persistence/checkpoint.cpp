@@ -589,6 +589,7 @@ runtime::EngineResult RunPartyWithCheckpoints(const CheckpointedEngineRun& run,
       }
       WriteCheckpoint(checkpoint.save_path, c);
       at_file = round;
+      if (checkpoint.on_written) checkpoint.on_written(round);
     };
   }
   runtime::EngineResult r = RunOnNetwork(d, wrapped, topology, options, segment_sink, &net);
@@ -672,6 +673,7 @@ runtime::EngineResult RunWithCheckpoints(const CheckpointedEngineRun& run,
     }
     FinishCheckpoint(run, checkpoint, recorder, c);
     WriteCheckpoint(checkpoint.save_path, c);
+    if (checkpoint.on_written) checkpoint.on_written(round);
   };
   const auto engine_run = [&](std::span<runtime::NodeProgram* const> programs,
                               runtime::EngineOptions o, runtime::RoundSink& s) {

@@ -758,6 +758,7 @@ void SharingDriver::RunSgd(RunObserver* observer, const runtime::StopToken* stop
     c.trace_rows = recorder.rows;
     if (checkpoint->trace_mark) c.trace_mark = checkpoint->trace_mark();
     WriteCheckpoint(checkpoint->save_path, c);
+    if (checkpoint->on_written) checkpoint->on_written(epoch);
   };
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));
   Eigen::VectorXd coeff(sg.batch_size);

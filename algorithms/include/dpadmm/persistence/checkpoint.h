@@ -45,6 +45,9 @@ struct CheckpointOptions {
   // wrote or throws (InputError) if that trace is not the one the checkpoint describes.
   std::function<std::string()> trace_mark;
   std::function<void(const std::string& trace_mark, std::int64_t trace_rows)> on_resume;
+  // Called by the process that wrote it once the checkpoint of ROUND is whole on disk (FILE
+  // renamed into place); empty = nothing. The CLI's kill tests stop the process here.
+  std::function<void(std::int64_t round)> on_written;
 };
 
 // 2: the trace rows gave way to their count and the application's trace mark (1 kept every
