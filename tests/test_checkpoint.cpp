@@ -161,6 +161,16 @@ TEST(CheckpointTest, ResumedInsideTheGossipTailGivesTheSameBits) {
   (void)ExpectSameBitsAfterResume(spec, "resume_gossip.ckpt");
 }
 
+// pvp's Gaussian variant starts each solve from its last exact update, which only the node
+// holds: the checkpoint keeps it, so a resumed run takes the same Newton steps, bit for bit.
+TEST(CheckpointTest, GaussianPvpResumesFromItsExactUpdate) {
+  RunSpec spec = Spec(Algorithm::kPvp);
+  PvpParams& p = spec.algorithm.As<PvpParams>();
+  p.mechanism = "gaussian";
+  p.noise_multiplier = 2.0;
+  (void)ExpectSameBitsAfterResume(spec, "resume_pvp_gaussian.ckpt");
+}
+
 TEST(CheckpointTest, SegmentedRunGivesTheSameBits) {
   const RunSpec spec = Spec(Algorithm::kDvp);
   RunRecorder a, b;

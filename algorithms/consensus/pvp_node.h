@@ -23,15 +23,23 @@ class PvpNode : public AdmmNode {
   }
   double PrivacyLoss(std::int64_t round) const override { return Alpha(round); }
   std::optional<MechanismRelease> Mechanism(std::int64_t round) const override;
+  void SaveState(StateWriter& out) const override;
+  void LoadState(StateReader& in) override;
 
  protected:
   // Output perturbation of the exact update: f_i(r) += eps through the release.
   void AfterPrimal(std::int64_t round, double eta) override;
+  // Gaussian: the solve starts from the node's last exact update (before its lattice rounding
+  // and noise) instead of the release; see pvp_node.cpp.
+  void PerturbLocalProblem(std::int64_t round, double eta, double& a) override;
 
  private:
   bool Gaussian() const { return params_.noise_multiplier > 0.0; }
   // sigma_i of the Gaussian mechanism (round-independent: eta is constant).
   double Sigma() const;
+  // Gaussian: the last exact update f_i(r), the next solve's starting point (empty before the
+  // first private round). Never sent; saved in checkpoints.
+  Eigen::VectorXd exact_;
 };
 
 }  // namespace dpadmm

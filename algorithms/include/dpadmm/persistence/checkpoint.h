@@ -52,8 +52,9 @@ struct CheckpointOptions {
 
 // 2: the trace rows gave way to their count and the application's trace mark (1 kept every
 // row, so that each checkpoint rewrote the whole trace so far), and each release's state carries
-// the delta its snapped releases spent (the sampler's floating-point term).
-inline constexpr std::uint32_t kCheckpointVersion = 2;
+// the delta its snapped releases spent (the sampler's floating-point term). 3: a pvp node's
+// state carries its last exact update (the Gaussian variant's next solve starts there).
+inline constexpr std::uint32_t kCheckpointVersion = 3;
 
 // The parsed content of a checkpoint file. Node states and the sink state are opaque byte
 // strings (their owners read them back and validate their sizes).
