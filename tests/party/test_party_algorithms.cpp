@@ -475,6 +475,24 @@ TEST_F(PartyAlgorithms, SpecMismatchIsRefusedNamingTheField) {
       "algorithm.dvp.alpha");
 }
 
+// Row weighting needs every node's row count, which a party does not know of the other parties'
+// nodes: every party refuses it at set-up, naming the field, with the exit code of bad input.
+TEST_F(PartyAlgorithms, RowWeightingIsRefusedNamingTheField) {
+  const fs::path run = dir_ / "row_weighting";
+  const std::vector<Ended> ended = RunParties(
+      run, "dvp", 3, [](int, nlohmann::json& spec) { spec["algorithm"]["weighting"] = "row"; },
+      /*setup_timeout=*/15);
+  ASSERT_EQ(ended.size(), 3u);
+  for (std::size_t p = 0; p < ended.size(); ++p) {
+    SCOPED_TRACE("party p" + std::to_string(p));
+    EXPECT_FALSE(ended[p].killed_by_test) << ended[p].err;
+    EXPECT_EQ(ended[p].exit_code, 2) << ended[p].out << ended[p].err;
+    EXPECT_NE(ended[p].err.find("algorithm.weighting: 'row' needs every node's row count"),
+              std::string::npos)
+        << ended[p].err;
+  }
+}
+
 // Private mode (no noise seed) with a budget: each party's summary holds its own node's figures
 // only (its budget spent, its tight epsilon, frozen round), null for the other parties' nodes,
 // and no figure evaluated on private data (metrics released-only).
