@@ -188,6 +188,10 @@ void SpecFlags::Register() {
          "--partition-file", [](RunSpec & s) -> auto& { return s.partition.file; },
          "file: line k holds the node of training row k")
          ->type_name("FILE"));
+  in(List(
+      "--public-rows", [](RunSpec & s) -> auto& { return s.partition.public_rows; },
+      "The row count of every node, declared public, comma separated (checked against the "
+      "data); party mode: lets --target-epsilon and row weighting run"));
 
   group = "Loss (consensus family)";
   in(ChoiceFlag<LossKind>(

@@ -46,6 +46,44 @@ RunSpec PvpGaussian(double multiplier) {
   return s;
 }
 
+// partition.public_rows declares every node's row count: the run checks it against the rows each
+// node gets and refuses a count that differs, a list of the wrong length or a count below 1,
+// naming the field; declared counts that match change nothing.
+TEST(PublicRows, CheckedAgainstThePartitionNamingTheField) {
+  RunSpec s = Small(Algorithm::kDvp);
+  s.target_epsilon = 1.0;
+  const dpadmm::Experiment plain(s);
+  std::vector<std::int64_t> rows = plain.info().rows_per_node;
+  ASSERT_EQ(rows.size(), 5u);
+  s.partition.public_rows = rows;
+  const dpadmm::Experiment declared(s);
+  EXPECT_EQ(declared.info().rows_per_node, rows);
+  EXPECT_EQ(declared.info().epsilon_policy, plain.info().epsilon_policy);
+  const auto refusal = [&](std::vector<std::int64_t> counts) {
+    RunSpec t = s;
+    t.partition.public_rows = std::move(counts);
+    try {
+      (void)dpadmm::Experiment(t);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  std::vector<std::int64_t> off = rows;
+  off[3] += 1;
+  EXPECT_NE(refusal(off).find("partition.public_rows[3]: node 3 is declared to hold " +
+                              std::to_string(rows[3] + 1) + " rows; the data gives it " +
+                              std::to_string(rows[3])),
+            std::string::npos)
+      << refusal(off);
+  EXPECT_NE(
+      refusal({rows[0], rows[1]}).find("partition.public_rows must be one row count per node"),
+      std::string::npos);
+  std::vector<std::int64_t> zero = rows;
+  zero[1] = 0;
+  EXPECT_NE(refusal(zero).find("partition.public_rows[1] must be >= 1"), std::string::npos);
+}
+
 // The same public quantities (rows per node, graph, features, target) on other data give the
 // same settings: the policy reads no row. Twonorm and ringnorm of the same size and seed share
 // the split sizes, the graph and the partition sizes.

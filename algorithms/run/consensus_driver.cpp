@@ -31,6 +31,7 @@
 #include "persistence/checkpoint.h"
 #include "placement/placement.h"
 #include "run/driver.h"
+#include "run/spec_internal.h"
 #include "run/tight_trace.h"
 
 #include "core/numbers.h"
@@ -769,7 +770,10 @@ class ConsensusDriver : public Experiment::Driver {
     const int n = parties_ > 0 ? parties_ : graph.num_nodes();
     return spec.algorithm.rho_per_node ? spec.algorithm.rho : spec.algorithm.rho / n;
   }
-  // Node i's loss weight C_i (NodeLossWeight of the partition's row counts).
+  // Node j's row count: its partition's, or for another party's node the spec's
+  // partition.public_rows (-1 when not declared: a party does not know it).
+  std::int64_t NodeRows(int node) const;
+  // Node i's loss weight C_i (NodeLossWeight of the nodes' row counts, NodeRows).
   double NodeC(int node) const;
   // The parameters of consensus node i's program (every algorithm but pdml).
   ConsensusNodeParams NodeParams(int i) const;
@@ -870,11 +874,16 @@ ConsensusNodeParams ConsensusDriver::NodeParams(int i) const {
   return p;
 }
 
+std::int64_t ConsensusDriver::NodeRows(int node) const {
+  const bool known = !network || std::binary_search(hosted.begin(), hosted.end(), node);
+  if (known) return static_cast<std::int64_t>(partition[static_cast<std::size_t>(node)].size());
+  const std::vector<std::int64_t>& declared = spec.partition.public_rows;
+  return declared.empty() ? -1 : declared[static_cast<std::size_t>(node)];
+}
+
 double ConsensusDriver::NodeC(int node) const {
   std::vector<std::int64_t> rows(partition.size());
-  for (std::size_t j = 0; j < partition.size(); ++j) {
-    rows[j] = static_cast<std::int64_t>(partition[j].size());
-  }
+  for (std::size_t j = 0; j < partition.size(); ++j) rows[j] = NodeRows(static_cast<int>(j));
   return NodeLossWeight(spec.algorithm, rows, static_cast<std::size_t>(node));
 }
 
@@ -939,10 +948,10 @@ void ConsensusDriver::Prepare() {
     } catch (const runtime::NetworkError& e) {
       throw InputError(std::string("party: ") + e.what());
     }
-    if (s.algorithm.weighting == Weighting::kRow) {
+    if (s.algorithm.weighting == Weighting::kRow && s.partition.public_rows.empty()) {
       throw InputError(
           "algorithm.weighting: 'row' needs every node's row count, which a party does not know "
-          "of the other parties' nodes: use 'node' in party mode");
+          "of the other parties' nodes: declare them in partition.public_rows, or use 'node'");
     }
     hosted = HostedNodes(*this, graph.num_nodes());
     partition = OwnRowsPartition(info.train_rows, hosted, graph.num_nodes());
@@ -950,6 +959,25 @@ void ConsensusDriver::Prepare() {
   } else {
     partition = BuildPartition(s.partition, info.train_rows, graph.num_nodes(), s.seed);
     hosted = HostedNodes(*this, graph.num_nodes());
+  }
+  if (!s.partition.public_rows.empty()) {
+    // Declared public: every count this process can see must be the one its node gets (a party
+    // sees its own nodes'; one process or MPI ranks see every node's).
+    const std::vector<std::int64_t>& declared = s.partition.public_rows;
+    if (declared.size() != partition.size()) {
+      throw InputError("partition.public_rows: " + std::to_string(declared.size()) +
+                       " row counts for " + std::to_string(partition.size()) + " nodes");
+    }
+    for (int i = 0; i < graph.num_nodes(); ++i) {
+      if (network && !std::binary_search(hosted.begin(), hosted.end(), i)) continue;
+      const auto rows = static_cast<std::int64_t>(partition[static_cast<std::size_t>(i)].size());
+      if (rows != declared[static_cast<std::size_t>(i)]) {
+        throw InputError("partition.public_rows[" + std::to_string(i) + "]: node " +
+                         std::to_string(i) + " is declared to hold " +
+                         std::to_string(declared[static_cast<std::size_t>(i)]) +
+                         " rows; the data gives it " + std::to_string(rows));
+      }
+    }
   }
   if (algorithm == Algorithm::kCentral) {
     // The trusted curator: one node holding every training row in order; the parties' graph and
@@ -982,7 +1010,7 @@ void ConsensusDriver::Prepare() {
     if (PreparedPerNode(s, info.scaling)) PrepareRowsPerNode(*this, slices_);
   }
   topology_.neighbors = graph.adjacency();
-  if (s.target_epsilon > 0.0 && !network) {
+  if (s.target_epsilon > 0.0 && (!network || !s.partition.public_rows.empty())) {
     // The settings follow the target from public quantities only (tools/epsilon_policy.h);
     // the calibration then sets the noise knob (Experiment, after Prepare).
     PublicQuantities q;
@@ -993,12 +1021,14 @@ void ConsensusDriver::Prepare() {
     q.delta = kTightDelta;
     for (int i = 0; i < graph.num_nodes(); ++i) {
       q.degrees.push_back(graph.degree(i));
-      q.rows_per_node.push_back(static_cast<std::int64_t>(partition[i].size()));
+      q.rows_per_node.push_back(NodeRows(i));
     }
     q.features = info.features;
     q.curvature = s.loss.CurvatureBound();
     info.epsilon_policy = ApplyEpsilonPolicy(spec, q);
-    if (!info.epsilon_policy.empty()) spec.Validate();
+    // The policy changes algorithm settings only: the data source was checked when the run was
+    // built (an Experiment on in-memory rows has no files to name).
+    if (!info.epsilon_policy.empty()) ValidateSpec(spec, /*check_data_source=*/false);
   }
   const VariantFields vf = FieldsOf(s.algorithm.params);
   if (algorithm == Algorithm::kPrivateMradmm) {
@@ -1031,9 +1061,8 @@ void ConsensusDriver::Prepare() {
     CheckRowBound();
   }
   for (int i = 0; i < graph.num_nodes(); ++i) {
-    // -1: another party's node (its row count is not known to this party).
-    const bool known = !network || std::binary_search(hosted.begin(), hosted.end(), i);
-    info.rows_per_node.push_back(known ? static_cast<std::int64_t>(partition[i].size()) : -1);
+    // -1: another party's node whose row count is not declared (partition.public_rows).
+    info.rows_per_node.push_back(NodeRows(i));
   }
   if (algorithm == Algorithm::kPdml) {
     // 000 Phase 1, once per run: each user randomizes their own label (keyed per node).

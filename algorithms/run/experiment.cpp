@@ -407,10 +407,11 @@ void CheckPartySpec(const RunSpec& spec) {
           "clip-only, public-bounds or none");
     default: break;
   }
-  if (spec.target_epsilon > 0.0) {
+  if (spec.target_epsilon > 0.0 && spec.partition.public_rows.empty()) {
     throw InputError("target_epsilon" + party +
-                     ": the calibration needs every node's row count; set the algorithm's "
-                     "noise parameter instead");
+                     ": the epsilon policy and the calibration need every node's row count; "
+                     "declare them in partition.public_rows (the same in every party's spec), "
+                     "or set the algorithm's noise parameter instead");
   }
   if (spec.tolerance > 0.0) {
     throw InputError("tolerance" + party +

@@ -245,6 +245,18 @@ void ValidateGraph(const GraphSpec& graph, const PartitionSpec& partition) {
   if (partition.kind == PartitionKind::kDirichlet) {
     Positive("partition.dirichlet_alpha", partition.dirichlet_alpha);
   }
+  if (!partition.public_rows.empty()) {
+    if (nodes >= 0 && static_cast<int>(partition.public_rows.size()) != nodes) {
+      Bad("partition.public_rows", "one row count per node (" + std::to_string(nodes) + ")",
+          std::to_string(partition.public_rows.size()) + " values");
+    }
+    for (std::size_t k = 0; k < partition.public_rows.size(); ++k) {
+      if (partition.public_rows[k] < 1) {
+        Bad("partition.public_rows[" + std::to_string(k) + "]", ">= 1",
+            partition.public_rows[k]);
+      }
+    }
+  }
   if (partition.kind == PartitionKind::kFile && partition.file.empty()) {
     throw InputError("partition.file is required for partition.kind 'file'");
   }
@@ -335,6 +347,7 @@ void ValidateSharingShared(const RunSpec& spec) {
   unused("algorithm.node_eta", !spec.algorithm.node_eta.empty(), "");
   unused("algorithm.privacy_budget", spec.algorithm.privacy_budget != 0.0, "");
   unused("algorithm.node_privacy_budget", !spec.algorithm.node_privacy_budget.empty(), "");
+  unused("partition.public_rows", !spec.partition.public_rows.empty(), "");
   unused("tolerance", spec.tolerance != 0.0, "");
   unused("eval_every", spec.metrics_every != 1, "");
   unused("loss.kind", spec.loss.kind != LossKind::kLogistic, " (the sharing family is logistic)");

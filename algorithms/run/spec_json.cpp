@@ -72,6 +72,7 @@ void VisitSpecFields(Spec& s, Visitor&& v, bool all) {
     v("partition", "proportions", s.partition.proportions);
     v("partition", "dirichlet_alpha", s.partition.dirichlet_alpha);
     v("partition", "file", s.partition.file);
+    v("partition", "public_rows", s.partition.public_rows);
 
     v("loss", "kind", s.loss.kind);
     v("loss", "huber_h", s.loss.huber_h);

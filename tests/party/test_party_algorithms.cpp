@@ -475,6 +475,53 @@ TEST_F(PartyAlgorithms, SpecMismatchIsRefusedNamingTheField) {
       "algorithm.dvp.alpha");
 }
 
+// A target epsilon in party mode: with every node's row count declared public
+// (partition.public_rows, the same in every party's spec) each party applies the epsilon policy
+// (dvp: one private round, then gossip, row weighting) and the calibration to the same public
+// quantities, and its trace, model and figure are the serial run's measured as that party.
+TEST_F(PartyAlgorithms, TargetEpsilonWithDeclaredRowsGivesTheSerialBits) {
+  const fs::path run = dir_ / "target_epsilon";
+  const auto target = [](nlohmann::json& spec) {
+    spec["target_epsilon"] = 1.0;
+    spec["partition"]["public_rows"] = std::vector<int>(3, kRowsPerParty);
+    spec["algorithm"].erase("dvp");  // the calibration sets alpha
+  };
+  const std::vector<Ended> ended =
+      RunParties(run, "dvp", 3, [&](int, nlohmann::json& spec) { target(spec); });
+  nlohmann::json spec = Spec("dvp", 3);
+  target(spec);
+  dpadmm::RunSpec serial = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kDvp);
+  dpadmm::ApplySpecJson(spec.dump(), "spec", serial);
+  serial.partition.kind = dpadmm::PartitionKind::kFile;
+  serial.partition.file = (run / "partition.txt").string();
+  serial.compute_optimum = false;
+  const dpadmm::Dataset train = dpadmm::LoadLibsvm((run / "all.libsvm").string(), kDims);
+  const dpadmm::Dataset test = dpadmm::LoadLibsvm((run / "test.libsvm").string(), kDims);
+  ExpectEachPartyAsSerial(
+      run, ended, serial, train, test,
+      [](int p, const dpadmm::RunSummary& s, const nlohmann::json& summary) {
+        EXPECT_NE(summary["info"]["epsilon_policy"].get<std::string>().find("rounds 50"),
+                  std::string::npos)
+            << summary["info"]["epsilon_policy"];
+        ASSERT_EQ(s.node_tight_epsilon.size(), 3u);
+        EXPECT_EQ(summary["tight_privacy"]["node_epsilon"][p].get<double>(),
+                  s.node_tight_epsilon[p]);
+        EXPECT_LE(s.node_tight_epsilon[p], 1.0);
+        EXPECT_GT(s.node_tight_epsilon[p], 0.9);
+      });
+}
+
+// Declared row counts are part of the spec every party compares: a party declaring other
+// counts is refused by every party, naming the field.
+TEST_F(PartyAlgorithms, DeclaredRowsThatDifferAreRefusedNamingTheField) {
+  ExpectMismatchRefused(
+      "public_rows_mismatch", "dvp",
+      [](nlohmann::json& spec) {
+        spec["partition"]["public_rows"] = {kRowsPerParty + 1, kRowsPerParty, kRowsPerParty};
+      },
+      "partition.public_rows");
+}
+
 // Row weighting needs every node's row count, which a party does not know of the other parties'
 // nodes: every party refuses it at set-up, naming the field, with the exit code of bad input.
 TEST_F(PartyAlgorithms, RowWeightingIsRefusedNamingTheField) {

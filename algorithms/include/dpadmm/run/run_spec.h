@@ -92,6 +92,10 @@ struct PartitionSpec {
   std::vector<double> proportions;  // proportional: one per node
   double dirichlet_alpha = 1.0;     // dirichlet
   std::string file;                 // file
+  // The row count of every node, declared public (empty: none). Checked against the rows each
+  // node gets; a party (which sees only its own rows) reads the other parties' counts here, so
+  // that the epsilon policy, the calibration and row weighting run in party mode too.
+  std::vector<std::int64_t> public_rows;
 };
 
 // --- Per-algorithm parameters -------------------------------------------------------------
