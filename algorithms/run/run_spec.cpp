@@ -252,8 +252,7 @@ void ValidateGraph(const GraphSpec& graph, const PartitionSpec& partition) {
     }
     for (std::size_t k = 0; k < partition.public_rows.size(); ++k) {
       if (partition.public_rows[k] < 1) {
-        Bad("partition.public_rows[" + std::to_string(k) + "]", ">= 1",
-            partition.public_rows[k]);
+        Bad("partition.public_rows[" + std::to_string(k) + "]", ">= 1", partition.public_rows[k]);
       }
     }
   }
