@@ -780,8 +780,10 @@ const longest = async (p) => Math.max(0, ...(await p.evaluate(() => globalThis._
 // The page's tasks from a Chromium trace: the longest one in wall time and in CPU time (thread
 // time, 'tdur'). On a machine with more runnable threads than cores a task's wall time also
 // counts the time the OS ran other processes: the CPU time is then what the page itself spent.
-// The wall-time limit (the PerformanceObserver's long tasks) applies when the machine is not
-// overloaded (load average per core below 1.5); the CPU-time limit always.
+// The CPU-time limit always applies. The wall-time limit (the PerformanceObserver's long tasks)
+// applies on a quiet machine only (load average per core below 0.75): on 2 cores the browser's
+// own processes and the test driver load the machine past that, and a 116 ms wall-time task
+// (98 ms in the trace, 20 ms of CPU) was seen at load 1.4 per core.
 const LONG_TASK_MS = 100;
 const loadPerCore = () => os.loadavg()[0] / os.cpus().length;
 async function startTrace(p) {
@@ -805,8 +807,8 @@ function checkTasks(what, observed, trace) {
   console.log(`     ${what}: longest task ${observed.toFixed(0)} ms (PerformanceObserver), ` +
               `${trace.wall.toFixed(0)} ms wall / ${trace.cpu.toFixed(0)} ms CPU (trace); load ${load.toFixed(1)} per core`);
   assert.ok(trace.cpu <= LONG_TASK_MS, `a task of ${trace.cpu.toFixed(0)} ms CPU time`);
-  if (load < 1.5) assert.ok(observed <= LONG_TASK_MS, `a long task of ${observed} ms`);
-  else console.log(`     (machine overloaded: the ${LONG_TASK_MS} ms wall-time limit is not checked)`);
+  if (load < 0.75) assert.ok(observed <= LONG_TASK_MS, `a long task of ${observed} ms`);
+  else console.log(`     (machine busy: the ${LONG_TASK_MS} ms wall-time limit is not checked)`);
 }
 
 await step('scale: a complete graph of 1000 nodes, no long task over 100 ms', async () => {
