@@ -17,7 +17,11 @@
 
 #include <gtest/gtest.h>
 
+#include "consensus/consensus_admm.h"
 #include "dpadmm/core/error.h"
+#include "dpadmm/data/generators.h"
+#include "dpadmm/data/preprocessing.h"
+#include "dpadmm/graph/graph.h"
 #include "dpadmm/run/run.h"
 #include "dpadmm/run/spec_json.h"
 #include "persistence/checkpoint.h"
@@ -162,13 +166,62 @@ TEST(CheckpointTest, ResumedInsideTheGossipTailGivesTheSameBits) {
 }
 
 // pvp's Gaussian variant starts each solve from its last exact update, which only the node
-// holds: the checkpoint keeps it, so a resumed run takes the same Newton steps, bit for bit.
+// holds and its checkpointed state keeps (GaussianPvpNodeStateKeepsItsExactUpdate): a resumed
+// run gives the uninterrupted run's bits.
 TEST(CheckpointTest, GaussianPvpResumesFromItsExactUpdate) {
   RunSpec spec = Spec(Algorithm::kPvp);
   PvpParams& p = spec.algorithm.As<PvpParams>();
   p.mechanism = "gaussian";
   p.noise_multiplier = 2.0;
   (void)ExpectSameBitsAfterResume(spec, "resume_pvp_gaussian.ckpt");
+}
+
+// The state a checkpoint keeps of a Gaussian pvp node holds its last exact update: a fresh node
+// that loads it saves the same bytes again (a node that dropped it would start its next solve
+// from the release, and save that it has none).
+TEST(CheckpointTest, GaussianPvpNodeStateKeepsItsExactUpdate) {
+  const dpadmm::Dataset data = dpadmm::GenerateTwonorm(300, 3);
+  const dpadmm::Partition part = dpadmm::PartitionEven(data.rows(), 3, 3);
+  const dpadmm::Graph graph = dpadmm::MakeComplete(3);
+  dpadmm::runtime::Topology topo;
+  topo.neighbors = graph.adjacency();
+  std::vector<dpadmm::Dataset> slices;
+  for (int i = 0; i < 3; ++i) slices.push_back(data.Subset(part[i]));
+  dpadmm::ConsensusNodeParams p;
+  p.variant = dpadmm::ConsensusVariant::kPvp;
+  p.C = 1.0;
+  p.rho_node = 0.1;
+  p.num_nodes = 3;
+  p.eta = 0.5;
+  p.noise_multiplier = 1.0;
+  p.noise_seed = 5;
+  const auto make = [&](int i) {
+    return dpadmm::MakeConsensusNode(i, slices[i], graph.degree(i), dpadmm::Loss{},
+                                     dpadmm::NewtonOptions{}, p,
+                                     Eigen::VectorXd::Zero(data.cols()));
+  };
+  std::vector<std::unique_ptr<dpadmm::ConsensusNode>> nodes;
+  std::vector<dpadmm::runtime::NodeProgram*> programs;
+  for (int i = 0; i < 3; ++i) {
+    nodes.push_back(make(i));
+    programs.push_back(nodes.back().get());
+  }
+  struct Quiet : dpadmm::runtime::RoundSink {
+    bool OnRound(std::int64_t, const dpadmm::runtime::ReportTable&) override { return true; }
+  } sink;
+  dpadmm::runtime::EngineOptions o;
+  o.kind = runtime::EngineKind::kSerial;
+  o.last_round = 3;
+  (void)dpadmm::runtime::Run(programs, topo, o, sink);
+  StateWriter saved;
+  nodes[0]->SaveState(saved);
+  const auto fresh = make(0);
+  StateReader in(saved.bytes(), "node 0");
+  fresh->LoadState(in);
+  StateWriter again;
+  fresh->SaveState(again);
+  EXPECT_TRUE(again.bytes() == saved.bytes()) << "the reloaded node saves " << again.bytes().size()
+                                              << " bytes, the original " << saved.bytes().size();
 }
 
 TEST(CheckpointTest, SegmentedRunGivesTheSameBits) {

@@ -30,7 +30,8 @@ void PvpNode::PerturbLocalProblem(std::int64_t /*round*/, double /*eta*/, double
   // released values and the node's rows), held to the private tolerance whatever the solve
   // starts from; starting from the previous exact update, where the solver's evaluation is
   // still current, saves a pass over the rows and Newton steps that a start from the noisy
-  // release needs (pvp on a9a and Adult at the epsilon policy: about 17% of the run time).
+  // release needs (pvp at the epsilon policy on a9a, Adult, twonorm and splice: 12-25% of
+  // the run time).
   // The Laplace variant keeps the release as its start (the papers' reproductions keep their
   // bits).
   if (Gaussian() && exact_.size() == f_.size()) f_ = exact_;

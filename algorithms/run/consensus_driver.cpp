@@ -770,6 +770,11 @@ class ConsensusDriver : public Experiment::Driver {
     const int n = parties_ > 0 ? parties_ : graph.num_nodes();
     return spec.algorithm.rho_per_node ? spec.algorithm.rho : spec.algorithm.rho / n;
   }
+  // Whether this process knows node j's row count from its partition: always in one process or
+  // across MPI ranks (the partition is built for every node); a party for its own nodes only.
+  bool KnowsRowCount(int node) const {
+    return !network || std::binary_search(hosted.begin(), hosted.end(), node);
+  }
   // Node j's row count: its partition's, or for another party's node the spec's
   // partition.public_rows (-1 when not declared: a party does not know it).
   std::int64_t NodeRows(int node) const;
@@ -875,8 +880,9 @@ ConsensusNodeParams ConsensusDriver::NodeParams(int i) const {
 }
 
 std::int64_t ConsensusDriver::NodeRows(int node) const {
-  const bool known = !network || std::binary_search(hosted.begin(), hosted.end(), node);
-  if (known) return static_cast<std::int64_t>(partition[static_cast<std::size_t>(node)].size());
+  if (KnowsRowCount(node)) {
+    return static_cast<std::int64_t>(partition[static_cast<std::size_t>(node)].size());
+  }
   const std::vector<std::int64_t>& declared = spec.partition.public_rows;
   return declared.empty() ? -1 : declared[static_cast<std::size_t>(node)];
 }
@@ -969,7 +975,7 @@ void ConsensusDriver::Prepare() {
                        " row counts for " + std::to_string(partition.size()) + " nodes");
     }
     for (int i = 0; i < graph.num_nodes(); ++i) {
-      if (network && !std::binary_search(hosted.begin(), hosted.end(), i)) continue;
+      if (!KnowsRowCount(i)) continue;
       const auto rows = static_cast<std::int64_t>(partition[static_cast<std::size_t>(i)].size());
       if (rows != declared[static_cast<std::size_t>(i)]) {
         throw InputError("partition.public_rows[" + std::to_string(i) + "]: node " +

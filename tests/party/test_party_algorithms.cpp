@@ -407,6 +407,24 @@ void ExpectEachPartyAsSerial(
   }
 }
 
+// The parties of a row-partitioned run (`spec`, the parties' run spec JSON) against the serial
+// reference: the concatenated rows, the partition file that gives party p's rows to node p, the
+// same public test file (ExpectEachPartyAsSerial).
+void ExpectRowPartiesAsSerial(
+    const fs::path& run, const std::vector<Ended>& ended, const std::string& algorithm,
+    const nlohmann::json& spec,
+    const std::function<void(int, const dpadmm::RunSummary&, const nlohmann::json&)>& more) {
+  dpadmm::RunSpec serial =
+      dpadmm::RunSpec::Defaults(dpadmm::ParseChoice<dpadmm::Algorithm>(algorithm, "algorithm"));
+  dpadmm::ApplySpecJson(spec.dump(), "spec", serial);
+  serial.partition.kind = dpadmm::PartitionKind::kFile;
+  serial.partition.file = (run / "partition.txt").string();
+  serial.compute_optimum = false;
+  const dpadmm::Dataset train = dpadmm::LoadLibsvm((run / "all.libsvm").string(), kDims);
+  const dpadmm::Dataset test = dpadmm::LoadLibsvm((run / "test.libsvm").string(), kDims);
+  ExpectEachPartyAsSerial(run, ended, serial, train, test, more);
+}
+
 // Every party of a spec mismatch refused before round 0 naming `field` (and no other field),
 // ended with exit 5 and its summary written, no partial file left.
 void ExpectRefusedNaming(const fs::path& run, const std::vector<Ended>& ended,
@@ -431,27 +449,15 @@ TEST_P(PartyAlgorithms, SameBitsAsSerial) {
   const auto& [algorithm, parties] = GetParam();
   const fs::path run = dir_ / (algorithm + "_" + std::to_string(parties));
   const std::vector<Ended> ended = RunParties(run, algorithm, parties);
-  const nlohmann::json spec = Spec(algorithm, parties);
-
-  // The serial reference: the concatenated rows, the partition file that gives party p's rows
-  // to node p, the same public test file.
-  dpadmm::RunSpec serial =
-      dpadmm::RunSpec::Defaults(dpadmm::ParseChoice<dpadmm::Algorithm>(algorithm, "algorithm"));
-  dpadmm::ApplySpecJson(spec.dump(), "spec", serial);
-  serial.partition.kind = dpadmm::PartitionKind::kFile;
-  serial.partition.file = (run / "partition.txt").string();
-  serial.compute_optimum = false;
-  const dpadmm::Dataset train = dpadmm::LoadLibsvm((run / "all.libsvm").string(), kDims);
-  const dpadmm::Dataset test = dpadmm::LoadLibsvm((run / "test.libsvm").string(), kDims);
-  ExpectEachPartyAsSerial(run, ended, serial, train, test,
-                          [](int p, const dpadmm::RunSummary& s, const nlohmann::json& summary) {
-                            if (s.node_tight_epsilon.empty()) return;
-                            // This party's own tight figure, from its own releases.
-                            const auto& tight = summary["tight_privacy"];
-                            EXPECT_EQ(tight["node_epsilon"][p].get<double>(),
-                                      s.node_tight_epsilon[p]);
-                            EXPECT_EQ(tight["epsilon"].get<double>(), s.tight_epsilon);
-                          });
+  ExpectRowPartiesAsSerial(run, ended, algorithm, Spec(algorithm, parties),
+                           [](int p, const dpadmm::RunSummary& s, const nlohmann::json& summary) {
+                             if (s.node_tight_epsilon.empty()) return;
+                             // This party's own tight figure, from its own releases.
+                             const auto& tight = summary["tight_privacy"];
+                             EXPECT_EQ(tight["node_epsilon"][p].get<double>(),
+                                       s.node_tight_epsilon[p]);
+                             EXPECT_EQ(tight["epsilon"].get<double>(), s.tight_epsilon);
+                           });
 }
 
 void PartyAlgorithms::ExpectMismatchRefused(const std::string& name, const std::string& algorithm,
@@ -490,15 +496,8 @@ TEST_F(PartyAlgorithms, TargetEpsilonWithDeclaredRowsGivesTheSerialBits) {
       RunParties(run, "dvp", 3, [&](int, nlohmann::json& spec) { target(spec); });
   nlohmann::json spec = Spec("dvp", 3);
   target(spec);
-  dpadmm::RunSpec serial = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kDvp);
-  dpadmm::ApplySpecJson(spec.dump(), "spec", serial);
-  serial.partition.kind = dpadmm::PartitionKind::kFile;
-  serial.partition.file = (run / "partition.txt").string();
-  serial.compute_optimum = false;
-  const dpadmm::Dataset train = dpadmm::LoadLibsvm((run / "all.libsvm").string(), kDims);
-  const dpadmm::Dataset test = dpadmm::LoadLibsvm((run / "test.libsvm").string(), kDims);
-  ExpectEachPartyAsSerial(
-      run, ended, serial, train, test,
+  ExpectRowPartiesAsSerial(
+      run, ended, "dvp", spec,
       [](int p, const dpadmm::RunSummary& s, const nlohmann::json& summary) {
         EXPECT_NE(summary["info"]["epsilon_policy"].get<std::string>().find("rounds 50"),
                   std::string::npos)
@@ -587,15 +586,8 @@ TEST_F(PartyAlgorithms, DpBoundsAcrossPartiesGiveTheSerialBoundsAndBits) {
   const std::vector<Ended> ended = RunParties(run, "dvp", 3, dp_bounds);
   nlohmann::json spec = Spec("dvp", 3);
   dp_bounds(0, spec);
-  dpadmm::RunSpec serial = dpadmm::RunSpec::Defaults(dpadmm::Algorithm::kDvp);
-  dpadmm::ApplySpecJson(spec.dump(), "spec", serial);
-  serial.partition.kind = dpadmm::PartitionKind::kFile;
-  serial.partition.file = (run / "partition.txt").string();
-  serial.compute_optimum = false;
-  const dpadmm::Dataset train = dpadmm::LoadLibsvm((run / "all.libsvm").string(), kDims);
-  const dpadmm::Dataset test = dpadmm::LoadLibsvm((run / "test.libsvm").string(), kDims);
-  ExpectEachPartyAsSerial(
-      run, ended, serial, train, test,
+  ExpectRowPartiesAsSerial(
+      run, ended, "dvp", spec,
       [](int p, const dpadmm::RunSummary& s, const nlohmann::json& summary) {
         const dpadmm::RunInfo::DpBounds& want = s.info.dp_bounds;
         // The bounds come from the raw rows: the fourth column's reach far beyond 1.
