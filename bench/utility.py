@@ -284,7 +284,8 @@ def markdown(meta, runs, cells):
     out.append(f"- load average (1, 5, 15 min): start {m['load_start']}, end {m['load_end']}")
     out.append(f"- CLI: `{m['cli']}` version {m['cli_version']} (modified {m['cli_mtime']})")
     out.append(f"- settings: {m['nodes']} nodes, random graph (the CLI's default edges), "
-               f"`--scaling {m['scaling']}` for every run, `--threads 1`, {m['jobs']} runs at a "
+               f"`--scaling {m['scaling']}`{' and `--bias`' if m.get('bias') else ''} for "
+               f"every run, `--threads 1`, {m['jobs']} runs at a "
                f"time, timeout {m['timeout']:g} s per run; each algorithm at its defaults, "
                f"private ones with only `--target-epsilon E` (tight total epsilon per node at "
                f"delta {DELTA:g}, plus a sampler's delta where the algorithm has one: see the "
@@ -546,6 +547,10 @@ def parse_args(argv):
     ap.add_argument("--scaling", default="clip-only",
                     help="--scaling of every run (default clip-only, what a private run "
                          "without public feature bounds uses)")
+    ap.add_argument("--bias", action=argparse.BooleanOptionalAction, default=True,
+                    help="--bias for every run: an intercept (a constant feature 1 appended "
+                         "before the scaling), as the Python estimators' fit_intercept=True "
+                         "(default; --no-bias: the CLI's default rows)")
     ap.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per run (default 900)")
     ap.add_argument("--out", default="utility", help="output folder (default ./utility)")
@@ -597,12 +602,15 @@ def benchmark(a, argv):
             os.path.getmtime(cli), datetime.timezone.utc).isoformat(timespec="seconds"),
         "data": os.path.abspath(a.data), "sets": a.sets, "partitions": a.partitions,
         "epsilons": a.epsilons, "seeds": list(range(1, a.seeds + 1)), "nodes": a.nodes,
-        "scaling": a.scaling, "jobs": a.jobs, "timeout": a.timeout, "delta": DELTA,
+        "scaling": a.scaling, "bias": a.bias, "jobs": a.jobs, "timeout": a.timeout,
+        "delta": DELTA,
         "algorithms": algorithms, "skipped": skipped, "simulation": True,
         "pdml_label_eps": (((pdml or {}).get("algorithm") or {}).get("pdml") or {})
         .get("label_eps")}
     common = ["--nodes", str(a.nodes), "--threads", "1", "--scaling", a.scaling,
               "--metrics", "released-only", "--eval-every", "0", "--no-optimum", "-q"]
+    if a.bias:
+        common.append("--bias")
     jobs = []
     for name in a.sets:
         for partition in a.partitions:

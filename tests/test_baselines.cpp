@@ -112,6 +112,36 @@ TEST(BaselineMechanisms, ObjectivePerturbationSecondBranchSpendsHalfOnTheJacobia
   EXPECT_THROW((void)dpadmm::ObjectivePerturbationFor(eps, C, B, c, 0.0), dpadmm::InputError);
 }
 
+// Between the paper's two branches: the first would leave 0 < eps' < eps / 2 (here 0.034 at
+// eps = 2: one row, rho_i 0.15, a Dirichlet split's smallest node under the epsilon policy),
+// whose noise scale is 29 times the second branch's. The second branch is taken: eps' = eps / 2
+// and the Jacobian term takes the other half.
+TEST(BaselineMechanisms, ObjectivePerturbationNeverLeavesTheNoiseLessThanHalf) {
+  const double eps = 2.0, C = 1.0, B = 1.0, c = 0.25, rho = 0.15;
+  const double first = eps - 2.0 * std::log1p(c * C / (B * rho));
+  ASSERT_GT(first, 0.0);
+  ASSERT_LT(first, 0.1 * eps);
+  const auto p = dpadmm::ObjectivePerturbationFor(eps, C, B, c, rho);
+  EXPECT_TRUE(p.second_branch);
+  EXPECT_DOUBLE_EQ(p.epsilon_prime, eps / 2.0);
+  EXPECT_GT(p.extra_penalty, 0.0);
+  EXPECT_NEAR(2.0 * std::log1p(c / (B * (rho + p.extra_penalty) / C)), eps / 2.0, 1e-12);
+  // Over a grid: the noise's share is at least eps / 2, and the two terms add up to eps.
+  for (double e : {0.1, 0.5, 1.0, 2.0, 5.0, 10.0}) {
+    for (double b : {1.0, 3.0, 40.0, 3000.0}) {
+      for (double r : {1e-4, 1e-2, 0.15, 1.0}) {
+        SCOPED_TRACE(::testing::Message() << "eps " << e << " B " << b << " rho " << r);
+        const auto q = dpadmm::ObjectivePerturbationFor(e, C, b, c, r);
+        EXPECT_GE(q.epsilon_prime, e / 2.0);
+        EXPECT_GE(q.extra_penalty, 0.0);
+        const double jacobian = 2.0 * std::log1p(c * C / (b * (r + q.extra_penalty)));
+        EXPECT_NEAR(q.epsilon_prime + jacobian, e, 1e-12 * e);
+        EXPECT_EQ(q.second_branch, e - 2.0 * std::log1p(c * C / (b * r)) < e / 2.0);
+      }
+    }
+  }
+}
+
 TEST(BaselineMechanisms, AnalyticGaussianSigmaIsTheSmallestThatMeetsDelta) {
   for (double eps : {0.1, 1.0, 5.0}) {
     for (double delta : {1e-5, 1e-9}) {

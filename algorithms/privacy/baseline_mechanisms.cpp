@@ -38,10 +38,13 @@ ObjectivePerturbation ObjectivePerturbationFor(double epsilon, double C, double 
   const double ratio = c / (B * lambda);
   ObjectivePerturbation p;
   p.epsilon_prime = epsilon - 2.0 * math::Log1p(ratio);
-  if (!(p.epsilon_prime > 0.0)) {
+  if (!(p.epsilon_prime >= epsilon / 2.0)) {
     // Delta = c / (B (e^{eps/4} - 1)) - Lambda makes the Jacobian term 2 log(1 + c/(B (Lambda +
     // Delta))) exactly eps / 2, leaving eps' = eps / 2 for the noise. In our scaling the extra
-    // regulariser C Delta joins rho_i.
+    // regulariser C Delta joins rho_i. The paper adds Delta only when eps' <= 0; adding it
+    // whenever eps' < eps / 2 (Delta > 0 there too) keeps the proof (any Delta >= 0 with eps'
+    // computed at Lambda + Delta) and removes the paper's cliff: just above eps' = 0 the noise
+    // density exp(-(eps'/2) ||b||) has an unbounded scale (algorithms/privacy/README.md).
     p.second_branch = true;
     const double delta = c / (B * math::Expm1(epsilon / 4.0)) - lambda;
     p.extra_penalty = std::max(0.0, C * delta);

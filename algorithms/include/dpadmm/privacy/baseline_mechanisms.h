@@ -28,12 +28,13 @@ enum class BaselineMechanism {
   kGaussian,   // Gaussian output perturbation, (epsilon, delta)-DP
 };
 
-// Objective perturbation's parameters for one node (Chaudhuri et al. 2011, Algorithm 2).
+// Objective perturbation's parameters for one node (Chaudhuri et al. 2011, Algorithm 2, with its
+// second branch whenever the first would leave eps' < eps / 2, not only eps' <= 0).
 struct ObjectivePerturbation {
-  double epsilon_prime = 0.0;  // eps' (eps / 2 in the second branch)
+  double epsilon_prime = 0.0;  // eps' (eps / 2 in the second branch; never below eps / 2)
   double noise = 0.0;          // a of the noise density exp(-a ||b||): eps' / 2
   double extra_penalty = 0.0;  // C Delta, added to rho_i (0 in the first branch)
-  bool second_branch = false;  // eps' <= 0 at first: Delta > 0 (Delta may be 0 at the border)
+  bool second_branch = false;  // eps' < eps / 2 at first: Delta > 0 (Delta may be 0 at the border)
 };
 // eps > 0 the mechanism's epsilon, C > 0 the loss weight, B >= 1 the node's rows, c > 0 the
 // loss's curvature bound (Loss::CurvatureBound), rho_node > 0 the node's regulariser rho_i.
