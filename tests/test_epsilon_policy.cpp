@@ -295,6 +295,31 @@ TEST(EpsilonPolicy, PureEpsilonAlgorithmsReleaseOnceThenGossip) {
   EXPECT_LE(1.4 * q.curvature / (m.eta * 1 * (500.0 / 3.0)), 0.05 * q.epsilon * (1 + 1e-12));
 }
 
+// The one-release algorithms' regulariser is 3 / kappa up to 1: on few effective rows (40 rows
+// per node at epsilon 1: kappa about 11) it is above the former cap of 0.1, and it is 1 below
+// kappa = 3; local and central read the smallest node, the others the mean node.
+TEST(EpsilonPolicy, OneReleaseRegulariserIsThreeOverKappaUpToOne) {
+  dpadmm::PublicQuantities q;
+  q.epsilon = 1.0;
+  q.degrees = {2, 3, 1};
+  q.rows_per_node = {40, 41, 42};
+  for (Algorithm a : {Algorithm::kLocal, Algorithm::kAverage, Algorithm::kCentral, Algorithm::kDvp,
+                      Algorithm::kPrivateMradmm}) {
+    const dpadmm::EpsilonSettings s = dpadmm::ChooseEpsilonSettings(a, q);
+    SCOPED_TRACE(dpadmm::ChoiceName(a));
+    ASSERT_GT(s.privacy_rows, 3.0);
+    EXPECT_NEAR(s.rho, 3.0 / s.privacy_rows, 1e-15);
+    EXPECT_GT(s.rho, 0.1);
+  }
+  q.rows_per_node = {2, 3, 4};  // kappa below 3
+  for (Algorithm a : {Algorithm::kLocal, Algorithm::kAverage, Algorithm::kDvp}) {
+    const dpadmm::EpsilonSettings s = dpadmm::ChooseEpsilonSettings(a, q);
+    SCOPED_TRACE(dpadmm::ChoiceName(a));
+    ASSERT_LT(s.privacy_rows, 3.0);
+    EXPECT_EQ(s.rho, 1.0);
+  }
+}
+
 // PDML: pvp's rule on the effective rows mu B_bar / (1 + DW_max) (its debiased loss bounds a
 // record's gradient by 1 + DW_max), decay 1, no uncounted objective noise, and 000's rho = N rho_i.
 TEST(EpsilonPolicy, PdmlTakesPvpsRuleOnItsEffectiveRows) {

@@ -100,7 +100,9 @@ PARTY_PEER_TIMEOUT = 8.0
 RELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "party", "relay.py")
 
 
-def free_ports(k):
+def free_ports(k, hold=False):
+    """k loopback ports free now; hold: also the bound sockets, for the caller to close when
+    nothing it starts before the parties (the relay) can take one of them."""
     import socket
     socks = []
     for _ in range(k):
@@ -108,6 +110,8 @@ def free_ports(k):
         sk.bind(("127.0.0.1", 0))
         socks.append(sk)
     ports = [sk.getsockname()[1] for sk in socks]
+    if hold:
+        return ports, socks
     for sk in socks:
         sk.close()
     return ports
@@ -115,6 +119,22 @@ def free_ports(k):
 
 class TrialFailure(Exception):
     pass
+
+
+class PortTaken(TrialFailure):
+    """A party could not listen on its port: another process (a concurrent test) took it
+    between free_ports and the party's listen. The trial is run again on fresh ports."""
+
+
+# Attempts of a trial whose parties found a port taken (PortTaken), each on fresh ports.
+PORT_ATTEMPTS = 3
+
+
+def check_ports(errs):
+    """Raise PortTaken when a party's stderr says its listen port was in use."""
+    for p, err in enumerate(errs):
+        if "cannot listen on" in err and "address in use" in err:
+            raise PortTaken(f"party p{p} found its port taken: {err[-300:]}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -357,6 +377,7 @@ class Runner:
         self.shm_after_kill = 0
         self.sessions_after_kill = 0
         self.faults_landed = {}
+        self.ports_taken = 0  # party trials run again on fresh ports (PortTaken)
         os.makedirs(self.work, exist_ok=True)
         self.data = os.path.join(self.work, "data")
         self.make_data()
@@ -582,9 +603,11 @@ class Runner:
             for log in logs:
                 log.close()
             if any(codes):
-                err = open(os.path.join(d, "p0.err"), "rb").read().decode(errors="replace")
+                errs = [open(os.path.join(d, f"p{p}.err"), "rb").read().decode(
+                    errors="replace") for p in range(PARTIES)]
+                check_ports(errs)
                 raise TrialFailure(f"the uninterrupted party run failed (exits {codes}): "
-                                   f"{err[-400:]}")
+                                   f"{errs[0][-400:]}")
             self.references[key] = [(os.path.join(o, "trace.csv"), os.path.join(o, "summary.json"))
                                     for o in outs]
         return self.references[key]
@@ -634,7 +657,7 @@ class Runner:
         relay = None
         try:
             refs = self.party_reference(spec)
-            listen = free_ports(PARTIES)
+            listen, held = free_ports(PARTIES, hold=True)
             cmd = [sys.executable, RELAY, "--lifetime", str(RUN_TIMEOUT + 30),
                    "--delay-ms", str(delay), "--jitter-ms", str(delay / 10),
                    "--seed", str(k)]
@@ -643,6 +666,8 @@ class Runner:
             relay = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      text=True, start_new_session=True)
             ports = [int(x) for x in relay.stdout.readline().split()]
+            for sk in held:  # the relay has its own ports now: the parties' are free for them
+                sk.close()
             if len(ports) != PARTIES + 1:
                 raise TrialFailure("the relay did not start")
             control = ports[0]
@@ -675,11 +700,13 @@ class Runner:
             codes = [self.wait(pr, f"party p{p}") for p, pr in enumerate(procs)]
             for log in logs:
                 log.close()
+            errs = [open(os.path.join(tdir, f"faulted{p}.err"), "rb").read().decode(
+                errors="replace") for p in range(PARTIES)]
+            if any(codes):
+                check_ports(errs)
             key = "party " + (fault if landed else "net none")
             self.faults_landed[key] = self.faults_landed.get(key, 0) + 1
             if any(codes):
-                errs = [open(os.path.join(tdir, f"faulted{p}.err"), "rb").read().decode(
-                    errors="replace") for p in range(PARTIES)]
                 raise TrialFailure(f"a transient network fault ended the run: exits {codes}: "
                                    + " | ".join(e[-400:] for e in errs))
             self.party_leftovers(tdir, outs, set(), "run over faulty links")
@@ -689,6 +716,8 @@ class Runner:
                                  os.path.join(outs[p], "summary.json"))
                 except TrialFailure as e:
                     raise TrialFailure(f"party p{p}: {e}")
+        except PortTaken:
+            raise
         except TrialFailure as e:
             raise TrialFailure(f"{describe}\n    {e}")
         finally:
@@ -765,10 +794,12 @@ class Runner:
                 log.close()
             if self.args.verbose:
                 print(f"    exits {codes}", flush=True)
-            key = "party " + (fault if any(codes) else "none")
-            self.faults_landed[key] = self.faults_landed.get(key, 0) + 1
             errs = [open(os.path.join(tdir, f"faulted{p}.err"), "rb").read().decode(
                 errors="replace") for p in range(PARTIES)]
+            if any(codes):
+                check_ports(errs)
+            key = "party " + (fault if any(codes) else "none")
+            self.faults_landed[key] = self.faults_landed.get(key, 0) + 1
             for p, rc in enumerate(codes):
                 allowed = set(EXPECTED[fault]) | PARTY_OTHERS if p == victim else PARTY_OTHERS
                 if p == victim and early_signal is not None:
@@ -812,6 +843,7 @@ class Runner:
             if any(codes):
                 errs = [open(os.path.join(tdir, f"resumed{p}.err"), "rb").read().decode(
                     errors="replace") for p in range(PARTIES)]
+                check_ports(errs)
                 raise TrialFailure(f"the {'resumed' if resume else 'restarted'} parties: exits "
                                    f"{codes}: " + " | ".join(e[-300:] for e in errs))
             self.party_leftovers(tdir, outs, set(), "resumed run")
@@ -821,6 +853,8 @@ class Runner:
                                  os.path.join(outs[p], "summary.json"))
                 except TrialFailure as e:
                     raise TrialFailure(f"party p{p}: {e}")
+        except PortTaken:
+            raise
         except TrialFailure as e:
             raise TrialFailure(f"{describe}\n    {e}")
         finally:
@@ -839,7 +873,14 @@ class Runner:
         engines = self.args.engines
         engine = engines[k % len(engines)]
         if engine == "party":
-            return self.party_trial(k, rng)
+            for attempt in range(PORT_ATTEMPTS):
+                try:
+                    return self.party_trial(k, random.Random(f"{self.args.seed}:{k}"))
+                except PortTaken as e:
+                    self.ports_taken += 1
+                    if attempt + 1 == PORT_ATTEMPTS:
+                        raise TrialFailure(f"trial {k}: a port taken in {PORT_ATTEMPTS} "
+                                           f"attempts: {e}")
         ranks = rng.randint(2, 4) if engine == "mpi" else 1
         # The run comes from a pool of SPEC_POOL random runs per seed, so that the uninterrupted
         # reference runs are shared between trials (each trial draws its own fault, moment,
@@ -1049,7 +1090,8 @@ def main():
           f" (engines {','.join(args.engines)}; runs ended by: {landed}; private namespace: "
           f"{'yes' if runner.private_ns else 'no (no full-disk trials, /dev/shm not checked)'};"
           f" left by SIGKILLed mpi jobs and removed: {runner.shm_after_kill} /dev/shm segments, "
-          f"{runner.sessions_after_kill} mpirun session folders)")
+          f"{runner.sessions_after_kill} mpirun session folders; party trials run again on "
+          f"fresh ports: {runner.ports_taken})")
     if not args.keep:
         shutil.rmtree(runner.work, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
