@@ -57,6 +57,11 @@ int RoundedClamp(double v, int lo, int hi) {
   return std::clamp(static_cast<int>(std::lround(v)), lo, hi);
 }
 
+// The regulariser of one perturbed minimiser per node (local, average, central, and the first
+// round of dvp, madmm and private_mradmm): 3 / kappa, up to 1 (algorithms/privacy/README.md,
+// "The epsilon policy").
+double OneReleaseRho(double kappa) { return std::clamp(3.0 / kappa, 1e-4, 1.0); }
+
 }  // namespace
 
 bool HasEpsilonPolicy(Algorithm algorithm) {
@@ -113,7 +118,7 @@ EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantitie
       // local and central release in round 1 (later rounds only resend); average's gossip
       // rounds cost nothing and 50 bring the nodes to their mean on the graphs used here.
       s.iterations = algorithm == Algorithm::kAverage ? 50 : 1;
-      s.rho = std::clamp(3.0 / k, 1e-4, 1.0);
+      s.rho = OneReleaseRho(k);
       s.eta = 0.5;  // not used
       return s;
     case Algorithm::kPvp:
@@ -138,7 +143,7 @@ EpsilonSettings ChooseEpsilonSettings(Algorithm algorithm, const PublicQuantitie
       // kept at a quarter of rho at the largest degree.
       s.iterations = 1 + kPolicyGossipRounds;
       s.gossip_rounds = kPolicyGossipRounds;
-      s.rho = std::clamp(3.0 / k, 1e-4, 1.0);
+      s.rho = OneReleaseRho(k);
       const int v_max = *std::max_element(q.degrees.begin(), q.degrees.end());
       s.eta = std::clamp(s.rho / (4.0 * v_max), 1e-6, 1.0);
       if (algorithm == Algorithm::kMadmm) {
