@@ -33,25 +33,55 @@ inline std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-// Ports free on 127.0.0.1 right now (bound together, then released).
-inline std::vector<int> FreePorts(int k) {
-  std::vector<int> fds, ports;
-  for (int i = 0; i < k; ++i) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      ADD_FAILURE() << "cannot bind a loopback port";
-      return {};
+// Loopback ports held bound (not listening) until Release() or the end of the object: while
+// held, nothing else that binds port 0 (a relay started meanwhile, another test) can be given
+// one of them. The sockets are close-on-exec, so a child started meanwhile does not keep them.
+class HeldPorts {
+ public:
+  explicit HeldPorts(int k) {
+    for (int i = 0; i < k; ++i) {
+      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      socklen_t len = sizeof addr;
+      if (fd >= 0) fds_.push_back(fd);
+      if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+          getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+        ADD_FAILURE() << "cannot bind a loopback port";
+        Release();
+        ports_.clear();
+        return;
+      }
+      ports_.push_back(ntohs(addr.sin_port));
     }
-    fds.push_back(fd);
-    ports.push_back(ntohs(addr.sin_port));
   }
-  for (int fd : fds) close(fd);
-  return ports;
+  HeldPorts(const HeldPorts&) = delete;
+  HeldPorts& operator=(const HeldPorts&) = delete;
+  ~HeldPorts() { Release(); }
+
+  const std::vector<int>& ports() const { return ports_; }
+  // Frees the ports for the processes that are to listen on them.
+  void Release() {
+    for (int fd : fds_) close(fd);
+    fds_.clear();
+  }
+
+ private:
+  std::vector<int> fds_, ports_;
+};
+
+// Ports free on 127.0.0.1 right now (bound together, then released).
+inline std::vector<int> FreePorts(int k) { return HeldPorts(k).ports(); }
+
+// True when a party ended because its listen port was taken (by another test between the
+// choice of the port and the party's bind): the launch is run again on fresh ports.
+template <class Ends>
+bool PortTaken(const Ends& ends) {
+  for (const auto& e : ends) {
+    if (e.err.find("cannot listen") != std::string::npos) return true;
+  }
+  return false;
 }
 
 }  // namespace dpadmm::partytest

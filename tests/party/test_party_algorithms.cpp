@@ -42,6 +42,7 @@ namespace {
 
 using dpadmm::partytest::FreePorts;
 using dpadmm::partytest::Lines;
+using dpadmm::partytest::PortTaken;
 using dpadmm::partytest::ReadAll;
 using dpadmm::partytest::WithoutColumn;
 using dpadmm::partytest::WriteLibsvmRows;
@@ -247,11 +248,7 @@ class PartyAlgorithms : public ::testing::TestWithParam<std::tuple<std::string, 
         std::ofstream(run / ("party" + std::to_string(p) + ".json")) << file.dump(2);
       }
       ended = Launch(run, parties);
-      bool port_taken = false;
-      for (const Ended& e : ended) {
-        port_taken = port_taken || e.err.find("cannot listen") != std::string::npos;
-      }
-      if (!port_taken) break;
+      if (!PortTaken(ended)) break;
     }
 
     return ended;

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <regex>
 #include <string>
@@ -35,7 +36,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using dpadmm::partytest::FreePorts;
+using dpadmm::partytest::HeldPorts;
 using dpadmm::partytest::PartyEnd;
 using dpadmm::partytest::PartyGroup;
 using dpadmm::partytest::PartyRun;
@@ -117,6 +118,16 @@ class PartyLinks : public ::testing::Test {
       }
     });
   }
+  // The relay for `run` and its party files: the parties' listen ports stay held until the
+  // relay has bound its own, so that it cannot be given one of them.
+  static std::unique_ptr<Relay> StartLinked(PartyRun& run, const nlohmann::json& spec) {
+    HeldPorts listen(kParties);
+    auto relay = std::make_unique<Relay>(
+        run.dir(), listen.ports(), std::vector<std::string>{"--delay-ms", "2", "--jitter-ms", "1"},
+        200);
+    if (relay->ok()) WriteLinked(run, spec, *relay, listen.ports());
+    return relay;
+  }
   static std::vector<PartyEnd> RunAll(const PartyRun& run,
                                       const std::vector<std::string>& flags = {}) {
     PartyGroup group;
@@ -139,10 +150,22 @@ class PartyLinks : public ::testing::Test {
       } catch (const std::exception&) {
         // being replaced: read it again
       }
+      PartyEnd end;
       for (int p = 0; p < kParties; ++p) {
-        if (!group.Running(p)) return false;
+        if (group.Ended(p, &end)) return false;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+  // True when a party of `run` reported its listen port taken (another test bound it between
+  // its release and the party's bind); the group's other parties are then ended.
+  static bool PortWasTaken(const PartyRun& run, PartyGroup& group) {
+    for (int p = 0; p < kParties; ++p) {
+      if (ReadAll(run.Out(p, "err.txt")).find("cannot listen") != std::string::npos) {
+        group.KillAll();
+        return true;
+      }
     }
     return false;
   }
@@ -211,38 +234,46 @@ TEST_F(PartyLinks, ResetAndPartitionGiveTheUninterruptedBits) {
   const int reset_round = 20 + static_cast<int>(rng() % 60);
   const int reset_party = static_cast<int>(rng() % kParties);
   const int stall_party = static_cast<int>(rng() % kParties);
-  PartyRun linked = NewRun("linked");
-  const std::vector<int> listen = FreePorts(kParties);
-  Relay relay(linked.dir(), listen, {"--delay-ms", "2", "--jitter-ms", "1"}, 200);
-  ASSERT_TRUE(relay.ok());
-  WriteLinked(linked, spec, relay, listen);
-  PartyGroup group;
-  for (int p = 0; p < kParties; ++p) linked.Start(group, p, flags(linked, p));
-  ASSERT_TRUE(WaitRound(linked, group, reset_round))
-      << "the run ended before round " << reset_round;
-  const std::string reset = relay.Command("reset " + std::to_string(reset_party));
-  EXPECT_EQ(reset, "ok reset 2") << "p" << reset_party << "'s two incoming connections";
-  ASSERT_TRUE(WaitRound(linked, group, reset_round + 30)) << "no progress after the reset";
-  EXPECT_EQ(relay.Command("stall " + std::to_string(stall_party) + " 5"), "ok stall 5");
-  const auto stalled = std::chrono::steady_clock::now();
-  const std::vector<PartyEnd> ends = linked.WaitAll(group, kBound);
-  const double after =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - stalled).count();
-  std::cout << "[ links ] reset p" << reset_party << " at round >= " << reset_round
-            << ", partition of p" << stall_party << " for 5 s; the run ended " << after
-            << " s after the partition began; relay: " << relay.Command("stats") << std::endl;
-  for (int p = 0; p < kParties; ++p) std::cout << "[ links ] p" << p << ": " << ends[p].err;
-  ExpectAllOk(ends);
-  EXPECT_GE(after, 5.0) << "the run ended during the partition";
-  for (int p = 0; p < kParties; ++p) {
-    SCOPED_TRACE("party p" + std::to_string(p));
-    const Outputs got = Read(linked, p);
-    ASSERT_EQ(got.trace.size(), want[p].trace.size());
-    for (std::size_t k = 0; k < got.trace.size(); ++k) {
-      EXPECT_EQ(got.trace[k], want[p].trace[k]) << "trace line " << k;
+  std::vector<PartyEnd> ends;
+  // A party whose listen port another test took between its release and the party's bind
+  // ends with "cannot listen": the linked run starts again on fresh ports (at most 3 runs).
+  for (int attempt = 0;; ++attempt) {
+    PartyRun linked = NewRun("linked" + std::to_string(attempt));
+    const std::unique_ptr<Relay> relay = StartLinked(linked, spec);
+    ASSERT_TRUE(relay->ok());
+    PartyGroup group;
+    for (int p = 0; p < kParties; ++p) linked.Start(group, p, flags(linked, p));
+    if (!WaitRound(linked, group, reset_round)) {
+      if (attempt < 2 && PortWasTaken(linked, group)) continue;
+      const std::vector<PartyEnd> early = linked.WaitAll(group, kBound);
+      for (int p = 0; p < kParties; ++p) std::cout << "[ links ] p" << p << ": " << early[p].err;
+      FAIL() << "the run ended before round " << reset_round;
     }
-    EXPECT_EQ(got.summary, want[p].summary);
-    EXPECT_EQ(got.model, want[p].model);
+    const std::string reset = relay->Command("reset " + std::to_string(reset_party));
+    EXPECT_EQ(reset, "ok reset 2") << "p" << reset_party << "'s two incoming connections";
+    ASSERT_TRUE(WaitRound(linked, group, reset_round + 30)) << "no progress after the reset";
+    EXPECT_EQ(relay->Command("stall " + std::to_string(stall_party) + " 5"), "ok stall 5");
+    const auto stalled = std::chrono::steady_clock::now();
+    ends = linked.WaitAll(group, kBound);
+    const double after =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - stalled).count();
+    std::cout << "[ links ] reset p" << reset_party << " at round >= " << reset_round
+              << ", partition of p" << stall_party << " for 5 s; the run ended " << after
+              << " s after the partition began; relay: " << relay->Command("stats") << std::endl;
+    for (int p = 0; p < kParties; ++p) std::cout << "[ links ] p" << p << ": " << ends[p].err;
+    ExpectAllOk(ends);
+    EXPECT_GE(after, 5.0) << "the run ended during the partition";
+    for (int p = 0; p < kParties; ++p) {
+      SCOPED_TRACE("party p" + std::to_string(p));
+      const Outputs got = Read(linked, p);
+      ASSERT_EQ(got.trace.size(), want[p].trace.size());
+      for (std::size_t k = 0; k < got.trace.size(); ++k) {
+        EXPECT_EQ(got.trace[k], want[p].trace[k]) << "trace line " << k;
+      }
+      EXPECT_EQ(got.summary, want[p].summary);
+      EXPECT_EQ(got.model, want[p].model);
+    }
+    break;
   }
   // The reset party's dialers reconnected to it.
   EXPECT_NE(ends[reset_party].err.find("reconnected"), std::string::npos) << ends[reset_party].err;
@@ -256,20 +287,25 @@ TEST_F(PartyLinks, PrivateResentFramesAreByteIdentical) {
   bool seen = false;
   for (int attempt = 0; attempt < 3 && !seen; ++attempt) {
     PartyRun run = NewRun("private" + std::to_string(attempt));
-    const std::vector<int> listen = FreePorts(kParties);
-    Relay relay(run.dir(), listen, {"--delay-ms", "2", "--jitter-ms", "1"}, 200);
+    const std::unique_ptr<Relay> relay_owner = StartLinked(run, Spec(false, 400));
+    Relay& relay = *relay_owner;
     ASSERT_TRUE(relay.ok());
-    WriteLinked(run, Spec(false, 400), relay, listen);
     PartyGroup group;
     for (int p = 0; p < kParties; ++p) run.Start(group, p, {});
     // Under way: every party has both of its peers' connections (bounded).
-    for (int k = 0; k < 600; ++k) {
+    bool taken = false;
+    for (int k = 0; k < 600 && !taken; ++k) {
+      taken = PortWasTaken(run, group);
       const std::string stats = relay.Command("stats");
       if (std::regex_search(stats, std::regex("0:accepted=\\d+,open=2.*1:accepted=\\d+,open=2.*"
                                               "2:accepted=\\d+,open=2"))) {
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (taken) {
+      std::cout << "[ links ] attempt " << attempt << ": a listen port was taken" << std::endl;
+      continue;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     EXPECT_EQ(relay.Command("stall 0 2"), "ok stall 2");
