@@ -7,6 +7,7 @@ epsilon, on real data (bench/README.md, "Utility: private algorithms against loc
   /usr/bin/python3 bench/utility.py [--cli build/cli/dpadmm] [--data ../shared/data]
       [--sets LIST] [--partitions even,dirichlet] [--epsilons 0.5,1,2,5] [--seeds 5]
       [--algorithms LIST] [--nodes 10] [--jobs 2] [--timeout 900] [--out utility]
+      [--run-args "FLAGS"]
   /usr/bin/python3 bench/utility.py --quick          # german and waveform, even, epsilon 1, 2 seeds
   /usr/bin/python3 bench/utility.py --check FILE     # the report of a results file (no runs)
 
@@ -18,6 +19,9 @@ calibrates its noise to a tight total epsilon E per node at delta 1e-5); non-pri
 once per set, partition and seed. Accuracy = 1 - the summary's final test error. Writes
 OUT/utility.md (a table per set and partition: rows epsilon, columns algorithms, mean and
 standard deviation over seeds with the mean run time) and OUT/utility.json (every run and cell).
+--run-args "FLAGS": more `dpadmm run` flags for every private run, after `--target-epsilon E`
+(e.g. `--no-epsilon-policy --mechanism gaussian --C 1 --rho 0.1 --rho-per-node` for a curator
+with Gaussian output perturbation); recorded in both files. Default: none (the epsilon defaults).
 
 --check [FILE]: per set, partition and epsilon, whether each private algorithm is >= local,
 whether the best iterative one is >= average, its distance to central, and for sets with at most
@@ -134,8 +138,9 @@ def abbreviate(code, message):
     return f"exit {code}"
 
 
-def run_one(job, cli, common, timeout, scratch):
-    """Runs one cell's seed; returns its record (never raises for a failed run)."""
+def run_one(job, cli, common, timeout, scratch, run_args=()):
+    """Runs one cell's seed (run_args: more flags for a private run); returns its record (never
+    raises for a failed run)."""
     rec = dict(job)
     args, files = job["_data"]
     del rec["_data"]
@@ -150,7 +155,7 @@ def run_one(job, cli, common, timeout, scratch):
         "--seed", str(job["seed"]), "--noise-seed", str(job["seed"]),
         "--summary", summary, "--trace", trace]
     if job["epsilon"] is not None:
-        cmd += ["--target-epsilon", repr(job["epsilon"])]
+        cmd += ["--target-epsilon", repr(job["epsilon"])] + list(run_args)
     rec["command"] = shlex.join(cmd)
     start = time.monotonic()
     try:
@@ -289,7 +294,7 @@ def markdown(meta, runs, cells):
                f"time, timeout {m['timeout']:g} s per run; each algorithm at its defaults, "
                f"private ones with only `--target-epsilon E` (tight total epsilon per node at "
                f"delta {DELTA:g}, plus a sampler's delta where the algorithm has one: see the "
-               f"notes)")
+               f"notes)" + (f", then `{shlex.join(m['run_args'])}`" if m.get("run_args") else ""))
     if m["skipped"]:
         out.append("- not run: " + "; ".join(f"`{a}` ({why})" for a, why in m["skipped"]))
     knobs = {}
@@ -551,6 +556,10 @@ def parse_args(argv):
                     help="--bias for every run: an intercept (a constant feature 1 appended "
                          "before the scaling), as the Python estimators' fit_intercept=True "
                          "(default; --no-bias: the CLI's default rows)")
+    ap.add_argument("--run-args", default="", metavar="FLAGS",
+                    help="more `dpadmm run` flags for every private run, after --target-epsilon "
+                         "(one string, split as a shell would; default none: the epsilon "
+                         "defaults)")
     ap.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per run (default 900)")
     ap.add_argument("--out", default="utility", help="output folder (default ./utility)")
@@ -576,6 +585,10 @@ def parse_args(argv):
             raise SystemExit(f"utility.py: --{flag} must be at least 1")
     if not a.timeout > 0:
         raise SystemExit("utility.py: --timeout must be positive")
+    try:
+        a.run_args = shlex.split(a.run_args)
+    except ValueError as e:
+        raise SystemExit(f"utility.py: --run-args: {e}")
     return a
 
 
@@ -602,7 +615,8 @@ def benchmark(a, argv):
             os.path.getmtime(cli), datetime.timezone.utc).isoformat(timespec="seconds"),
         "data": os.path.abspath(a.data), "sets": a.sets, "partitions": a.partitions,
         "epsilons": a.epsilons, "seeds": list(range(1, a.seeds + 1)), "nodes": a.nodes,
-        "scaling": a.scaling, "bias": a.bias, "jobs": a.jobs, "timeout": a.timeout,
+        "scaling": a.scaling, "bias": a.bias, "run_args": a.run_args, "jobs": a.jobs,
+        "timeout": a.timeout,
         "delta": DELTA,
         "algorithms": algorithms, "skipped": skipped, "simulation": True,
         "pdml_label_eps": (((pdml or {}).get("algorithm") or {}).get("pdml") or {})
@@ -624,7 +638,7 @@ def benchmark(a, argv):
     runs = [None] * len(jobs)
     with tempfile.TemporaryDirectory(prefix="dpadmm-utility-") as scratch, \
             concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        futures = {pool.submit(run_one, j, cli, common, a.timeout, scratch): j["index"]
+        futures = {pool.submit(run_one, j, cli, common, a.timeout, scratch, a.run_args): j["index"]
                    for j in jobs}
         try:
             for done, f in enumerate(concurrent.futures.as_completed(futures), 1):
@@ -705,6 +719,22 @@ def smoke(a):
         problems.append("the check report has no line for dvp on german")
     if "simulation" not in md.lower() or data["meta"].get("simulation") is not True:
         problems.append("the output is not labelled a simulation")
+    # --run-args reach every private run's command after --target-epsilon, and the Markdown.
+    if "central" in listed:
+        extra = "--no-epsilon-policy --mechanism gaussian --C 1 --rho-per-node --rho 0.3"
+        with tempfile.TemporaryDirectory(prefix="dpadmm-utility-smoke-") as out:
+            argv = ["--cli", a.cli, "--data", a.data, "--sets", "german", "--partitions", "even",
+                    "--epsilons", "1", "--seeds", "1", "--algorithms", "central", "--timeout",
+                    "60", "--run-args", extra, "--out", out]
+            benchmark(parse_args(argv), [os.path.abspath(__file__)] + argv)
+            with open(os.path.join(out, "utility.json")) as f:
+                run = json.load(f)["runs"][0]
+            with open(os.path.join(out, "utility.md")) as f:
+                md = f.read()
+        if run["status"] != "ok" or not run["command"].endswith("--target-epsilon 1.0 " + extra):
+            problems.append(f"--run-args: central's run {run['status']}: {run['command']}")
+        if f"then `{extra}`" not in md:
+            problems.append("--run-args: not in the Markdown's settings")
     if problems:
         sys.exit("utility smoke test failed: " + "; ".join(problems))
     print("utility smoke test passed")
