@@ -74,12 +74,17 @@ class HeldPorts {
 // Ports free on 127.0.0.1 right now (bound together, then released).
 inline std::vector<int> FreePorts(int k) { return HeldPorts(k).ports(); }
 
-// True when a party ended because its listen port was taken (by another test between the
-// choice of the port and the party's bind): the launch is run again on fresh ports.
+// True when a party's error output says its listen port was taken (by another test between
+// the choice of the port and the party's bind): the launch is run again on fresh ports.
+inline bool SaysPortTaken(const std::string& err) {
+  return err.find("cannot listen") != std::string::npos;
+}
+
+// True when a party of `ends` (each with its error output in `err`) ended so.
 template <class Ends>
 bool PortTaken(const Ends& ends) {
   for (const auto& e : ends) {
-    if (e.err.find("cannot listen") != std::string::npos) return true;
+    if (SaysPortTaken(e.err)) return true;
   }
   return false;
 }

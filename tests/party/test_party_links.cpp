@@ -42,6 +42,7 @@ using dpadmm::partytest::PartyGroup;
 using dpadmm::partytest::PartyRun;
 using dpadmm::partytest::ReadAll;
 using dpadmm::partytest::Relay;
+using dpadmm::partytest::SaysPortTaken;
 using dpadmm::partytest::TraceWithoutSeconds;
 
 constexpr int kParties = 3;
@@ -162,7 +163,7 @@ class PartyLinks : public ::testing::Test {
   // its release and the party's bind); the group's other parties are then ended.
   static bool PortWasTaken(const PartyRun& run, PartyGroup& group) {
     for (int p = 0; p < kParties; ++p) {
-      if (ReadAll(run.Out(p, "err.txt")).find("cannot listen") != std::string::npos) {
+      if (SaysPortTaken(ReadAll(run.Out(p, "err.txt")))) {
         group.KillAll();
         return true;
       }

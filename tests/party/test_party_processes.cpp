@@ -40,6 +40,7 @@ namespace {
 using dpadmm::partytest::FreePorts;
 using dpadmm::partytest::Lines;
 using dpadmm::partytest::ReadAll;
+using dpadmm::partytest::SaysPortTaken;
 
 struct Ended {
   int exit_code = -1;  // -1: killed by a signal
@@ -77,7 +78,7 @@ class PartyProcesses : public ::testing::Test {
       auto ended = LaunchOnce(parties, common, extra, stuck, bound);
       bool port_taken = false;
       for (const auto& e : ended) {
-        port_taken = port_taken || e.Line("message").find("cannot listen") != std::string::npos;
+        port_taken = port_taken || SaysPortTaken(e.Line("message"));
       }
       if (!port_taken || attempt == 2) return ended;
     }
